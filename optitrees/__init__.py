@@ -1,0 +1,1 @@
+"""optitrees: interpretable classifiers learned by mixed-integer optimization."""

@@ -1,0 +1,266 @@
+"""Shared building blocks of MILP tree formulations (seed 002, Ch. 3.2).
+
+Each block adds named variable and constraint groups to a
+:class:`~optitrees.formulations.model.Formulation` with numpy only (no Python
+loop over data points or features) and names the equations it implements:
+
+============================  ======================================  ==========
+block                         adds                                    equations
+============================  ======================================  ==========
+:func:`add_routing`           ``z[i, t]`` and ``routing[i]``           3.6
+:func:`add_hyperplanes`       ``w[t, j]``, ``b[t]``                    --
+:func:`add_l1_split`          ``w_pos``, ``w_neg``, ``l1_split``       3.16
+:class:`Scores`               ``s[t, i] = y_i (w_t x_i + b_t)``        --
+:func:`add_forwarding`        ``forward_left``, ``forward_right``      3.7
+:func:`add_logistic_slacks`   ``xi[i, h]``, ``logistic_tangent``       3.15
+:func:`add_l0_indicators`     ``delta[t, j]``, ``l0_upper/lower``      3.14
+============================  ======================================  ==========
+
+Big-M values are derived from the data and the variable bounds, one per row:
+with ``||w_t||_1 <= W`` (the ``l1_bound`` row) and ``|b_t| <= B`` the score of
+point ``i`` is bounded by ``S_i = W ||x_i||_inf + B``, which is the ``M`` of its
+forwarding rows; tangent rows use the smallest ``M`` that deactivates them,
+``max(0, c_k + |a_k| S_i)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .model import Formulation, VariableGroup
+from .tangents import TangentLines
+
+__all__ = [
+    "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding",
+    "add_logistic_slacks", "add_l0_indicators", "score_bounds",
+]
+
+
+def add_routing(f: Formulation, n_points: int, targets, target_set: str = "T_last") -> VariableGroup:
+    """Routing variables and one destination per point (3.6).
+
+    Adds ``z[i, t]`` binary for ``i in I``, ``t in targets`` and the rows
+    ``routing[i]: sum_t z[i, t] = 1`` (3.6a). With a single target (depth 1)
+    ``z`` is fixed to 1.
+
+    Returns
+    -------
+    VariableGroup
+        ``z`` with shape ``(n_points, len(targets))``.
+    """
+    f.add_set("I", np.arange(n_points))
+    f.add_set(target_set, targets)
+    z = f.add_variables("z", ("I", target_set), 0.0, 1.0, domain="binary")
+    f.add_constraints("routing", ("I",), [(z.columns, 1.0)], lower=1.0, upper=1.0, equation="3.6a")
+    return z
+
+
+def add_hyperplanes(f: Formulation, nodes, n_features: int, weight_bound: float, intercept_bound: float):
+    """Branching hyperplanes ``w[t, j]`` in ``[-W, W]`` and ``b[t]`` in ``[-B, B]``.
+
+    Returns
+    -------
+    (VariableGroup, VariableGroup)
+        ``w`` of shape ``(len(nodes), n_features)`` and ``b`` of shape ``(len(nodes),)``.
+    """
+    f.add_set("T", nodes)
+    f.add_set("J", np.arange(n_features))
+    w = f.add_variables("w", ("T", "J"), -weight_bound, weight_bound)
+    b = f.add_variables("b", ("T",), -intercept_bound, intercept_bound)
+    return w, b
+
+
+def add_l1_split(f: Formulation, w: VariableGroup, weight_bound: float, penalty=1.0):
+    """l1 norm of each ``w_t`` by its positive and negative parts (3.16).
+
+    Adds ``w_pos[t, j], w_neg[t, j] >= 0``, the rows
+    ``l1_split[t, j]: w - w_pos + w_neg = 0`` (3.16a) and
+    ``l1_bound[t]: sum_j (w_pos + w_neg) <= W``, the modelling bound from which
+    the big-M values are derived (it plays the role of the seed's ``M = 100``).
+    The objective gets ``penalty_t * sum_j (w_pos + w_neg)``, i.e.
+    ``penalty_t * ||w_t||_1`` at the optimum.
+    """
+    wp = f.add_variables("w_pos", w.dims, 0.0, weight_bound)
+    wn = f.add_variables("w_neg", w.dims, 0.0, weight_bound)
+    f.add_constraints("l1_split", w.dims, [(w.columns, 1.0), (wp.columns, -1.0), (wn.columns, 1.0)],
+                      lower=0.0, upper=0.0, equation="3.16a")
+    f.add_constraints("l1_bound", w.dims[:1], [(wp.columns, 1.0), (wn.columns, 1.0)],
+                      upper=weight_bound, equation="bound for big-M")
+    pen = np.broadcast_to(np.asarray(penalty, float), (w.shape[0],))[:, None]
+    f.add_objective(wp, np.broadcast_to(pen, w.shape))
+    f.add_objective(wn, np.broadcast_to(pen, w.shape))
+    return wp, wn
+
+
+def score_bounds(X: np.ndarray, weight_bound: float, intercept_bound: float) -> np.ndarray:
+    """``S_i = W ||x_i||_inf + B``: a bound on ``|w_t x_i + b_t|`` for every node."""
+    return weight_bound * np.abs(X).max(axis=1, initial=0.0) + intercept_bound
+
+
+class Scores:
+    """The margins ``s[t, i] = y_i (w_t x_i + b_t)`` as row terms.
+
+    With ``variables=True`` the block adds ``s[t, i]`` in ``[-S_i, S_i]`` and the
+    rows ``score[t, i]: y_i (w_t x_i + b_t) - s[t, i] = 0`` once, so that every
+    row using a margin (forwarding, tangents) has a single nonzero for it. With
+    ``variables=False`` each such row carries the ``p + 1`` coefficients inline.
+    Both give the same feasible set in ``(w, b, z, xi)``.
+
+    Parameters
+    ----------
+    f : Formulation
+    X : ndarray of shape (n_points, n_features)
+    y : ndarray of shape (n_points,), values in {-1, +1}
+    w, b : VariableGroup
+        From :func:`add_hyperplanes`; ``w.shape[0]`` nodes.
+    bound : ndarray of shape (n_points,)
+        ``S_i`` from :func:`score_bounds`.
+    variables : bool
+    """
+
+    def __init__(self, f, X, y, w, b, bound, variables=True):
+        self.X = np.asarray(X, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        self.w, self.b = w, b
+        self.bound = bound
+        self.variables = variables
+        self.s = None
+        if variables:
+            n_nodes, n = w.shape[0], len(self.y)
+            self.s = f.add_variables("s", ("T", "I"), -bound[None, :], bound[None, :])
+            terms = self._inline(np.arange(n_nodes), np.ones((n_nodes, n)))
+            f.add_constraints("score", ("T", "I"), terms + [(self.s.columns, -1.0)],
+                              lower=0.0, upper=0.0, equation="s = y (w x + b)")
+
+    def _inline(self, node_idx, factor):
+        n, p = self.X.shape
+        k = len(node_idx)
+        fy = factor * self.y[None, :]                                   # (k, n)
+        wcols = np.broadcast_to(self.w.columns[node_idx][:, None, :], (k, n, p)).reshape(k * n, p)
+        wvals = (fy[:, :, None] * self.X[None, :, :]).reshape(k * n, p)
+        bcols = np.repeat(self.b.columns[node_idx], n)
+        return [(wcols, wvals), (bcols, fy.ravel())]
+
+    def terms(self, node_idx, factor):
+        """Terms of ``factor[a, i] * s[node_idx[a], i]`` for rows ordered ``(a, i)``.
+
+        Parameters
+        ----------
+        node_idx : ndarray of int
+            Positions of nodes in the ``T`` set.
+        factor : ndarray of shape (len(node_idx), n_points)
+        """
+        factor = np.asarray(factor, float)
+        if self.variables:
+            return [(self.s.columns[node_idx], factor)]
+        return self._inline(node_idx, factor)
+
+
+def _subset_sum_terms(z: VariableGroup, mask: np.ndarray, coef: np.ndarray):
+    """Terms ``coef[a, i] * sum_{s: mask[a, s]} z[i, s]`` for rows ordered ``(a, i)``."""
+    k = mask.shape[0]
+    n, n_targets = z.shape
+    cols = np.broadcast_to(z.columns[None, :, :], (k, n, n_targets)).reshape(k * n, n_targets)
+    vals = (coef[:, :, None] * mask[:, None, :]).reshape(k * n, n_targets)
+    return [(cols, vals)]
+
+
+def add_forwarding(f, topology, scores: Scores, z: VariableGroup, bound, eps):
+    """Big-M forwarding constraints (3.7) at the inner nodes ``T \\ T_d``.
+
+    ``forward_left[t, i]:  w_t x_i + b_t <= M_i (1 - sum_{s in T_d^l(t)} z[i, s])``   (3.7a)
+
+    ``forward_right[t, i]: w_t x_i + b_t >= eps - M_i (1 - sum_{s in T_d^r(t)} z[i, s])``  (3.7b)
+
+    with ``M_i = S_i`` for the left rows and ``S_i + eps`` for the right rows, the
+    smallest values that leave a row slack when its subtree is not taken.
+    ``w_t x_i + b_t`` is written as ``y_i s[t, i]``.
+    """
+    inner = topology.inner_nodes
+    if inner.size == 0:
+        return
+    f.add_set("T_inner", inner)
+    node_idx = np.searchsorted(f.sets["T"], inner)
+    targets = f.sets[z.dims[1]]
+    left = topology.left_mask(targets, inner).astype(float)
+    right = topology.right_mask(targets, inner).astype(float)
+    y = scores.y
+    k = len(inner)
+    M = np.broadcast_to(bound[None, :], (k, len(y)))
+    f.add_constraints(
+        "forward_left", ("T_inner", "I"),
+        scores.terms(node_idx, np.broadcast_to(y, (k, len(y)))) + _subset_sum_terms(z, left, M),
+        upper=M.ravel(), equation="3.7a")
+    Mr = M + eps
+    f.add_constraints(
+        "forward_right", ("T_inner", "I"),
+        scores.terms(node_idx, np.broadcast_to(y, (k, len(y)))) + _subset_sum_terms(z, right, -Mr),
+        lower=(eps - Mr).ravel(), equation="3.7b")
+
+
+def add_logistic_slacks(f, topology, scores: Scores, z: VariableGroup, lines: TangentLines, C):
+    """Logistic-loss slacks on every layer by tangent lines (3.15).
+
+    Adds ``xi[i, h] >= 0`` (the tangent at ``+inf``) with objective weight
+    ``C_h`` and, for every branch node ``t`` of layer ``h`` and every tangent line
+    ``k`` (slope ``a_k``, intercept ``c_k``; ``a = -1, c = 0`` for ``-inf``):
+
+    ``logistic_tangent[t, k, i]: xi[i, h] >= c_k + a_k s[t, i] - M_ik (1 - sum_{s in T_d(t)} z[i, s])``
+
+    with ``M_ik = max(0, c_k + |a_k| S_i)``. At the root ``sum z = 1`` by (3.6a),
+    so its rows carry no big-M term.
+
+    Parameters
+    ----------
+    C : array of shape (depth,)
+        Loss weight ``C_h`` per layer (objective ``sum_h C_h sum_i xi[i, h]``).
+    """
+    nodes = f.sets["T"]
+    n = len(scores.y)
+    H = np.arange(1, topology.depth + 1)
+    f.add_set("H", H)
+    f.add_set("V", lines.points)
+    xi = f.add_variables("xi", ("I", "H"), 0.0, np.inf)
+    f.add_objective(xi, np.broadcast_to(np.asarray(C, float)[None, :], xi.shape))
+
+    targets = f.sets[z.dims[1]]
+    below = topology.descendant_mask(targets, nodes).astype(float)      # T_d(t)
+    full = below.all(axis=1)                                             # rows without big-M
+    layer = topology.layer_of(nodes) - 1
+    K = len(lines.points)
+    T = len(nodes)
+    # rows ordered (t, k, i)
+    node_idx = np.repeat(np.arange(T), K)
+    slope = np.tile(lines.slopes, T)
+    icpt = np.tile(lines.intercepts, T)
+    M = np.maximum(0.0, icpt[:, None] + np.abs(slope)[:, None] * scores.bound[None, :])  # (T*K, n)
+    M = np.where(np.repeat(full, K)[:, None], 0.0, M)
+    xi_cols = xi.columns[:, layer].T                                     # (T, n)
+    terms = [(np.repeat(xi_cols, K, axis=0), 1.0)]
+    terms += scores.terms(node_idx, np.broadcast_to(-slope[:, None], (T * K, n)))
+    terms += _subset_sum_terms(z, np.repeat(below, K, axis=0), -M)
+    f.add_constraints("logistic_tangent", ("T", "V", "I"), terms,
+                      lower=(icpt[:, None] - M).ravel(), equation="3.15")
+    return xi
+
+
+def add_l0_indicators(f, w: VariableGroup, weight_bound: float, budget=None, penalty=None):
+    """l0 indicators of the weights (3.14) with a budget (HFS) and/or a penalty (SFS).
+
+    Adds ``delta[t, j]`` binary and ``l0_upper[t, j]: w - W delta <= 0``,
+    ``l0_lower[t, j]: w + W delta >= 0``. With ``budget`` it adds
+    ``l0_budget[t]: sum_j delta[t, j] <= B_t`` (``B = 1`` gives univariate splits,
+    Remark 2); with ``penalty`` the objective gets ``alpha_t sum_j delta[t, j]``.
+    """
+    d = f.add_variables("delta", w.dims, 0.0, 1.0, domain="binary")
+    f.add_constraints("l0_upper", w.dims, [(w.columns, 1.0), (d.columns, -weight_bound)], upper=0.0,
+                      equation="3.14")
+    f.add_constraints("l0_lower", w.dims, [(w.columns, 1.0), (d.columns, weight_bound)], lower=0.0,
+                      equation="3.14")
+    if budget is not None:
+        f.add_constraints("l0_budget", w.dims[:1], [(d.columns, 1.0)],
+                          upper=np.broadcast_to(np.asarray(budget, float), (w.shape[0],)), equation="3.14")
+    if penalty is not None:
+        per_node = np.broadcast_to(np.asarray(penalty, float), (w.shape[0],))
+        f.add_objective(d, np.broadcast_to(per_node[:, None], w.shape))
+    return d

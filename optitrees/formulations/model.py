@@ -1,0 +1,558 @@
+"""The formulation container and its compilers.
+
+A :class:`Formulation` is a mixed-integer program held as whole arrays:
+
+* variable groups (``z``, ``w``, ``b``, ``xi`` ...) over named index sets, each a
+  contiguous block of columns with bounds and a domain;
+* constraint groups (``routing``, ``forward_left`` ...) over named index sets,
+  each a block of rows ``lower <= A x <= upper`` given as sparse triplets;
+* a linear objective ``c x + offset`` plus an optional diagonal quadratic
+  ``sum_k q_k x_k^2`` (minimized).
+
+Blocks (:mod:`optitrees.formulations.blocks`) add groups with numpy only. The
+container compiles to
+
+* :meth:`Formulation.to_highs` -- one ``Highs.passModel`` call with names,
+  integrality and an optional start (``setSolution``);
+* :meth:`Formulation.to_pyomo` -- a ``ConcreteModel`` whose sets, variables and
+  constraints carry the group names (``m.z[i, t]``, ``m.forward_left[t, i]``);
+* :meth:`Formulation.write` -- ``.lp`` / ``.mps`` files written by HiGHS.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Formulation", "VariableGroup", "ConstraintGroup"]
+
+DOMAINS = ("continuous", "binary", "integer")
+
+
+@dataclass
+class VariableGroup:
+    """A named array of variables: columns ``start .. start + size - 1`` in C order.
+
+    Attributes
+    ----------
+    name : str
+        Component name (``z``, ``w`` ...).
+    dims : tuple of str
+        Names of the index sets (keys of :attr:`Formulation.sets`).
+    shape : tuple of int
+        Sizes of those sets.
+    start : int
+        First column.
+    domain : {"continuous", "binary", "integer"}
+    lower, upper : ndarray of shape (size,)
+        Bounds (``-inf`` / ``inf`` for none).
+    """
+
+    name: str
+    dims: tuple[str, ...]
+    shape: tuple[int, ...]
+    start: int
+    domain: str
+    lower: np.ndarray
+    upper: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def columns(self) -> np.ndarray:
+        """Column index of every variable, shaped like the group."""
+        return np.arange(self.start, self.start + self.size).reshape(self.shape)
+
+
+@dataclass
+class ConstraintGroup:
+    """A named block of rows ``lower <= A[rows] x <= upper``.
+
+    Rows are numbered ``start .. start + size - 1`` in C order over ``dims``; the
+    coefficients are kept as COO triplets with row indices local to the group
+    and global column indices.
+    """
+
+    name: str
+    dims: tuple[str, ...]
+    shape: tuple[int, ...]
+    start: int
+    rows: np.ndarray
+    cols: np.ndarray
+    vals: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    equation: str = ""
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+
+@dataclass
+class Formulation:
+    """A mixed-integer program assembled from named variable and constraint groups.
+
+    Parameters
+    ----------
+    name : str
+        Model name written to exported files.
+
+    Attributes
+    ----------
+    sets : dict of str -> ndarray
+        Index sets by name (``I`` points, ``J`` features, ``T`` branch nodes ...).
+    variables, constraints : dict
+        :class:`VariableGroup` / :class:`ConstraintGroup` by name, in creation order.
+    meta : dict
+        Whatever the builder needs to decode a solution (data, big-M, eps ...).
+    build_time : float
+        Seconds the builder spent creating the groups.
+    """
+
+    name: str = "optitrees"
+    sets: dict = field(default_factory=dict)
+    variables: dict = field(default_factory=dict)
+    constraints: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+    build_time: float = 0.0
+    objective_offset: float = 0.0
+
+    def __post_init__(self):
+        self.n_cols = 0
+        self.n_rows = 0
+        self._cost: list[tuple[np.ndarray, np.ndarray]] = []
+        self._quad: list[tuple[np.ndarray, np.ndarray]] = []
+        self._cache: dict = {}
+
+    # ------------------------------------------------------------ building
+    def add_set(self, name: str, labels) -> np.ndarray:
+        """Declare an index set; re-declaring it with the same labels is a no-op."""
+        labels = np.asarray(labels)
+        if name in self.sets and not np.array_equal(self.sets[name], labels):
+            raise ValueError(f"index set {name!r} already declared with other labels")
+        self.sets[name] = labels
+        return labels
+
+    def _shape(self, dims) -> tuple[int, ...]:
+        missing = [d for d in dims if d not in self.sets]
+        if missing:
+            raise KeyError(f"undeclared index set(s) {missing}")
+        return tuple(len(self.sets[d]) for d in dims)
+
+    def add_variables(self, name, dims, lower=-np.inf, upper=np.inf, domain="continuous") -> VariableGroup:
+        """Add a variable group over the index sets ``dims``.
+
+        Parameters
+        ----------
+        name : str
+        dims : sequence of str
+            Names of declared index sets.
+        lower, upper : float or array broadcastable to the group's shape
+        domain : {"continuous", "binary", "integer"}
+
+        Returns
+        -------
+        VariableGroup
+        """
+        if name in self.variables or name in self.constraints:
+            raise ValueError(f"component {name!r} already exists")
+        if domain not in DOMAINS:
+            raise ValueError(f"domain must be one of {DOMAINS}, got {domain!r}")
+        dims = tuple(dims)
+        shape = self._shape(dims)
+        lo = np.broadcast_to(np.asarray(lower, dtype=float), shape).ravel().copy()
+        up = np.broadcast_to(np.asarray(upper, dtype=float), shape).ravel().copy()
+        if domain == "binary":
+            lo, up = np.maximum(lo, 0.0), np.minimum(up, 1.0)
+        group = VariableGroup(name, dims, shape, self.n_cols, domain, lo, up)
+        self.variables[name] = group
+        self.n_cols += group.size
+        self._cache.clear()
+        return group
+
+    def add_constraints(self, name, dims, terms, lower=-np.inf, upper=np.inf, equation="") -> ConstraintGroup:
+        """Add rows ``lower <= sum_terms coef * x[col] <= upper`` over ``dims``.
+
+        Parameters
+        ----------
+        name : str
+        dims : sequence of str
+            Index sets; the group has ``prod(len(set))`` rows in C order.
+        terms : sequence of (cols, coefs)
+            Each pair holds arrays of shape ``(n_rows,)`` or ``(n_rows, k)``: the
+            column indices and coefficients of ``k`` nonzeros per row. Scalars and
+            shorter shapes broadcast. Entries with coefficient 0 are dropped.
+        lower, upper : float or array of shape (n_rows,)
+        equation : str
+            Seed equation the group implements, e.g. ``"3.7a"``.
+        """
+        if name in self.variables or name in self.constraints:
+            raise ValueError(f"component {name!r} already exists")
+        dims = tuple(dims)
+        shape = self._shape(dims)
+        n = int(np.prod(shape, dtype=np.int64))
+        rows, cols, vals = [], [], []
+        for c, v in terms:
+            c = np.asarray(c)
+            v = np.asarray(v, dtype=float)
+            c2 = c.reshape(n, -1) if c.size >= n else np.broadcast_to(c.reshape(1, -1), (n, c.size))
+            k = c2.shape[1]
+            v2 = np.broadcast_to(v.reshape(n, -1) if v.size >= n else v.reshape(1, -1), (n, k))
+            r2 = np.broadcast_to(np.arange(n)[:, None], (n, k))
+            keep = v2 != 0
+            rows.append(r2[keep])
+            cols.append(c2[keep])
+            vals.append(v2[keep])
+        lo = np.broadcast_to(np.asarray(lower, dtype=float), (n,)).copy()
+        up = np.broadcast_to(np.asarray(upper, dtype=float), (n,)).copy()
+        group = ConstraintGroup(
+            name, dims, shape, self.n_rows,
+            np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64),
+            np.concatenate(cols).astype(np.int64) if cols else np.zeros(0, np.int64),
+            np.concatenate(vals) if vals else np.zeros(0),
+            lo, up, equation,
+        )
+        self.constraints[name] = group
+        self.n_rows += n
+        self._cache.clear()
+        return group
+
+    def add_objective(self, group: VariableGroup | str, coefs) -> None:
+        """Add ``sum coefs * group`` to the (minimized) linear objective."""
+        g = self.variables[group] if isinstance(group, str) else group
+        c = np.broadcast_to(np.asarray(coefs, dtype=float), g.shape).ravel()
+        self._cost.append((g.columns.ravel(), c))
+        self._cache.clear()
+
+    def add_quadratic_objective(self, group: VariableGroup | str, coefs) -> None:
+        """Add ``sum coefs * group**2`` (diagonal, convex for ``coefs >= 0``)."""
+        g = self.variables[group] if isinstance(group, str) else group
+        q = np.broadcast_to(np.asarray(coefs, dtype=float), g.shape).ravel()
+        if np.any(q < 0):
+            raise ValueError("quadratic objective coefficients must be >= 0 (convex)")
+        self._quad.append((g.columns.ravel(), q))
+        self._cache.clear()
+
+    # ---------------------------------------------------------- standard form
+    def _cached(self, key, fn):
+        if key not in self._cache:
+            self._cache[key] = fn()
+        return self._cache[key]
+
+    @property
+    def cost(self) -> np.ndarray:
+        """Dense linear objective vector ``c`` (length ``n_cols``)."""
+        def build():
+            c = np.zeros(self.n_cols)
+            for cols, vals in self._cost:
+                np.add.at(c, cols, vals)
+            return c
+        return self._cached("cost", build)
+
+    @property
+    def quadratic(self) -> np.ndarray:
+        """Dense diagonal ``q`` of the quadratic objective ``sum q_k x_k^2``."""
+        def build():
+            q = np.zeros(self.n_cols)
+            for cols, vals in self._quad:
+                np.add.at(q, cols, vals)
+            return q
+        return self._cached("quad", build)
+
+    @property
+    def is_quadratic(self) -> bool:
+        return bool(np.any(self.quadratic))
+
+    @property
+    def matrix(self) -> sp.csr_matrix:
+        """Constraint matrix ``A`` (``n_rows x n_cols``, CSR, duplicates summed)."""
+        def build():
+            groups = list(self.constraints.values())
+            if not groups:
+                return sp.csr_matrix((0, self.n_cols))
+            rows = np.concatenate([g.rows + g.start for g in groups])
+            cols = np.concatenate([g.cols for g in groups])
+            vals = np.concatenate([g.vals for g in groups])
+            A = sp.csr_matrix((vals, (rows, cols)), shape=(self.n_rows, self.n_cols))
+            A.sum_duplicates()
+            return A
+        return self._cached("A", build)
+
+    @property
+    def row_lower(self) -> np.ndarray:
+        return self._cached("rl", lambda: _cat([g.lower for g in self.constraints.values()]))
+
+    @property
+    def row_upper(self) -> np.ndarray:
+        return self._cached("ru", lambda: _cat([g.upper for g in self.constraints.values()]))
+
+    @property
+    def col_lower(self) -> np.ndarray:
+        return self._cached("cl", lambda: _cat([g.lower for g in self.variables.values()]))
+
+    @property
+    def col_upper(self) -> np.ndarray:
+        return self._cached("cu", lambda: _cat([g.upper for g in self.variables.values()]))
+
+    @property
+    def integrality(self) -> np.ndarray:
+        """Boolean mask of integer (binary or integer) columns."""
+        return self._cached("int", lambda: _cat([
+            np.full(g.size, g.domain != "continuous") for g in self.variables.values()
+        ]).astype(bool))
+
+    def column_names(self) -> list[str]:
+        """Readable names ``z(17,3)`` of every column, in column order."""
+        return self._cached("cn", lambda: [
+            n for g in self.variables.values() for n in self._names(g.name, g.dims)
+        ])
+
+    def row_names(self) -> list[str]:
+        """Readable names ``forward_left(1,17)`` of every row, in row order."""
+        return self._cached("rn", lambda: [
+            n for g in self.constraints.values() for n in self._names(g.name, g.dims)
+        ])
+
+    def _names(self, name, dims):
+        labels = [[str(v) for v in self.sets[d]] for d in dims]
+        return [f"{name}({','.join(idx)})" for idx in itertools.product(*labels)]
+
+    # ----------------------------------------------------------- solutions
+    def values(self, x) -> dict[str, np.ndarray]:
+        """Split a column vector into the variable groups, each in its shape."""
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.n_cols,):
+            raise ValueError(f"expected a vector of length {self.n_cols}, got shape {x.shape}")
+        return {g.name: x[g.start:g.start + g.size].reshape(g.shape) for g in self.variables.values()}
+
+    def vector(self, values: dict) -> np.ndarray:
+        """Assemble a column vector from group values (the inverse of :meth:`values`).
+
+        Every group must be given: a start solution handed to a solver is complete.
+        """
+        missing = [n for n in self.variables if n not in values]
+        if missing:
+            raise ValueError(f"missing values for variable group(s) {missing}")
+        x = np.empty(self.n_cols)
+        for g in self.variables.values():
+            x[g.start:g.start + g.size] = np.broadcast_to(np.asarray(values[g.name], float), g.shape).ravel()
+        return x
+
+    def objective_value(self, x) -> float:
+        """``c x + offset + sum q x^2`` at ``x``."""
+        x = np.asarray(x, dtype=float)
+        return float(self.cost @ x + self.objective_offset + self.quadratic @ (x * x))
+
+    def violation(self, x, integrality=True) -> float:
+        """Largest violation of bounds, rows and (optionally) integrality at ``x``."""
+        x = np.asarray(x, dtype=float)
+        ax = self.matrix @ x
+        v = [
+            np.max(self.col_lower - x, initial=0.0), np.max(x - self.col_upper, initial=0.0),
+            np.max(self.row_lower - ax, initial=0.0), np.max(ax - self.row_upper, initial=0.0),
+        ]
+        if integrality:
+            xi = x[self.integrality]
+            v.append(np.max(np.abs(xi - np.round(xi)), initial=0.0))
+        return float(max(v))
+
+    # ------------------------------------------------------------- HiGHS
+    def to_highs(self, names: bool = True, start=None, highs=None, allow_quadratic: bool = False):
+        """Load the model into a ``highspy.Highs`` object with one ``passModel``.
+
+        Parameters
+        ----------
+        names : bool, default=True
+            Pass column and row names (needed for readable exports).
+        start : array of shape (n_cols,), optional
+            A start solution handed over with ``setSolution``.
+        highs : highspy.Highs, optional
+            An existing instance to load into (its options are kept).
+        allow_quadratic : bool, default=False
+            Pass a quadratic objective as a diagonal Hessian. HiGHS solves
+            continuous QPs only, so this is meant for export; solving an MIQP
+            needs another backend.
+
+        Returns
+        -------
+        highspy.Highs
+        """
+        import highspy
+
+        if self.is_quadratic and not allow_quadratic:
+            raise ValueError(
+                "this formulation has a quadratic objective; HiGHS cannot solve MIQP. "
+                "Use solver='scip' or 'gurobi', or a linear outer approximation."
+            )
+        h = highspy.Highs() if highs is None else highs
+        if highs is None:
+            h.setOptionValue("output_flag", False)
+        lp = highspy.HighsLp()
+        A = self.matrix
+        lp.num_col_ = self.n_cols
+        lp.num_row_ = self.n_rows
+        lp.col_cost_ = self.cost
+        lp.offset_ = self.objective_offset
+        lp.col_lower_ = self.col_lower
+        lp.col_upper_ = self.col_upper
+        lp.row_lower_ = self.row_lower
+        lp.row_upper_ = self.row_upper
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.num_col_ = self.n_cols
+        lp.a_matrix_.num_row_ = self.n_rows
+        lp.a_matrix_.start_ = A.indptr
+        lp.a_matrix_.index_ = A.indices
+        lp.a_matrix_.value_ = A.data
+        if self.integrality.any():
+            kind = np.where(self.integrality, 1, 0)  # HighsVarType: 0 continuous, 1 integer
+            lp.integrality_ = [highspy.HighsVarType(int(k)) for k in kind]
+        if names:
+            lp.col_names_ = self.column_names()
+            lp.row_names_ = self.row_names()
+        lp.model_name_ = self.name
+        status = h.passModel(lp)
+        if status == highspy.HighsStatus.kError:
+            raise RuntimeError("HiGHS rejected the model (passModel returned an error)")
+        if self.is_quadratic:
+            q = self.quadratic
+            nz = np.flatnonzero(q)
+            # HiGHS minimizes c x + 1/2 x'Qx, so Q_kk = 2 q_k.
+            hstart = np.searchsorted(nz, np.arange(self.n_cols + 1)).astype(np.int32)
+            h.passHessian(self.n_cols, len(nz), highspy.HessianFormat.kTriangular,
+                          hstart, nz.astype(np.int32), 2.0 * q[nz])
+        if start is not None:
+            sol = highspy.HighsSolution()
+            sol.col_value = np.asarray(start, dtype=float)
+            sol.value_valid = True
+            h.setSolution(sol)
+        return h
+
+    def write(self, path) -> Path:
+        """Write the model to ``.lp`` or ``.mps`` (by extension) with readable names.
+
+        Quadratic objectives are written too (HiGHS writes the Hessian), so the
+        file can be solved by an MIQP solver.
+        """
+        import highspy
+
+        path = Path(path)
+        if path.suffix.lower() not in (".lp", ".mps"):
+            raise ValueError(f"unsupported file type {path.suffix!r}; use .lp or .mps")
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        self.to_highs(names=True, highs=h, allow_quadratic=True)
+        status = h.writeModel(str(path))
+        if status == highspy.HighsStatus.kError:
+            raise RuntimeError(f"HiGHS could not write {path}")
+        return path
+
+    # -------------------------------------------------------------- Pyomo
+    def to_pyomo(self):
+        """Materialize a Pyomo ``ConcreteModel`` with named, indexed components.
+
+        Index sets become ``Set`` components (``m.I``, ``m.T`` ...), variable
+        groups ``Var`` components indexed by their sets (``m.z[i, t]``), and
+        constraint groups ``Constraint`` components (``m.forward_left[t, i]``).
+        The objective is ``m.objective``. The model remembers the formulation
+        (``m._optitrees_formulation``) and its column order
+        (``m._optitrees_columns``) so that a solution can be decoded even after
+        the user added components.
+        """
+        import pyomo.environ as pyo
+        from pyomo.core.expr.numeric_expr import LinearExpression
+
+        m = pyo.ConcreteModel(name=self.name)
+        for name, labels in self.sets.items():
+            m.add_component(name, pyo.Set(initialize=labels.tolist(), ordered=True))
+        domain = {"continuous": pyo.Reals, "binary": pyo.Binary, "integer": pyo.Integers}
+        columns = []
+        for g in self.variables.values():
+            comp = pyo.Var(*[m.component(d) for d in g.dims], domain=domain[g.domain])
+            m.add_component(g.name, comp)
+            keys = list(itertools.product(*[self.sets[d].tolist() for d in g.dims]))
+            vars_ = [comp[k if len(k) > 1 else k[0]] for k in keys]
+            lo = np.where(np.isfinite(g.lower), g.lower, np.nan).tolist()
+            up = np.where(np.isfinite(g.upper), g.upper, np.nan).tolist()
+            for v, a, b in zip(vars_, lo, up):
+                v.setlb(None if a != a else a)
+                v.setub(None if b != b else b)
+            columns.extend(vars_)
+
+        A = self.matrix
+        indptr, indices, data = A.indptr, A.indices, A.data
+        rl = self.row_lower
+        ru = self.row_upper
+        for g in self.constraints.values():
+            keys = list(itertools.product(*[self.sets[d].tolist() for d in g.dims]))
+            keys = [k if len(k) > 1 else k[0] for k in keys]
+            position = {k: g.start + r for r, k in enumerate(keys)}
+
+            def rule(_m, *idx, position=position):
+                r = position[idx if len(idx) > 1 else idx[0]]
+                lo, hi = indptr[r], indptr[r + 1]
+                expr = LinearExpression(
+                    constant=0.0,
+                    linear_coefs=data[lo:hi].tolist(),
+                    linear_vars=[columns[c] for c in indices[lo:hi]],
+                )
+                a = rl[r] if np.isfinite(rl[r]) else None
+                b = ru[r] if np.isfinite(ru[r]) else None
+                if a is not None and a == b:
+                    return expr == a
+                return (a, expr, b)
+
+            m.add_component(g.name, pyo.Constraint(*[m.component(d) for d in g.dims], rule=rule))
+
+        c = self.cost
+        nz = np.flatnonzero(c)
+        obj = LinearExpression(constant=float(self.objective_offset), linear_coefs=c[nz].tolist(),
+                               linear_vars=[columns[k] for k in nz])
+        q = self.quadratic
+        qz = np.flatnonzero(q)
+        if qz.size:
+            obj = obj + sum(float(q[k]) * columns[k] ** 2 for k in qz)
+        m.objective = pyo.Objective(expr=obj, sense=pyo.minimize)
+        m._optitrees_formulation = self
+        m._optitrees_columns = columns
+        return m
+
+    # ------------------------------------------------------------- summary
+    def summary(self) -> str:
+        """One line per group: name, index sets, size, equation."""
+        lines = [f"{self.name}: {self.n_cols} variables "
+                 f"({int(self.integrality.sum())} integer), {self.n_rows} rows, {self.matrix.nnz} nonzeros"]
+        for g in self.variables.values():
+            lines.append(f"  var {g.name}[{', '.join(g.dims)}] {g.domain} x{g.size}")
+        for g in self.constraints.values():
+            eq = f"  ({g.equation})" if g.equation else ""
+            lines.append(f"  con {g.name}[{', '.join(g.dims)}] x{g.size}{eq}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return (f"Formulation(name={self.name!r}, n_cols={self.n_cols}, n_rows={self.n_rows}, "
+                f"groups={list(self.variables)}+{list(self.constraints)})")
+
+
+def _cat(arrays):
+    return np.concatenate(arrays) if arrays else np.zeros(0)
+
+
+def timed_build(fn):
+    """Decorator for builders: store the wall time spent in ``Formulation.build_time``."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        f = fn(*args, **kwargs)
+        f.build_time = time.perf_counter() - t0
+        return f
+    return wrapper
