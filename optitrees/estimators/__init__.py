@@ -1,0 +1,5 @@
+"""scikit-learn estimators, one module per model family."""
+
+from ._olct import OLCTClassifier
+
+__all__ = ["OLCTClassifier"]

@@ -1,0 +1,83 @@
+"""Solving formulations and Pyomo models with HiGHS (direct) or any Pyomo solver.
+
+>>> from optitrees import solvers
+>>> "highs" in solvers.available()
+True
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .options import SolveOptions
+from .registry import SolverNotAvailableError, available, get_backend, solver_names
+from .results import SolutionStatus, SolverResult, TerminationCondition
+
+__all__ = ["solve", "available", "solver_names", "SolveOptions", "SolverResult", "TerminationCondition",
+           "SolutionStatus", "SolverNotAvailableError"]
+
+
+def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, threads=None, seed=0,
+          verbose=False, warm_start=None, progress=True, solver_options=None) -> SolverResult:
+    """Solve a formulation or a Pyomo model.
+
+    Parameters
+    ----------
+    model : Formulation or pyomo ConcreteModel
+        A formulation (compiled for the chosen backend) or a Pyomo model, for
+        example one returned by ``Formulation.to_pyomo()`` and then extended.
+    solver : str, default="highs"
+        ``"highs"`` (direct highspy for formulations), ``"pyomo:highs"``,
+        ``"scip"``, ``"gurobi"``, ``"cplex"``, ``"cbc"``, ``"glpk"``.
+    time_limit : float, optional
+        Seconds.
+    mip_gap : float, optional
+        Relative gap to stop at.
+    threads : int, optional
+    seed : int, default=0
+    verbose : bool, default=False
+        Show the solver log; otherwise a concise progress line every 10 s of a
+        long solve (``progress=False`` silences it).
+    warm_start : array of shape (n_cols,) or bool, optional
+        A complete start (column order of the formulation); ``True`` for a Pyomo
+        model uses the variables' current values. A start that violates the
+        model is not handed over (with a warning).
+    solver_options : dict, optional
+        Raw solver options, applied last.
+
+    Returns
+    -------
+    SolverResult
+    """
+    from ..formulations.model import Formulation
+
+    opts = SolveOptions(time_limit=time_limit, mip_gap=mip_gap, threads=threads, seed=seed, verbose=verbose,
+                        progress=progress, solver_options=solver_options or {})
+    is_formulation = isinstance(model, Formulation)
+    if not is_formulation and not hasattr(model, "component_data_objects"):
+        raise TypeError(f"solve() takes a Formulation or a Pyomo model, got {type(model).__name__}")
+    backend = get_backend(solver, pyomo_model=not is_formulation)
+    formulation = model if is_formulation else getattr(model, "_optitrees_formulation", None)
+    if is_formulation and model.is_quadratic and model.integrality.any() and not backend.supports_miqp:
+        raise ValueError(f"solver {solver!r} cannot solve mixed-integer quadratic programs; use 'scip' or 'gurobi'")
+
+    start = None
+    if warm_start is not None and warm_start is not False:
+        if warm_start is True:
+            if is_formulation:
+                raise ValueError("warm_start=True is for Pyomo models; pass a start vector for a formulation")
+            start = True
+        else:
+            start = np.asarray(warm_start, dtype=float)
+            if formulation is None:
+                raise ValueError("a start vector needs a Formulation or a model built by Formulation.to_pyomo()")
+            if start.shape != (formulation.n_cols,):
+                raise ValueError(f"warm start must have {formulation.n_cols} entries, got {start.shape}")
+            worst = formulation.violation(start)
+            if worst > 1e-6:
+                warnings.warn(f"warm start violates the model by {worst:.3g}; solving without it",
+                              RuntimeWarning, stacklevel=2)
+                start = None
+    return backend.solve(model, opts, start=start)

@@ -1,0 +1,113 @@
+"""Backend-neutral solve options; raw solver options come last and win."""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+__all__ = ["SolveOptions", "ProgressPrinter"]
+
+
+@dataclass
+class SolveOptions:
+    """Options every backend understands.
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Wall-clock limit in seconds (``None``: no limit).
+    mip_gap : float, optional
+        Relative optimality gap at which to stop (``None``: the solver's default,
+        1e-4 for HiGHS).
+    threads : int, optional
+    seed : int, default=0
+        Random seed handed to the solver, for reproducible runs.
+    verbose : bool, default=False
+        Stream the solver's own log.
+    progress : bool, default=True
+        Without ``verbose``, print one concise progress line to stderr every
+        ``progress_interval`` seconds once a solve has run that long.
+    progress_interval : float, default=10.0
+    solver_options : dict
+        Raw options passed to the solver last, so they override the above.
+    """
+
+    time_limit: float | None = None
+    mip_gap: float | None = None
+    threads: int | None = None
+    seed: int = 0
+    verbose: bool = False
+    progress: bool = True
+    progress_interval: float = 10.0
+    solver_options: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.time_limit is not None and not (self.time_limit >= 0 and math.isfinite(self.time_limit)):
+            raise ValueError(f"time_limit must be a non-negative number, got {self.time_limit!r}")
+        if self.mip_gap is not None and not 0 <= self.mip_gap < 1:
+            raise ValueError(f"mip_gap must be in [0, 1), got {self.mip_gap!r}")
+        if self.threads is not None and (int(self.threads) != self.threads or self.threads < 1):
+            raise ValueError(f"threads must be a positive integer, got {self.threads!r}")
+        if int(self.seed) != self.seed or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        self.solver_options = dict(self.solver_options or {})
+
+
+class ProgressPrinter:
+    """Concise progress lines for long solves.
+
+    Used as a context manager around a solve. ``update(**info)`` records the
+    latest incumbent / bound / nodes (HiGHS's callback feeds it); a background
+    timer prints ``optitrees[solver] 20s: incumbent ..., bound ..., gap ...``
+    every ``interval`` seconds, so a long solve is never silent and a short one
+    prints nothing.
+    """
+
+    def __init__(self, solver: str, options: SolveOptions, stream=None):
+        self.solver = solver
+        self.enabled = options.progress and not options.verbose
+        self.interval = options.progress_interval
+        self.stream = stream or sys.stderr
+        self.info: dict = {}
+        self._stop = threading.Event()
+        self._thread = None
+        self._t0 = 0.0
+
+    def update(self, **info):
+        self.info.update(info)
+
+    def line(self) -> str:
+        el = time.perf_counter() - self._t0
+        parts = [f"optitrees[{self.solver}] {el:.0f}s"]
+        i = self.info
+        if i.get("incumbent") is not None and math.isfinite(i["incumbent"]):
+            parts.append(f"incumbent {i['incumbent']:.6g}")
+        if i.get("bound") is not None and math.isfinite(i["bound"]):
+            parts.append(f"bound {i['bound']:.6g}")
+        if i.get("gap") is not None and math.isfinite(i["gap"]):
+            parts.append(f"gap {100 * i['gap']:.2f}%")
+        if i.get("nodes") is not None:
+            parts.append(f"nodes {int(i['nodes'])}")
+        if len(parts) == 1:
+            parts.append("solving (verbose=True shows the solver log)")
+        return ", ".join(parts)
+
+    def _run(self):
+        while not self._stop.wait(self.interval):
+            print(self.line(), file=self.stream, flush=True)
+
+    def __enter__(self):
+        self._t0 = time.perf_counter()
+        if self.enabled and self.interval > 0:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        return False

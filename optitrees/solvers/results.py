@@ -1,0 +1,127 @@
+"""One result type for every backend.
+
+Following Pyomo's newer solver interface, *why the solver stopped*
+(:class:`TerminationCondition`) and *what solution there is*
+(:class:`SolutionStatus`) are kept apart; :attr:`SolverResult.status` combines
+them into the five outcomes the estimators act on.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+__all__ = ["TerminationCondition", "SolutionStatus", "SolverResult", "relative_gap"]
+
+
+class TerminationCondition(str, Enum):
+    """Why the solver stopped."""
+
+    OPTIMAL = "optimal"
+    TIME_LIMIT = "time_limit"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+    OTHER = "other"
+
+
+class SolutionStatus(str, Enum):
+    """What solution the solver returned."""
+
+    NONE = "none"
+    FEASIBLE = "feasible"
+    OPTIMAL = "optimal"
+
+
+def relative_gap(objective, bound) -> float | None:
+    """``|objective - bound| / max(|objective|, 1e-10)`` (HiGHS's and Gurobi's definition)."""
+    if objective is None or bound is None or not (math.isfinite(objective) and math.isfinite(bound)):
+        return None if objective is None else math.inf
+    return abs(objective - bound) / max(abs(objective), 1e-10)
+
+
+@dataclass
+class SolverResult:
+    """Outcome of a solve, the same for every backend.
+
+    Attributes
+    ----------
+    solver : str
+        Backend name (``"highs"``, ``"scip"`` ...).
+    solver_version : str
+    termination : TerminationCondition
+    solution_status : SolutionStatus
+    objective : float or None
+        Objective of the returned solution.
+    bound : float or None
+        Best proven lower bound (minimization).
+    gap : float or None
+        Relative gap ``|objective - bound| / |objective|``.
+    node_count : int or None
+        Branch-and-bound nodes, when the backend reports them.
+    timings : dict
+        Seconds for ``build`` (formulation), ``handoff`` (loading the model into
+        the solver), ``solve`` and ``total``.
+    solution_source : {"solver", "warm_start"} or None
+        Whether the returned solution is the solver's own incumbent or the warm
+        start it was handed (kept because nothing better was found, or because
+        the estimator fell back to it).
+    x : ndarray or None
+        Column values in the formulation's order.
+    message : str
+        Free text from the backend or the caller (warnings, fallbacks).
+    checks : dict
+        Agreement checks filled in by the estimators: ``routing_mismatches``
+        (points the returned hyperplanes route differently from ``z``),
+        ``objective_recomputed`` (objective recomputed from the fitted model) and
+        ``objective_discrepancy``.
+    """
+
+    solver: str
+    solver_version: str = ""
+    termination: TerminationCondition = TerminationCondition.OTHER
+    solution_status: SolutionStatus = SolutionStatus.NONE
+    objective: float | None = None
+    bound: float | None = None
+    gap: float | None = None
+    node_count: int | None = None
+    timings: dict = field(default_factory=dict)
+    solution_source: str | None = None
+    x: np.ndarray | None = field(default=None, repr=False)
+    message: str = ""
+    checks: dict = field(default_factory=dict)
+
+    @property
+    def has_solution(self) -> bool:
+        return self.solution_status != SolutionStatus.NONE
+
+    @property
+    def status(self) -> str:
+        """``optimal``, ``time_limit_feasible``, ``time_limit_no_solution``,
+        ``infeasible``, ``unbounded``, ``feasible`` (stopped otherwise with a
+        solution) or ``error``."""
+        t = self.termination
+        if t == TerminationCondition.OPTIMAL and self.has_solution:
+            return "optimal"
+        if t == TerminationCondition.TIME_LIMIT:
+            return "time_limit_feasible" if self.has_solution else "time_limit_no_solution"
+        if t in (TerminationCondition.INFEASIBLE, TerminationCondition.UNBOUNDED):
+            return t.value
+        return "feasible" if self.has_solution else "error"
+
+    def summary(self) -> str:
+        """One line: status, objective, bound, gap, nodes, time."""
+        def fmt(v):
+            return "-" if v is None else f"{v:.6g}"
+        gap = "-" if self.gap is None else f"{100 * self.gap:.2f}%"
+        t = self.timings.get("total", sum(v for k, v in self.timings.items() if k != "total"))
+        return (f"{self.solver} {self.solver_version}: {self.status}, objective {fmt(self.objective)}, "
+                f"bound {fmt(self.bound)}, gap {gap}, nodes {fmt(self.node_count)}, "
+                f"{t:.2f}s, solution from {self.solution_source or '-'}")
+
+    def __str__(self):
+        return self.summary()
