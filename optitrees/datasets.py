@@ -1,0 +1,38 @@
+"""Dataset loaders: scikit-learn built-ins and CSV files."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["load", "BUILTIN"]
+
+BUILTIN = ("breast_cancer",)
+
+
+def load(name=None, csv=None, target=None):
+    """Features and labels as ``(DataFrame, Series)``.
+
+    Parameters
+    ----------
+    name : {"breast_cancer"}, optional
+        A scikit-learn built-in binary dataset (labels "malignant" / "benign").
+    csv : str, optional
+        Path of a CSV file (``.gz`` allowed) with a header row.
+    target : str, optional
+        Label column of the CSV file (default: the last column).
+    """
+    if (name is None) == (csv is None):
+        raise ValueError("give exactly one of a dataset name or a CSV path")
+    if name is not None:
+        if name != "breast_cancer":
+            raise ValueError(f"unknown dataset {name!r}; built-ins: {BUILTIN}")
+        from sklearn.datasets import load_breast_cancer
+
+        data = load_breast_cancer(as_frame=True)
+        y = data.target.map(dict(enumerate(data.target_names))).rename("diagnosis")
+        return data.data, y
+    frame = pd.read_csv(csv)
+    target = frame.columns[-1] if target is None else target
+    if target not in frame.columns:
+        raise ValueError(f"column {target!r} not in {csv}")
+    return frame.drop(columns=[target]), frame[target]
