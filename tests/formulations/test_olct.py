@@ -1,0 +1,168 @@
+"""OLCT (3.17): known optima, brute force, variants and decoding."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from optitrees import solvers
+from optitrees.formulations import decode_tree, olct, start_from_tree
+
+
+def _tangents(points):
+    """Slopes and intercepts written out from f(v) = log(1 + exp(-v)), independently of the library."""
+    rows = [(-1.0, 0.0)]  # asymptote at -inf: xi >= -v
+    for v in points:
+        d = -1.0 / (1.0 + np.exp(v))
+        rows.append((d, np.log1p(np.exp(-v)) - d * v))
+    return rows
+
+
+def _node_lp(X, y, C, lines, W, B, left=(), right=(), eps=0.0):
+    """min C sum xi + ||w||_1 over (w+, w-, b, xi) for one node, with optional routing rows."""
+    n, p = X.shape
+    nv = 2 * p + 1 + n
+    c = np.concatenate([np.ones(2 * p), [0.0], C * np.ones(n)])
+    A, ub = [], []
+    for i in range(n):
+        for a, k in lines:  # xi_i >= k + a y_i (x_i w + b)
+            row = np.zeros(nv)
+            row[:p] = a * y[i] * X[i]
+            row[p:2 * p] = -a * y[i] * X[i]
+            row[2 * p] = a * y[i]
+            row[2 * p + 1 + i] = -1.0
+            A.append(row)
+            ub.append(-k)
+    norm = np.zeros(nv)
+    norm[:2 * p] = 1.0
+    A.append(norm)
+    ub.append(W)
+    for i in left:  # x_i w + b <= 0
+        row = np.zeros(nv)
+        row[:p], row[p:2 * p], row[2 * p] = X[i], -X[i], 1.0
+        A.append(row)
+        ub.append(0.0)
+    for i in right:  # x_i w + b >= eps
+        row = np.zeros(nv)
+        row[:p], row[p:2 * p], row[2 * p] = -X[i], X[i], -1.0
+        A.append(row)
+        ub.append(-eps)
+    bounds = [(0, W)] * (2 * p) + [(-B, B)] + [(0, None)] * n
+    res = linprog(c, A_ub=np.array(A), b_ub=np.array(ub), bounds=bounds, method="highs")
+    return res.fun if res.status == 0 else np.inf
+
+
+def test_depth1_hand_checked_optimum():
+    # x = +-1, y = +-1, C = 2, V0: min 4 g(w) + |w| with g(s) = max(0, log2 - s/2, -s)
+    # is 2 log 2, reached at w = 2 log 2, b = 0.
+    X = np.array([[1.0], [-1.0]])
+    y = np.array([1, -1])
+    f = olct(X, y, depth=1, tangents="V0", C=2.0)
+    res = solvers.solve(f, mip_gap=0)
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(2 * np.log(2), rel=1e-7)
+    tree, _ = decode_tree(f, res.x)
+    assert tree.weights[0, 0] == pytest.approx(2 * np.log(2), rel=1e-6)
+    assert tree.intercepts[0] == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("tangents,points", [("V0", [0.0]), ("V1", [0.0, 1.9, -1.9])])
+def test_depth1_equals_independent_lp(small_data, tangents, points):
+    X, y = small_data
+    f = olct(X, y, depth=1, tangents=tangents, C=3.0)
+    res = solvers.solve(f, mip_gap=0)
+    m = f.meta
+    expected = _node_lp(X, y, 3.0, _tangents(points), m["weight_bound"], m["intercept_bound"])
+    assert res.objective == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("score_variables", [False, True])
+def test_depth2_equals_brute_force_over_routings(tiny_xor, score_variables):
+    X, y = tiny_xor
+    C = [2.0, 1.0]
+    f = olct(X, y, depth=2, tangents="V1", C=C, score_variables=score_variables)
+    m = f.meta
+    W, B, eps = m["weight_bound"], m["intercept_bound"], m["eps"]
+    lines = _tangents([0.0, 1.9, -1.9])
+    best = np.inf
+    for assign in itertools.product([0, 1], repeat=len(y)):
+        right = np.flatnonzero(assign)
+        left = np.flatnonzero(1 - np.array(assign))
+        root = _node_lp(X, y, C[0], lines, W, B, left, right, eps)
+        if not np.isfinite(root):
+            continue
+        total = root
+        for idx in (left, right):
+            if idx.size:
+                total += _node_lp(X[idx], y[idx], C[1], lines, W, B)
+        best = min(best, total)
+    res = solvers.solve(f, mip_gap=0)
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(best, rel=1e-6)
+
+
+def test_decoded_tree_reproduces_solution(tiny_xor):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2, tangents="V2", C=1.0)
+    res = solvers.solve(f, mip_gap=0)
+    tree, routing = decode_tree(f, res.x)
+    assert np.array_equal(tree.apply(X), routing)
+    assert tree.objective(X, y, f.meta["C"], f.meta["lines"]) == pytest.approx(res.objective, rel=1e-7)
+    # the XOR pattern is separated exactly on the training data
+    assert np.array_equal(tree.predict(X), y)
+
+
+def test_start_from_tree_is_feasible_and_priced(tiny_xor):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2, tangents="V1", C=1.0)
+    res = solvers.solve(f, mip_gap=0)
+    tree, _ = decode_tree(f, res.x)
+    x0 = start_from_tree(f, tree)
+    assert f.violation(x0) < 1e-7
+    assert f.objective_value(x0) == pytest.approx(res.objective, rel=1e-7)
+
+
+def test_univariate_has_one_feature_per_node(small_data):
+    X, y = small_data
+    f = olct(X, y, depth=2, tangents="V0", univariate=True)
+    assert "delta" in f.variables and "l0_budget" in f.constraints
+    res = solvers.solve(f, mip_gap=0, time_limit=60)
+    tree, _ = decode_tree(f, res.x)
+    assert ((np.abs(tree.weights) > 1e-9).sum(axis=1) <= 1).all()
+
+
+def test_big_m_and_eps_are_derived_from_data():
+    X = np.array([[1.0, -3.0], [0.5, 0.5], [2.0, 0.0]])
+    y = np.array([1, -1, 1])
+    f = olct(X, y, depth=2, weight_bound=2.0, intercept_bound=1.0)
+    assert np.allclose(f.meta["bound"], [2 * 3 + 1, 2 * 0.5 + 1, 2 * 2 + 1])
+    assert f.meta["eps"] >= 10 * 1e-6 * f.meta["bound"].max()
+    rows = f.constraints["forward_left"]
+    assert np.allclose(rows.upper, f.meta["bound"])
+
+
+def test_inline_and_score_variables_same_optimum(small_data):
+    X, y = small_data
+    objs = [solvers.solve(olct(X[:14], y[:14], depth=2, tangents="V0", score_variables=s), mip_gap=0).objective
+            for s in (False, True)]
+    assert objs[0] == pytest.approx(objs[1], rel=1e-6)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(depth=0), "depth"), (dict(C=[1.0, 2.0, 3.0]), "C must"), (dict(C=-1.0), "non-negative"),
+    (dict(tangents="V7"), "tangent"), (dict(weight_bound=0.0), "weight_bound"),
+])
+def test_bad_parameters(small_data, kwargs, match):
+    X, y = small_data
+    with pytest.raises(ValueError, match=match):
+        olct(X, y, **kwargs)
+
+
+def test_bad_data():
+    with pytest.raises(ValueError, match="NaN"):
+        olct(np.array([[np.nan], [1.0]]), np.array([1, -1]))
+    with pytest.raises(ValueError, match="-1, \\+1"):
+        olct(np.array([[0.0], [1.0]]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="shape"):
+        olct(np.array([[0.0], [1.0]]), np.array([1, -1, 1]))
