@@ -219,7 +219,7 @@ def add_logistic_slacks(f, topology, scores: Scores, z: VariableGroup, lines: Ta
     n = len(scores.y)
     H = np.arange(1, topology.depth + 1)
     f.add_set("H", H)
-    f.add_set("V", lines.points)
+    f.add_set("V", lines.labels)
     xi = f.add_variables("xi", ("I", "H"), 0.0, np.inf)
     f.add_objective(xi, np.broadcast_to(np.asarray(C, float)[None, :], xi.shape))
 

@@ -63,6 +63,16 @@ class TangentLines:
     slopes: np.ndarray
     intercepts: np.ndarray
 
+    @property
+    def labels(self) -> list[str]:
+        """Names of the tangent points usable in LP/MPS names (no ``-``): ``neg_inf``, ``neg1.9``, ``0``."""
+        def label(v):
+            if np.isinf(v):
+                return "neg_inf"
+            text = f"{abs(v):g}"
+            return f"neg{text}" if v < 0 else text
+        return [label(v) for v in self.points]
+
     def __call__(self, v) -> np.ndarray:
         """Piecewise-linear underestimator ``max(0, max_k intercept_k + slope_k v)``."""
         v = np.asarray(v, dtype=float)

@@ -12,6 +12,10 @@ def test_sets_are_the_seeds():
     assert sorted(set(pts["V3"]) - set(pts["V2"])) == [-5.16, -2.63, -1.37, -0.44, 0.44, 1.37, 2.63, 5.16]
 
 
+def test_labels_are_valid_lp_names():
+    assert logistic_tangents("V1").labels == ["neg_inf", "neg1.9", "0", "1.9"]
+
+
 def test_asymptotes_are_exact():
     t = logistic_tangents("V0")
     # -inf: xi >= -v ; +inf: xi >= 0 (bound, no row)

@@ -1,0 +1,119 @@
+"""The container and its two compilers: same matrix, bounds, integrality, senses, optimum."""
+
+import itertools
+
+import highspy
+import numpy as np
+import pytest
+
+from optitrees import solvers
+from optitrees.formulations import Formulation, olct
+
+
+def _positions(f, group):
+    keys = list(itertools.product(*[f.sets[d].tolist() for d in group.dims]))
+    return {(k if len(k) > 1 else k[0]): group.start + r for r, k in enumerate(keys)}
+
+
+@pytest.mark.parametrize("kwargs", [dict(depth=2, tangents="V1"), dict(depth=3, tangents="V0", univariate=True),
+                                    dict(depth=2, tangents="V0", score_variables=True)])
+def test_pyomo_standard_form_equals_container(small_data, kwargs):
+    from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
+
+    X, y = small_data
+    f = olct(X[:10], y[:10], **kwargs)
+    m = f.to_pyomo()
+    info = LinearStandardFormCompiler().write(m, mixed_form=True)
+    col_of = {id(v): k for k, v in enumerate(m._optitrees_columns)}
+    cols = np.array([col_of[id(v)] for v in info.columns])
+
+    # variables: bounds and integrality
+    for v, k in zip(info.columns, cols):
+        assert (v.lb if v.lb is not None else -np.inf) == f.col_lower[k]
+        assert (v.ub if v.ub is not None else np.inf) == f.col_upper[k]
+        assert v.is_integer() == f.integrality[k]
+    # objective
+    c = np.zeros(f.n_cols)
+    c[cols] = np.asarray(info.c.todense()).ravel()
+    assert np.allclose(c, f.cost)
+
+    # rows: coefficients and senses
+    positions = {g.name: _positions(f, g) for g in f.constraints.values()}
+    A_pyomo = info.A.tocsr()
+    A = f.matrix
+    seen = set()
+    for r, entry in enumerate(info.rows):
+        con = entry.constraint
+        k = positions[con.parent_component().name][con.index()]
+        row = np.zeros(f.n_cols)
+        sl = slice(A_pyomo.indptr[r], A_pyomo.indptr[r + 1])
+        row[cols[A_pyomo.indices[sl]]] = A_pyomo.data[sl]
+        assert np.allclose(row, A[k].toarray().ravel())
+        if entry.bound_type == 1:
+            assert info.rhs[r] == pytest.approx(f.row_upper[k])
+        elif entry.bound_type == -1:
+            assert info.rhs[r] == pytest.approx(f.row_lower[k])
+        else:
+            assert f.row_lower[k] == f.row_upper[k] == pytest.approx(info.rhs[r])
+        seen.add(k)
+    assert seen == set(range(f.n_rows))
+
+
+def test_pyomo_components_are_named_and_indexed(tiny_xor):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2)
+    m = f.to_pyomo()
+    assert m.z[3, 2].is_binary() and m.w[1, 0].lb == -f.meta["weight_bound"]
+    assert set(m.T_last) == {2, 3} and len(m.forward_left) == len(y)
+    assert m.forward_left[1, 0].upper == pytest.approx(f.meta["bound"][0])
+
+
+def test_compilers_same_optimum(tiny_xor):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2, tangents="V1")
+    direct = solvers.solve(f, mip_gap=0)
+    via_pyomo = solvers.solve(f.to_pyomo(), solver="highs", mip_gap=0)
+    assert via_pyomo.objective == pytest.approx(direct.objective, rel=1e-6)
+    assert np.allclose(f.objective_value(via_pyomo.x), direct.objective, rtol=1e-6)
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_written_file_reads_back_with_same_optimum(tmp_path, tiny_xor, suffix):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2, tangents="V1")
+    path = f.write(tmp_path / f"olct{suffix}")
+    text = path.read_text()
+    assert "forward_left(1,0)" in text and "z(7,3)" in text and "logistic_tangent(2,neg1.9,4)" in text
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+    h.run()
+    assert h.getInfo().objective_function_value == pytest.approx(solvers.solve(f, mip_gap=0).objective, rel=1e-6)
+
+
+def test_write_rejects_unknown_suffix(tmp_path, tiny_xor):
+    with pytest.raises(ValueError, match=".lp or .mps"):
+        olct(*tiny_xor).write(tmp_path / "model.txt")
+
+
+def test_container_basics():
+    f = Formulation("toy")
+    f.add_set("I", [0, 1, 2])
+    x = f.add_variables("x", ("I",), 0, 4, domain="integer")
+    f.add_set("one", [0])
+    f.add_constraints("cap", ("one",), [(x.columns.reshape(1, -1), np.array([[1.0, 2.0, 3.0]]))], upper=7.0)
+    f.add_objective(x, [-1.0, -3.0, -4.0])
+    assert f.matrix.toarray().tolist() == [[1.0, 2.0, 3.0]]
+    assert f.column_names() == ["x(0)", "x(1)", "x(2)"] and f.row_names() == ["cap(0)"]
+    res = solvers.solve(f, mip_gap=0)
+    # best integer packing of 1a + 2b + 3c <= 7 maximizing a + 3b + 4c, a, b, c in 0..4
+    best = min(-(a + 3 * b + 4 * c) for a, b, c in itertools.product(range(5), repeat=3) if a + 2 * b + 3 * c <= 7)
+    assert res.objective == pytest.approx(best)
+    assert f.values(res.x)["x"].shape == (3,)
+    with pytest.raises(ValueError, match="already exists"):
+        f.add_variables("x", ("I",))
+    with pytest.raises(KeyError):
+        f.add_variables("y", ("missing",))
+    with pytest.raises(ValueError, match="missing values"):
+        f.vector({})
