@@ -1,0 +1,124 @@
+"""Backends agree, report honestly and fail clearly."""
+
+import numpy as np
+import pytest
+
+from optitrees import solvers
+from optitrees.formulations import decode_tree, olct, start_from_tree
+from optitrees.solvers import SolverNotAvailableError
+
+EXTRA = [s for s in ("gurobi", "cplex", "cbc", "glpk") if s in solvers.available()]
+
+# At default tolerances (1e-6 on rows) a solver may use the slack of 16 active
+# tangent rows: SCIP then reports 1.5e-6 (relative) below HiGHS. Agreement to
+# 1e-6 is asked at feasibility tolerances of 1e-9.
+TIGHT = {
+    "highs": {"primal_feasibility_tolerance": 1e-9, "mip_feasibility_tolerance": 1e-9},
+    "pyomo:highs": {"primal_feasibility_tolerance": 1e-9, "mip_feasibility_tolerance": 1e-9},
+    "scip": {"numerics/feastol": 1e-9},
+    "gurobi": {"FeasibilityTol": 1e-9, "IntFeasTol": 1e-9},
+    "cplex": {"simplex_tolerances_feasibility": 1e-9, "mip_tolerances_integrality": 1e-9},
+    "cbc": {"primalTolerance": 1e-9, "integerTolerance": 1e-9},
+    "glpk": {},
+}
+
+
+@pytest.fixture
+def formulation(tiny_xor):
+    X, y = tiny_xor
+    return olct(X, y, depth=2, tangents="V1", C=[2.0, 1.0])
+
+
+@pytest.fixture
+def reference(formulation):
+    return solvers.solve(formulation, solver="highs", mip_gap=0, solver_options=TIGHT["highs"])
+
+
+@pytest.mark.parametrize("name", ["pyomo:highs", "scip"] + EXTRA)
+def test_same_optimum_across_backends(formulation, reference, name):
+    res = solvers.solve(formulation, solver=name, mip_gap=0, time_limit=120, solver_options=TIGHT[name])
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(reference.objective, rel=1e-6)
+    tree, routing = decode_tree(formulation, res.x)
+    X, y, m = formulation.meta["X"], formulation.meta["y"], formulation.meta
+    assert np.array_equal(tree.apply(X), routing)
+    assert tree.objective(X, y, m["C"], m["lines"]) == pytest.approx(reference.objective, rel=1e-6)
+    assert res.solver == name.split(":")[-1] and res.solver_version
+
+
+def test_result_fields(reference):
+    r = reference
+    assert r.status == "optimal" and r.solution_source == "solver"
+    assert r.bound == pytest.approx(r.objective, rel=1e-6) and r.gap < 1e-6
+    assert r.node_count >= 0 and set(r.timings) >= {"build", "handoff", "solve"}
+    assert "optimal" in r.summary()
+
+
+def test_user_modified_pyomo_model(formulation, reference):
+    import pyomo.environ as pyo
+
+    m = formulation.to_pyomo()
+    # forbid the root from using feature 0: the optimum cannot improve, and the solution obeys it
+    m.no_feature_0 = pyo.Constraint(expr=m.w[1, 0] == 0)
+    res = solvers.solve(m, solver="highs", mip_gap=0)
+    assert res.status == "optimal" and res.objective >= reference.objective - 1e-6
+    assert abs(pyo.value(m.w[1, 0])) < 1e-9
+    tree, _ = decode_tree(formulation, res.x)
+    assert tree.weights[0, 0] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_warm_start_is_reported(formulation, reference):
+    tree, _ = decode_tree(formulation, reference.x)
+    start = start_from_tree(formulation, tree)
+    res = solvers.solve(formulation, warm_start=start, mip_gap=0.5)
+    assert res.objective <= formulation.objective_value(start) + 1e-7
+
+
+def test_infeasible_warm_start_is_refused(formulation):
+    bad = np.zeros(formulation.n_cols)
+    with pytest.warns(RuntimeWarning, match="violates"):
+        res = solvers.solve(formulation, warm_start=bad, mip_gap=0)
+    assert res.status == "optimal"
+
+
+def test_time_limit_without_incumbent(small_data):
+    X, y = small_data
+    f = olct(X, y, depth=3, tangents="V3")
+    res = solvers.solve(f, time_limit=0.0)
+    assert res.status == "time_limit_no_solution" and res.x is None and not res.has_solution
+
+
+def test_unknown_and_missing_solvers(formulation):
+    with pytest.raises(ValueError, match="unknown solver"):
+        solvers.solve(formulation, solver="nonesuch")
+    missing = [s for s in ("gurobi", "cplex", "cbc", "glpk") if s not in solvers.available()]
+    if missing:
+        with pytest.raises(SolverNotAvailableError, match="Install"):
+            solvers.solve(formulation, solver=missing[0])
+    with pytest.raises(TypeError):
+        solvers.solve("model.lp")
+
+
+def test_bad_options(formulation):
+    with pytest.raises(ValueError, match="time_limit"):
+        solvers.solve(formulation, time_limit=-1)
+    with pytest.raises(ValueError, match="mip_gap"):
+        solvers.solve(formulation, mip_gap=2)
+    with pytest.raises(ValueError, match="warm start must have"):
+        solvers.solve(formulation, warm_start=np.zeros(3))
+
+
+def test_available_lists_highs_and_scip():
+    names = solvers.available()
+    assert names[0] == "highs" and "scip" in names
+
+
+def test_progress_line_for_long_solves(small_data, capsys):
+    X, y = small_data
+    f = olct(X, y, depth=3, tangents="V2")
+    from optitrees.solvers.highs import HighsBackend
+    from optitrees.solvers.options import SolveOptions
+
+    HighsBackend().solve(f, SolveOptions(time_limit=1.5, progress_interval=0.5))
+    err = capsys.readouterr().err
+    assert "optitrees[highs]" in err
