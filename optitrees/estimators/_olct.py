@@ -135,7 +135,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs two")
         if len(classes) > 2:
             raise ValueError(
-                f"OLCTClassifier is a binary classifier and y has {len(classes)} classes; use "
+                f"Only binary classification is supported: OLCTClassifier got {len(classes)} classes; use "
                 "sklearn.multiclass.OneVsRestClassifier(OLCTClassifier()) (or a multi-class optimal tree)")
         return classes, np.where(y_idx == 1, 1.0, -1.0)
 
@@ -217,20 +217,24 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """``w_t x + b_t`` of the last-layer node each sample reaches (log-odds of ``classes_[1]``)."""
-        return self.tree_.decision_function(self._X(X))
+        X = self._X(X)
+        return self.tree_.decision_function(X)
 
     def predict_proba(self, X):
         """Class probabilities, shape ``(n_samples, 2)``, columns ordered as ``classes_``."""
-        p = self.tree_.predict_proba(self._X(X))
+        X = self._X(X)
+        p = self.tree_.predict_proba(X)
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
         """Predicted class labels."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
 
     def apply(self, X):
         """Last-layer node id each sample reaches."""
-        return self.tree_.apply(self._X(X))
+        X = self._X(X)
+        return self.tree_.apply(X)
 
     # ----------------------------------------------------- interpretation
     def feature_influence(self, X=None):
@@ -261,7 +265,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             ``sigmoid(w_t x + b_t)`` for a right turn, one minus it for a left
             turn; at the last node, the probability of the predicted class.
         """
-        return self.tree_.confidence(self._X(X))
+        X = self._X(X)
+        return self.tree_.confidence(X)
 
     def _feature_names(self):
         names = getattr(self, "feature_names_in_", None)
