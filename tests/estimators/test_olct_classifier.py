@@ -1,0 +1,182 @@
+"""OLCTClassifier behaviour: labels, units, reliability rules, interpretation."""
+
+import json
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer
+
+from optitrees import OLCTClassifier
+from optitrees.formulations import decode_tree, olct
+from optitrees.formulations.tangents import logistic_loss
+from optitrees.solvers import solve
+from optitrees.estimators._olct import _agreement
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    data = load_breast_cancer(as_frame=True)
+    X = data.data.iloc[:120, :6]
+    y = data.target.iloc[:120].map({0: "malignant", 1: "benign"})
+    return X, y
+
+
+def fit_quiet(clf, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return clf.fit(X, y)
+
+
+def test_string_labels_and_dataframe_names(cancer):
+    X, y = cancer
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, random_state=0), X, y)
+    assert list(clf.classes_) == ["benign", "malignant"]
+    assert set(clf.predict(X)) <= {"benign", "malignant"}
+    assert list(clf.feature_names_in_) == list(X.columns)
+    assert "mean radius" in clf.export_text() or "mean texture" in clf.export_text()
+    assert list(clf.feature_influence().columns) == list(X.columns)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), 2) and np.allclose(proba.sum(axis=1), 1)
+    assert np.array_equal(clf.predict(X), clf.classes_[(proba[:, 1] > 0.5).astype(int)])
+    assert (clf.predict(X) == y).mean() > 0.85
+
+
+def test_weights_in_original_units(cancer):
+    X, y = cancer
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, random_state=0), X, y)
+    Xv = X.to_numpy()
+    mean, std = Xv.mean(0), Xv.std(0)
+    # the same hyperplanes on standardized data give the same node values
+    Ws = clf.tree_.weights * std
+    bs = clf.tree_.intercepts + clf.tree_.weights @ mean
+    assert np.allclose(((Xv - mean) / std) @ Ws.T + bs, clf.tree_.node_values(Xv))
+    # and the exact objective on standardized data is what the estimator reports
+    yp = np.where(y == clf.classes_[1], 1.0, -1.0)
+    from optitrees import ObliqueTree
+    std_tree = ObliqueTree(Ws, bs, clf.tree_.split_margin)
+    assert std_tree.objective((Xv - mean) / std, yp, [1.0, 1.0], logistic_loss) == pytest.approx(clf.objective_)
+
+
+def test_never_worse_than_warm_start_and_fallback_without_incumbent(cancer):
+    X, y = cancer
+    clf = OLCTClassifier(max_depth=2, tangents="V3", time_limit=0.0, warm_start=False, random_state=0)
+    with pytest.warns(UserWarning, match="no solution"):
+        clf.fit(X, y)
+    r = clf.solver_result_
+    assert r.status == "time_limit_no_solution" and r.solution_source == "warm_start"
+    assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
+    for kwargs in (dict(time_limit=1.0, warm_start=False), dict(time_limit=3.0), dict(time_limit=3.0, refine=False)):
+        clf = fit_quiet(OLCTClassifier(max_depth=2, random_state=0, **kwargs), X, y)
+        assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
+
+
+def test_solver_solution_agrees_with_model(cancer):
+    X, y = cancer
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=10, refine=False, random_state=0), X, y)
+    checks = clf.solver_result_.checks
+    assert checks["routing_mismatches"] == 0
+    assert checks["objective_discrepancy"] < 1e-6 * max(1.0, abs(checks["objective_recomputed"]))
+
+
+def test_routing_discrepancy_is_detected(tiny_xor):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2, tangents="V1")
+    res = solve(f, mip_gap=0)
+    tree, routing = decode_tree(f, res.x)
+    m = f.meta
+    assert _agreement(tree, routing, X, y, m["C"], m["lines"], res.objective, res.objective)["routing_mismatches"] == 0
+    shifted = tree.with_nodes([1], tree.weights[:1], tree.intercepts[:1] + 100.0)  # everything goes right
+    report = _agreement(shifted, routing, X, y, m["C"], m["lines"], res.objective, res.objective)
+    assert report["routing_mismatches"] == int((routing == 2).sum()) > 0
+    assert report["objective_discrepancy"] > 1e-3
+
+
+def test_refinement_never_increases_objective(cancer):
+    X, y = cancer
+    a = fit_quiet(OLCTClassifier(max_depth=2, time_limit=3, refine=False, random_state=0), X, y)
+    b = fit_quiet(OLCTClassifier(max_depth=2, time_limit=3, refine=True, random_state=0), X, y)
+    assert b.objective_ <= a.objective_ + 1e-9
+
+
+def test_deterministic(cancer):
+    X, y = cancer
+    a = fit_quiet(OLCTClassifier(max_depth=2, time_limit=None, mip_gap=0.05, random_state=1), X.iloc[:60], y.iloc[:60])
+    b = fit_quiet(OLCTClassifier(max_depth=2, time_limit=None, mip_gap=0.05, random_state=1), X.iloc[:60], y.iloc[:60])
+    assert np.array_equal(a.tree_.weights, b.tree_.weights) and np.array_equal(a.tree_.intercepts, b.tree_.intercepts)
+
+
+def test_univariate_splits(cancer):
+    X, y = cancer
+    clf = fit_quiet(OLCTClassifier(max_depth=2, univariate=True, time_limit=5, random_state=0), X, y)
+    assert ((np.abs(clf.tree_.weights) > 0).sum(axis=1) <= 1).all()
+
+
+def test_pickle_clone_and_dict(cancer):
+    X, y = cancer
+    clf = fit_quiet(OLCTClassifier(max_depth=1, time_limit=5), X, y)
+    again = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(again.predict(X), clf.predict(X))
+    assert clone(clf).get_params() == clf.get_params()
+    d = json.loads(json.dumps(clf.to_dict()))
+    assert d["depth"] == 1 and d["classes"] == ["benign", "malignant"]
+
+
+def test_interpretation(cancer):
+    X, y = cancer
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, random_state=0), X, y)
+    infl = clf.feature_influence()
+    assert infl.shape == (3, X.shape[1])
+    assert np.allclose(infl.to_numpy(), clf.tree_.weights * clf.node_std_)
+    nodes, conf = clf.path_confidence(X)
+    assert nodes.shape == conf.shape == (len(X), 2) and (conf >= 0.5 - 1e-9).all() and (nodes[:, 0] == 1).all()
+    assert np.array_equal(nodes[:, 1], clf.apply(X))
+    # last-layer confidence is the probability of the predicted class
+    assert np.allclose(conf[:, 1], clf.predict_proba(X).max(axis=1))
+
+
+@pytest.mark.parametrize("X,y,match", [
+    (np.array([[np.nan, 1.0], [0.0, 1.0]]), [0, 1], "NaN"),
+    (np.array([[np.inf, 1.0], [0.0, 1.0]]), [0, 1], "infinity"),
+    (np.zeros((4, 2)), [1, 1, 1, 1], "one class"),
+    (np.zeros((6, 2)), [0, 1, 2, 0, 1, 2], "Only binary"),
+    (np.zeros((3, 2)), [0, 1], "inconsistent"),
+    (np.array([["a", "b"], ["c", "d"]], dtype=object), [0, 1], "could not convert|string"),
+])
+def test_bad_input(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        OLCTClassifier(time_limit=1).fit(X, y)
+
+
+@pytest.mark.parametrize("params,match", [
+    (dict(max_depth=0), "max_depth"), (dict(max_depth=2.5), "max_depth"), (dict(C=[1, 2, 3]), "C must"),
+    (dict(tangents="V5"), "tangents"), (dict(weight_bound=-1), "weight_bound"), (dict(time_limit=-1), "time_limit"),
+    (dict(solver="nonesuch"), "unknown solver"),
+])
+def test_bad_parameters(params, match):
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    y = np.array([0, 1] * 5)
+    with pytest.raises(ValueError, match=match):
+        OLCTClassifier(**params).fit(X, y)
+
+
+def test_multiclass_points_to_one_vs_rest():
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.repeat([0, 1, 2], 10)
+    with pytest.raises(ValueError, match="OneVsRestClassifier"):
+        OLCTClassifier().fit(X, y)
+    ovr = OneVsRestClassifier(OLCTClassifier(max_depth=1, time_limit=5)).fit(X, y)
+    assert set(ovr.predict(X)) <= {0, 1, 2}
+
+
+def test_other_backend(cancer):
+    X, y = cancer
+    a = fit_quiet(OLCTClassifier(max_depth=1, solver="scip", random_state=0), X, y)
+    b = fit_quiet(OLCTClassifier(max_depth=1, solver="highs", random_state=0), X, y)
+    assert a.solver_result_.solver == "scip"
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-4)
