@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from .options import ProgressPrinter, SolveOptions
-from .results import SolutionStatus, SolverResult, TerminationCondition, relative_gap
+from .results import SolutionStatus, SolverResult, TerminationCondition, classify_solution, relative_gap
 
 __all__ = ["HighsBackend"]
 
@@ -44,7 +44,7 @@ class HighsBackend:
     @staticmethod
     def available() -> tuple[bool, str]:
         try:
-            import highspy  # noqa: F401
+            import highspy  # noqa: F401  (availability probe)
         except ImportError as exc:  # pragma: no cover - highspy is a core dependency
             return False, f"highspy cannot be imported ({exc})"
         return True, ""
@@ -99,17 +99,7 @@ class HighsBackend:
             bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
         else:
             bound = objective if termination == TerminationCondition.OPTIMAL else None
-        if x is None:
-            solution = SolutionStatus.NONE
-        elif termination == TerminationCondition.OPTIMAL:
-            solution = SolutionStatus.OPTIMAL
-        else:
-            solution = SolutionStatus.FEASIBLE
-        source = None
-        if x is not None:
-            source = "solver"
-            if start is not None and np.allclose(x, start, atol=1e-9, rtol=0):
-                source = "warm_start"
+        solution, source = classify_solution(x is not None, termination, x, start)
         return SolverResult(
             solver=self.name, solver_version=self.version(), termination=termination,
             solution_status=solution, objective=objective, bound=bound,

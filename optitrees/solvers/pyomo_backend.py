@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .options import ProgressPrinter, SolveOptions
-from .results import SolutionStatus, SolverResult, TerminationCondition, relative_gap
+from .results import SolverResult, TerminationCondition, classify_solution, relative_gap
 
 __all__ = ["PyomoBackend", "PYOMO_SOLVERS"]
 
@@ -201,21 +201,10 @@ class PyomoBackend:
             objective = float(objective)
         if bound is not None:
             bound = float(bound) if np.isfinite(float(bound)) else None
-        if not has:
-            solution = SolutionStatus.NONE
-        elif termination == TerminationCondition.OPTIMAL:
-            solution = SolutionStatus.OPTIMAL
-        else:
-            solution = SolutionStatus.FEASIBLE
         x = None
         if has and columns is not None:
             x = np.array([np.nan if v.value is None else float(v.value) for v in columns])
-        source = None
-        if has:
-            source = "solver"
-            if x is not None and start is not None and start is not True and start is not False \
-                    and np.allclose(x, start, atol=1e-9, rtol=0):
-                source = "warm_start"
+        solution, source = classify_solution(has, termination, x, start)
         return SolverResult(
             solver=self.name, solver_version=self.version(opt), termination=termination,
             solution_status=solution, objective=objective, bound=bound, gap=relative_gap(objective, bound),

@@ -14,7 +14,7 @@ from enum import Enum
 
 import numpy as np
 
-__all__ = ["TerminationCondition", "SolutionStatus", "SolverResult", "relative_gap"]
+__all__ = ["TerminationCondition", "SolutionStatus", "SolverResult", "relative_gap", "classify_solution"]
 
 
 class TerminationCondition(str, Enum):
@@ -42,6 +42,21 @@ def relative_gap(objective, bound) -> float | None:
     if objective is None or bound is None or not (math.isfinite(objective) and math.isfinite(bound)):
         return None if objective is None else math.inf
     return abs(objective - bound) / max(abs(objective), 1e-10)
+
+
+def classify_solution(has_solution: bool, termination, x=None, start=None):
+    """``(SolutionStatus, source)`` of a returned solution.
+
+    The source is ``"warm_start"`` when the returned vector is the start that was
+    handed over (the solver found nothing better), ``"solver"`` otherwise, and
+    ``None`` without a solution.
+    """
+    if not has_solution:
+        return SolutionStatus.NONE, None
+    status = SolutionStatus.OPTIMAL if termination == TerminationCondition.OPTIMAL else SolutionStatus.FEASIBLE
+    same = (x is not None and isinstance(start, np.ndarray) and start.shape == x.shape
+            and np.allclose(x, start, atol=1e-9, rtol=0))
+    return status, "warm_start" if same else "solver"
 
 
 @dataclass

@@ -5,7 +5,6 @@ import pickle
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer
