@@ -138,7 +138,7 @@ def baseline_depth2(X, y, tangents, W=10.0):
 
 def library(X, y, tangents, score_variables=False):
     f = olct(X, y, depth=2, tangents=tangents, score_variables=score_variables)
-    h = f.to_highs(names=False)
+    h = f.to_highs(names=False)  # what solve() does
     return f, h
 
 
@@ -146,7 +146,7 @@ def overhead(n, p, skip_pyomo):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, p))
     y = np.where(X[:, :5].sum(axis=1) + rng.normal(size=n) > 0, 1.0, -1.0)
-    print(f"## build and hand-off, synthetic N={n}, p={p}, depth 2 (margins inline, the default)")
+    print(f"## build and hand-off, synthetic N={n}, p={p}, depth 2 (margins inline; baseline (a) is the inline matrix)")
     print(f"{'set':4s} {'rows':>9s} {'nnz':>10s} {'(a) base s':>10s} {'(b) lib s':>10s} {'(b)/(a)':>8s} "
           f"{'(b) names s':>11s} {'(c) pyomo s':>11s} {'(d) mps s':>9s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
     for tangents in ("V0", "V3"):
