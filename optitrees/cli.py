@@ -55,8 +55,7 @@ def _write(args):
     from . import datasets, formulations
 
     X, y = datasets.load(args.dataset, args.csv, args.target)
-    Xv = X.to_numpy(dtype=float)
-    Xs = (Xv - Xv.mean(0)) / np.where(Xv.std(0) > 0, Xv.std(0), 1.0)
+    Xs = datasets.standardize(X)[0]
     classes = np.unique(y)
     if len(classes) != 2:
         raise SystemExit(f"need two classes, found {len(classes)}")

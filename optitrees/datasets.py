@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["load", "BUILTIN"]
+__all__ = ["load", "standardize", "BUILTIN"]
+
+
+def standardize(X):
+    """``(X - mean) / scale`` with the scale of constant columns set to 1 (seed 002's preprocessing).
+
+    Returns
+    -------
+    Xs, mean, scale : ndarray
+    """
+    X = np.asarray(X, dtype=float)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
+    return (X - mean) / scale, mean, scale
 
 BUILTIN = ("breast_cancer",)
 

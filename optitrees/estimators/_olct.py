@@ -13,7 +13,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..formulations.loss_optimal import decode_tree, layer_weights, olct, start_from_tree
 from ..formulations.tangents import TANGENT_SETS, logistic_loss
 from ..inspect import export_text, tree_to_dict
-from ..solvers import solve
+from ..datasets import standardize
+from ..solvers import SolveOptions, solve
+from ..solvers.registry import get_backend
 from ..warmstart import greedy_logistic_tree, refine_last_layer
 
 __all__ = ["OLCTClassifier"]
@@ -75,6 +77,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         Exact training objective of the returned tree (standardized units).
     warm_start_objective_ : float
         Exact training objective of the greedy tree.
+    formulation_summary_ : str
+        Variable and constraint groups of the solved MIP with their sizes.
     node_std_ : ndarray of shape (n_nodes, n_features_in_)
         Standard deviation of each feature over the training points reaching
         each node (for :meth:`feature_influence`).
@@ -122,11 +126,13 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(self.weight_bound, numbers.Real) and self.weight_bound > 0
                 and np.isfinite(self.weight_bound)):
             raise ValueError(f"weight_bound must be a positive number, got {self.weight_bound!r}")
-        if self.time_limit is not None and not (isinstance(self.time_limit, numbers.Real) and self.time_limit >= 0):
-            raise ValueError(f"time_limit must be a non-negative number or None, got {self.time_limit!r}")
         rs = self.random_state
         if rs is not None and not (isinstance(rs, numbers.Integral) and rs >= 0):
             raise ValueError(f"random_state must be None or a non-negative integer, got {rs!r}")
+        # solver name and options are checked here too, before any model is built
+        SolveOptions(time_limit=self.time_limit, mip_gap=self.mip_gap, threads=self.threads,
+                     solver_options=self.solver_options or {})
+        get_backend(self.solver)
 
     def _encode_labels(self, y):
         check_classification_targets(y)
@@ -157,10 +163,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, y_pm = self._encode_labels(y)
-        mean = X.mean(axis=0)
-        scale = X.std(axis=0)
-        scale[scale < 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
-        Xs = (X - mean) / scale
+        Xs, mean, scale = standardize(X)
         seed = 0 if self.random_state is None else int(self.random_state)
 
         f = olct(Xs, y_pm, depth=int(self.max_depth), tangents=self.tangents, C=self.C,
@@ -183,16 +186,18 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             if result.checks["routing_mismatches"]:
                 notes.append(f"{result.checks['routing_mismatches']} training points are routed differently by "
                              "the returned hyperplanes than by z; the objective is recomputed from the hyperplanes")
+            objective = exact(tree)
             if self.refine:
                 refined = refine_last_layer(tree, Xs, y_pm, C[-1], seed, self.univariate)
-                if exact(refined) <= exact(tree):
-                    tree = refined
-            if exact(tree) > self.warm_start_objective_:
+                refined_objective = exact(refined)
+                if refined_objective <= objective:
+                    tree, objective = refined, refined_objective
+            if objective > self.warm_start_objective_:
                 notes.append("the solver's tree has a worse exact objective than the warm start; "
                              "returning the warm start")
-                tree, result.solution_source = greedy, "warm_start"
+                tree, objective, result.solution_source = greedy, self.warm_start_objective_, "warm_start"
         else:
-            tree, result.solution_source = greedy, "warm_start"
+            tree, objective, result.solution_source = greedy, self.warm_start_objective_, "warm_start"
             notes.append(f"solver returned no solution ({result.status}); falling back to the greedy warm start")
         if result.status == "time_limit_feasible":
             notes.append(f"time limit reached: returning the best tree found (gap {100 * (result.gap or 0):.2f}%, "
@@ -200,7 +205,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=2)
         result.message = "; ".join([result.message] + notes)
-        self.objective_ = exact(tree)
+        self.objective_ = objective
         self.solver_result_ = result
         self.formulation_summary_ = f.summary()
 

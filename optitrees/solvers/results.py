@@ -80,7 +80,7 @@ class SolverResult:
         Branch-and-bound nodes, when the backend reports them.
     timings : dict
         Seconds for ``build`` (formulation), ``handoff`` (loading the model into
-        the solver), ``solve`` and ``total``.
+        the solver; for Pyomo backends this includes ``to_pyomo()``) and ``solve``.
     solution_source : {"solver", "warm_start"} or None
         Whether the returned solution is the solver's own incumbent or the warm
         start it was handed (kept because nothing better was found, or because
@@ -133,7 +133,7 @@ class SolverResult:
         def fmt(v):
             return "-" if v is None else f"{v:.6g}"
         gap = "-" if self.gap is None else f"{100 * self.gap:.2f}%"
-        t = self.timings.get("total", sum(v for k, v in self.timings.items() if k != "total"))
+        t = sum(self.timings.values())
         return (f"{self.solver} {self.solver_version}: {self.status}, objective {fmt(self.objective)}, "
                 f"bound {fmt(self.bound)}, gap {gap}, nodes {fmt(self.node_count)}, "
                 f"{t:.2f}s, solution from {self.solution_source or '-'}")

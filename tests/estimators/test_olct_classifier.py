@@ -153,9 +153,15 @@ def test_bad_input(X, y, match):
 @pytest.mark.parametrize("params,match", [
     (dict(max_depth=0), "max_depth"), (dict(max_depth=2.5), "max_depth"), (dict(C=[1, 2, 3]), "C must"),
     (dict(tangents="V5"), "tangents"), (dict(weight_bound=-1), "weight_bound"), (dict(time_limit=-1), "time_limit"),
-    (dict(solver="nonesuch"), "unknown solver"),
+    (dict(solver="nonesuch"), "unknown solver"), (dict(mip_gap=2.0), "mip_gap"), (dict(threads=0), "threads"),
 ])
-def test_bad_parameters(params, match):
+def test_bad_parameters(params, match, monkeypatch):
+    import optitrees.estimators._olct as module
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("a model was built before the parameters were checked")
+
+    monkeypatch.setattr(module, "olct", no_build)
     X = np.random.default_rng(0).normal(size=(10, 2))
     y = np.array([0, 1] * 5)
     with pytest.raises(ValueError, match=match):
