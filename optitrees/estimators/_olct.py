@@ -51,7 +51,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         See :func:`optitrees.solvers.solve`.
     time_limit : float, default=60.0
         Seconds; at the limit the best tree found is returned with a warning
-        stating the gap.
+        stating the gap. Same data, seed and options give the same tree when
+        the solve ends on the gap or a node limit (``solver_options=
+        {"mip_max_nodes": n}`` for HiGHS); where a wall-clock limit stops it,
+        the incumbent depends on machine speed.
     mip_gap : float, default=1e-4
     threads : int, optional
     random_state : int, optional
@@ -199,9 +202,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         else:
             tree, objective, result.solution_source = greedy, self.warm_start_objective_, "warm_start"
             notes.append(f"solver returned no solution ({result.status}); falling back to the greedy warm start")
-        if result.status == "time_limit_feasible":
-            notes.append(f"time limit reached: returning the best tree found (gap {100 * (result.gap or 0):.2f}%, "
-                         f"solution from {result.solution_source})")
+        if result.status in ("time_limit_feasible", "feasible"):
+            why = "time limit reached" if result.status == "time_limit_feasible" else "solver stopped early"
+            notes.append(f"{why}: returning the best tree found, not proven optimal (gap "
+                         f"{100 * (result.gap or 0):.2f}%, solution from {result.solution_source})")
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=2)
         result.message = "; ".join([result.message] + notes)

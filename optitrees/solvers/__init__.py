@@ -20,7 +20,7 @@ __all__ = ["solve", "available", "solver_names", "SolveOptions", "SolverResult",
 
 
 def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, threads=None, seed=0,
-          verbose=False, warm_start=None, progress=True, solver_options=None) -> SolverResult:
+          verbose=False, warm_start=None, progress=True, polish=True, solver_options=None) -> SolverResult:
     """Solve a formulation or a Pyomo model.
 
     Parameters
@@ -44,6 +44,13 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
         A complete start (column order of the formulation); ``True`` for a Pyomo
         model uses the variables' current values. A start that violates the
         model is not handed over (with a warning).
+    polish : bool, default=True
+        For a formulation with integer variables: round and fix them, then
+        re-solve the continuous part with HiGHS (see
+        :mod:`optitrees.solvers.polish`), so the returned solution is exactly
+        integral and its objective is that of the returned integer assignment.
+        The bound stays the MIP's; the gap is recomputed. Not applied to Pyomo
+        models, which the user may have changed.
     solver_options : dict, optional
         Raw solver options, applied last.
 
@@ -80,4 +87,23 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
                 warnings.warn(f"warm start violates the model by {worst:.3g}; solving without it",
                               RuntimeWarning, stacklevel=2)
                 start = None
-    return backend.solve(model, opts, start=start)
+    result = backend.solve(model, opts, start=start)
+    if polish and is_formulation and result.x is not None and model.integrality.any():
+        _polish_result(model, result, opts)
+    return result
+
+
+def _polish_result(formulation, result, opts):
+    from .polish import polish as run_polish
+    from .results import relative_gap
+
+    x, objective, seconds = run_polish(formulation, result.x, opts)
+    result.timings["polish"] = seconds
+    if x is None:
+        result.message += "; polishing failed (fixed-integer problem not solved to optimality), unpolished solution kept"
+        return
+    if result.bound is not None and objective < result.bound - 1e-9 * max(1.0, abs(result.bound)):
+        # cannot beat a valid bound: the MIP's bound was computed within tolerances
+        result.bound = objective
+    result.x, result.objective = x, objective
+    result.gap = relative_gap(objective, result.bound)

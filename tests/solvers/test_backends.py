@@ -9,20 +9,6 @@ from optitrees.solvers import SolverNotAvailableError
 
 EXTRA = [s for s in ("gurobi", "cplex", "cbc", "glpk") if s in solvers.available()]
 
-# At default tolerances (1e-6 on rows) a solver may use the slack of 16 active
-# tangent rows: SCIP then reports 1.5e-6 (relative) below HiGHS. Agreement to
-# 1e-6 is asked at feasibility tolerances of 1e-9.
-TIGHT = {
-    "highs": {"primal_feasibility_tolerance": 1e-9, "mip_feasibility_tolerance": 1e-9},
-    "pyomo:highs": {"primal_feasibility_tolerance": 1e-9, "mip_feasibility_tolerance": 1e-9},
-    "scip": {"numerics/feastol": 1e-9},
-    "gurobi": {"FeasibilityTol": 1e-9, "IntFeasTol": 1e-9},
-    "cplex": {"simplex_tolerances_feasibility": 1e-9, "mip_tolerances_integrality": 1e-9},
-    "cbc": {"primalTolerance": 1e-9, "integerTolerance": 1e-9},
-    "glpk": {},
-}
-
-
 @pytest.fixture
 def formulation(tiny_xor):
     X, y = tiny_xor
@@ -31,12 +17,13 @@ def formulation(tiny_xor):
 
 @pytest.fixture
 def reference(formulation):
-    return solvers.solve(formulation, solver="highs", mip_gap=0, solver_options=TIGHT["highs"])
+    return solvers.solve(formulation, solver="highs", mip_gap=0)
 
 
 @pytest.mark.parametrize("name", ["pyomo:highs", "scip"] + EXTRA)
 def test_same_optimum_across_backends(formulation, reference, name):
-    res = solvers.solve(formulation, solver=name, mip_gap=0, time_limit=120, solver_options=TIGHT[name])
+    # default tolerances: polishing makes every backend's solution exactly integral
+    res = solvers.solve(formulation, solver=name, mip_gap=0, time_limit=120)
     assert res.status == "optimal"
     assert res.objective == pytest.approx(reference.objective, rel=1e-6)
     tree, routing = decode_tree(formulation, res.x)
@@ -44,6 +31,22 @@ def test_same_optimum_across_backends(formulation, reference, name):
     assert np.array_equal(tree.apply(X), routing)
     assert tree.objective(X, y, m["C"], m["lines"]) == pytest.approx(reference.objective, rel=1e-6)
     assert res.solver == name.split(":")[-1] and res.solver_version
+
+
+@pytest.mark.parametrize("score_variables", [False, True])
+@pytest.mark.parametrize("name", ["highs", "scip"])
+def test_polished_solution_is_exactly_integral(tiny_xor, name, score_variables):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2, tangents="V1", score_variables=score_variables)
+    res = solvers.solve(f, solver=name, mip_gap=0)
+    assert "polish" in res.timings
+    assert f.violation(res.x, integrality=True) < 1e-7
+    z = f.values(res.x)["z"]
+    assert np.array_equal(z, np.round(z))
+    tree, _ = decode_tree(f, res.x)
+    assert f.violation(start_from_tree(f, tree)) < 1e-7
+    raw = solvers.solve(f, solver=name, mip_gap=0, polish=False)
+    assert "polish" not in raw.timings and raw.objective <= res.objective + 1e-9
 
 
 def test_result_fields(reference):
