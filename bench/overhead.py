@@ -5,10 +5,10 @@ Run: ``python bench/overhead.py [--quick] [--skip-pyomo]``
 Prints, measured in one run on synthetic data of the size of "phishing"
 (N = 11055, p = 68), depth 2, tangents V0 and V3:
 
-(a) a plain baseline: the same constraint matrix built by hand with numpy/scipy
-    and handed to highspy (``passModel``);
+(a) a plain baseline: the same constraint matrix written out by hand as numpy
+    COO arrays and handed to highspy (``passModel``), for both variants;
 (b) the library: ``formulations.olct(...)`` + ``to_highs()`` (what ``solve`` does);
-(c) ``to_pyomo()``;
+(c) ``to_pyomo()`` (default variant);
 (d) writing ``.mps``;
 peak memory (growth of the resident set while one stage runs, measured in a
 forked child, and the process's max RSS);
@@ -65,78 +65,88 @@ def measure(fn, repeat=2):
     return out, min(times), peak
 
 
-def baseline_depth2(X, y, tangents, W=10.0):
-    """Hand-written OLCT depth-2 matrix (margins inline), passed to highspy. Same layout as the library."""
+def baseline_depth2(X, y, tangents, score_variables=True, W=10.0):
+    """The OLCT depth-2 matrix written out by hand as COO arrays, handed to highspy.
+
+    Same columns and rows as the library (checked by the caller), built with
+    nothing but numpy/scipy: this is the cost floor the library is held to.
+    """
     n, p = X.shape
     B = W * np.abs(X).max() + 1.0
     S = W * np.abs(X).max(axis=1) + B
     eps = max(1e-5, 1e-5 * (S.max() + 1.0))
     lines = logistic_tangents(tangents)
-    # columns: z (n,2) | w (3,p) | b (3) | w_pos (3,p) | w_neg (3,p) | xi (n,2)
+    i = np.arange(n)
+    # columns: z (n,2) | w (3,p) | b (3) | w_pos (3,p) | w_neg (3,p) | [s (3,n)] | xi (n,2)
     ow = 2 * n
     ob = ow + 3 * p
     op, on = ob + 3, ob + 3 + 3 * p
-    ox = on + 3 * p
+    os_ = on + 3 * p
+    ox = os_ + (3 * n if score_variables else 0)
     ncol = ox + 2 * n
-    I = sp.identity(n, format="csr")
-    YX = sp.csr_matrix(y[:, None] * X)
-    Yc = sp.csr_matrix(y[:, None])
+    R, Cc, V, lo, up = [], [], [], [], []
+    nrow = 0
 
-    def zero(r, c):
-        return sp.csr_matrix((r, c))
+    def rows(count, cols, vals, lower, upper):
+        nonlocal nrow
+        cols = np.asarray(cols)
+        k = cols.shape[1] if cols.ndim == 2 else 1
+        R.append(np.repeat(np.arange(nrow, nrow + count), k))
+        Cc.append(cols.ravel())
+        V.append(np.broadcast_to(vals, cols.shape).ravel())
+        lo.append(np.broadcast_to(lower, (count,)))
+        up.append(np.broadcast_to(upper, (count,)))
+        nrow += count
 
-    def node_block(t, coef):  # coef * y_i (w_t x_i + b_t) as columns w | b
-        wcols = [zero(n, p)] * 3
-        wcols[t] = YX.multiply(coef[:, None]).tocsr()
-        bcols = [zero(n, 1)] * 3
-        bcols[t] = Yc.multiply(coef[:, None]).tocsr()
-        return sp.hstack(wcols + bcols)
+    def margin(t, factor):
+        """columns and values of factor_i * y_i (x_i w_t + b_t): inline or via s[t, i]."""
+        if score_variables:
+            return (os_ + t * n + i)[:, None], factor[:, None]
+        cols = np.hstack([np.broadcast_to(ow + t * p + np.arange(p), (n, p)), np.full((n, 1), ob + t)])
+        vals = (factor * y)[:, None] * np.hstack([X, np.ones((n, 1))])
+        return cols, vals
 
-    blocks, lo, up = [], [], []
-    # routing
-    blocks.append(sp.hstack([sp.kron(I, np.ones((1, 2))), zero(n, ncol - 2 * n)]))
-    lo.append(np.ones(n)), up.append(np.ones(n))
-    # l1 split and bound
-    Ip = sp.identity(3 * p, format="csr")
-    blocks.append(sp.hstack([zero(3 * p, ow), Ip, zero(3 * p, 3), -Ip, Ip, zero(3 * p, 2 * n)]))
-    lo.append(np.zeros(3 * p)), up.append(np.zeros(3 * p))
-    S3 = sp.kron(sp.identity(3), np.ones((1, p)))
-    blocks.append(sp.hstack([zero(3, ow + 3 * p + 3), S3, S3, zero(3, 2 * n)]))
-    lo.append(np.full(3, -np.inf)), up.append(np.full(3, W))
-    # forwarding at the root: a + S z_left <= S ; a - (S + eps) z_right >= eps - S - eps
-    zl = sp.csr_matrix((S, (np.arange(n), 2 * np.arange(n))), (n, 2 * n))
-    zr = sp.csr_matrix((-(S + eps), (np.arange(n), 2 * np.arange(n) + 1)), (n, 2 * n))
-    a_root = node_block(0, y)
-    blocks.append(sp.hstack([zl, a_root, zero(n, 6 * p + 2 * n)]))
-    lo.append(np.full(n, -np.inf)), up.append(S)
-    blocks.append(sp.hstack([zr, a_root, zero(n, 6 * p + 2 * n)]))
-    lo.append(np.full(n, -S)), up.append(np.full(n, np.inf))
-    # tangents: xi[i,h] - a_k s[t,i] - M z-terms >= c_k - M
-    for t in range(3):
+    rows(n, np.column_stack([2 * i, 2 * i + 1]), 1.0, 1.0, 1.0)                                  # routing
+    j = np.arange(3 * p)
+    rows(3 * p, np.column_stack([ow + j, op + j, on + j]), np.array([1.0, -1.0, 1.0]), 0.0, 0.0)  # l1 split
+    rows(3, np.column_stack([op + j.reshape(3, p), on + j.reshape(3, p)]), 1.0, -np.inf, W)      # l1 bound
+    if score_variables:
+        for t in range(3):
+            cols = np.hstack([np.broadcast_to(ow + t * p + np.arange(p), (n, p)), np.full((n, 1), ob + t),
+                              (os_ + t * n + i)[:, None]])
+            vals = np.hstack([y[:, None] * X, y[:, None], -np.ones((n, 1))])
+            rows(n, cols, vals, 0.0, 0.0)
+    mc, mv = margin(0, y)
+    rows(n, np.hstack([mc, (2 * i)[:, None]]), np.hstack([mv, S[:, None]]), -np.inf, S)             # 3.7a
+    rows(n, np.hstack([mc, (2 * i + 1)[:, None]]), np.hstack([mv, -(S + eps)[:, None]]), -S, np.inf)  # 3.7b
+    for t in range(3):                                                                           # 3.15
         h = 0 if t == 0 else 1
         for a_k, c_k in zip(lines.slopes, lines.intercepts):
-            M = np.zeros(n) if t == 0 else np.maximum(0.0, c_k + abs(a_k) * S)
-            zt = zero(n, 2 * n) if t == 0 else sp.csr_matrix((-M, (np.arange(n), 2 * np.arange(n) + (t - 1))), (n, 2 * n))
-            xi = sp.csr_matrix((np.ones(n), (np.arange(n), 2 * np.arange(n) + h)), (n, 2 * n))
-            blocks.append(sp.hstack([zt, node_block(t, np.full(n, -a_k)), zero(n, 6 * p), xi]))
-            lo.append(c_k - M), up.append(np.full(n, np.inf))
-    A = sp.vstack(blocks, format="csr")
-    A.eliminate_zeros()
+            mc, mv = margin(t, np.full(n, -a_k))
+            cols, vals = np.hstack([mc, (ox + 2 * i + h)[:, None]]), np.hstack([mv, np.ones((n, 1))])
+            if t == 0:
+                rows(n, cols, vals, c_k, np.inf)
+            else:
+                M = np.maximum(0.0, c_k + abs(a_k) * S)
+                rows(n, np.hstack([cols, (2 * i + t - 1)[:, None]]), np.hstack([vals, -M[:, None]]), c_k - M, np.inf)
+    A = sp.csr_matrix((np.concatenate(V), (np.concatenate(R), np.concatenate(Cc))), shape=(nrow, ncol))
     cost = np.zeros(ncol)
-    cost[op:ox] = 1.0
+    cost[op:os_] = 1.0
     cost[ox:] = 1.0
-    col_lo = np.concatenate([np.zeros(2 * n), np.full(3 * p, -W), np.full(3, -B), np.zeros(6 * p), np.zeros(2 * n)])
-    col_up = np.concatenate([np.ones(2 * n), np.full(3 * p, W), np.full(3, B), np.full(6 * p, W), np.full(2 * n, np.inf)])
+    col_lo = np.concatenate([np.zeros(2 * n), np.full(3 * p, -W), np.full(3, -B), np.zeros(6 * p),
+                             np.tile(-S, 3) if score_variables else [], np.zeros(2 * n)])
+    col_up = np.concatenate([np.ones(2 * n), np.full(3 * p, W), np.full(3, B), np.full(6 * p, W),
+                             np.tile(S, 3) if score_variables else [], np.full(2 * n, np.inf)])
     integrality = np.r_[np.ones(2 * n, np.int32), np.zeros(ncol - 2 * n, np.int32)]
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.passModel(ncol, A.shape[0], A.nnz, int(highspy.MatrixFormat.kRowwise), int(highspy.ObjSense.kMinimize), 0.0,
+    h.passModel(ncol, nrow, A.nnz, int(highspy.MatrixFormat.kRowwise), int(highspy.ObjSense.kMinimize), 0.0,
                 cost, col_lo, col_up, np.concatenate(lo), np.concatenate(up), A.indptr.astype(np.int32),
                 A.indices.astype(np.int32), A.data, integrality)
     return h, A
 
 
-def library(X, y, tangents, score_variables=False):
+def library(X, y, tangents, score_variables=True):
     f = olct(X, y, depth=2, tangents=tangents, score_variables=score_variables)
     h = f.to_highs(names=False)  # what solve() does
     return f, h
@@ -146,34 +156,34 @@ def overhead(n, p, skip_pyomo):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, p))
     y = np.where(X[:, :5].sum(axis=1) + rng.normal(size=n) > 0, 1.0, -1.0)
-    print(f"## build and hand-off, synthetic N={n}, p={p}, depth 2 (margins inline; baseline (a) is the inline matrix)")
-    print(f"{'set':4s} {'rows':>9s} {'nnz':>10s} {'(a) base s':>10s} {'(b) lib s':>10s} {'(b)/(a)':>8s} "
-          f"{'(b) names s':>11s} {'(c) pyomo s':>11s} {'(d) mps s':>9s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
-    for tangents in ("V0", "V3"):
-        (hb, A), ta, ma = measure(lambda: baseline_depth2(X, y, tangents))
-        (f, hl), tb, mb = measure(lambda: library(X, y, tangents))
-        assert f.matrix.shape == A.shape and f.matrix.nnz == A.nnz, "baseline and library matrices differ"
-        assert abs(f.matrix - A).max() < 1e-9, "baseline and library coefficients differ"
-        del hb, hl
-        t0 = time.perf_counter()
-        f.to_highs(names=True)
-        tn = time.perf_counter() - t0 + f.build_time
-        if skip_pyomo:
+    print(f"## build and hand-off, synthetic N={n}, p={p}, depth 2; (a) and (b) build the identical matrix")
+    print(f"{'variant':>9s} {'set':4s} {'rows':>8s} {'nnz':>9s} {'(a) base s':>10s} {'(b) lib s':>9s} {'(b)/(a)':>7s} "
+          f"{'names s':>7s} {'(c) pyomo s':>11s} {'(d) mps s':>9s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
+    for score_variables in (True, False):
+        variant = "scores" if score_variables else "inline"
+        for tangents in ("V0", "V3"):
+            (hb, A), ta, ma = measure(lambda: baseline_depth2(X, y, tangents, score_variables))
+            (f, hl), tb, mb = measure(lambda: library(X, y, tangents, score_variables))
+            assert f.matrix.shape == A.shape and f.matrix.nnz == A.nnz, "baseline and library matrices differ"
+            assert abs(f.matrix - A).max() < 1e-9, "baseline and library coefficients differ"
+            assert np.allclose(f.row_lower, hb.getLp().row_lower_), "baseline and library row bounds differ"
+            del hb, hl
+            t0 = time.perf_counter()
+            f.to_highs(names=True)
+            tn = time.perf_counter() - t0 + f.build_time
             tc = float("nan")
-        else:
-            t0 = time.perf_counter()
-            m = f.to_pyomo()
-            tc = time.perf_counter() - t0
-            del m
-        with tempfile.TemporaryDirectory() as d:
-            t0 = time.perf_counter()
-            f.write(os.path.join(d, "olct.mps"))
-            td = time.perf_counter() - t0
-        print(f"{tangents:4s} {f.n_rows:9d} {f.matrix.nnz:10d} {ta:10.2f} {tb:10.2f} {tb / ta:8.2f} {tn:11.2f} "
-              f"{tc:11.1f} {td:9.2f} {ma:10.0f} {mb:10.0f}")
-        sv = measure(lambda: library(X, y, tangents, score_variables=True))
-        print(f"     score-variable variant: {sv[0][0].n_rows} rows, {sv[0][0].matrix.nnz} nnz, "
-              f"build + hand-off {sv[1]:.2f}s, peak {sv[2]:.0f} MiB")
+            if score_variables and not skip_pyomo:  # the default variant; inline V3 has 39M Pyomo terms
+                t0 = time.perf_counter()
+                m = f.to_pyomo()
+                tc = time.perf_counter() - t0
+                del m
+            with tempfile.TemporaryDirectory() as d:
+                t0 = time.perf_counter()
+                f.write(os.path.join(d, "olct.mps"))
+                td = time.perf_counter() - t0
+            print(f"{variant:>9s} {tangents:4s} {f.n_rows:8d} {f.matrix.nnz:9d} {ta:10.2f} {tb:9.2f} {tb / ta:7.2f} "
+                  f"{tn:7.2f} {tc:11.1f} {td:9.2f} {ma:10.0f} {mb:10.0f}", flush=True)
+            del f
     print(f"process max RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
