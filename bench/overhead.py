@@ -191,9 +191,8 @@ def overhead(n, p, skip_pyomo):
             tc = float("nan")
             if score_variables and not skip_pyomo:  # the default variant; inline V3 has 39M Pyomo terms
                 t0 = time.perf_counter()
-                m = f.to_pyomo()
+                f.to_pyomo()
                 tc = time.perf_counter() - t0
-                del m
             with tempfile.TemporaryDirectory() as d:
                 t0 = time.perf_counter()
                 f.write(os.path.join(d, "olct.mps"))

@@ -80,11 +80,13 @@ class SolverResult:
         Branch-and-bound nodes, when the backend reports them.
     timings : dict
         Seconds for ``build`` (formulation), ``handoff`` (loading the model into
-        the solver; for Pyomo backends this includes ``to_pyomo()``) and ``solve``.
+        the solver; for Pyomo backends this includes ``to_pyomo()``), ``solve``
+        and, when a MIP solution was polished, ``polish``.
     solution_source : {"solver", "warm_start"} or None
         Whether the returned solution is the solver's own incumbent or the warm
         start it was handed (kept because nothing better was found, or because
-        the estimator fell back to it).
+        the estimator fell back to it). After polishing, it names where the
+        integer assignment came from; the continuous part is re-optimized.
     x : ndarray or None
         Column values in the formulation's order.
     message : str
