@@ -15,6 +15,7 @@ from ..formulations.tangents import TANGENT_SETS, logistic_loss
 from ..inspect import export_text, tree_to_dict
 from ..datasets import standardize
 from ..solvers import SolveOptions, solve
+from ..solvers.results import relative_gap
 from ..solvers.registry import get_backend
 from ..warmstart import greedy_logistic_tree, refine_last_layer
 
@@ -198,10 +199,15 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             if objective > self.warm_start_objective_:
                 notes.append("the solver's tree has a worse exact objective than the warm start; "
                              "returning the warm start")
-                tree, objective, result.solution_source = greedy, self.warm_start_objective_, "warm_start"
+                tree, objective = greedy, self.warm_start_objective_
         else:
-            tree, objective, result.solution_source = greedy, self.warm_start_objective_, "warm_start"
+            tree, objective = greedy, self.warm_start_objective_
             notes.append(f"solver returned no solution ({result.status}); falling back to the greedy warm start")
+        if tree is greedy:
+            # report the returned model: the warm start's solution, surrogate objective and gap
+            result.x, result.solution_source = start, "warm_start"
+            result.objective = f.objective_value(start)
+            result.gap = relative_gap(result.objective, result.bound)
         if result.status in ("time_limit_feasible", "feasible"):
             why = "time limit reached" if result.status == "time_limit_feasible" else "solver stopped early"
             notes.append(f"{why}: returning the best tree found, not proven optimal (gap "

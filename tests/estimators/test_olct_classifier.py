@@ -24,6 +24,12 @@ def cancer():
     return X, y
 
 
+def _standardized(X, y, clf):
+    from optitrees.datasets import standardize
+
+    return standardize(X)[0], np.where(y == clf.classes_[1], 1.0, -1.0)
+
+
 def fit_quiet(clf, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -67,6 +73,11 @@ def test_never_worse_than_warm_start_and_fallback_without_incumbent(cancer):
         clf.fit(X, y)
     r = clf.solver_result_
     assert r.status == "time_limit_no_solution" and r.solution_source == "warm_start"
+    # the result describes the returned model: the greedy tree's solution and surrogate objective
+    f = olct(*_standardized(X, y, clf), depth=2, tangents="V3")
+    tree, _ = decode_tree(f, r.x)
+    assert np.array_equal(tree.apply(f.meta["X"]), clf.tree_.apply(X.to_numpy()))
+    assert r.objective == pytest.approx(tree.objective(f.meta["X"], f.meta["y"], f.meta["C"], f.meta["lines"]))
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
     for kwargs in (dict(time_limit=1.0, warm_start=False), dict(time_limit=3.0), dict(time_limit=3.0, refine=False)):
         clf = fit_quiet(OLCTClassifier(max_depth=2, random_state=0, **kwargs), X, y)
