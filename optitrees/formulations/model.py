@@ -115,6 +115,9 @@ class Formulation:
         Whatever the builder needs to decode a solution (data, big-M, eps ...).
     build_time : float
         Seconds the builder spent creating the groups.
+    integrality_tol : float or None
+        Integrality tolerance the big-M values and margins were sized for;
+        ``solve`` imposes it on every backend.
     """
 
     name: str = "optitrees"
@@ -124,6 +127,7 @@ class Formulation:
     meta: dict = field(default_factory=dict)
     build_time: float = 0.0
     objective_offset: float = 0.0
+    integrality_tol: float | None = None
 
     def __post_init__(self):
         self.n_cols = 0

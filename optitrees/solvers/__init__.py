@@ -67,6 +67,8 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
         raise TypeError(f"solve() takes a Formulation or a Pyomo model, got {type(model).__name__}")
     backend = get_backend(solver, pyomo_model=not is_formulation)
     formulation = model if is_formulation else getattr(model, "_optitrees_formulation", None)
+    if formulation is not None:
+        opts.integrality_tol = formulation.integrality_tol
     if is_formulation and model.is_quadratic and model.integrality.any() and not backend.supports_miqp:
         raise ValueError(f"solver {solver!r} cannot solve mixed-integer quadratic programs; use 'scip' or 'gurobi'")
 

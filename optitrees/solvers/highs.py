@@ -69,6 +69,8 @@ class HighsBackend:
         if options.threads is not None:
             h.setOptionValue("threads", int(options.threads))
         h.setOptionValue("random_seed", int(options.seed))
+        if options.integrality_tol is not None:
+            h.setOptionValue("mip_feasibility_tolerance", float(options.integrality_tol))
         for key, value in options.solver_options.items():
             if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
                 raise ValueError(f"HiGHS rejected option {key}={value!r}")

@@ -25,6 +25,11 @@ class SolveOptions:
     threads : int, optional
     seed : int, default=0
         Random seed handed to the solver, for reproducible runs.
+    integrality_tol : float, optional
+        Integrality tolerance to impose on the solver. ``solve`` sets it from
+        the formulation (``Formulation.integrality_tol``): big-M and ``eps`` are
+        sized for it, and a solver with a looser default (CPLEX and Gurobi use
+        1e-5) could otherwise close the forwarding gap.
     verbose : bool, default=False
         Stream the solver's own log.
     progress : bool, default=True
@@ -39,6 +44,7 @@ class SolveOptions:
     mip_gap: float | None = None
     threads: int | None = None
     seed: int = 0
+    integrality_tol: float | None = None
     verbose: bool = False
     progress: bool = True
     progress_interval: float = 10.0
@@ -51,6 +57,8 @@ class SolveOptions:
             raise ValueError(f"mip_gap must be in [0, 1), got {self.mip_gap!r}")
         if self.threads is not None and (int(self.threads) != self.threads or self.threads < 1):
             raise ValueError(f"threads must be a positive integer, got {self.threads!r}")
+        if self.integrality_tol is not None and not 0 < self.integrality_tol < 0.5:
+            raise ValueError(f"integrality_tol must be in (0, 0.5), got {self.integrality_tol!r}")
         if int(self.seed) != self.seed or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         self.solver_options = dict(self.solver_options or {})

@@ -23,8 +23,9 @@ __all__ = ["PyomoBackend", "PYOMO_SOLVERS"]
 class PyomoSolverSpec:
     """How to reach one solver through Pyomo.
 
-    ``options`` maps the neutral options (``seed``, and for legacy solvers
-    ``time_limit``, ``mip_gap``, ``threads``) to the solver's own names.
+    ``options`` maps the neutral options (``seed``, ``integrality_tol`` and,
+    for legacy solvers, ``time_limit``, ``mip_gap``, ``threads``) to the
+    solver's own names.
     """
 
     name: str
@@ -38,17 +39,19 @@ class PyomoSolverSpec:
 
 PYOMO_SOLVERS = {
     "highs": PyomoSolverSpec("highs", "highs", True, "pip install highspy", False,
-                             {"seed": "random_seed"}, warm_start=False),
+                             {"seed": "random_seed", "integrality_tol": "mip_feasibility_tolerance"},
+                             warm_start=False),
     "scip": PyomoSolverSpec("scip", "scip_direct", True, "pip install 'optitrees[scip]' (pyscipopt)", True,
-                            {"seed": "randomization/randomseedshift"}),
-    "gurobi": PyomoSolverSpec("gurobi", "gurobi_direct_v2", True, "pip install 'optitrees[gurobi]' (gurobipy)",
-                              True, {"seed": "Seed"}),
+                            {"seed": "randomization/randomseedshift", "integrality_tol": "numerics/feastol"}),
+    "gurobi": PyomoSolverSpec("gurobi", "gurobi_direct", True, "pip install 'optitrees[gurobi]' (gurobipy)",
+                              True, {"seed": "Seed", "integrality_tol": "IntFeasTol"}),
     "cplex": PyomoSolverSpec("cplex", "cplex_direct", False, "pip install 'optitrees[cplex]' (cplex)", True,
                              {"time_limit": "timelimit", "mip_gap": "mip_tolerances_mipgap",
-                              "threads": "threads", "seed": "randomseed"}),
+                              "threads": "threads", "seed": "randomseed",
+                              "integrality_tol": "mip_tolerances_integrality"}),
     "cbc": PyomoSolverSpec("cbc", "cbc", False, "apt-get install coinor-cbc (the cbc executable)", False,
                            {"time_limit": "sec", "mip_gap": "ratio", "threads": "threads",
-                            "seed": "randomCbcSeed"}),
+                            "seed": "randomCbcSeed", "integrality_tol": "integerTolerance"}),
     "glpk": PyomoSolverSpec("glpk", "glpk", False, "apt-get install glpk-utils (the glpsol executable)", False,
                             {"time_limit": "tmlim", "mip_gap": "mipgap"}, warm_start=False),
 }
@@ -156,7 +159,9 @@ class PyomoBackend:
         t1 = time.perf_counter()
         with ProgressPrinter(self.name, options):
             if self.spec.contrib:
-                raw = {self.spec.options["seed"]: int(options.seed)} if "seed" in self.spec.options else {}
+                neutral = {"seed": int(options.seed), "integrality_tol": options.integrality_tol}
+                raw = {self.spec.options[k]: v for k, v in neutral.items()
+                       if v is not None and k in self.spec.options}
                 raw.update(options.solver_options)
                 kwargs = dict(tee=bool(options.verbose), load_solutions=False,
                               raise_exception_on_nonoptimal_result=False, solver_options=raw)
@@ -179,7 +184,8 @@ class PyomoBackend:
                 bound = res.objective_bound
             else:
                 neutral = {"time_limit": options.time_limit, "mip_gap": options.mip_gap,
-                           "threads": options.threads, "seed": options.seed}
+                           "threads": options.threads, "seed": options.seed,
+                           "integrality_tol": options.integrality_tol}
                 raw = {self.spec.options[k]: v for k, v in neutral.items()
                        if v is not None and k in self.spec.options}
                 raw.update(options.solver_options)

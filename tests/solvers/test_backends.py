@@ -130,3 +130,22 @@ def test_progress_line_for_long_solves(small_data, capsys):
     HighsBackend().solve(f, SolveOptions(time_limit=1.5, progress_interval=0.5))
     err = capsys.readouterr().err
     assert "optitrees[highs]" in err
+
+
+def test_formulation_integrality_tolerance_reaches_every_backend(formulation, monkeypatch):
+    """eps and big-M are sized for 1e-6; a backend left at CPLEX/Gurobi's 1e-5 closes the gap."""
+    from optitrees.solvers.highs import HighsBackend
+    from optitrees.solvers.pyomo_backend import PYOMO_SOLVERS
+
+    seen = {}
+    original = HighsBackend.solve
+
+    def spy(self, f, options, start=None):
+        seen["tol"] = options.integrality_tol
+        return original(self, f, options, start)
+
+    monkeypatch.setattr(HighsBackend, "solve", spy)
+    solvers.solve(formulation)
+    assert formulation.integrality_tol == 1e-6 and seen["tol"] == 1e-6
+    # every MIP backend but GLPK (no such option) knows its own name for it
+    assert all("integrality_tol" in spec.options for name, spec in PYOMO_SOLVERS.items() if name != "glpk")
