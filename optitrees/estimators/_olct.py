@@ -185,8 +185,11 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         notes = []
         if result.x is not None and np.all(np.isfinite(result.x)):
             tree, routing = decode_tree(f, result.x)
-            result.checks = _agreement(tree, routing, Xs, y_pm, C, meta["lines"], result.objective,
-                                       f.objective_value(result.x))
+            result.checks.update(_agreement(tree, routing, Xs, y_pm, C, meta["lines"], result.objective,
+                                            f.objective_value(result.x)))
+            if result.checks.get("polished") is False:
+                notes.append("the solver's integer solution could not be polished (it relies on integrality "
+                             "tolerances); its hyperplanes are used as they are")
             if result.checks["routing_mismatches"]:
                 notes.append(f"{result.checks['routing_mismatches']} training points are routed differently by "
                              "the returned hyperplanes than by z; the objective is recomputed from the hyperplanes")

@@ -101,8 +101,10 @@ def _polish_result(formulation, result, opts):
 
     x, objective, seconds = run_polish(formulation, result.x, opts)
     result.timings["polish"] = seconds
+    result.checks["polished"] = x is not None
     if x is None:
-        result.message += "; polishing failed (fixed-integer problem not solved to optimality), unpolished solution kept"
+        result.message += ("; polishing failed: with the integers rounded the problem has no optimal solution, so "
+                           "the solution relies on integrality tolerances (unpolished solution kept)")
         return
     if result.bound is not None and objective < result.bound - 1e-9 * max(1.0, abs(result.bound)):
         # cannot beat a valid bound: the MIP's bound was computed within tolerances

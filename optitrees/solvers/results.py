@@ -95,7 +95,8 @@ class SolverResult:
         Agreement checks filled in by the estimators: ``routing_mismatches``
         (points the returned hyperplanes route differently from ``z``),
         ``objective_recomputed`` (objective recomputed from the fitted model) and
-        ``objective_discrepancy``.
+        ``objective_discrepancy``; ``solve`` adds ``polished`` (whether the
+        integer-fixed re-solve succeeded).
     """
 
     solver: str

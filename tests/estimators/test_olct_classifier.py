@@ -196,3 +196,13 @@ def test_other_backend(cancer):
     b = fit_quiet(OLCTClassifier(max_depth=1, solver="highs", random_state=0), X, y)
     assert a.solver_result_.solver == "scip"
     assert a.objective_ == pytest.approx(b.objective_, rel=1e-4)
+
+
+def test_unpolishable_solution_is_reported(tiny_xor):
+    X, y = tiny_xor
+    clf = OLCTClassifier(max_depth=2, tangents="V1", C=[2.0, 1.0], mip_gap=0.0, refine=False,
+                         solver_options={"mip_feasibility_tolerance": 1e-4})
+    with pytest.warns(UserWarning, match="could not be polished"):
+        clf.fit(X, y)
+    assert clf.solver_result_.checks["polished"] is False
+    assert clf.objective_ <= clf.warm_start_objective_ + 1e-9

@@ -39,7 +39,7 @@ def test_polished_solution_is_exactly_integral(tiny_xor, name, score_variables):
     X, y = tiny_xor
     f = olct(X, y, depth=2, tangents="V1", score_variables=score_variables)
     res = solvers.solve(f, solver=name, mip_gap=0)
-    assert "polish" in res.timings
+    assert "polish" in res.timings and res.checks["polished"] is True
     assert f.violation(res.x, integrality=True) < 1e-7
     z = f.values(res.x)["z"]
     assert np.array_equal(z, np.round(z))
@@ -149,3 +149,11 @@ def test_formulation_integrality_tolerance_reaches_every_backend(formulation, mo
     assert formulation.integrality_tol == 1e-6 and seen["tol"] == 1e-6
     # every MIP backend but GLPK (no such option) knows its own name for it
     assert all("integrality_tol" in spec.options for name, spec in PYOMO_SOLVERS.items() if name != "glpk")
+
+
+def test_loose_integrality_tolerance_is_detected(formulation, reference):
+    # raw options win: a tolerance looser than eps allows closes the forwarding gap,
+    # the solver reports a "better" objective, and polishing exposes it
+    res = solvers.solve(formulation, mip_gap=0, solver_options={"mip_feasibility_tolerance": 1e-4})
+    assert res.objective < reference.objective - 1.0
+    assert res.checks["polished"] is False and "polishing failed" in res.message
