@@ -202,7 +202,13 @@ def test_unpolishable_solution_is_reported(tiny_xor):
     X, y = tiny_xor
     clf = OLCTClassifier(max_depth=2, tangents="V1", C=[2.0, 1.0], mip_gap=0.0, refine=False,
                          solver_options={"mip_feasibility_tolerance": 1e-4})
-    with pytest.warns(UserWarning, match="could not be polished"):
+    with pytest.warns(UserWarning) as record:
         clf.fit(X, y)
+    messages = " | ".join(str(w.message) for w in record)
+    # the whole chain fires: unpolishable, routing disagrees with z, fall back to the warm start
+    assert "could not be polished" in messages and "routed differently" in messages
+    assert "returning the warm start" in messages
     assert clf.solver_result_.checks["polished"] is False
+    assert clf.solver_result_.checks["routing_mismatches"] > 0
+    assert clf.solver_result_.solution_source == "warm_start"
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
