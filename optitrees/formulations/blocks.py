@@ -13,6 +13,9 @@ block                         adds                                    equations
 :class:`Scores`               ``s[t, i] = y_i (w_t x_i + b_t)``        --
 :func:`add_forwarding`        ``forward_left``, ``forward_right``      3.7
 :func:`add_logistic_slacks`   ``xi[i, h]``, ``logistic_tangent``       3.15
+:func:`add_hinge_slacks`      ``zeta[i, h]``, ``hinge``                3.13
+:func:`add_misclassification_slacks`  ``e[i, h]``, ``misclassification``  3.9
+:func:`add_square_outer_approximation`  ``q[t, j]``, ``square_cut_k``   l2 OA
 :func:`add_l0_indicators`     ``delta[t, j]``, ``l0_upper/lower``      3.14
 ============================  ======================================  ==========
 
@@ -31,8 +34,9 @@ from .model import Formulation, VariableGroup
 from .tangents import TangentLines
 
 __all__ = [
-    "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding",
-    "add_logistic_slacks", "add_l0_indicators", "score_bounds",
+    "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding", "add_layer_slacks",
+    "add_logistic_slacks", "add_hinge_slacks", "add_misclassification_slacks", "add_square_outer_approximation",
+    "add_square_cuts", "add_l0_indicators", "score_bounds",
 ]
 
 
@@ -198,50 +202,161 @@ def add_forwarding(f, topology, scores: Scores, z: VariableGroup, bound, eps):
         lower=(eps - Mr).ravel(), equation="3.7b")
 
 
-def add_logistic_slacks(f, topology, scores: Scores, z: VariableGroup, lines: TangentLines, C):
-    """Logistic-loss slacks on every layer by tangent lines (3.15).
+def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, intercepts, C, *, var="xi",
+                     layers=None, row_name="logistic_tangent", labels=None, equation="3.15"):
+    """Convex piecewise-linear slacks ``var[i, h] >= max_k (c_k + a_k s[t, i])`` on chosen layers.
 
-    Adds ``xi[i, h] >= 0`` (the tangent at ``+inf``) with objective weight
-    ``C_h`` and, for every branch node ``t`` of layer ``h`` and every tangent line
-    ``k`` (slope ``a_k``, intercept ``c_k``; ``a = -1, c = 0`` for ``-inf``):
+    The common form of the logistic tangent slacks (3.15) and of the hinge
+    slacks (3.13, a single line ``1 - s``). Adds ``var[i, h] >= 0`` over the
+    layers ``h`` in ``layers`` with objective weight ``C_h`` and, for every branch
+    node ``t`` of those layers and every line ``k``:
 
-    ``logistic_tangent[t, k, i]: xi[i, h] >= c_k + a_k s[t, i] - M_ik (1 - sum_{s in T_d(t)} z[i, s])``
+    ``row_name[t, k, i]: var[i, h] >= c_k + a_k s[t, i] - M_ik (1 - sum_{s in T_d(t)} z[i, s])``
 
-    with ``M_ik = max(0, c_k + |a_k| S_i)``. At the root ``sum z = 1`` by (3.6a),
-    so its rows carry no big-M term.
+    with ``M_ik = max(0, c_k + |a_k| S_i)``, the smallest value that deactivates
+    the row. At the root ``sum z = 1`` by (3.6a), so its rows carry no big-M
+    term. With ``labels=None`` (one line) the rows are indexed ``(t, i)``.
 
     Parameters
     ----------
+    slopes, intercepts : array of shape (K,)
+        ``a_k`` and ``c_k``.
     C : array of shape (depth,)
-        Loss weight ``C_h`` per layer (objective ``sum_h C_h sum_i xi[i, h]``).
+        Loss weight ``C_h`` per layer.
+    var : str
+        Name of the slack group (``xi`` logistic, ``zeta`` hinge).
+    layers : array of int, optional
+        1-based layers carrying this loss; default all. Sets ``H`` and ``T``
+        name the full ranges, otherwise ``H_<var>`` and ``T_<var>`` are declared.
     """
-    nodes = f.sets["T"]
+    depth = topology.depth
+    layers = np.arange(1, depth + 1) if layers is None else np.asarray(layers, int)
+    full_range = len(layers) == depth
+    h_set = "H" if full_range else f"H_{var}"
+    t_set = "T" if full_range else f"T_{var}"
+    f.add_set(h_set, layers)
+    all_nodes = f.sets["T"]
+    node_layer = topology.layer_of(all_nodes)
+    node_idx = np.flatnonzero(np.isin(node_layer, layers))
+    nodes = f.add_set(t_set, all_nodes[node_idx])
     n = len(scores.y)
-    H = np.arange(1, topology.depth + 1)
-    f.add_set("H", H)
-    f.add_set("V", lines.labels)
-    xi = f.add_variables("xi", ("I", "H"), 0.0, np.inf)
-    f.add_objective(xi, np.broadcast_to(np.asarray(C, float)[None, :], xi.shape))
+    slack = f.add_variables(var, ("I", h_set), 0.0, np.inf)
+    f.add_objective(slack, np.broadcast_to(np.asarray(C, float)[layers - 1][None, :], slack.shape))
 
+    slopes = np.asarray(slopes, float)
+    intercepts = np.asarray(intercepts, float)
     targets = f.sets[z.dims[1]]
     below = topology.descendant_mask(targets, nodes).astype(float)      # T_d(t)
     full = below.all(axis=1)                                             # rows without big-M
-    layer = topology.layer_of(nodes) - 1
-    K = len(lines.points)
-    T = len(nodes)
+    col_of_layer = np.searchsorted(layers, node_layer[node_idx])
+    K, T = len(slopes), len(nodes)
     # rows ordered (t, k, i)
-    node_idx = np.repeat(np.arange(T), K)
-    slope = np.tile(lines.slopes, T)
-    icpt = np.tile(lines.intercepts, T)
+    row_node = np.repeat(node_idx, K)
+    slope = np.tile(slopes, T)
+    icpt = np.tile(intercepts, T)
     M = np.maximum(0.0, icpt[:, None] + np.abs(slope)[:, None] * scores.bound[None, :])  # (T*K, n)
     M = np.where(np.repeat(full, K)[:, None], 0.0, M)
-    xi_cols = xi.columns[:, layer].T                                     # (T, n)
-    terms = [(np.repeat(xi_cols, K, axis=0), 1.0)]
-    terms += scores.terms(node_idx, np.broadcast_to(-slope[:, None], (T * K, n)))
+    slack_cols = slack.columns[:, col_of_layer].T                        # (T, n)
+    terms = [(np.repeat(slack_cols, K, axis=0), 1.0)]
+    terms += scores.terms(row_node, np.broadcast_to(-slope[:, None], (T * K, n)))
     terms += _subset_sum_terms(z, np.repeat(below, K, axis=0), -M)
-    f.add_constraints("logistic_tangent", ("T", "V", "I"), terms,
-                      lower=(icpt[:, None] - M).ravel(), equation="3.15")
-    return xi
+    if labels is None:
+        if K != 1:
+            raise ValueError("labels are needed for more than one line")
+        dims = (t_set, "I")
+    else:
+        f.add_set("V", labels)
+        dims = (t_set, "V", "I")
+    f.add_constraints(row_name, dims, terms, lower=(icpt[:, None] - M).ravel(), equation=equation)
+    return slack
+
+
+def add_logistic_slacks(f, topology, scores: Scores, z: VariableGroup, lines: TangentLines, C, layers=None):
+    """Logistic-loss slacks ``xi[i, h]`` by the tangent lines of ``lines`` (3.15).
+
+    See :func:`add_layer_slacks`; the line at ``+inf`` is the bound ``xi >= 0``
+    and the line at ``-inf`` is ``xi >= -s``.
+    """
+    return add_layer_slacks(f, topology, scores, z, lines.slopes, lines.intercepts, C, var="xi", layers=layers,
+                            row_name="logistic_tangent", labels=lines.labels, equation="3.15")
+
+
+def add_hinge_slacks(f, topology, scores: Scores, z: VariableGroup, C, layers=None):
+    """Hinge-loss slacks ``zeta[i, h] >= max(0, 1 - s[t, i])`` on the node of layer ``h`` a point visits (3.13)."""
+    return add_layer_slacks(f, topology, scores, z, [-1.0], [1.0], C, var="zeta", layers=layers,
+                            row_name="hinge", labels=None, equation="3.13")
+
+
+def add_misclassification_slacks(f, topology, scores: Scores, z: VariableGroup, C, eps, layers=None):
+    """Misclassification indicators ``e[i, h]`` binary (3.9, written on the margins).
+
+    For every node ``t`` of a chosen layer ``h``:
+
+    ``misclassification[t, i]: s[t, i] + M_i e[i, h] >= eps - M_i (1 - sum_{s in T_d(t)} z[i, s])``
+
+    with ``M_i = S_i + eps``: a point that reaches ``t`` and has ``e = 0`` is on
+    its class's side with margin ``eps`` (``y_i (w_t x_i + b_t) >= eps``). This is
+    (3.9a-c) with ``yhat_i = y_i (1 - 2 e_i)`` substituted, so ``xi = e``; the
+    margin ``eps`` (the forwarding margin of 3.7b) keeps ``w = 0, b = 0`` from
+    classifying every point "correctly" on the boundary, as ``yhat`` may do in
+    (3.9a-b).
+    """
+    depth = topology.depth
+    layers = np.arange(1, depth + 1) if layers is None else np.asarray(layers, int)
+    full_range = len(layers) == depth
+    h_set = "H" if full_range else "H_e"
+    t_set = "T" if full_range else "T_e"
+    f.add_set(h_set, layers)
+    all_nodes = f.sets["T"]
+    node_layer = topology.layer_of(all_nodes)
+    node_idx = np.flatnonzero(np.isin(node_layer, layers))
+    nodes = f.add_set(t_set, all_nodes[node_idx])
+    n = len(scores.y)
+    e = f.add_variables("e", ("I", h_set), 0.0, 1.0, domain="binary")
+    f.add_objective(e, np.broadcast_to(np.asarray(C, float)[layers - 1][None, :], e.shape))
+    targets = f.sets[z.dims[1]]
+    below = topology.descendant_mask(targets, nodes).astype(float)
+    full = below.all(axis=1)
+    T = len(nodes)
+    M = np.broadcast_to(scores.bound[None, :] + eps, (T, n))
+    Mz = np.where(full[:, None], 0.0, M)
+    e_cols = e.columns[:, np.searchsorted(layers, node_layer[node_idx])].T
+    terms = [(e_cols, M)] + scores.terms(node_idx, np.ones((T, n)))
+    terms += _subset_sum_terms(z, below, -Mz)
+    f.add_constraints("misclassification", (t_set, "I"), terms, lower=(eps - Mz).ravel(), equation="3.9")
+    return e
+
+
+def add_square_outer_approximation(f, w: VariableGroup, penalty, points):
+    """Outer approximation of ``penalty_t * sum_j w[t, j]**2`` by tangent cuts.
+
+    Adds ``q[t, j]`` in ``[0, max(lower**2, upper**2)]`` with objective weight
+    ``penalty_t`` and the cuts of :func:`add_square_cuts` at each of ``points``
+    (one cut per point for every ``(t, j)``). Since every tangent
+    ``2 a w - a**2`` underestimates ``w**2``, the linear objective is a lower
+    bound of the quadratic one; :func:`optitrees.solvers.outer_approximation.solve_outer_approximation`
+    adds cuts at the solution until the two agree to a tolerance.
+    """
+    qmax = np.maximum(w.lower ** 2, w.upper ** 2).reshape(w.shape)
+    q = f.add_variables("q", w.dims, 0.0, qmax)
+    per_node = np.broadcast_to(np.asarray(penalty, float), (w.shape[0],))
+    f.add_objective(q, np.broadcast_to(per_node[:, None], w.shape))
+    for a in np.atleast_1d(np.asarray(points, float)):
+        add_square_cuts(f, q, w, np.full(w.shape, a))
+    return q
+
+
+def add_square_cuts(f, q: VariableGroup, w: VariableGroup, at) -> str:
+    """One round of tangent cuts ``q[t, j] >= 2 a_tj w[t, j] - a_tj**2`` at ``a = at``.
+
+    The group is named ``square_cut_<k>`` for the ``k``-th round.
+    """
+    at = np.asarray(at, float)
+    k = sum(name.startswith("square_cut_") for name in f.constraints)
+    name = f"square_cut_{k}"
+    f.add_constraints(name, w.dims, [(q.columns, 1.0), (w.columns, -2.0 * at)], lower=-(at * at).ravel(),
+                      equation="tangent of w**2")
+    return name
 
 
 def add_l0_indicators(f, w: VariableGroup, weight_bound: float, budget=None, penalty=None):
