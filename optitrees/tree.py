@@ -1,4 +1,8 @@
-"""The fitted oblique tree: a small, solver-independent object.
+"""Fitted trees: small, solver-independent objects.
+
+:class:`LabelTree` (OCT, OCT-H) has splits at branch nodes and class labels at
+the leaves; :class:`ObliqueTree` (loss-optimal trees) classifies with the
+hyperplanes of its last branching layer.
 
 An :class:`ObliqueTree` of depth ``d`` holds one hyperplane ``(w_t, b_t)`` per
 branch node (rows ordered by node id ``t = 1 .. 2^d - 1``). A point goes right
@@ -23,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["ObliqueTree"]
+__all__ = ["ObliqueTree", "LabelTree"]
 
 
 @dataclass
@@ -161,3 +165,124 @@ class ObliqueTree:
         W[idx] = weights
         b[idx] = intercepts
         return replace(self, weights=W, intercepts=b)
+
+
+@dataclass
+class LabelTree:
+    """Binary tree with splits at the branch nodes and a class label at each leaf (OCT, OCT-H).
+
+    A point goes right at an active branch node ``t`` when
+    ``w_t x >= thresholds_t`` and left otherwise; an inactive node (a pruned
+    split) sends every point right. Leaves are nodes ``2^d .. 2^(d+1) - 1``.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_branch, n_features)
+        ``w_t`` for node ``t`` at row ``t - 1`` (one nonzero for axis-aligned splits).
+    thresholds : ndarray of shape (n_branch,)
+    active : ndarray of bool of shape (n_branch,)
+    leaf_labels : ndarray of int of shape (n_leaves,)
+        Class index of each leaf, left to right.
+    n_classes : int
+    leaf_counts : ndarray of shape (n_leaves, n_classes), optional
+        Training points of each class per leaf (for ``predict_proba``); see
+        :meth:`with_counts`.
+    feature_names : ndarray of str, optional
+    """
+
+    weights: np.ndarray
+    thresholds: np.ndarray
+    active: np.ndarray
+    leaf_labels: np.ndarray
+    n_classes: int
+    leaf_counts: np.ndarray | None = None
+    feature_names: np.ndarray | None = field(default=None)
+
+    def __post_init__(self):
+        self.weights = np.asarray(self.weights, dtype=float)
+        self.thresholds = np.asarray(self.thresholds, dtype=float).ravel()
+        self.active = np.asarray(self.active, dtype=bool).ravel()
+        self.leaf_labels = np.asarray(self.leaf_labels, dtype=int).ravel()
+        n_nodes = self.weights.shape[0]
+        depth = int(np.log2(n_nodes + 1))
+        if n_nodes < 1 or 2**depth - 1 != n_nodes or self.thresholds.shape != (n_nodes,) \
+                or self.active.shape != (n_nodes,) or self.leaf_labels.shape != (n_nodes + 1,):
+            raise ValueError("a depth-d tree needs 2^d - 1 splits and 2^d leaf labels")
+
+    @property
+    def depth(self) -> int:
+        return int(np.log2(self.weights.shape[0] + 1))
+
+    @property
+    def nodes(self) -> np.ndarray:
+        return np.arange(1, self.weights.shape[0] + 1)
+
+    @property
+    def leaves(self) -> np.ndarray:
+        n = self.weights.shape[0] + 1
+        return np.arange(n, 2 * n)
+
+    def decision_path(self, X) -> np.ndarray:
+        """Node ids visited by each point, shape ``(n, depth + 1)``, root first, leaf last."""
+        X = np.asarray(X, float)
+        goes_right = ~self.active[None, :] | (X @ self.weights.T >= self.thresholds[None, :])
+        path = np.ones((X.shape[0], self.depth + 1), dtype=int)
+        for h in range(1, self.depth + 1):
+            prev = path[:, h - 1]
+            path[:, h] = 2 * prev + goes_right[np.arange(X.shape[0]), prev - 1]
+        return path
+
+    def apply(self, X) -> np.ndarray:
+        """Leaf id reached by each point."""
+        return self.decision_path(X)[:, -1]
+
+    def predict(self, X) -> np.ndarray:
+        """Class index of the leaf each point reaches."""
+        return self.leaf_labels[self.apply(X) - self.leaves[0]]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class frequencies of the training points in each point's leaf, shape ``(n, n_classes)``.
+
+        A leaf without training points predicts its label with probability 1.
+        """
+        idx = self.apply(X) - self.leaves[0]
+        if self.leaf_counts is None:
+            return np.eye(self.n_classes)[self.leaf_labels[idx]]
+        counts = self.leaf_counts.astype(float)
+        empty = counts.sum(axis=1) == 0
+        counts[empty] = np.eye(self.n_classes)[self.leaf_labels[empty]]
+        return (counts / counts.sum(axis=1, keepdims=True))[idx]
+
+    def with_counts(self, X, y) -> "LabelTree":
+        """Copy with ``leaf_counts`` of ``(X, y)``; empty leaves take their nearest non-empty ancestor's majority."""
+        leaf_idx = self.apply(X) - self.leaves[0]
+        counts = np.zeros((len(self.leaves), self.n_classes))
+        np.add.at(counts, (leaf_idx, np.asarray(y, int)), 1.0)
+        labels = self.leaf_labels.copy()
+        # aggregate counts bottom-up so an empty leaf can use its closest populated ancestor
+        node_counts = {int(l): counts[k] for k, l in enumerate(self.leaves)}
+        for t in self.nodes[::-1]:
+            node_counts[int(t)] = node_counts[2 * int(t)] + node_counts[2 * int(t) + 1]
+        for k, l in enumerate(self.leaves):
+            if counts[k].sum() == 0:
+                t = int(l) // 2
+                while t > 1 and node_counts[t].sum() == 0:
+                    t //= 2
+                labels[k] = int(np.argmax(node_counts[t]))
+        return replace(self, leaf_labels=labels, leaf_counts=counts)
+
+    def n_splits(self) -> int:
+        """Number of active splits."""
+        return int(self.active.sum())
+
+    def n_features_used(self) -> int:
+        """Nonzero weights over all active splits (OCT-H's complexity)."""
+        return int((self.weights[self.active] != 0).sum())
+
+    def unscaled(self, low, span) -> "LabelTree":
+        """The same tree on raw features when it was learned on ``(x - low) / span``.
+
+        ``w (x - low) / span >= c  <=>  (w / span) x >= c + w low / span``.
+        """
+        w = self.weights / span[None, :]
+        return replace(self, weights=w, thresholds=np.where(self.active, self.thresholds + w @ low, 0.0))

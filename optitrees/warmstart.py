@@ -25,7 +25,7 @@ from .formulations.tangents import logistic_loss
 from .topology import Topology
 from .tree import ObliqueTree
 
-__all__ = ["greedy_logistic_tree", "refine_last_layer", "fit_l1_logistic"]
+__all__ = ["greedy_logistic_tree", "refine_last_layer", "fit_l1_logistic", "cart_splits", "greedy_oblique_splits"]
 
 
 def fit_l1_logistic(X, y, C, random_state=None):
@@ -161,3 +161,106 @@ def refine_last_layer(tree: ObliqueTree, X, y, C_last, random_state=None, univar
         weights.append(w_t)
         intercepts.append(b_t)
     return tree.with_nodes(last, np.array(weights), np.array(intercepts))
+
+
+def cart_splits(X01, y, depth, min_samples_leaf=1, random_state=None):
+    """scikit-learn's CART of the same depth as OCT splits ``right iff x_j >= b_t`` on ``[0, 1]`` features.
+
+    CART sends ``x_j <= thr`` left; the threshold becomes the smallest training
+    value above ``thr``, so every training point is routed as by CART and the
+    left points keep the per-feature margin ``eps_j`` of OCT. A CART leaf above
+    the last layer becomes an unused node (its points all go right).
+
+    Returns
+    -------
+    weights : ndarray of shape (2^depth - 1, p)
+        One-hot rows at active nodes.
+    thresholds : ndarray of shape (2^depth - 1,)
+    active : ndarray of bool
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    X01 = np.asarray(X01, float)
+    cart = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=min_samples_leaf,
+                                  random_state=random_state).fit(X01, y)
+    t_ = cart.tree_
+    n_nodes = 2**depth - 1
+    W = np.zeros((n_nodes, X01.shape[1]))
+    b = np.zeros(n_nodes)
+    active = np.zeros(n_nodes, bool)
+    stack = [(1, 0)]                      # (our node id, CART node id)
+    while stack:
+        node, c = stack.pop()
+        if node > n_nodes or c < 0 or t_.children_left[c] < 0:
+            continue
+        j, thr = int(t_.feature[c]), float(t_.threshold[c])
+        above = X01[:, j][X01[:, j] > thr]
+        if above.size == 0:
+            continue
+        W[node - 1, j], b[node - 1], active[node - 1] = 1.0, float(above.min()), True
+        stack += [(2 * node, int(t_.children_left[c])), (2 * node + 1, int(t_.children_right[c]))]
+    return W, b, active
+
+
+def greedy_oblique_splits(X01, y, depth, min_samples_leaf=1, mu=0.005, random_state=None):
+    """Greedy top-down oblique splits for OCT-H: ``right iff a_t x >= b_t`` with ``||a_t||_1 <= 1``.
+
+    At each node the candidates are CART's best stump and one l1-logistic
+    hyperplane per class (that class against the rest) fitted on the node's
+    points; each is normalized to ``||a||_1 = 1``, shifted so that no point lies
+    in the margin ``(b - mu, b)``, and scored by the misclassification of the
+    two children's majority labels. The node splits with the best candidate
+    that lowers the node's error and leaves ``min_samples_leaf`` points on each
+    side, and is unused otherwise.
+
+    Returns
+    -------
+    weights, thresholds, active : as :func:`cart_splits`
+    """
+    X01 = np.asarray(X01, float)
+    y = np.asarray(y, int)
+    n, p = X01.shape
+    n_nodes = 2**depth - 1
+    W = np.zeros((n_nodes, p))
+    b = np.zeros(n_nodes)
+    active = np.zeros(n_nodes, bool)
+    node_of = np.ones(n, dtype=int)
+
+    def errors(labels):
+        return labels.size - np.bincount(labels).max() if labels.size else 0
+
+    for node in range(1, n_nodes + 1):
+        idx = np.flatnonzero(node_of == node)
+        Xn, yn = X01[idx], y[idx]
+        if node > 1 and not active[node // 2 - 1] and node % 2 == 0:
+            continue                      # left child of an unused node: no points
+        base = errors(yn)
+        best = None
+        if base > 0 and len(idx) >= 2 * min_samples_leaf:
+            cands = []
+            sw, sb, sa = cart_splits(Xn, yn, 1, min_samples_leaf, random_state)
+            if sa[0]:
+                cands.append((sw[0], sb[0]))
+            classes = np.unique(yn)
+            for k in (classes if len(classes) > 2 else classes[1:]):
+                w_k, c_k = fit_l1_logistic(Xn, np.where(yn == k, 1.0, -1.0), 10.0, random_state)
+                norm = np.abs(w_k).sum()
+                if norm > 0:
+                    cands.append((w_k / norm, -c_k / norm))
+            for a, thr in cands:
+                u = Xn @ a - thr
+                thr = thr + clear_gap(u + mu, mu)
+                if abs(thr) > 1:
+                    continue
+                right = Xn @ a >= thr
+                if min(right.sum(), (~right).sum()) < min_samples_leaf:
+                    continue
+                err = errors(yn[right]) + errors(yn[~right])
+                if err < base and (best is None or err < best[0]):
+                    best = (err, a, thr)
+        if best is not None and node <= n_nodes:
+            _, W[node - 1], b[node - 1] = best
+            active[node - 1] = True
+        goes_right = (Xn @ W[node - 1] >= b[node - 1]) if active[node - 1] else np.ones(len(idx), bool)
+        node_of[idx] = 2 * node + goes_right
+    return W, b, active
