@@ -4,11 +4,13 @@
 """
 
 from . import formulations, solvers
-from .estimators import OLCTClassifier
+from .estimators import (LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier, OCTHClassifier,
+                         OLCTClassifier)
 from .solvers import solve
 from .topology import Topology
-from .tree import ObliqueTree
+from .tree import LabelTree, ObliqueTree
 
 __version__ = "0.1.0"
 
-__all__ = ["OLCTClassifier", "ObliqueTree", "Topology", "formulations", "solvers", "solve", "__version__"]
+__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
+           "ObliqueTree", "LabelTree", "Topology", "formulations", "solvers", "solve", "__version__"]

@@ -285,4 +285,8 @@ class LabelTree:
         ``w (x - low) / span >= c  <=>  (w / span) x >= c + w low / span``.
         """
         w = self.weights / span[None, :]
-        return replace(self, weights=w, thresholds=np.where(self.active, self.thresholds + w @ low, 0.0))
+        thr = np.where(self.active, self.thresholds + w @ low, 0.0)
+        # a single positive weight reads best as "x_j >= threshold": divide the rule by it
+        single = ((w != 0).sum(axis=1) == 1) & (w.max(axis=1) > 0)
+        scale = np.where(single, w.max(axis=1), 1.0)
+        return replace(self, weights=w / scale[:, None], thresholds=thr / scale)

@@ -25,7 +25,8 @@ from .formulations.tangents import logistic_loss
 from .topology import Topology
 from .tree import ObliqueTree
 
-__all__ = ["greedy_logistic_tree", "refine_last_layer", "fit_l1_logistic", "cart_splits", "greedy_oblique_splits"]
+__all__ = ["greedy_tree", "greedy_logistic_tree", "node_fitter", "refine_last_layer", "fit_l1_logistic",
+           "fit_linear_svm", "cart_splits", "greedy_oblique_splits"]
 
 
 def fit_l1_logistic(X, y, C, random_state=None):
@@ -53,6 +54,7 @@ def fit_l1_logistic(X, y, C, random_state=None):
 
 
 def _node_objective(X, y, w, b, C):
+    """``C sum logloss + ||w||_1`` on one node's points."""
     return C * logistic_loss(y * (X @ w + b)).sum() + np.abs(w).sum()
 
 
@@ -96,9 +98,90 @@ def clear_gap(values, eps):
     return float(cands[np.argmin(np.abs(cands))])
 
 
-def greedy_logistic_tree(X, y, depth, C, weight_bound, intercept_bound, eps, univariate=False,
-                         random_state=None) -> ObliqueTree:
-    """Greedy top-down logistic tree, feasible for the OLCT formulation.
+def fit_linear_svm(X, y, C, random_state=None):
+    """Minimize ``0.5 ||w||^2 + C sum_i max(0, 1 - y_i (w x_i + b))`` (scikit-learn's LinearSVC).
+
+    A large ``intercept_scaling`` leaves the intercept practically
+    unpenalized. A node with one class (or none) gets ``w = 0`` and ``b = +-1``.
+    """
+    from sklearn.svm import LinearSVC
+
+    X = np.asarray(X, float)
+    y = np.asarray(y, float)
+    n_pos = int((y > 0).sum())
+    if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
+        return np.zeros(X.shape[1]), 1.0 if n_pos >= len(y) - n_pos else -1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=10.0, tol=1e-6, max_iter=20000,
+                        random_state=random_state).fit(X, y)
+    return svm.coef_.ravel().copy(), float(svm.intercept_[0])
+
+
+def node_fitter(loss, regularizer, C, lam, budget=None, random_state=None):
+    """Per-node classifier of the greedy warm start for a loss-optimal tree (3.12).
+
+    Logistic loss: l1-logistic regression (``regularizer="l1"``, liblinear's
+    ``C = C_h / lam_h``) or l2-logistic; hinge and misclassification losses:
+    a linear SVM (``C = C_h / (2 lam_h)``, the scaling of ``C_h hinge + lam_h ||w||^2``).
+    With an HFS budget ``B`` the node keeps its ``B`` largest weights and is
+    refitted on those features (``B = 1`` with the logistic loss tries every
+    single feature, Remark 2).
+
+    Returns
+    -------
+    callable ``fit(X, y, h, support=None) -> (w, b)``
+        ``h`` is the 0-based layer; ``support`` restricts the features.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    def base(Xn, yn, h):
+        Ch = float(C[h])
+        lh = float(lam[h]) if regularizer is not None else 0.0
+        if loss == "logistic":
+            if regularizer == "l1" and lh > 0:
+                return fit_l1_logistic(Xn, yn, Ch / lh, random_state)
+            n_pos = int((yn > 0).sum())
+            if n_pos in (0, len(yn)):
+                return np.zeros(Xn.shape[1]), float(np.log((n_pos + 0.5) / (len(yn) - n_pos + 0.5)))
+            c = Ch / (2 * lh) if lh > 0 else 1e4
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                lr = LogisticRegression(C=c, max_iter=2000, tol=1e-8).fit(Xn, yn)
+            return lr.coef_.ravel().copy(), float(lr.intercept_[0])
+        c = Ch / (2 * lh) if lh > 0 else 1e3
+        return fit_linear_svm(Xn, yn, c, random_state)
+
+    def fit(Xn, yn, h, support=None):
+        p = Xn.shape[1]
+        if support is not None:
+            cols = np.flatnonzero(support)
+            w = np.zeros(p)
+            if cols.size == 0:
+                w0, b0 = base(Xn[:, :1] * 0.0, yn, h)
+                return w, b0
+            wc, b0 = base(Xn[:, cols], yn, h)
+            w[cols] = wc
+            return w, b0
+        if budget is not None and loss == "logistic" and regularizer == "l1" and budget[h] == 1:
+            return _fit_univariate(Xn, yn, float(C[h]) / max(float(lam[h]), 1e-12), random_state)
+        w, b0 = base(Xn, yn, h)
+        if budget is not None and np.count_nonzero(w) > budget[h]:
+            keep = np.argsort(-np.abs(w))[: int(budget[h])]
+            mask = np.zeros(p, bool)
+            mask[keep] = True
+            return fit(Xn, yn, h, support=mask)
+        return w, b0
+
+    return fit
+
+
+def greedy_tree(X, y, depth, fit, weight_bound, intercept_bound, eps) -> ObliqueTree:
+    """Greedy top-down oblique tree, feasible for the loss-optimal formulations.
+
+    Each node is fitted by ``fit(X_node, y_node, h)`` on the points that reach
+    it, scaled into ``||w||_1 <= W`` and ``|b| <= B``, and (at inner nodes)
+    shifted so that no point lies in the forwarding gap ``(0, eps)`` of (3.7).
 
     Parameters
     ----------
@@ -107,12 +190,10 @@ def greedy_logistic_tree(X, y, depth, C, weight_bound, intercept_bound, eps, uni
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     depth : int
-    C : ndarray of shape (depth,)
-        ``C_h`` used as the regularization of each layer's node classifiers.
+    fit : callable
+        From :func:`node_fitter`.
     weight_bound, intercept_bound, eps : float
-        The formulation's ``W``, ``B`` and ``eps`` (see ``olct``).
-    univariate : bool
-        One feature per node.
+        The formulation's ``W``, ``B`` and ``eps``.
 
     Returns
     -------
@@ -124,11 +205,10 @@ def greedy_logistic_tree(X, y, depth, C, weight_bound, intercept_bound, eps, uni
     W = np.zeros((len(topo.branch_nodes), p))
     b = np.zeros(len(topo.branch_nodes))
     node_of = np.ones(n, dtype=int)
-    fit = _fit_univariate if univariate else fit_l1_logistic
     for h, layer in enumerate(topo.layers):
         for t in layer:
             idx = np.flatnonzero(node_of == t)
-            w_t, b_t = fit(X[idx], y[idx], C[h], random_state)
+            w_t, b_t = fit(X[idx], y[idx], h)
             w_t, b_t = _within_bounds(w_t, b_t, weight_bound, intercept_bound)
             if h < depth - 1:
                 b_t -= clear_gap(X[idx] @ w_t + b_t, eps)
@@ -137,27 +217,43 @@ def greedy_logistic_tree(X, y, depth, C, weight_bound, intercept_bound, eps, uni
     return ObliqueTree(W, b, split_margin=eps / 2)
 
 
-def refine_last_layer(tree: ObliqueTree, X, y, C_last, random_state=None, univariate=False) -> ObliqueTree:
-    """Remark 1: exact l1-logistic refit at every last-layer node on its points.
+def greedy_logistic_tree(X, y, depth, C, weight_bound, intercept_bound, eps, univariate=False,
+                         random_state=None) -> ObliqueTree:
+    """Greedy OLCT start: an l1-logistic regression per node (see :func:`greedy_tree`)."""
+    fit = node_fitter("logistic", "l1", C, np.ones(depth), np.ones(depth) if univariate else None, random_state)
+    return greedy_tree(X, y, depth, fit, weight_bound, intercept_bound, eps)
 
-    Routing is unchanged (inner nodes are kept), so each node's exact term of
-    the objective can only decrease when the refit converges; callers keep the
-    refined tree only if the exact objective did not increase.
+
+def refine_last_layer(tree: ObliqueTree, X, y, fit, objective, keep_support=False) -> ObliqueTree:
+    """Remark 1: refit every last-layer node on the points routed to it.
+
+    Routing is unchanged (inner nodes are kept). A node keeps its refit only
+    when ``objective(X_node, y_node, w, b)`` does not increase; callers keep the
+    refined tree only if the whole exact objective did not increase.
+
+    Parameters
+    ----------
+    fit : callable
+        From :func:`node_fitter`.
+    objective : callable ``(X, y, w, b) -> float``
+        The last layer's exact per-node objective.
+    keep_support : bool
+        Refit on each node's current features only (keeps HFS/SFS counts).
     """
     leaf = tree.apply(X)
     last = Topology(tree.depth).last_layer
-    fit = _fit_univariate if univariate else fit_l1_logistic
+    h = tree.depth - 1
     weights, intercepts = [], []
     for t in last:
         idx = np.flatnonzero(leaf == t)
+        w_old, b_old = tree.weights[t - 1], tree.intercepts[t - 1]
         if idx.size == 0:
-            weights.append(tree.weights[t - 1])
-            intercepts.append(tree.intercepts[t - 1])
+            weights.append(w_old)
+            intercepts.append(b_old)
             continue
-        w_t, b_t = fit(X[idx], y[idx], C_last, random_state)
-        old = _node_objective(X[idx], y[idx], tree.weights[t - 1], tree.intercepts[t - 1], C_last)
-        if _node_objective(X[idx], y[idx], w_t, b_t, C_last) > old:
-            w_t, b_t = tree.weights[t - 1], tree.intercepts[t - 1]
+        w_t, b_t = fit(X[idx], y[idx], h, support=(w_old != 0) if keep_support else None)
+        if objective(X[idx], y[idx], w_t, b_t) > objective(X[idx], y[idx], w_old, b_old):
+            w_t, b_t = w_old, b_old
         weights.append(w_t)
         intercepts.append(b_t)
     return tree.with_nodes(last, np.array(weights), np.array(intercepts))

@@ -1,5 +1,6 @@
 """scikit-learn estimators, one module per model family."""
 
-from ._olct import OLCTClassifier
+from ._loss_optimal import LossOptimalTreeClassifier, MARGOTClassifier, OLCTClassifier
+from ._oct import OCTClassifier, OCTHClassifier
 
-__all__ = ["OLCTClassifier"]
+__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier"]

@@ -259,9 +259,11 @@ def _split_weights(f, v):
 def decode_label_tree(f: Formulation, x) -> tuple[LabelTree, np.ndarray]:
     """Tree (in ``[0, 1]`` units) and leaf of each training point from a solution vector.
 
-    The tree sends a point right when ``a_t x >= b_t - margin / 2`` (``margin``
-    is ``eps_min`` for OCT, ``mu`` for OCT-H), which routes every training
-    point as the MIP's constraints do, with half the margin to spare.
+    The tree sends a point right when ``a_t x >= threshold_t``: for OCT-H
+    ``threshold = b_t - mu / 2``; for OCT the midpoint between ``b_t`` and the
+    largest training value of the split feature below it (as CART reports
+    thresholds). Either routes every training point as the MIP's constraints
+    do, with room to spare.
     """
     v = f.values(x)
     meta = f.meta
@@ -270,6 +272,14 @@ def decode_label_tree(f: Formulation, x) -> tuple[LabelTree, np.ndarray]:
     if meta["kind"] == "oct":
         W = np.round(W)
     thr = np.where(active, v["b"] - meta["margin"] / 2, 0.0)
+    if meta["kind"] == "oct":
+        # midway between b and the largest training value of the feature below it, as CART reports
+        X = meta["X"]
+        for t in np.flatnonzero(active):
+            col = X[:, int(np.argmax(W[t]))]
+            below = col[col <= v["b"][t] - meta["eps"][int(np.argmax(W[t]))] / 2]
+            if below.size:
+                thr[t] = (below.max() + v["b"][t]) / 2
     routing = f.sets["L"][np.argmax(v["z"], axis=1)]
     labels = np.argmax(v["c"], axis=0)
     tree = LabelTree(W, thr, active, labels, meta["n_classes"])

@@ -13,7 +13,7 @@ from optitrees import OLCTClassifier
 from optitrees.formulations import decode_tree, olct
 from optitrees.formulations.tangents import logistic_loss
 from optitrees.solvers import solve
-from optitrees.estimators._olct import _agreement
+from optitrees.estimators._loss_optimal import _agreement
 
 
 @pytest.fixture(scope="module")
@@ -98,9 +98,9 @@ def test_routing_discrepancy_is_detected(tiny_xor):
     res = solve(f, mip_gap=0)
     tree, routing = decode_tree(f, res.x)
     m = f.meta
-    assert _agreement(tree, routing, X, y, m["C"], m["lines"], res.objective, res.objective)["routing_mismatches"] == 0
+    assert _agreement(tree, routing, X, y, m, res.objective, res.objective)["routing_mismatches"] == 0
     shifted = tree.with_nodes([1], tree.weights[:1], tree.intercepts[:1] + 100.0)  # everything goes right
-    report = _agreement(shifted, routing, X, y, m["C"], m["lines"], res.objective, res.objective)
+    report = _agreement(shifted, routing, X, y, m, res.objective, res.objective)
     assert report["routing_mismatches"] == int((routing == 2).sum()) > 0
     assert report["objective_discrepancy"] > 1e-3
 
@@ -167,12 +167,12 @@ def test_bad_input(X, y, match):
     (dict(solver="nonesuch"), "unknown solver"), (dict(mip_gap=2.0), "mip_gap"), (dict(threads=0), "threads"),
 ])
 def test_bad_parameters(params, match, monkeypatch):
-    import optitrees.estimators._olct as module
+    import optitrees.estimators._loss_optimal as module
 
     def no_build(*args, **kwargs):
         raise AssertionError("a model was built before the parameters were checked")
 
-    monkeypatch.setattr(module, "olct", no_build)
+    monkeypatch.setattr(module, "loss_optimal_tree", no_build)
     X = np.random.default_rng(0).normal(size=(10, 2))
     y = np.array([0, 1] * 5)
     with pytest.raises(ValueError, match=match):
