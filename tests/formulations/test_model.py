@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from optitrees import solvers
-from optitrees.formulations import Formulation, olct
+from optitrees.formulations import Formulation, loss_optimal_tree, margot, olct
+from optitrees.formulations.oct import oct, octh
 
 
 def _positions(f, group):
@@ -15,13 +16,28 @@ def _positions(f, group):
     return {(k if len(k) > 1 else k[0]): group.start + r for r, k in enumerate(keys)}
 
 
-@pytest.mark.parametrize("kwargs", [dict(depth=2, tangents="V1"), dict(depth=3, tangents="V0", univariate=True),
-                                    dict(depth=2, tangents="V0", score_variables=True)])
-def test_pyomo_standard_form_equals_container(small_data, kwargs):
+def _unit(X):
+    return (X - X.min(0)) / (X.max(0) - X.min(0))
+
+
+BUILDERS = {
+    "olct_v1": lambda X, y: olct(X, y, depth=2, tangents="V1"),
+    "olct_univariate_d3": lambda X, y: olct(X, y, depth=3, tangents="V0", univariate=True),
+    "olct_inline": lambda X, y: olct(X, y, depth=2, tangents="V0", score_variables=False),
+    "margot_sfs_outer": lambda X, y: margot(X, y, depth=2, feature_selection="soft", alpha=0.1, l2_method="outer"),
+    "mixed_losses_hfs": lambda X, y: loss_optimal_tree(X, y, depth=3, loss=["misclassification", "hinge", "logistic"],
+                                                       regularizer=None, feature_selection="hard", max_features=2),
+    "oct": lambda X, y: oct(_unit(X), (y > 0).astype(int), depth=2, alpha=0.1, min_samples_leaf=2),
+    "octh": lambda X, y: octh(_unit(X), (y > 0).astype(int), depth=2, alpha=0.1),
+}
+
+
+@pytest.mark.parametrize("name", list(BUILDERS))
+def test_pyomo_standard_form_equals_container(small_data, name):
     from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
 
     X, y = small_data
-    f = olct(X[:10], y[:10], **kwargs)
+    f = BUILDERS[name](X[:10], y[:10])
     m = f.to_pyomo()
     info = LinearStandardFormCompiler().write(m, mixed_form=True)
     col_of = {id(v): k for k, v in enumerate(m._optitrees_columns)}

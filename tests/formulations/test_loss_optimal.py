@@ -1,0 +1,120 @@
+"""The general loss-optimal tree (3.12): presets, losses, l2 by MIQP and by outer approximation, l0."""
+
+import numpy as np
+import pytest
+
+from optitrees import solvers
+from optitrees.formulations import decode_tree, loss_optimal_tree, margot, olct, start_from_tree
+from optitrees.formulations.loss_optimal import tree_objective
+from optitrees.solvers import solve
+from optitrees.solvers.outer_approximation import solve_outer_approximation, squares_error
+from optitrees.warmstart import greedy_tree, node_fitter
+
+needs_scip = pytest.mark.skipif("scip" not in solvers.available(), reason="SCIP (pyscipopt) not installed")
+
+
+def _standardized(X):
+    return (X - X.mean(0)) / X.std(0)
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(24, 3))
+    y = np.where(X[:, 0] - 0.7 * X[:, 2] + 0.3 * rng.normal(size=24) > 0, 1.0, -1.0)
+    return _standardized(X), y
+
+
+def test_olct_is_the_logistic_l1_preset(data):
+    X, y = data
+    a = olct(X, y, depth=2, tangents="V1", C=[1.0, 2.0])
+    b = loss_optimal_tree(X, y, depth=2, loss="logistic", regularizer="l1", lam=1.0, C=[1.0, 2.0], tangents="V1")
+    assert (a.matrix != b.matrix).nnz == 0
+    assert np.array_equal(a.cost, b.cost) and np.array_equal(a.row_lower, b.row_lower)
+
+
+@needs_scip
+@pytest.mark.parametrize("fs", [dict(), dict(feature_selection="hard", max_features=1)])
+def test_margot_scip_exact_agrees_with_highs_outer_approximation(data, fs):
+    X, y = data
+    exact = solve(margot(X, y, depth=2, C=2.0, **fs), "scip", mip_gap=0, time_limit=120)
+    g = margot(X, y, depth=2, C=2.0, l2_method="outer", **fs)
+    outer = solve_outer_approximation(g, "highs", tol=1e-4, mip_gap=0, time_limit=120)
+    assert exact.status == outer.status == "optimal"
+    err = outer.checks["l2_relative_error"]
+    assert err <= 1e-4
+    assert outer.checks["oa_rounds"] > 1
+    # the OA optimum underestimates the exact one by at most its error on the quadratic term
+    exact_sq, _, _ = squares_error(g, outer.x)
+    assert outer.bound <= exact.objective + 1e-6
+    assert abs(outer.objective - exact.objective) <= err * exact_sq + 1e-6 * exact.objective
+    tree, _ = decode_tree(g, outer.x)
+    assert tree_objective(tree, X, y, g.meta) == pytest.approx(outer.objective, rel=1e-9)
+
+
+@pytest.mark.parametrize("budget", [1, 2])
+def test_hfs_budget_is_respected(data, budget):
+    X, y = data
+    f = margot(X, y, depth=2, C=5.0, feature_selection="hard", max_features=budget, l2_method="outer")
+    res = solve_outer_approximation(f, "highs", mip_gap=0, time_limit=120)
+    w = f.values(res.x)["w"]
+    assert res.status == "optimal"
+    assert np.all((np.abs(w) > 1e-9).sum(axis=1) <= budget)
+    free = solve_outer_approximation(margot(X, y, depth=2, C=5.0, l2_method="outer"), "highs", mip_gap=0,
+                                     time_limit=120)
+    assert free.objective <= res.objective + 1e-6
+
+
+def test_sfs_penalty_trades_features_for_loss(data):
+    X, y = data
+    costly = loss_optimal_tree(X, y, depth=1, loss="hinge", regularizer="l1", feature_selection="soft", alpha=1e3)
+    res = solve(costly, mip_gap=0)
+    assert np.all(costly.values(res.x)["w"] == 0)
+    # with w = 0 the hinge loss n_pos (1 - b)+ + n_neg (1 + b)+ is least at b = +-1
+    n_pos, n_neg = (y > 0).sum(), (y < 0).sum()
+    assert res.objective == pytest.approx(2 * min(n_pos, n_neg), rel=1e-9)
+
+
+def test_misclassification_depth1_equals_best_threshold():
+    rng = np.random.default_rng(2)
+    x = np.sort(rng.normal(size=15))
+    y = np.where(rng.random(15) < 1 / (1 + np.exp(-3 * x)), 1.0, -1.0)
+    f = loss_optimal_tree(x[:, None], y, depth=1, loss="misclassification", regularizer=None)
+    res = solve(f, mip_gap=0)
+    # brute force: every cut between consecutive points (and outside them), both orientations
+    cuts = np.concatenate([[x[0] - 1], (x[1:] + x[:-1]) / 2, [x[-1] + 1]])
+    best = min(min((np.where(x > c, 1, -1) != y).sum(), (np.where(x > c, -1, 1) != y).sum()) for c in cuts)
+    assert res.objective == pytest.approx(best)
+    tree, _ = decode_tree(f, res.x)
+    assert (np.sign(tree.decision_function(x[:, None])) != y).sum() == best
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(loss=["misclassification", "hinge"], regularizer=None),
+    dict(loss=["hinge", "logistic"], regularizer="l2", l2_method="outer", feature_selection="hard", max_features=2),
+    dict(loss="logistic", regularizer="l1", feature_selection="soft", alpha=[0.5, 0.1]),
+])
+def test_greedy_start_is_feasible_and_scored_exactly(data, kwargs):
+    X, y = data
+    f = loss_optimal_tree(X, y, depth=2, **kwargs)
+    m = f.meta
+    fits = [node_fitter(loss, m["regularizer"], m["C"], m["lam"], m["budget"], 0) for loss in m["losses"]]
+    tree = greedy_tree(X, y, 2, lambda Xn, yn, h, support=None: fits[h](Xn, yn, h, support),
+                       m["weight_bound"], m["intercept_bound"], m["eps"])
+    x = start_from_tree(f, tree)
+    assert f.violation(x) < 1e-9
+    assert f.objective_value(x) == pytest.approx(tree_objective(tree, X, y, m, surrogate=True), rel=1e-9)
+
+
+def test_bad_settings(data):
+    X, y = data
+    for kwargs, match in [(dict(loss="squared"), "loss must be"), (dict(loss=["hinge"]), "one entry per layer"),
+                          (dict(regularizer="l3"), "regularizer"), (dict(feature_selection="hard"), "max_features"),
+                          (dict(feature_selection="soft"), "alpha"), (dict(l2_method="x"), "l2_method"),
+                          (dict(lam=-1), "lam")]:
+        with pytest.raises(ValueError, match=match):
+            loss_optimal_tree(X, y, depth=2, **kwargs)
+    with pytest.raises(ValueError, match="outer approximation"):
+        solve_outer_approximation(olct(X, y, depth=1))
+    with pytest.raises(ValueError, match="MIQP|mixed-integer quadratic"):
+        solve(margot(X, y, depth=2), "highs")

@@ -1,0 +1,112 @@
+"""OCT / OCT-H (Bertsimas & Dunn): optimum equals a brute-force enumeration of axis-aligned trees."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from optitrees.formulations.oct import decode_label_tree, feature_epsilons, oct, octh, start_from_label_tree
+from optitrees.solvers import solve
+from optitrees.warmstart import cart_splits, greedy_oblique_splits
+
+
+def _tiny(seed=0, n=10, p=2, k=3):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(n, p)).astype(float) / 5.0      # [0, 1], ties included
+    y = rng.integers(0, k, size=n)
+    y[:k] = np.arange(k)
+    return X, y
+
+
+def brute_force_oct(X, y, depth, alpha, n_min):
+    """Minimum of errors / L_hat + alpha * splits over every axis-aligned tree of the given depth.
+
+    A split is unused (all points right) or "x_j >= v" for a training value v of feature j;
+    a node under an unused split is unused; each non-empty leaf predicts its majority
+    class and holds at least n_min points.
+    """
+    n, p = X.shape
+    K = y.max() + 1
+    L_hat = n - np.bincount(y).max()
+    options = [None] + [(j, v) for j in range(p) for v in np.unique(X[:, j])]
+    n_branch = 2**depth - 1
+    best = np.inf
+    for combo in itertools.product(options, repeat=n_branch):
+        if any(combo[t - 1] is None and combo[c - 1] is not None
+               for t in range(1, n_branch + 1) for c in (2 * t, 2 * t + 1) if c <= n_branch):
+            continue
+        node = np.ones(n, int)
+        for _ in range(depth):
+            split = [combo[t - 1] for t in node]
+            right = np.array([s is None or X[i, s[0]] >= s[1] for i, s in enumerate(split)])
+            node = 2 * node + right
+        errors, ok = 0, True
+        for leaf in np.unique(node):
+            counts = np.bincount(y[node == leaf], minlength=K)
+            if counts.sum() < n_min:
+                ok = False
+                break
+            errors += counts.sum() - counts.max()
+        if ok:
+            best = min(best, errors / L_hat + alpha * sum(s is not None for s in combo))
+    return best
+
+
+@pytest.mark.parametrize("depth,alpha,n_min,seed", [(1, 0.0, 1, 0), (1, 0.05, 3, 1), (2, 0.0, 1, 2),
+                                                    (2, 0.1, 2, 3), (2, 0.02, 3, 4)])
+def test_oct_equals_brute_force(depth, alpha, n_min, seed):
+    X, y = _tiny(seed, n=9 if depth == 2 else 12)
+    f = oct(X, y, depth=depth, alpha=alpha, min_samples_leaf=n_min)
+    res = solve(f, mip_gap=0, time_limit=120)
+    assert res.status == "optimal"
+    expected = brute_force_oct(X, y, depth, alpha, n_min)
+    assert res.objective == pytest.approx(expected, abs=1e-7)
+    tree, routing = decode_label_tree(f, res.x)
+    assert np.array_equal(tree.apply(X), routing)
+    errors = (tree.predict(X) != y).sum()
+    assert errors / f.meta["L_hat"] + alpha * tree.n_splits() == pytest.approx(expected, abs=1e-7)
+
+
+def test_octh_never_worse_than_oct():
+    X, y = _tiny(5, n=12)
+    a = solve(oct(X, y, depth=2), mip_gap=0, time_limit=120)
+    b = solve(octh(X, y, depth=2), mip_gap=0, time_limit=120)
+    assert b.objective <= a.objective + 1e-9
+
+
+def test_unused_split_sends_points_right():
+    X, y = _tiny(6, n=12)
+    f = oct(X, y, depth=2, alpha=10.0)        # any split costs more than it can save
+    res = solve(f, mip_gap=0)
+    v = f.values(res.x)
+    assert res.objective == pytest.approx(1.0)
+    assert np.all(v["d"] < 0.5)
+    assert np.all(np.argmax(v["z"], axis=1) == len(f.sets["L"]) - 1)   # rightmost leaf
+
+
+def test_warm_starts_are_feasible():
+    X, y = _tiny(7, n=30)
+    for build, starter in ((oct, cart_splits), (octh, greedy_oblique_splits)):
+        f = build(X, y, depth=2, min_samples_leaf=2)
+        x = start_from_label_tree(f, *starter(X, y, 2, 2, random_state=0))
+        assert f.violation(x) < 1e-9
+
+
+def test_feature_epsilons():
+    X = np.array([[0.0, 0.5], [0.25, 0.5], [1.0, 0.5]])
+    assert np.allclose(feature_epsilons(X), [0.25, 1.0])
+
+
+@pytest.mark.parametrize("kwargs,match", [(dict(depth=0), "depth"), (dict(alpha=-1), "alpha"),
+                                          (dict(min_samples_leaf=0), "min_samples_leaf"),
+                                          (dict(min_samples_leaf=100), "exceeds")])
+def test_bad_input(kwargs, match):
+    X, y = _tiny()
+    with pytest.raises(ValueError, match=match):
+        oct(X, y, **kwargs)
+
+
+def test_rejects_unscaled_features():
+    X, y = _tiny()
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        oct(X * 3, y)
