@@ -75,8 +75,9 @@ class MIPEstimatorMixin:
         """Add the status note, warn about each note, and append them to ``result.message``."""
         if result.status in ("time_limit_feasible", "feasible"):
             why = "time limit reached" if result.status == "time_limit_feasible" else "solver stopped early"
-            notes.append(f"{why}: returning the best model found, not proven optimal (gap "
-                         f"{100 * (result.gap or 0):.2f}%, solution from {result.solution_source})")
+            gap = "unknown" if result.gap is None or not np.isfinite(result.gap) else f"{100 * result.gap:.2f}%"
+            notes.append(f"{why}: returning the best model found, not proven optimal (gap {gap}, solution from "
+                         f"{result.solution_source})")
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=3)
         result.message = "; ".join([result.message] + notes)

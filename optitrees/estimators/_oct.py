@@ -129,15 +129,18 @@ class _BaseOCT(MIPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class of the leaf each sample reaches."""
-        return self.classes_[self.tree_.predict(self._X(X))]
+        X = self._X(X)
+        return self.classes_[self.tree_.predict(X)]
 
     def predict_proba(self, X):
         """Training class frequencies in the leaf each sample reaches, shape ``(n_samples, n_classes)``."""
-        return self.tree_.predict_proba(self._X(X))
+        X = self._X(X)
+        return self.tree_.predict_proba(X)
 
     def apply(self, X):
         """Leaf id each sample reaches."""
-        return self.tree_.apply(self._X(X))
+        X = self._X(X)
+        return self.tree_.apply(X)
 
     def export_text(self, decimals=3):
         """The fitted tree as text, thresholds in the original feature units."""

@@ -1,0 +1,128 @@
+"""OCTClassifier / OCTHClassifier: multi-class, thresholds in original units, backends, reliability."""
+
+import json
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_iris
+
+from optitrees import OCTClassifier, OCTHClassifier, solvers
+from optitrees.estimators._oct import label_tree_objective, scale_unit
+
+needs_scip = pytest.mark.skipif("scip" not in solvers.available(), reason="SCIP (pyscipopt) not installed")
+
+
+def fit_quiet(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return est.fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    names = np.array(["setosa", "versicolor", "virginica"])
+    return X, names[y.to_numpy()]
+
+
+@pytest.mark.parametrize("cls", [OCTClassifier, OCTHClassifier])
+def test_iris_three_classes(iris, cls):
+    X, y = iris
+    clf = fit_quiet(cls(max_depth=2, alpha=0.01, min_samples_leaf=5, time_limit=15, random_state=0), X, y)
+    pred = clf.predict(X)
+    assert set(pred) == {"setosa", "versicolor", "virginica"}
+    assert (pred == y).mean() >= 0.94
+    proba = clf.predict_proba(X)
+    assert proba.shape == (150, 3) and np.allclose(proba.sum(axis=1), 1)
+    assert np.array_equal(clf.classes_[proba.argmax(axis=1)], pred)
+    checks = clf.solver_result_.checks
+    assert checks["routing_mismatches"] == 0 and checks["objective_discrepancy"] < 1e-9
+    assert clf.objective_ <= clf.warm_start_objective_ + 1e-12
+    text = clf.export_text()
+    assert "petal" in text and "class: setosa" in text
+    json.dumps(clf.to_dict())
+    assert np.array_equal(pickle.loads(pickle.dumps(clf)).predict(X), pred)
+
+
+def test_thresholds_in_original_units():
+    rng = np.random.default_rng(0)
+    x = np.sort(rng.uniform(1000, 5000, size=20))
+    X = np.column_stack([x, rng.normal(size=20)])
+    y = (x > 3000).astype(int)
+    clf = fit_quiet(OCTClassifier(max_depth=1, time_limit=20), X, y)
+    w, thr = clf.tree_.weights[0], clf.tree_.thresholds[0]
+    assert np.array_equal(w, [1.0, 0.0])
+    assert x[x <= 3000].max() < thr < x[x > 3000].min()        # between the data values, in original units
+    assert f"x0 <  {thr:.3f}" in clf.export_text()
+    assert (clf.predict(X) == y).all()
+
+
+def test_min_samples_leaf_is_respected(iris):
+    X, y = iris
+    clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=40, time_limit=15, random_state=0), X, y)
+    counts = clf.tree_.leaf_counts.sum(axis=1)
+    assert np.all((counts == 0) | (counts >= 40))
+
+
+def test_objective_matches_definition(iris):
+    X, y = iris
+    clf = fit_quiet(OCTClassifier(max_depth=2, alpha=0.05, time_limit=10, random_state=0), X, y)
+    errors = (clf.predict(X) != y).sum()
+    assert clf.objective_ == pytest.approx(errors / 100 + 0.05 * clf.tree_.n_splits())
+    X01, low, span = scale_unit(X.to_numpy())
+    assert np.allclose(X01 * span + low, X)
+
+
+@needs_scip
+@pytest.mark.parametrize("cls", [OCTClassifier, OCTHClassifier])
+def test_same_optimum_from_two_backends(cls):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(16, 2))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 0] > 1).astype(int)
+    a = fit_quiet(cls(max_depth=2, alpha=0.02, solver="highs", mip_gap=0, time_limit=120), X, y)
+    b = fit_quiet(cls(max_depth=2, alpha=0.02, solver="scip", mip_gap=0, time_limit=120), X, y)
+    assert a.solver_result_.status == b.solver_result_.status == "optimal"
+    assert a.solver_result_.objective == pytest.approx(b.solver_result_.objective, abs=1e-7)
+    assert b.solver_result_.solver == "scip"
+
+
+def test_falls_back_to_cart_without_solution(iris):
+    X, y = iris
+    stop = {"mip_max_nodes": 0, "mip_heuristic_effort": 0.0}
+    with pytest.warns(UserWarning, match="falling back to the CART warm start"):
+        clf = OCTClassifier(max_depth=2, time_limit=10, warm_start=False, solver_options=stop).fit(X, y)
+    assert clf.solver_result_.solution_source == "warm_start"
+    assert clf.objective_ == clf.warm_start_objective_
+    assert clf.solver_result_.objective == pytest.approx(clf.objective_)
+
+
+@pytest.mark.parametrize("params,match", [(dict(max_depth=0), "max_depth"), (dict(alpha=-0.1), "alpha"),
+                                          (dict(min_samples_leaf=0), "min_samples_leaf"),
+                                          (dict(min_samples_leaf=500), "exceeds"),
+                                          (dict(solver="nonesuch"), "unknown solver")])
+def test_bad_parameters(iris, params, match):
+    X, y = iris
+    with pytest.raises(ValueError, match=match):
+        OCTClassifier(**params).fit(X, y)
+
+
+def test_bad_input():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match="one class"):
+        OCTClassifier().fit(X, np.zeros(10))
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        OCTClassifier().fit(X, np.arange(10) % 2)
+
+
+def test_label_tree_objective_counts_features_for_octh(iris):
+    X, y = iris
+    clf = fit_quiet(OCTHClassifier(max_depth=1, alpha=0.01, time_limit=10, random_state=0), X, y)
+    X01, _, _ = scale_unit(X.to_numpy())
+    classes, y_idx = np.unique(y, return_inverse=True)
+    assert clone(clf).get_params() == clf.get_params()
+    assert clf.objective_ == pytest.approx((clf.predict(X) != y).sum() / 100 + 0.01 * clf.tree_.n_features_used())
