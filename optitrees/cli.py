@@ -14,33 +14,58 @@ __all__ = ["main"]
 
 def _common(p):
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--dataset", choices=["breast_cancer"], help="scikit-learn built-in dataset")
+    src.add_argument("--dataset", choices=["breast_cancer", "iris"], help="scikit-learn built-in dataset")
     src.add_argument("--csv", help="CSV file with a header row")
     p.add_argument("--target", help="label column of the CSV (default: last column)")
+    p.add_argument("--model", default="olct", choices=sorted(MODELS),
+                   help="olct (default), margot, oct or octh (the last two take any number of classes)")
     p.add_argument("--depth", type=int, default=2)
     p.add_argument("--tangents", default="V0", choices=["V0", "V1", "V2", "V3"])
     p.add_argument("--C", type=float, nargs="+", default=[1.0], help="loss weight, one value or one per layer")
-    p.add_argument("--univariate", action="store_true", help="axis-aligned splits")
+    p.add_argument("--univariate", action="store_true", help="axis-aligned splits (olct)")
+    p.add_argument("--feature-selection", choices=["hard", "soft"], help="HFS / SFS (margot)")
+    p.add_argument("--max-features", type=int, help="HFS budget per node (margot)")
+    p.add_argument("--alpha", type=float, help="SFS penalty (margot) or complexity weight (oct, octh)")
+    p.add_argument("--min-samples-leaf", type=int, default=1, help="N_min (oct, octh)")
+
+
+MODELS = {"olct": "OLCTClassifier", "margot": "MARGOTClassifier", "oct": "OCTClassifier", "octh": "OCTHClassifier"}
+
+
+def _estimator(args):
+    """The estimator named by ``--model`` with the model options that apply to it."""
+    import optitrees
+
+    C = args.C if len(args.C) > 1 else args.C[0]
+    model = args.model
+    cls = getattr(optitrees, MODELS[model])
+    if model == "olct":
+        params = dict(C=C, tangents=args.tangents, univariate=args.univariate)
+    elif model == "margot":
+        params = dict(C=C, feature_selection=args.feature_selection, max_features=args.max_features,
+                      alpha=args.alpha)
+    else:
+        params = dict(alpha=args.alpha or 0.0, min_samples_leaf=args.min_samples_leaf)
+    return cls(max_depth=args.depth, **params)
 
 
 def _fit(args):
     from sklearn.metrics import balanced_accuracy_score
     from sklearn.model_selection import train_test_split
 
-    from . import OLCTClassifier, datasets
+    from . import datasets
 
     X, y = datasets.load(args.dataset, args.csv, args.target)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=args.test_size, random_state=args.seed, stratify=y)
-    clf = OLCTClassifier(max_depth=args.depth, C=args.C if len(args.C) > 1 else args.C[0], tangents=args.tangents,
-                         univariate=args.univariate, solver=args.solver, time_limit=args.time_limit,
-                         mip_gap=args.mip_gap, threads=args.threads, random_state=args.seed, verbose=args.verbose)
+    clf = _estimator(args).set_params(solver=args.solver, time_limit=args.time_limit, mip_gap=args.mip_gap,
+                                      threads=args.threads, random_state=args.seed, verbose=args.verbose)
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clf.fit(Xtr, ytr)
     elapsed = time.perf_counter() - t0
     r = clf.solver_result_
-    print(f"OLCT depth {args.depth}, tangents {args.tangents}, {len(Xtr)} training rows, {X.shape[1]} features")
+    print(f"{type(clf).__name__} depth {args.depth}, {len(Xtr)} training rows, {X.shape[1]} features")
     print(clf.export_text())
     print(f"solver: {r.summary()}")
     for w in caught:
@@ -53,15 +78,26 @@ def _fit(args):
 
 def _write(args):
     from . import datasets, formulations
+    from .estimators._oct import scale_unit
+    from .formulations import oct as oct_models
 
     X, y = datasets.load(args.dataset, args.csv, args.target)
-    Xs = datasets.standardize(X)[0]
-    classes = np.unique(y)
-    if len(classes) != 2:
-        raise SystemExit(f"need two classes, found {len(classes)}")
-    y_pm = np.where(np.asarray(y) == classes[1], 1, -1)
-    f = formulations.olct(Xs, y_pm, depth=args.depth, tangents=args.tangents,
-                          C=args.C if len(args.C) > 1 else args.C[0], univariate=args.univariate)
+    classes, y_idx = np.unique(np.asarray(y), return_inverse=True)
+    C = args.C if len(args.C) > 1 else args.C[0]
+    if args.model in ("oct", "octh"):
+        build = oct_models.oct if args.model == "oct" else oct_models.octh
+        f = build(scale_unit(np.asarray(X, float))[0], y_idx, depth=args.depth, alpha=args.alpha or 0.0,
+                  min_samples_leaf=args.min_samples_leaf)
+    else:
+        if len(classes) != 2:
+            raise SystemExit(f"{args.model} needs two classes, found {len(classes)}; use --model oct or octh")
+        Xs = datasets.standardize(X)[0]
+        y_pm = np.where(y_idx == 1, 1, -1)
+        if args.model == "olct":
+            f = formulations.olct(Xs, y_pm, depth=args.depth, tangents=args.tangents, C=C, univariate=args.univariate)
+        else:
+            f = formulations.margot(Xs, y_pm, depth=args.depth, C=C, feature_selection=args.feature_selection,
+                                    max_features=args.max_features, alpha=args.alpha)
     f.write(args.output)
     print(f.summary())
     print(f"wrote {args.output}")
@@ -81,10 +117,10 @@ def _solvers(_args):
 
 def main(argv=None) -> int:
     """Entry point of the ``optitrees`` command."""
-    parser = argparse.ArgumentParser(prog="optitrees", description="Optimal logistic classification trees.")
+    parser = argparse.ArgumentParser(prog="optitrees", description="Interpretable classifiers by mixed-integer optimization.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("fit", help="fit an OLCT, print the tree, solver status and test balanced accuracy")
+    p = sub.add_parser("fit", help="fit a model, print the tree, solver status and test balanced accuracy")
     _common(p)
     p.add_argument("--solver", default="highs")
     p.add_argument("--time-limit", type=float, default=30.0)
@@ -95,7 +131,7 @@ def main(argv=None) -> int:
     p.add_argument("--verbose", action="store_true", help="show the solver log")
     p.set_defaults(func=_fit)
 
-    p = sub.add_parser("write", help="write the OLCT model of a dataset to .lp or .mps")
+    p = sub.add_parser("write", help="write the MIP of a dataset to .lp or .mps (MARGOT with its exact quadratic objective)")
     _common(p)
     p.add_argument("output", help="file name ending in .lp or .mps")
     p.set_defaults(func=_write)

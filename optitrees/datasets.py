@@ -21,7 +21,7 @@ def standardize(X):
     scale[scale < 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
     return (X - mean) / scale, mean, scale
 
-BUILTIN = ("breast_cancer",)
+BUILTIN = ("breast_cancer", "iris")
 
 
 def load(name=None, csv=None, target=None):
@@ -29,8 +29,9 @@ def load(name=None, csv=None, target=None):
 
     Parameters
     ----------
-    name : {"breast_cancer"}, optional
-        A scikit-learn built-in binary dataset (labels "malignant" / "benign").
+    name : {"breast_cancer", "iris"}, optional
+        A scikit-learn built-in dataset: breast cancer (binary, labels
+        "malignant" / "benign") or iris (three species).
     csv : str, optional
         Path of a CSV file (``.gz`` allowed) with a header row.
     target : str, optional
@@ -39,13 +40,13 @@ def load(name=None, csv=None, target=None):
     if (name is None) == (csv is None):
         raise ValueError("give exactly one of a dataset name or a CSV path")
     if name is not None:
-        if name != "breast_cancer":
+        if name not in BUILTIN:
             raise ValueError(f"unknown dataset {name!r}; built-ins: {BUILTIN}")
-        from sklearn.datasets import load_breast_cancer
+        from sklearn import datasets as sk
 
-        data = load_breast_cancer(as_frame=True)
-        y = data.target.map(dict(enumerate(data.target_names))).rename("diagnosis")
-        return data.data, y
+        data = (sk.load_breast_cancer if name == "breast_cancer" else sk.load_iris)(as_frame=True)
+        y = data.target.map(dict(enumerate(data.target_names)))
+        return data.data, y.rename("diagnosis" if name == "breast_cancer" else "species")
     frame = pd.read_csv(csv)
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:

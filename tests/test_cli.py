@@ -20,3 +20,18 @@ def test_write_and_solvers(tmp_path, capsys):
 def test_bad_arguments():
     with pytest.raises(SystemExit):
         main(["fit"])
+
+
+def test_fit_multiclass_oct_on_iris(capsys):
+    assert main(["fit", "--dataset", "iris", "--model", "oct", "--depth", "2", "--alpha", "0.01",
+                 "--min-samples-leaf", "3", "--time-limit", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "OCTClassifier depth 2" in out and "class: virginica" in out and "petal" in out
+
+
+def test_write_margot_and_reject_multiclass(tmp_path, capsys):
+    path = tmp_path / "margot.lp"
+    assert main(["write", "--dataset", "breast_cancer", "--model", "margot", "--depth", "1", str(path)]) == 0
+    assert "hinge" in path.read_text()
+    with pytest.raises(SystemExit, match="use --model oct"):
+        main(["write", "--dataset", "iris", "--model", "olct", str(tmp_path / "x.lp")])
