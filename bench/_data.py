@@ -1,0 +1,45 @@
+"""Load the real benchmark datasets of ``../shared/datasets`` (never copied into the repo)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+def require_shared():
+    """Exit cleanly when ``../shared/datasets`` is absent."""
+    if not (SHARED / "MANIFEST.json").exists():
+        print(f"datasets not found at {SHARED}; nothing to run")
+        sys.exit(0)
+
+
+def manifest() -> dict:
+    return {d["name"]: d for d in json.loads((SHARED / "MANIFEST.json").read_text())}
+
+
+def load_raw(name: str) -> tuple[pd.DataFrame, pd.Series]:
+    """Features and the ``target`` column, rows with missing cells dropped."""
+    frame = pd.read_csv(SHARED / manifest()[name]["file"]).dropna()
+    return frame.drop(columns=["target"]), frame["target"]
+
+
+def binary_target(name: str, y: pd.Series) -> np.ndarray:
+    """0/1 labels, 1 = the manifest's positive label (heart: disease present, target > 0)."""
+    info = manifest()[name]
+    if info["task"] == "multiclass" and name == "heart":
+        return (pd.to_numeric(y) > 0).astype(int).to_numpy()
+    return (y.astype(str) == str(info["positive_label"])).astype(int).to_numpy()
+
+
+def load_numeric(name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Numeric matrix (categorical columns one-hot encoded) and 0/1 labels."""
+    X, y = load_raw(name)
+    categorical = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    X = pd.get_dummies(X, columns=categorical, dtype=float) if categorical else X.astype(float)
+    return X.to_numpy(float), binary_target(name, y), list(X.columns)
