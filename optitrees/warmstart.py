@@ -354,7 +354,7 @@ def greedy_oblique_splits(X01, y, depth, min_samples_leaf=1, mu=0.005, random_st
                 err = errors(yn[right]) + errors(yn[~right])
                 if err < base and (best is None or err < best[0]):
                     best = (err, a, thr)
-        if best is not None and node <= n_nodes:
+        if best is not None:
             _, W[node - 1], b[node - 1] = best
             active[node - 1] = True
         goes_right = (Xn @ W[node - 1] >= b[node - 1]) if active[node - 1] else np.ones(len(idx), bool)

@@ -10,7 +10,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..datasets import standardize
-from ..formulations.loss_optimal import (FEATURE_SELECTION, LOSSES, REGULARIZERS, _layer_values, decode_tree,
+from ..formulations.loss_optimal import (FEATURE_SELECTION, REGULARIZERS, _layer_values, decode_tree,
                                          layer_losses, layer_weights, loss_optimal_tree, start_from_tree,
                                          tree_objective)
 from ..formulations.tangents import TANGENT_SETS, logistic_loss
@@ -190,7 +190,10 @@ class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimato
         return depth, spec, backend
 
     def _has_proba(self):
-        return layer_losses(self._spec()["loss"], check_depth(self.max_depth))[-1] == "logistic"
+        try:
+            return layer_losses(self._spec()["loss"], check_depth(self.max_depth))[-1] == "logistic"
+        except ValueError:      # invalid settings: fit will say why
+            return False
 
     # ----------------------------------------------------------------- fit
     def fit(self, X, y):
@@ -217,9 +220,7 @@ class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimato
                               l2_method="outer" if outer else "exact", **spec)
         meta = f.meta
         exact = (lambda tree: tree_objective(tree, Xs, y_pm, meta, surrogate=False))
-        fit = node_fitter(meta["losses"][-1] if len(set(meta["losses"])) == 1 else "hinge", meta["regularizer"],
-                          meta["C"], meta["lam"], meta["budget"], seed)
-        layer_fit = _per_layer_fitter(meta, seed) if len(set(meta["losses"])) > 1 else fit
+        layer_fit = _per_layer_fitter(meta, seed)
         greedy = greedy_tree(Xs, y_pm, depth, layer_fit, meta["weight_bound"], meta["intercept_bound"], meta["eps"])
         start = start_from_tree(f, greedy)
         if outer:
@@ -335,7 +336,7 @@ class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimato
 
 
 def _per_layer_fitter(meta, seed):
-    """Greedy node fit with each layer's own loss (mixed losses)."""
+    """Greedy node fit with each layer's own loss (see :func:`optitrees.warmstart.node_fitter`)."""
     fits = [node_fitter(loss, meta["regularizer"], meta["C"], meta["lam"], meta["budget"], seed)
             for loss in meta["losses"]]
     return lambda Xn, yn, h, support=None: fits[h](Xn, yn, h, support)

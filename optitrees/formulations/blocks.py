@@ -202,6 +202,34 @@ def add_forwarding(f, topology, scores: Scores, z: VariableGroup, bound, eps):
         lower=(eps - Mr).ravel(), equation="3.7b")
 
 
+def _layer_slack_variables(f, topology, layers, var, C, binary=False):
+    """Slack group ``var[i, h]`` over chosen layers, weighted ``C_h`` in the objective.
+
+    Declares ``H``/``T`` for the full range of layers, otherwise ``H_<var>`` and
+    ``T_<var>`` (the layers and their branch nodes).
+
+    Returns
+    -------
+    (VariableGroup, layers, h_set, t_set, node_idx, nodes)
+        ``node_idx`` are the positions of ``nodes`` in the set ``T``.
+    """
+    depth = topology.depth
+    layers = np.arange(1, depth + 1) if layers is None else np.asarray(layers, int)
+    full_range = len(layers) == depth
+    h_set = "H" if full_range else f"H_{var}"
+    t_set = "T" if full_range else f"T_{var}"
+    f.add_set(h_set, layers)
+    all_nodes = f.sets["T"]
+    node_idx = np.flatnonzero(np.isin(topology.layer_of(all_nodes), layers))
+    nodes = f.add_set(t_set, all_nodes[node_idx])
+    if binary:
+        slack = f.add_variables(var, ("I", h_set), 0.0, 1.0, domain="binary")
+    else:
+        slack = f.add_variables(var, ("I", h_set), 0.0, np.inf)
+    f.add_objective(slack, np.broadcast_to(np.asarray(C, float)[layers - 1][None, :], slack.shape))
+    return slack, layers, h_set, t_set, node_idx, nodes
+
+
 def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, intercepts, C, *, var="xi",
                      layers=None, row_name="logistic_tangent", labels=None, equation="3.15"):
     """Convex piecewise-linear slacks ``var[i, h] >= max_k (c_k + a_k s[t, i])`` on chosen layers.
@@ -229,19 +257,9 @@ def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, inte
         1-based layers carrying this loss; default all. Sets ``H`` and ``T``
         name the full ranges, otherwise ``H_<var>`` and ``T_<var>`` are declared.
     """
-    depth = topology.depth
-    layers = np.arange(1, depth + 1) if layers is None else np.asarray(layers, int)
-    full_range = len(layers) == depth
-    h_set = "H" if full_range else f"H_{var}"
-    t_set = "T" if full_range else f"T_{var}"
-    f.add_set(h_set, layers)
-    all_nodes = f.sets["T"]
-    node_layer = topology.layer_of(all_nodes)
-    node_idx = np.flatnonzero(np.isin(node_layer, layers))
-    nodes = f.add_set(t_set, all_nodes[node_idx])
+    slack, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, var, C)
     n = len(scores.y)
-    slack = f.add_variables(var, ("I", h_set), 0.0, np.inf)
-    f.add_objective(slack, np.broadcast_to(np.asarray(C, float)[layers - 1][None, :], slack.shape))
+    node_layer = topology.layer_of(f.sets["T"])
 
     slopes = np.asarray(slopes, float)
     intercepts = np.asarray(intercepts, float)
@@ -301,19 +319,9 @@ def add_misclassification_slacks(f, topology, scores: Scores, z: VariableGroup, 
     classifying every point "correctly" on the boundary, as ``yhat`` may do in
     (3.9a-b).
     """
-    depth = topology.depth
-    layers = np.arange(1, depth + 1) if layers is None else np.asarray(layers, int)
-    full_range = len(layers) == depth
-    h_set = "H" if full_range else "H_e"
-    t_set = "T" if full_range else "T_e"
-    f.add_set(h_set, layers)
-    all_nodes = f.sets["T"]
-    node_layer = topology.layer_of(all_nodes)
-    node_idx = np.flatnonzero(np.isin(node_layer, layers))
-    nodes = f.add_set(t_set, all_nodes[node_idx])
+    e, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, "e", C, binary=True)
     n = len(scores.y)
-    e = f.add_variables("e", ("I", h_set), 0.0, 1.0, domain="binary")
-    f.add_objective(e, np.broadcast_to(np.asarray(C, float)[layers - 1][None, :], e.shape))
+    node_layer = topology.layer_of(f.sets["T"])
     targets = f.sets[z.dims[1]]
     below = topology.descendant_mask(targets, nodes).astype(float)
     full = below.all(axis=1)

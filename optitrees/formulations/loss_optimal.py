@@ -64,14 +64,7 @@ def _check_data(X, y):
 
 def layer_weights(C, depth: int) -> np.ndarray:
     """``C_h`` for ``h = 1..depth`` from a scalar or a sequence of length ``depth``."""
-    C = np.atleast_1d(np.asarray(C, dtype=float))
-    if C.size == 1:
-        C = np.full(depth, C[0])
-    if C.shape != (depth,):
-        raise ValueError(f"C must be a scalar or have one value per layer ({depth}), got {C.size}")
-    if not np.all(np.isfinite(C)) or np.any(C < 0):
-        raise ValueError("C must be finite and non-negative")
-    return C
+    return _layer_values(C, depth, "C")
 
 
 LOSSES = ("logistic", "hinge", "misclassification")
@@ -93,10 +86,9 @@ def layer_losses(loss, depth: int) -> list[str]:
     return losses
 
 
-def _layer_values(value, depth, name, allow_none=False):
+def _layer_values(value, depth, name):
+    """One finite non-negative value per layer from a scalar or a sequence of length ``depth``."""
     if value is None:
-        if allow_none:
-            return None
         raise ValueError(f"{name} is required")
     v = np.atleast_1d(np.asarray(value, dtype=float))
     if v.size == 1:

@@ -133,6 +133,31 @@ def _baseline(y, n_classes):
     return float(base) if base > 0 else 1.0
 
 
+def _add_split_rows(f, topo, w, b, z, X, left_extra, left_M, left_upper, right_M, unused=None):
+    """Split rows of every branch node for every point, aggregated over the subtrees.
+
+    ``split_left[t, i]:  w_t (x_i + left_extra) - b_t [+ c d_t] + left_M sum_{l in L(t)} z[i, l] <= left_upper``
+
+    ``split_right[t, i]: w_t x_i - b_t - right_M sum_{l in R(t)} z[i, l] >= -right_M``
+
+    ``unused=(d, c)`` adds the term ``c d_t`` to the left rows.
+    """
+    T, n = len(topo.branch_nodes), X.shape[0]
+    idx = np.arange(T)
+    left = topo.left_mask(topo.leaves, topo.branch_nodes).astype(float)
+    right = topo.right_mask(topo.leaves, topo.branch_nodes).astype(float)
+    bterm = [(np.repeat(b.columns, n), -1.0)]
+    extra = [] if unused is None else [(np.repeat(unused[0].columns, n), unused[1])]
+    f.add_constraints("split_left", ("T", "I"),
+                      _inline_split_terms(w, X, idx, left_extra) + bterm + extra
+                      + blocks._subset_sum_terms(z, left, np.full((T, n), float(left_M))),
+                      upper=float(left_upper), equation="B&D left, aggregated")
+    f.add_constraints("split_right", ("T", "I"),
+                      _inline_split_terms(w, X, idx) + bterm
+                      + blocks._subset_sum_terms(z, right, np.full((T, n), -float(right_M))),
+                      lower=-float(right_M), equation="B&D right, aggregated")
+
+
 @timed_build
 def oct(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, n_classes: int | None = None
         ) -> Formulation:
@@ -176,21 +201,9 @@ def oct(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, n
     f.add_constraints("threshold_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0,
                       equation="b <= d")
     _hierarchy(f, topo, d)
-    T = len(topo.branch_nodes)
-    idx = np.arange(T)
-    left = topo.left_mask(topo.leaves, topo.branch_nodes).astype(float)
-    right = topo.right_mask(topo.leaves, topo.branch_nodes).astype(float)
-    bcols = np.repeat(b.columns, n)
-    dcols = np.repeat(d.columns, n)
     Ml = 1.0 + eps_max
-    f.add_constraints("split_left", ("T", "I"),
-                      _inline_split_terms(a, X01, idx, eps) + [(bcols, -1.0), (dcols, -eps_min)]
-                      + blocks._subset_sum_terms(z, left, np.full((T, n), Ml)),
-                      upper=Ml - eps_min, equation="B&D left, aggregated")
-    f.add_constraints("split_right", ("T", "I"),
-                      _inline_split_terms(a, X01, idx) + [(bcols, -1.0)]
-                      + blocks._subset_sum_terms(z, right, np.full((T, n), -1.0)),
-                      lower=-1.0, equation="B&D right, aggregated")
+    _add_split_rows(f, topo, a, b, z, X01, left_extra=eps, left_M=Ml, left_upper=Ml - eps_min, right_M=1.0,
+                    unused=(d, -eps_min))
     f.add_objective(loss, 1.0 / L_hat)
     f.add_objective(d, float(alpha))
     f.meta.update(kind="oct", X=X01, y=y, topology=topo, n_classes=K, eps=eps, L_hat=L_hat, alpha=float(alpha),
@@ -233,19 +246,7 @@ def octh(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, 
     f.add_constraints("intercept_used_neg", ("T",), [(b.columns, 1.0), (d.columns, 1.0)], lower=0.0,
                       equation="b >= -d")
     _hierarchy(f, topo, d)
-    T = len(topo.branch_nodes)
-    idx = np.arange(T)
-    left = topo.left_mask(topo.leaves, topo.branch_nodes).astype(float)
-    right = topo.right_mask(topo.leaves, topo.branch_nodes).astype(float)
-    bcols = np.repeat(b.columns, n)
-    f.add_constraints("split_left", ("T", "I"),
-                      _inline_split_terms(w, X01, idx) + [(bcols, -1.0)]
-                      + blocks._subset_sum_terms(z, left, np.full((T, n), 2.0 + mu)),
-                      upper=2.0, equation="B&D left, aggregated")
-    f.add_constraints("split_right", ("T", "I"),
-                      _inline_split_terms(w, X01, idx) + [(bcols, -1.0)]
-                      + blocks._subset_sum_terms(z, right, np.full((T, n), -2.0)),
-                      lower=-2.0, equation="B&D right, aggregated")
+    _add_split_rows(f, topo, w, b, z, X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0, right_M=2.0)
     f.add_objective(loss, 1.0 / L_hat)
     f.meta.update(kind="octh", X=X01, y=y, topology=topo, n_classes=K, L_hat=L_hat, alpha=float(alpha),
                   min_samples_leaf=int(min_samples_leaf), margin=float(mu))

@@ -1,20 +1,14 @@
 """LossOptimalTreeClassifier and MARGOTClassifier: presets, backends, l2 by MIQP and outer approximation."""
 
-import warnings
 
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 
-from optitrees import LossOptimalTreeClassifier, MARGOTClassifier, OLCTClassifier, solvers
+from optitrees import LossOptimalTreeClassifier, MARGOTClassifier, OLCTClassifier
+from _support import fit_quiet, needs_scip
 
-needs_scip = pytest.mark.skipif("scip" not in solvers.available(), reason="SCIP (pyscipopt) not installed")
 
-
-def fit_quiet(est, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return est.fit(X, y)
 
 
 @pytest.fixture(scope="module")

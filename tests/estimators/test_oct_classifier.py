@@ -2,24 +2,17 @@
 
 import json
 import pickle
-import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_iris
 
-from optitrees import OCTClassifier, OCTHClassifier, solvers
-from optitrees.estimators._oct import label_tree_objective, scale_unit
+from optitrees import OCTClassifier, OCTHClassifier
+from optitrees.estimators._oct import scale_unit
+from _support import fit_quiet, needs_scip
 
-needs_scip = pytest.mark.skipif("scip" not in solvers.available(), reason="SCIP (pyscipopt) not installed")
 
-
-def fit_quiet(est, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return est.fit(X, y)
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +115,5 @@ def test_bad_input():
 def test_label_tree_objective_counts_features_for_octh(iris):
     X, y = iris
     clf = fit_quiet(OCTHClassifier(max_depth=1, alpha=0.01, time_limit=10, random_state=0), X, y)
-    X01, _, _ = scale_unit(X.to_numpy())
-    classes, y_idx = np.unique(y, return_inverse=True)
     assert clone(clf).get_params() == clf.get_params()
     assert clf.objective_ == pytest.approx((clf.predict(X) != y).sum() / 100 + 0.01 * clf.tree_.n_features_used())

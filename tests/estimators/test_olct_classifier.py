@@ -2,7 +2,6 @@
 
 import json
 import pickle
-import warnings
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ from optitrees.formulations import decode_tree, olct
 from optitrees.formulations.tangents import logistic_loss
 from optitrees.solvers import solve
 from optitrees.estimators._loss_optimal import _agreement
+from _support import fit_quiet
 
 
 @pytest.fixture(scope="module")
@@ -29,11 +29,6 @@ def _standardized(X, y, clf):
 
     return standardize(X)[0], np.where(y == clf.classes_[1], 1.0, -1.0)
 
-
-def fit_quiet(clf, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return clf.fit(X, y)
 
 
 def test_string_labels_and_dataframe_names(cancer):

@@ -3,14 +3,13 @@
 import numpy as np
 import pytest
 
-from optitrees import solvers
 from optitrees.formulations import decode_tree, loss_optimal_tree, margot, olct, start_from_tree
 from optitrees.formulations.loss_optimal import tree_objective
 from optitrees.solvers import solve
 from optitrees.solvers.outer_approximation import solve_outer_approximation, squares_error
 from optitrees.warmstart import greedy_tree, node_fitter
+from _support import needs_scip
 
-needs_scip = pytest.mark.skipif("scip" not in solvers.available(), reason="SCIP (pyscipopt) not installed")
 
 
 def _standardized(X):
