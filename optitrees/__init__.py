@@ -5,7 +5,7 @@
 
 from . import formulations, solvers
 from .estimators import (LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier, OCTHClassifier,
-                         OLCTClassifier)
+                         OLCTClassifier, RiskScoreClassifier)
 from .solvers import solve
 from .topology import Topology
 from .tree import LabelTree, ObliqueTree
@@ -13,4 +13,5 @@ from .tree import LabelTree, ObliqueTree
 __version__ = "0.1.0"
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
+           "RiskScoreClassifier",
            "ObliqueTree", "LabelTree", "Topology", "formulations", "solvers", "solve", "__version__"]
