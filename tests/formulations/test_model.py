@@ -9,7 +9,7 @@ import pytest
 from optitrees import solvers
 from optitrees.formulations import Formulation, loss_optimal_tree, margot, olct
 from optitrees.formulations.oct import oct, octh
-from optitrees.formulations.risk_scores import ors
+from optitrees.formulations.risk_scores import ogrs, ors
 
 
 def _positions(f, group):
@@ -30,6 +30,7 @@ BUILDERS = {
                                                        regularizer=None, feature_selection="hard", max_features=2),
     "oct": lambda X, y: oct(_unit(X), (y > 0).astype(int), depth=2, alpha=0.1, min_samples_leaf=2),
     "octh": lambda X, y: octh(_unit(X), (y > 0).astype(int), depth=2, alpha=0.1),
+    "ogrs": lambda X, y: ogrs(np.column_stack([_unit(X), (X[:, :1] > 0)]), y, n_rules=2, max_score=3),
     "ors": lambda X, y: ors((X > 0).astype(float), y, n_rules=2, scores=range(-3, 4), exact_rules=True),
 }
 

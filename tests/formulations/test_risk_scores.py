@@ -78,3 +78,40 @@ def test_bad_input():
         ors(X, y, n_rules=0)
     with pytest.raises(ValueError, match="at least that many features"):
         ors(X, y, n_rules=5, exact_rules=True)
+
+
+def brute_force_ogrs(X, y, T, M, lines):
+    """Every set of T distinct features, discriminative thresholds 'x_j >= v' at data values and scores 0..M."""
+    n, p = X.shape
+    best = np.inf
+    options = []
+    for j in range(p):
+        vals = np.unique(X[:, j])
+        options.append([X[:, j] >= v for v in vals[1:]])           # satisfied by some but not all points
+    for feats in itertools.combinations(range(p), T):
+        for rules in itertools.product(*[options[j] for j in feats]):
+            R = np.column_stack(rules).astype(float)
+            for s in itertools.product(range(M + 1), repeat=T):
+                best = min(best, best_intercept_loss(R @ np.array(s, float), y, lines))
+    return best
+
+
+@pytest.mark.parametrize("seed,T,tangents", [(0, 1, "V1"), (1, 2, "V0"), (2, 2, "V2")])
+def test_ogrs_equals_brute_force(seed, T, tangents):
+    from optitrees.formulations.risk_scores import ogrs
+
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, 6, 9) / 5.0, rng.integers(0, 6, 9) / 5.0, rng.integers(0, 2, 9)])
+    y = np.where(X[:, 0] + X[:, 2] + 0.3 * rng.normal(size=9) > 0.9, 1.0, -1.0)
+    f = ogrs(X, y, n_rules=T, max_score=2, tangents=tangents)
+    res = solve(f, mip_gap=0, time_limit=120)
+    assert res.status == "optimal"
+    expected = brute_force_ogrs(X, y, T, 2, logistic_tangents(tangents))
+    assert res.objective == pytest.approx(expected, abs=1e-6)
+    v = f.values(res.x)
+    feats = np.argmax(v["a"], axis=0)
+    assert len(set(feats)) == T and np.all(np.diff(feats) > 0)          # each feature once, ordered (4.16e)
+    binary_rules = feats == 2
+    assert np.allclose(v["b"][binary_rules], 0.5)                        # 4.16p-q
+    sat = X[:, feats] >= v["b"][None, :]
+    assert np.array_equal(sat, np.round(v["z"]).astype(bool))            # z follows the rules
