@@ -78,7 +78,7 @@ def _fit(args):
 
 def _write(args):
     from . import datasets, formulations
-    from .estimators._oct import scale_unit
+    from .datasets import scale_unit
     from .formulations import oct as oct_models
 
     X, y = datasets.load(args.dataset, args.csv, args.target)

@@ -65,7 +65,12 @@ class MIPEstimatorMixin:
 
     @staticmethod
     def _report_start(f, result, start):
-        """Make ``result`` describe the warm start the estimator fell back to."""
+        """Make ``result`` describe the warm start the estimator fell back to.
+
+        The solver's own objective, if it had one, stays in ``checks["solver_objective"]``.
+        """
+        if result.objective is not None and result.solution_source != "warm_start":
+            result.checks["solver_objective"] = result.objective
         result.x, result.solution_source = start, "warm_start"
         result.objective = f.objective_value(start)
         result.gap = relative_gap(result.objective, result.bound)

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..datasets import scale_unit
 from ..formulations.oct import decode_label_tree, oct, octh, start_from_label_tree
 from ..inspect import export_label_tree_text, label_tree_to_dict
 from ..tree import LabelTree
@@ -16,14 +17,6 @@ from ..warmstart import cart_splits, greedy_oblique_splits
 from ._base import MIPEstimatorMixin, check_depth
 
 __all__ = ["OCTClassifier", "OCTHClassifier"]
-
-
-def scale_unit(X):
-    """``(X - low) / span`` with ``span = max - min`` (1 for a constant feature)."""
-    low = X.min(axis=0)
-    span = X.max(axis=0) - low
-    span = np.where(span > 0, span, 1.0)
-    return np.clip((X - low) / span, 0.0, 1.0), low, span
 
 
 def label_tree_objective(tree: LabelTree, X01, y, L_hat, alpha, oblique) -> float:

@@ -245,6 +245,15 @@ class Formulation:
         self._quad.append((g.columns.ravel(), q))
         self._cache.clear()
 
+    def fix(self, group: VariableGroup | str, values, mask=None) -> None:
+        """Fix variables at ``values`` (lower = upper); ``mask`` selects entries of the group's shape."""
+        g = self.variables[group] if isinstance(group, str) else group
+        v = np.broadcast_to(np.asarray(values, dtype=float), g.shape).ravel()
+        m = np.ones(g.size, bool) if mask is None else np.broadcast_to(np.asarray(mask, bool), g.shape).ravel()
+        g.lower[m] = v[m]
+        g.upper[m] = v[m]
+        self._cache.clear()
+
     # ---------------------------------------------------------- standard form
     def _cached(self, key, fn):
         if key not in self._cache:

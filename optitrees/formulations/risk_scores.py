@@ -133,9 +133,11 @@ def ogrs(X01, y, n_rules: int = 3, max_score: int = 5, tangents="V3", eps: float
     least one point and not by all (discriminative rules, 4.16h-i); points of
     a satisfied rule ``shat[i, t] = s_t z[i, t]`` linearized with the tightest
     ``M = max|A|`` (4.16j-m); tangent slacks on ``y_i (sum_t shat[i, t] + beta)``
-    (4.16n-o); thresholds of binary features fixed at 0.5 (4.16p-q). Scores
-    are non-negative, ``s_t`` in ``{0, ..., max_score}``, without loss of
-    generality (Corollary 4.1).
+    (4.16n-o); thresholds of binary features fixed at 0.5 (4.16p-q). Points
+    are ``s_t`` in ``A = {-max_score, ..., max_score}`` (4.16t): with rules of
+    one logic only (Corollary 4.2) the sign carries the direction; Corollary
+    4.1 then rewrites the fitted card with non-negative points and rules of
+    both logics, which :class:`~optitrees.scorecard.ScoreCard` does.
 
     Parameters
     ----------
@@ -144,7 +146,7 @@ def ogrs(X01, y, n_rules: int = 3, max_score: int = 5, tangents="V3", eps: float
     n_rules : int, default=3
         ``T <= p``.
     max_score : int, default=5
-        ``M = max|A|``.
+        ``M = max|A|``, ``A = {-M, ..., M}``.
     tangents : {"V0", "V1", "V2", "V3"} or sequence of float, default="V3"
     eps : float, default=1e-4
         Strictness of ``x_j < b_t`` (the seed's 1e-4, far above the 1e-6
@@ -185,9 +187,9 @@ def ogrs(X01, y, n_rules: int = 3, max_score: int = 5, tangents="V3", eps: float
     f.add_set("one", np.array([0]))
     a = f.add_variables("a", ("J", "R"), 0.0, 1.0, domain="binary")
     b = f.add_variables("b", ("R",), 0.0, 1.0)
-    s = f.add_variables("s", ("R",), 0.0, M, domain="integer")
+    s = f.add_variables("s", ("R",), -M, M, domain="integer")
     z = f.add_variables("z", ("I", "R"), 0.0, 1.0, domain="binary")
-    shat = f.add_variables("shat", ("I", "R"), 0.0, M)
+    shat = f.add_variables("shat", ("I", "R"), -M, M)
     beta = f.add_variables("beta", ("one",), -B, B)
     zeta = f.add_variables("zeta", ("I",), 0.0, np.inf)
 
@@ -215,7 +217,8 @@ def ogrs(X01, y, n_rules: int = 3, max_score: int = 5, tangents="V3", eps: float
     sc = np.repeat(s.columns, n)
     hc = shat.columns.T.ravel()
     f.add_constraints("points_on", ("R", "I"), [(hc, 1.0), (sc, -1.0), (zc, -M)], lower=-M, equation="4.16j")
-    f.add_constraints("points_at_most", ("R", "I"), [(hc, 1.0), (sc, -1.0)], upper=0.0, equation="4.16k")
+    f.add_constraints("points_at_most", ("R", "I"), [(hc, 1.0), (sc, -1.0), (zc, M)], upper=M, equation="4.16k")
+    f.add_constraints("points_off_low", ("R", "I"), [(hc, 1.0), (zc, M)], lower=0.0, equation="4.16l")
     f.add_constraints("points_off", ("R", "I"), [(hc, 1.0), (zc, -M)], upper=0.0, equation="4.16m")
     # tangent rows (k, i): zeta_i - a_k y_i (sum_t shat[i, t] + beta) >= c_k   (4.16n substituted)
     K = len(lines.slopes)

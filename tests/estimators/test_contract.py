@@ -2,9 +2,17 @@
 
 import warnings
 
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Binarizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from optitrees import LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier, OCTHClassifier, OLCTClassifier
+from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
+                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier)
+
+
+# sklearn's Pipeline itself fails these two (it sets `steps` during fit); they are not about our estimator
+_PIPELINE_OWN = {"check_estimators_overwrite_params": "Pipeline sets steps in fit",
+                 "check_dont_overwrite_parameters": "Pipeline sets steps in fit"}
 
 
 # A wall-clock limit makes the returned incumbent depend on timing, which would
@@ -19,7 +27,13 @@ from optitrees import LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier
                                                     regularizer=None, time_limit=60,
                                                     solver_options={"mip_max_nodes": 20}),
                           OCTClassifier(max_depth=2, alpha=0.01, time_limit=60, solver_options={"mip_max_nodes": 20}),
-                          OCTHClassifier(max_depth=2, alpha=0.01, time_limit=60, solver_options={"mip_max_nodes": 20})])
+                          OCTHClassifier(max_depth=2, alpha=0.01, time_limit=60, solver_options={"mip_max_nodes": 20}),
+                          GeneralizedRiskScoreClassifier(n_rules=1, max_score=3, tangents="V1", time_limit=20),
+                          # RiskScoreClassifier takes binary features only: checked behind a Binarizer
+                          make_pipeline(Binarizer(threshold=0.0),
+                                        RiskScoreClassifier(n_rules=2, min_score=-3, max_score=3, tangents="V1",
+                                                            time_limit=20))],
+                         expected_failed_checks=lambda est: _PIPELINE_OWN if hasattr(est, "steps") else {})
 def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # time-limit notes on random data

@@ -9,7 +9,7 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris
 
 from optitrees import OCTClassifier, OCTHClassifier
-from optitrees.estimators._oct import scale_unit
+from optitrees.datasets import scale_unit
 from _support import fit_quiet, needs_scip
 
 

@@ -1,11 +1,11 @@
-"""RiskScoreClassifier (ORS, model 4.5): score card, predictions, backends, input checks."""
+"""Risk-score estimators (ORS 4.5, OGRS 4.16): score cards, edits, predictions, backends, input checks."""
 
 import json
 
 import numpy as np
 import pytest
 
-from optitrees import RiskScoreClassifier
+from optitrees import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 from _support import fit_quiet, needs_scip
 
 
@@ -20,14 +20,15 @@ def data():
 def test_score_card_and_predictions_agree(data):
     X, y = data
     clf = fit_quiet(RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=30, random_state=0), X, y)
-    s = clf.scores_
-    assert np.count_nonzero(s) <= 3 and s.min() >= -3 and s.max() <= 3
-    assert np.allclose(clf.decision_function(X), X @ s + clf.intercept_)
+    card = clf.score_card_
+    s = np.zeros(X.shape[1])
+    s[card.features] = card.points
+    assert card.n_rules <= 3 and np.all(card.points != 0) and s.min() >= -3 and s.max() <= 3
+    assert np.allclose(clf.decision_function(X), X @ s + card.intercept)
     proba = clf.predict_proba(X)[:, 1]
     table = clf.risk_table().set_index("score")["probability"]
-    totals = X @ s
-    assert np.allclose(proba, table.loc[totals].to_numpy())
-    assert clf.score_card()["points"].tolist() == s[s != 0].tolist()
+    assert np.allclose(proba, table.loc[X @ s].to_numpy())
+    assert clf.score_card()["rule"].tolist() == [f"x{j} = 1" for j in card.features]
     text = clf.export_text()
     assert "intercept" in text and "P(yes)" in text
     assert json.loads(json.dumps(clf.to_dict()))["positive_class"] == "yes"
@@ -59,7 +60,7 @@ def test_same_optimum_from_two_backends(data):
 
 def test_rejects_non_binary_features_and_bad_parameters(data):
     X, y = data
-    with pytest.raises(ValueError, match="generalized risk score"):
+    with pytest.raises(ValueError, match="GeneralizedRiskScoreClassifier"):
         RiskScoreClassifier().fit(X + 0.5, y)
     for params, match in [(dict(n_rules=0), "n_rules"), (dict(min_score=1), "containing 0"),
                           (dict(max_score=2.5), "max_score"), (dict(tangents="V7"), "tangents"),
@@ -67,5 +68,93 @@ def test_rejects_non_binary_features_and_bad_parameters(data):
                           (dict(n_rules=9, exact_rules=True), "at least that many")]:
         with pytest.raises(ValueError, match=match):
             RiskScoreClassifier(**params).fit(X, y)
-    with pytest.raises(ValueError, match="OCTClassifier"):
+    with pytest.raises(ValueError, match="OneVsRestClassifier"):
         RiskScoreClassifier().fit(X[:30], np.repeat([0, 1, 2], 10))
+
+
+@pytest.fixture(scope="module")
+def clinical():
+    """Continuous age and blood pressure, a binary smoker flag, pure noise; risk rises past thresholds."""
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    n = 120
+    X = pd.DataFrame({"age": rng.uniform(30, 90, n).round(), "bp": rng.normal(130, 15, n).round(1),
+                      "smoker": rng.integers(0, 2, n), "noise": rng.normal(size=n)})
+    logit = 2.0 * (X["age"] >= 65) + 1.5 * X["smoker"] + 1.0 * (X["bp"] >= 140) - 2.0
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), 1, 0)          # classes_[1] = 1 = event
+    return X, y
+
+
+def test_generalized_score_card(clinical):
+    X, y = clinical
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=20,
+                                                   random_state=0), X, y)
+    card = clf.score_card_
+    assert card.n_rules == 3 and len(set(card.features)) == 3
+    assert np.all(card.points >= 0) and np.all(card.points <= 3)          # Corollary 4.1: positive points
+    checks = clf.solver_result_.checks
+    assert checks["rule_mismatches"] == 0 and checks["objective_discrepancy"] < 1e-6
+    assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
+    rules = clf.score_card()["rule"].tolist()
+    assert "smoker = 1" in rules                                         # the planted risk factors
+    age = [k for k, j in enumerate(card.features) if X.columns[j] == "age"][0]
+    thr = card.thresholds[age]                                           # in years, between data values
+    assert card.greater[age] and 55 <= thr <= 75 and not np.any(np.isclose(X["age"], thr))
+    manual = sum(p * (X.iloc[:, j].to_numpy() >= t) for j, t, p in zip(card.features, card.thresholds, card.points))
+    assert np.allclose(clf.decision_function(X), manual + card.intercept)
+    assert json.loads(json.dumps(clf.to_dict()))["rules"][0]["points"] == int(card.points[0])
+
+
+def test_flipped_and_all_positive_models_are_equivalent(clinical, data):
+    X, y = clinical
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=3, tangents="V0", time_limit=10,
+                                                   positive_points=False), X, y)
+    rng = np.random.default_rng(5)
+    import pandas as pd
+
+    Z = pd.DataFrame(np.column_stack([rng.uniform(20, 100, 500), rng.normal(130, 30, 500),
+                                      rng.integers(0, 2, 500), rng.normal(size=500)]), columns=X.columns)
+    flipped = clf.flip_rule(1)
+    assert flipped.score_card_.points[1] == -clf.score_card_.points[1]
+    assert flipped.score_card_.intercept == clf.score_card_.intercept + clf.score_card_.points[1]
+    assert np.allclose(flipped.decision_function(Z), clf.decision_function(Z))
+    assert "<" in flipped.export_text() or "= 0" in flipped.export_text()
+    assert clf.score_card_.greater.all()                                  # the MIP's own logic (Corollary 4.2)
+    back = flipped.with_positive_points()
+    assert np.all(back.score_card_.points >= 0)
+    assert np.allclose(back.decision_function(Z), clf.decision_function(Z))
+    # an ORS card with negative points
+    Xb, yb = data
+    ors = fit_quiet(RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=30), Xb, yb)
+    assert np.any(ors.score_card_.points < 0)
+    pos = ors.with_positive_points()
+    Zb = rng.integers(0, 2, (300, Xb.shape[1]))
+    assert np.all(pos.score_card_.points >= 0)
+    assert np.allclose(pos.decision_function(Zb), ors.decision_function(Zb))
+    with pytest.raises(IndexError):
+        clf.flip_rule(5)
+
+
+@needs_scip
+def test_generalized_same_optimum_from_two_backends(clinical):
+    X, y = clinical
+    X, y = X.iloc[:30], y[:30]
+    opts = dict(n_rules=2, max_score=2, tangents="V0", mip_gap=0, time_limit=120)
+    a = fit_quiet(GeneralizedRiskScoreClassifier(solver="highs", **opts), X, y)
+    b = fit_quiet(GeneralizedRiskScoreClassifier(solver="scip", **opts), X, y)
+    assert a.solver_result_.status == b.solver_result_.status == "optimal"
+
+    def mip_optimum(clf):   # the card returned may be the warm start (lower exact loss than the V0 optimum)
+        r = clf.solver_result_
+        return r.checks.get("solver_objective", r.objective)
+
+    assert mip_optimum(b) == pytest.approx(mip_optimum(a), rel=1e-7, abs=1e-7)
+
+
+def test_generalized_bad_parameters(clinical):
+    X, y = clinical
+    for params, match in [(dict(n_rules=0), "n_rules"), (dict(max_score=0), "max_score"), (dict(eps=0.7), "eps"),
+                          (dict(n_rules=9), "exceeds the number of features")]:
+        with pytest.raises(ValueError, match=match):
+            GeneralizedRiskScoreClassifier(**params).fit(X, y)

@@ -81,7 +81,7 @@ def test_bad_input():
 
 
 def brute_force_ogrs(X, y, T, M, lines):
-    """Every set of T distinct features, discriminative thresholds 'x_j >= v' at data values and scores 0..M."""
+    """Every set of T distinct features, discriminative thresholds 'x_j >= v' at data values and points -M..M."""
     n, p = X.shape
     best = np.inf
     options = []
@@ -91,7 +91,7 @@ def brute_force_ogrs(X, y, T, M, lines):
     for feats in itertools.combinations(range(p), T):
         for rules in itertools.product(*[options[j] for j in feats]):
             R = np.column_stack(rules).astype(float)
-            for s in itertools.product(range(M + 1), repeat=T):
+            for s in itertools.product(range(-M, M + 1), repeat=T):
                 best = min(best, best_intercept_loss(R @ np.array(s, float), y, lines))
     return best
 
