@@ -73,6 +73,33 @@ def rounded_logistic_start(X, y, n_rules, A, bound, random_state=None):
     return s, best_intercept(X, y, s, bound)
 
 
+def _stump_rule(X01, y, used):
+    """Rule ``(j, b, +-1)``: the depth-1 log-loss split of least impurity over features not in ``used``.
+
+    ``b`` is the smallest value above the split, so ``x_j >= b`` holds exactly
+    for the points the stump sends right; the point is +1 where those points
+    are more often positive than the data.
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    best = None
+    for j in range(X01.shape[1]):
+        if j in used or np.ptp(X01[:, j]) == 0:
+            continue
+        stump = DecisionTreeClassifier(max_depth=1, criterion="log_loss").fit(X01[:, [j]], y)
+        if stump.tree_.node_count < 3:
+            continue
+        thr = stump.tree_.threshold[0]
+        impurity = stump.tree_.impurity[1:3] @ stump.tree_.n_node_samples[1:3]
+        if best is None or impurity < best[0]:
+            right = X01[:, j] > thr
+            b = float(X01[right, j].min())
+            best = (impurity, j, b, 1.0 if (y[right] > 0).mean() >= (y > 0).mean() else -1.0)
+    if best is None:
+        raise ValueError("no feature splits the data into two non-empty groups")
+    return best[1], best[2], best[3]
+
+
 class _RiskScoreBase(MIPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Predictions, score card views and edits shared by the risk-score estimators."""
 
@@ -414,8 +441,9 @@ class GeneralizedRiskScoreClassifier(_RiskScoreBase):
                 g.fix("s", s, np.arange(t) == r)
             res = solve(g, self.solver, time_limit=budget / T, mip_gap=self.mip_gap, threads=self.threads,
                         seed=self._seed, progress=False)
-            if res.x is None:
-                break
+            if res.x is None:       # no solution in the step's time: the best stump on an unused feature
+                rules.append(_stump_rule(X01, y_pm, {r[0] for r in rules}))
+                continue
             v = g.values(res.x)
             j = int(np.argmax(v["a"][:, t - 1]))
             rules.append((j, float(v["b"][t - 1]), float(np.round(v["s"][t - 1]))))
@@ -473,8 +501,6 @@ class GeneralizedRiskScoreClassifier(_RiskScoreBase):
         f = self._build(X01, y_pm, int(self.n_rules))
         budget = 0.25 * self.time_limit if self.time_limit is not None else 60.0
         rules = self._greedy_rules(X01, y_pm, budget)
-        if len(rules) < self.n_rules:
-            raise RuntimeError("the greedy warm start found no feasible rule; check the data")
         start = self._start(f, X01, y_pm, rules)
         card_start = self._card(f, start, low, span, names)
         result = self._solve(f, start)

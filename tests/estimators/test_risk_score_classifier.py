@@ -158,3 +158,21 @@ def test_generalized_bad_parameters(clinical):
                           (dict(n_rules=9), "exceeds the number of features")]:
         with pytest.raises(ValueError, match=match):
             GeneralizedRiskScoreClassifier(**params).fit(X, y)
+
+
+def test_stump_rule_fallback_of_the_greedy_start(clinical):
+    from optitrees.datasets import scale_unit
+    from optitrees.estimators._risk_scores import _stump_rule
+
+    X, y = clinical
+    X01 = scale_unit(X.to_numpy(float))[0]
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    j, b, s = _stump_rule(X01, y_pm, used=set())
+    sat = X01[:, j] >= b
+    assert 0 < sat.sum() < len(y)                                        # discriminative
+    assert s == (1.0 if (y_pm[sat] > 0).mean() >= (y_pm > 0).mean() else -1.0)
+    j2, _, _ = _stump_rule(X01, y_pm, used={j})
+    assert j2 != j
+    # a start budget too small for any MIP step still yields a complete model
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=2, tangents="V0", time_limit=1e-3), X, y)
+    assert clf.score_card_.n_rules == 2
