@@ -147,6 +147,9 @@ def part2(args):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
         Btr, Bte = stump_binarize(Xtr, ytr, Xte)
         for T in (3, 5):
+            if T > X.shape[1]:
+                print(f"skip {name} T={T}: only {X.shape[1]} features (each is used at most once)")
+                continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t0 = time.perf_counter()
