@@ -33,6 +33,9 @@ class MIPEstimatorMixin:
     ``random_state``, ``verbose``, ``solver_options`` and ``warm_start``.
     """
 
+    #: What the error for multi-class labels suggests instead (binary-only models).
+    _multiclass_hint = BINARY_ONLY_HINT
+
     def _validate_solver_params(self):
         rs = self.random_state
         if rs is not None and not (isinstance(rs, numbers.Integral) and rs >= 0):
@@ -54,7 +57,7 @@ class MIPEstimatorMixin:
             raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs two")
         if len(classes) > 2:
             raise ValueError(f"Only binary classification is supported: {type(self).__name__} got {len(classes)} "
-                             f"classes; {BINARY_ONLY_HINT}")
+                             f"classes; {self._multiclass_hint}")
         return classes, np.where(y_idx == 1, 1.0, -1.0)
 
     def _solve(self, f, start, solve_fn=solve, **extra):

@@ -73,35 +73,39 @@ def rounded_logistic_start(X, y, n_rules, A, bound, random_state=None):
     return s, best_intercept(X, y, s, bound)
 
 
-def _stump_rule(X01, y, used):
-    """Rule ``(j, b, +-1)``: the depth-1 log-loss split of least impurity over features not in ``used``.
+def _stumps(X01, y):
+    """Every feature's depth-1 log-loss split as a rule ``(j, b, +-1)``, best (least impurity) first.
 
     ``b`` is the smallest value above the split, so ``x_j >= b`` holds exactly
     for the points the stump sends right; the point is +1 where those points
-    are more often positive than the data.
+    are more often positive than the data. Features no stump can split are left out.
     """
     from sklearn.tree import DecisionTreeClassifier
 
-    best = None
-    for j in range(X01.shape[1]):
-        if j in used or np.ptp(X01[:, j]) == 0:
-            continue
+    found = []
+    for j in np.flatnonzero(np.ptp(X01, axis=0) > 0):
         stump = DecisionTreeClassifier(max_depth=1, criterion="log_loss").fit(X01[:, [j]], y)
         if stump.tree_.node_count < 3:
             continue
-        thr = stump.tree_.threshold[0]
+        right = X01[:, j] > stump.tree_.threshold[0]
         impurity = stump.tree_.impurity[1:3] @ stump.tree_.n_node_samples[1:3]
-        if best is None or impurity < best[0]:
-            right = X01[:, j] > thr
-            b = float(X01[right, j].min())
-            best = (impurity, j, b, 1.0 if (y[right] > 0).mean() >= (y > 0).mean() else -1.0)
-    if best is None:
-        raise ValueError("no feature splits the data into two non-empty groups")
-    return best[1], best[2], best[3]
+        sign = 1.0 if (y[right] > 0).mean() >= (y > 0).mean() else -1.0
+        found.append((impurity, int(j), float(X01[right, j].min()), sign))
+    return [rule[1:] for rule in sorted(found, key=lambda r: r[0])]
+
+
+def _stump_rule(X01, y, used, stumps=None):
+    """The best stump rule ``(j, b, +-1)`` on a feature not in ``used`` (see :func:`_stumps`)."""
+    for rule in (_stumps(X01, y) if stumps is None else stumps):
+        if rule[0] not in used:
+            return rule
+    raise ValueError("no unused feature splits the data into two non-empty groups")
 
 
 class _RiskScoreBase(MIPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Predictions, score card views and edits shared by the risk-score estimators."""
+
+    _multiclass_hint = "wrap it in sklearn.multiclass.OneVsRestClassifier for more classes"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -112,15 +116,6 @@ class _RiskScoreBase(MIPEstimatorMixin, ClassifierMixin, BaseEstimator):
         if isinstance(self.tangents, str) and self.tangents.upper() not in TANGENT_SETS:
             raise ValueError(f"tangents must be one of {sorted(TANGENT_SETS)}, got {self.tangents!r}")
         self._validate_solver_params()
-
-    def _encode_labels(self, y):
-        try:
-            return self._encode_binary(y)
-        except ValueError as err:
-            if "Only binary" in str(err):
-                raise ValueError(f"Only binary classification is supported by {type(self).__name__}; wrap it in "
-                                 "sklearn.multiclass.OneVsRestClassifier for more classes") from None
-            raise
 
     def _finish(self, f, result, start, card_start, card_solution, exact_loss, notes):
         """Keep the solver's card unless it is worse than the start; report, warn and store."""
@@ -305,7 +300,7 @@ class RiskScoreClassifier(_RiskScoreBase):
         if not np.all(np.isin(X, (0.0, 1.0))):
             raise ValueError("RiskScoreClassifier takes binary (0/1) features; for continuous features use "
                              "GeneralizedRiskScoreClassifier (model 4.16), or binarize them first")
-        self.classes_, y_pm = self._encode_labels(y)
+        self.classes_, y_pm = self._encode_binary(y)
         if self.exact_rules and self.n_rules > X.shape[1]:
             raise ValueError(f"exactly {self.n_rules} rules need at least that many features, got {X.shape[1]}")
         f = ors(X, y_pm, n_rules=int(self.n_rules), scores=A, tangents=self.tangents, exact_rules=self.exact_rules)
@@ -431,6 +426,7 @@ class GeneralizedRiskScoreClassifier(_RiskScoreBase):
     def _greedy_rules(self, X01, y_pm, budget):
         """One rule at a time: solve for rule t with rules 1..t-1 fixed (seed 002, 4.5)."""
         rules = []                                          # (feature, b, s)
+        stumps = None                                       # computed once, if a step needs the fallback
         T = int(self.n_rules)
         for t in range(1, T + 1):
             g = self._build(X01, y_pm, t, symmetry_breaking=False)
@@ -445,7 +441,8 @@ class GeneralizedRiskScoreClassifier(_RiskScoreBase):
             res = solve(g, self.solver, time_limit=budget / T, mip_gap=self.mip_gap, threads=self.threads,
                         seed=self._seed, progress=False)
             if res.x is None:       # no solution in the step's time: the best stump on an unused feature
-                rules.append(_stump_rule(X01, y_pm, {r[0] for r in rules}))
+                stumps = _stumps(X01, y_pm) if stumps is None else stumps
+                rules.append(_stump_rule(X01, y_pm, {r[0] for r in rules}, stumps))
                 continue
             v = g.values(res.x)
             j = int(np.argmax(v["a"][:, t - 1]))
@@ -458,23 +455,16 @@ class GeneralizedRiskScoreClassifier(_RiskScoreBase):
         Each feature becomes ``1{x_j >= b_j}`` at its depth-1 log-loss split
         (the seed's baseline binarization); :func:`rounded_logistic_start`
         chooses at most ``T`` of them with points in ``-M..M``; unused stump
-        rules with 0 points complete the ``T`` rules (4.16c).
+        rules with 0 points complete the ``T`` rules (4.16c). ``None`` when fewer
+        than ``T`` features can be split.
         """
         T, M = int(self.n_rules), int(self.max_score)
-        cand = []                                   # (feature, b) of every feature a stump can split
-        used = set()
-        for _ in range(X01.shape[1]):
-            try:
-                j, b, _ = _stump_rule(X01, y_pm, used)
-            except ValueError:
-                break
-            cand.append((j, b))
-            used.add(j)
+        cand = [(j, b) for j, b, _ in _stumps(X01, y_pm)]  # every feature a stump can split
         if len(cand) < T:
-            return self._greedy_rules(X01, y_pm, 0.0)
+            return None
         B = np.column_stack([X01[:, j] >= b for j, b in cand]).astype(float)
         s, _ = rounded_logistic_start(B, y_pm, T, np.arange(-M, M + 1), bound, self._seed)
-        chosen = [k for k in np.flatnonzero(s)][:T]
+        chosen = list(np.flatnonzero(s)[:T])
         chosen += [k for k in range(len(cand)) if k not in chosen][: T - len(chosen)]
         return [(cand[k][0], cand[k][1], float(s[k])) for k in chosen]
 
@@ -518,7 +508,7 @@ class GeneralizedRiskScoreClassifier(_RiskScoreBase):
         """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        self.classes_, y_pm = self._encode_labels(y)
+        self.classes_, y_pm = self._encode_binary(y)
         if self.n_rules > X.shape[1]:
             raise ValueError(f"n_rules={self.n_rules} exceeds the number of features ({X.shape[1]}); each feature "
                              "is used at most once")
@@ -529,8 +519,8 @@ class GeneralizedRiskScoreClassifier(_RiskScoreBase):
         names = self._feature_names()
         f = self._build(X01, y_pm, int(self.n_rules))
         budget = 0.25 * self.time_limit if self.time_limit is not None else 60.0
-        starts = [self._start(f, X01, y_pm, self._greedy_rules(X01, y_pm, budget)),
-                  self._start(f, X01, y_pm, self._stump_rules(X01, y_pm, f.meta["intercept_bound"]))]
+        candidates = [self._greedy_rules(X01, y_pm, budget), self._stump_rules(X01, y_pm, f.meta["intercept_bound"])]
+        starts = [self._start(f, X01, y_pm, rules) for rules in candidates if rules is not None]
         # the better start by the MIP's objective among those that satisfy the model
         feasible = [x for x in starts if f.violation(x) <= 1e-6] or starts
         start = min(feasible, key=f.objective_value)
