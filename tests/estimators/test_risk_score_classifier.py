@@ -176,3 +176,17 @@ def test_stump_rule_fallback_of_the_greedy_start(clinical):
     # a start budget too small for any MIP step still yields a complete model
     clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=2, tangents="V0", time_limit=1e-3), X, y)
     assert clf.score_card_.n_rules == 2
+
+
+@pytest.mark.parametrize("n", [2, 40])
+def test_generalized_card_on_a_two_valued_feature_not_coded_01(n):
+    """A feature coded 1/2 (sex) used to get the threshold 0.5 in original units: a wrong card."""
+    rng = np.random.default_rng(0)
+    sex = np.tile([1, 2], n // 2)
+    X = np.column_stack([sex, rng.normal(size=n)])
+    y = sex - 1
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=1, max_score=3, tangents="V1", time_limit=20), X, y)
+    assert clf.solver_result_.checks.get("rule_mismatches", 0) == 0
+    assert (clf.predict(X) == y).mean() == 1.0
+    card = clf.score_card_
+    assert card.features[0] == 0 and 1 < card.thresholds[0] < 2

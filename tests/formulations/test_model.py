@@ -136,3 +136,24 @@ def test_container_basics():
         f.add_variables("y", ("missing",))
     with pytest.raises(ValueError, match="missing values"):
         f.vector({})
+
+
+@pytest.mark.parametrize("name", ["missing-dir/model.lp", "missing-dir/model.mps", "."])
+def test_write_to_a_bad_path_raises_an_error_naming_it(tmp_path, name):
+    """HiGHS crashed the interpreter on an .lp path in a missing directory; run it in a child process."""
+    import subprocess
+    import sys
+
+    code = f"""
+import numpy as np
+from optitrees.formulations import olct
+X = np.random.default_rng(0).normal(size=(10, 2))
+f = olct(X, np.array([1, -1] * 5), depth=1)
+try:
+    f.write({str(tmp_path / name)!r})
+except OSError as exc:
+    print("OSError:", exc)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("OSError:") and str(tmp_path / name) in done.stdout

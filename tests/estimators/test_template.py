@@ -1,0 +1,120 @@
+"""The fit template every MIP estimator shares: honest status, the whole-fit time budget, warnings, input checks."""
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.exceptions import ConvergenceWarning
+
+from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
+                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier)
+from optitrees.exceptions import FallbackWarning, TimeLimitWarning
+from _support import fit_quiet
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X, y
+
+
+def test_status_describes_the_returned_model(cancer):
+    """The V0 surrogate's optimum at depth 1 is worse in the exact loss than the l1-logistic start."""
+    X, y = cancer
+    X, y = X[:200, :6], y[:200]
+    with pytest.warns(FallbackWarning, match="returning the start"):
+        clf = OLCTClassifier(max_depth=1, tangents="V0", refine=False, mip_gap=0, time_limit=60).fit(X, y)
+    r = clf.solver_result_
+    assert r.status == "optimal"                     # the solve itself: the surrogate's optimum, proven
+    assert r.returned == "start"                     # ... but the model returned is the start
+    assert r.objectives["solver"] > r.objectives["start"]
+    assert clf.objective_ == r.objectives["start"] == r.objectives["returned"]
+    assert "returned: start" in r.summary()
+
+
+def test_status_when_the_solver_tree_is_returned(cancer):
+    X, y = cancer
+    clf = fit_quiet(OCTClassifier(max_depth=1, mip_gap=0, time_limit=60), X[:120, :4], y[:120])
+    r = clf.solver_result_
+    assert r.status == "optimal" and r.returned in ("solver", "start")
+    assert clf.objective_ == r.objectives[r.returned] == min(r.objectives[k] for k in ("start", "solver"))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: GeneralizedRiskScoreClassifier(n_rules=3, time_limit=2),
+    lambda: OCTHClassifier(max_depth=2, time_limit=2),
+    lambda: MARGOTClassifier(max_depth=2, time_limit=2),
+    lambda: OLCTClassifier(max_depth=2, time_limit=2),
+], ids=["ogrs", "octh", "margot-oa", "olct"])
+def test_time_limit_is_the_budget_of_the_whole_fit(cancer, make):
+    X, y = cancer
+    est = make()
+    t0 = time.perf_counter()
+    fit_quiet(est, X, y)
+    elapsed = time.perf_counter() - t0
+    assert elapsed <= 1.05 * est.time_limit + 1.0, elapsed
+    assert est.solver_result_.timings["fit"] == pytest.approx(elapsed, abs=0.5)
+
+
+def test_time_limit_warning_is_a_convergence_warning(cancer):
+    X, y = cancer
+    assert issubclass(TimeLimitWarning, ConvergenceWarning)
+    with pytest.warns(TimeLimitWarning, match="not proven optimal"):
+        OCTHClassifier(max_depth=2, time_limit=1).fit(X, y)
+    # a grid search can silence exactly this kind
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        warnings.simplefilter("ignore", FallbackWarning)
+        OCTClassifier(max_depth=2, time_limit=1).fit(X[:200], y[:200])
+
+
+def test_risk_score_greedy_steps_receive_solver_options(monkeypatch, cancer):
+    import optitrees.solvers as solvers_module
+
+    seen = []
+    original = solvers_module.solve
+
+    def spy(model, solver="highs", **kwargs):
+        seen.append((kwargs.get("solver_options"), kwargs.get("verbose")))
+        return original(model, solver, **kwargs)
+
+    monkeypatch.setattr(solvers_module, "solve", spy)
+    X, y = cancer
+    opts = {"mip_max_nodes": 5}
+    fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, time_limit=20, solver_options=opts), X[:100, :5], y[:100])
+    assert len(seen) >= 3                             # two greedy steps and the final solve
+    assert all(o == opts and v is False for o, v in seen)
+
+
+def test_margot_outer_approximation_is_deterministic_under_a_node_limit(cancer):
+    X, y = cancer
+    X, y = X[:60, :4], y[:60]
+    make = lambda: MARGOTClassifier(max_depth=2, time_limit=120, solver_options={"mip_max_nodes": 15})
+    a, b = fit_quiet(make(), X, y), fit_quiet(make(), X, y)
+    assert np.array_equal(a.tree_.weights, b.tree_.weights) and a.objective_ == b.objective_
+    ra = a.solver_result_
+    # rounds continue when a round stops on the node limit, until the squares are approximated to l2_tol
+    assert ra.checks["oa_rounds"] > 1 and ra.checks["l2_relative_error"] <= a.l2_tol
+
+
+@pytest.mark.parametrize("cls", [OLCTClassifier, OCTClassifier, GeneralizedRiskScoreClassifier])
+def test_mixed_pandas_input_names_the_columns(cls):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(30, 80, 20), "sex": rng.choice(["f", "m"], 20),
+                      "stage": pd.Categorical(rng.choice([1, 2, 3], 20)), "bp": rng.normal(size=20)})
+    y = np.arange(20) % 2
+    with pytest.raises(ValueError, match=r"'sex', 'stage'.*OneHotEncoder"):
+        cls(time_limit=5).fit(X, y)
+
+
+def test_numeric_and_boolean_pandas_columns_are_accepted():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(30, 80, 30), "smoker": rng.random(30) < 0.5,
+                      "bp": pd.array(rng.normal(size=30), dtype="Float64")})
+    y = (X["age"] > 55).astype(int).to_numpy()
+    clf = fit_quiet(OCTClassifier(max_depth=1, time_limit=10), X, y)
+    assert list(clf.feature_names_in_) == ["age", "smoker", "bp"]

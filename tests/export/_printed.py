@@ -1,0 +1,145 @@
+"""An independent reader of printed models: it evaluates what a person reads, not the fitted object.
+
+Text formats read here (see :mod:`optitrees.export`):
+
+* trees: ``|--- <lhs> <= <number>`` / ``|--- <lhs> >  <number>`` at inner nodes, where ``<lhs>`` is a
+  feature name or ``c * name + c * name - ...``; leaves ``|--- class: <label> ...`` or a linear
+  model ``|--- score = <expr>`` / ``|--- P(<label>) = sigmoid(<expr>)`` followed by
+  ``|   |--- class: <pos> if score > 0, else <neg>``;
+* score cards: rows ``<rule>  <points>`` with rules ``name >= t``, ``name < t``, ``name = v``,
+  a row ``intercept  <number>``, then ``score  P(...)  class`` rows.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+_TERM = re.compile(r"^(?P<coef>[-+0-9.eE]+) \* (?P<name>.+)$")
+
+
+def linear_expression(text, columns):
+    """``(weights dict, constant)`` of ``c * name + c * name - c`` (a bare name has coefficient 1)."""
+    text = text.strip()
+    sign = 1.0
+    if text.startswith("-"):
+        sign, text = -1.0, text[1:].lstrip()
+    parts = re.split(r" ([+-]) ", text)
+    tokens = [(sign, parts[0])] + [(1.0 if parts[k] == "+" else -1.0, parts[k + 1]) for k in range(1, len(parts), 2)]
+    weights, constant = {}, 0.0
+    for s, tok in tokens:
+        m = _TERM.match(tok)
+        if m and m.group("name") in columns:
+            weights[m.group("name")] = weights.get(m.group("name"), 0.0) + s * float(m.group("coef"))
+        elif tok in columns:
+            weights[tok] = weights.get(tok, 0.0) + s
+        else:
+            constant += s * float(tok)
+    return weights, constant
+
+
+def _evaluate(expr, frame):
+    weights, constant = expr
+    total = np.full(len(frame), constant)
+    for name, w in weights.items():
+        total = total + w * frame[name].to_numpy(float)
+    return total
+
+
+def tree_text_predictions(text, frame):
+    """Class label (as printed) of every row of ``frame`` (a DataFrame with the printed feature names)."""
+    columns = set(frame.columns)
+    lines = text.splitlines()
+    out = np.empty(len(frame), dtype=object)
+
+    def level(line):
+        return line.index("|---") // 4
+
+    def walk(start, rows):
+        line = lines[start]
+        depth = level(line)
+        body = line[line.index("|---") + 5:]
+        if body.startswith("class: "):
+            out[rows] = body[len("class: "):].split("  ")[0].strip()
+            return
+        if body.startswith("score = ") or body.startswith("P("):
+            expr = linear_expression(body.split(" = ", 1)[1].removeprefix("sigmoid(").removesuffix(")"), columns)
+            decision = lines[start + 1][lines[start + 1].index("|---") + 5:]
+            m = re.match(r"class: (.+) if score > 0, else (.+)$", decision)
+            score = _evaluate(expr, frame.iloc[rows])
+            out[rows] = np.where(score > 0, m.group(1), m.group(2))
+            return
+        lhs, thr = re.match(r"(.+) <= (\S+)$", body).groups()
+        values = _evaluate(linear_expression(lhs, columns), frame.iloc[rows])
+        left = rows[values <= float(thr)]
+        right = rows[values > float(thr)]
+        # the right branch is the next line at the same level reading "lhs >  thr"
+        k = start + 1
+        while level(lines[k]) != depth:
+            k += 1
+        assert re.match(r".+ >  \S+$", lines[k][lines[k].index("|---") + 5:]), lines[k]
+        walk(start + 1, left)
+        walk(k + 1, right)
+
+    walk(0, np.arange(len(frame)))
+    return out
+
+
+def tree_dict_predictions(d, frame):
+    """Class labels from a tree's ``to_dict()`` description."""
+    nodes = {n["id"]: n for n in d["nodes"]}
+    out = np.empty(len(frame), dtype=object)
+
+    def walk(i, rows):
+        n = nodes[i]
+        if "class" in n:
+            out[rows] = n["class"]
+            return
+        values = _evaluate((n["weights"], n.get("intercept", 0.0)), frame.iloc[rows])
+        if "threshold" not in n:                # a linear leaf
+            out[rows] = np.where(values > 0, n["positive_class"], n["negative_class"])
+            return
+        walk(n["left"], rows[values <= n["threshold"]])
+        walk(n["right"], rows[values > n["threshold"]])
+
+    walk(d["root"], np.arange(len(frame)))
+    return out
+
+
+def _rule_mask(rule, frame):
+    m = re.match(r"(.+) (>=|<|=) (\S+)$", rule)
+    name, op, value = m.groups()
+    x = frame[name].to_numpy(float)
+    v = float(value)
+    return {">=": x >= v, "<": x < v, "=": x == v}[op]
+
+
+def card_text_predictions(text, frame):
+    """``(total points + intercept, class label from the risk table)`` per row, from a card's text."""
+    lines = text.splitlines()
+    assert lines[0].split()[0] == "rule"
+    total = np.zeros(len(frame))
+    k = 1
+    while not lines[k].startswith("intercept"):
+        rule, points = lines[k].rsplit(None, 1)
+        total += int(points) * _rule_mask(rule.strip(), frame)
+        k += 1
+    intercept = float(lines[k].split()[-1])
+    table = {}
+    for line in lines[k + 1:]:
+        parts = line.split()
+        if len(parts) >= 3 and re.fullmatch(r"-?\d+", parts[0]):
+            table[int(parts[0])] = parts[2]
+    labels = np.array([table[int(t)] for t in total], dtype=object)
+    return total + intercept, labels
+
+
+def card_dict_predictions(d, frame):
+    """Class labels from a card's ``to_dict()`` description."""
+    total = np.zeros(len(frame))
+    for r in d["rules"]:
+        x = frame[r["feature"]].to_numpy(float)
+        sat = x >= r["threshold"] if r["greater_or_equal"] else x < r["threshold"]
+        total += r["points"] * sat
+    return np.where(total + d["intercept"] > 0, str(d["positive_class"]), str(d["negative_class"]))

@@ -1,0 +1,110 @@
+"""What a model prints reproduces its predictions exactly (text and dict, every estimator)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris
+
+from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
+                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier)
+from _support import fit_quiet
+from export._printed import (card_dict_predictions, card_text_predictions, tree_dict_predictions,
+                             tree_text_predictions)
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+NODES = {"mip_max_nodes": 30}
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    data = load_breast_cancer(as_frame=True)
+    X = data.data.iloc[:150, :8]
+    y = data.target.iloc[:150].map({0: "malignant", 1: "benign"}).to_numpy()
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    return X, np.array(["setosa", "versicolor", "virginica"])[y.to_numpy()]
+
+
+def _assert_tree_printed_as_predicted(clf, X):
+    predicted = clf.predict(X).astype(str)
+    text = clf.export_text()
+    assert np.array_equal(tree_text_predictions(text, X).astype(str), predicted), text
+    d = json.loads(json.dumps(clf.to_dict()))
+    assert np.array_equal(tree_dict_predictions(d, X).astype(str), predicted)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: OLCTClassifier(max_depth=2, time_limit=20, solver_options=NODES, random_state=0),
+    lambda: OLCTClassifier(max_depth=2, univariate=True, time_limit=20, solver_options=NODES, random_state=0),
+    lambda: MARGOTClassifier(max_depth=2, time_limit=20, solver_options=NODES, random_state=0),
+    lambda: LossOptimalTreeClassifier(max_depth=2, loss="misclassification", regularizer=None, time_limit=20,
+                                      solver_options=NODES, random_state=0),
+], ids=["olct", "olct-univariate", "margot", "misclassification"])
+def test_loss_optimal_trees_print_their_predictions(cancer, make):
+    X, y = cancer
+    clf = fit_quiet(make(), X, y)
+    _assert_tree_printed_as_predicted(clf, X)
+
+
+def test_olct_weights_at_feature_scale_1e9_are_printed(cancer):
+    X, y = cancer
+    big = X * 1e9
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=20, solver_options=NODES, random_state=0), big, y)
+    text = clf.export_text()
+    assert "e-" in text                                      # weights of order 1e-9 in significant digits
+    _assert_tree_printed_as_predicted(clf, big)
+
+
+@pytest.mark.parametrize("cls", [OCTClassifier, OCTHClassifier])
+def test_label_trees_print_their_predictions(iris, cls):
+    X, y = iris
+    clf = fit_quiet(cls(max_depth=2, alpha=0.01, time_limit=20, solver_options=NODES, random_state=0), X, y)
+    _assert_tree_printed_as_predicted(clf, X)
+
+
+def _assert_card_printed_as_predicted(clf, X):
+    predicted = clf.predict(X).astype(str)
+    log_odds, labels = card_text_predictions(clf.export_text(), X)
+    assert np.array_equal(labels.astype(str), predicted), clf.export_text()
+    assert np.array_equal(np.where(log_odds > 0, str(clf.classes_[1]), str(clf.classes_[0])), predicted)
+    assert np.allclose(log_odds, clf.decision_function(X), rtol=0, atol=1e-12)
+    d = json.loads(json.dumps(clf.to_dict()))
+    assert np.array_equal(card_dict_predictions(d, X).astype(str), predicted)
+
+
+def test_generalized_card_with_integer_features_prints_its_predictions():
+    rng = np.random.default_rng(7)
+    n = 200
+    X = pd.DataFrame({"age": rng.integers(40, 96, n).astype(float), "ejection_fraction": rng.integers(14, 70, n),
+                      "serum_sodium": rng.integers(125, 146, n), "smoking": rng.integers(0, 2, n)})
+    logit = 1.5 * (X["age"] >= 70) + 1.2 * (X["ejection_fraction"] < 30) - 1.0
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "died", "survived")
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=20,
+                                                   random_state=0), X, y)
+    _assert_card_printed_as_predicted(clf, X)
+    card = clf.score_card_
+    for j, t in zip(card.features, card.thresholds):      # thresholds sit strictly between training values
+        assert not np.any(X.iloc[:, j].to_numpy(float) == t)
+
+
+def test_risk_score_card_prints_its_predictions():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame((rng.random((150, 6)) < 0.4).astype(int), columns=[f"f{j}" for j in range(6)])
+    y = np.where(X["f0"] + X["f1"] - X["f2"] + rng.normal(0, 0.7, 150) > 0.5, "yes", "no")
+    clf = fit_quiet(RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=20, random_state=0), X, y)
+    _assert_card_printed_as_predicted(clf, X)
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/datasets not available")
+def test_heart_failure_card_prints_its_predictions():
+    frame = pd.read_csv(SHARED / "heart_failure.csv.gz")
+    X, y = frame.drop(columns="target"), frame["target"].to_numpy()
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=5, time_limit=30, random_state=0), X, y)
+    _assert_card_printed_as_predicted(clf, X)
