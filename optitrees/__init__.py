@@ -1,18 +1,27 @@
-"""optitrees: interpretable classifiers learned by mixed-integer optimization.
+"""optitrees: interpretable classifiers learned by optimization.
+
+Estimators (:mod:`optitrees.estimators`) fit trees and score cards by
+mixed-integer programs (:mod:`optitrees.formulations`, on the container of
+:mod:`optitrees.mip`) solved by HiGHS or any Pyomo solver
+(:mod:`optitrees.solvers`), with the heuristics of :mod:`optitrees.algorithms`;
+fitted models are :class:`~optitrees.trees.Tree` or
+:class:`~optitrees.scorecard.ScoreCard` objects, printed and drawn by
+:mod:`optitrees.export`.
 
 >>> from optitrees import OLCTClassifier, formulations, solvers
 """
 
-from . import formulations, solvers
-from .estimators import (LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier, OCTHClassifier,
-                         GeneralizedRiskScoreClassifier, OLCTClassifier, RiskScoreClassifier)
+from . import algorithms, exceptions, export, formulations, solvers
+from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
+                         OCTHClassifier, OLCTClassifier, RiskScoreClassifier)
+from .mip import Formulation
+from .scorecard import ScoreCard
 from .solvers import solve
 from .topology import Topology
-from .scorecard import ScoreCard
-from .tree import LabelTree, ObliqueTree
+from .trees import Tree
 
 __version__ = "0.1.0"
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "ScoreCard",
-           "ObliqueTree", "LabelTree", "Topology", "formulations", "solvers", "solve", "__version__"]
+           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "ScoreCard", "Tree", "Topology", "Formulation",
+           "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

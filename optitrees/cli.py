@@ -27,6 +27,7 @@ def _common(p):
     p.add_argument("--max-features", type=int, help="HFS budget per node (margot)")
     p.add_argument("--alpha", type=float, help="SFS penalty (margot) or complexity weight (oct, octh)")
     p.add_argument("--min-samples-leaf", type=int, default=1, help="N_min (oct, octh)")
+    p.add_argument("--solver", default="highs", help="highs (default), scip, ... (see: optitrees solvers)")
 
 
 MODELS = {"olct": "OLCTClassifier", "margot": "MARGOTClassifier", "oct": "OCTClassifier", "octh": "OCTHClassifier"}
@@ -77,27 +78,15 @@ def _fit(args):
 
 
 def _write(args):
-    from . import datasets, formulations
-    from .datasets import scale_unit
-    from .formulations import oct as oct_models
+    from . import datasets
 
     X, y = datasets.load(args.dataset, args.csv, args.target)
-    classes, y_idx = np.unique(np.asarray(y), return_inverse=True)
-    C = args.C if len(args.C) > 1 else args.C[0]
-    if args.model in ("oct", "octh"):
-        build = oct_models.oct if args.model == "oct" else oct_models.octh
-        f = build(scale_unit(np.asarray(X, float))[0], y_idx, depth=args.depth, alpha=args.alpha or 0.0,
-                  min_samples_leaf=args.min_samples_leaf)
-    else:
-        if len(classes) != 2:
-            raise SystemExit(f"{args.model} needs two classes, found {len(classes)}; use --model oct or octh")
-        Xs = datasets.standardize(X)[0]
-        y_pm = np.where(y_idx == 1, 1, -1)
-        if args.model == "olct":
-            f = formulations.olct(Xs, y_pm, depth=args.depth, tangents=args.tangents, C=C, univariate=args.univariate)
-        else:
-            f = formulations.margot(Xs, y_pm, depth=args.depth, C=C, feature_selection=args.feature_selection,
-                                    max_features=args.max_features, alpha=args.alpha)
+    est = _estimator(args)
+    if est._binary and len(np.unique(np.asarray(y))) != 2:
+        raise SystemExit(f"{args.model} needs two classes, found {len(np.unique(np.asarray(y)))}; "
+                         "use --model oct or octh")
+    # the model fit would solve with --solver (MARGOT: the exact quadratic with scip, tangent cuts with highs)
+    f = est.set_params(solver=args.solver).build_formulation(X, y)
     f.write(args.output)
     print(f.summary())
     print(f"wrote {args.output}")
@@ -122,7 +111,6 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("fit", help="fit a model, print the tree, solver status and test balanced accuracy")
     _common(p)
-    p.add_argument("--solver", default="highs")
     p.add_argument("--time-limit", type=float, default=30.0)
     p.add_argument("--mip-gap", type=float, default=1e-4)
     p.add_argument("--threads", type=int)
@@ -131,7 +119,7 @@ def main(argv=None) -> int:
     p.add_argument("--verbose", action="store_true", help="show the solver log")
     p.set_defaults(func=_fit)
 
-    p = sub.add_parser("write", help="write the MIP of a dataset to .lp or .mps (MARGOT with its exact quadratic objective)")
+    p = sub.add_parser("write", help="write the MIP fit would solve to .lp or .mps, feature names in its index sets")
     _common(p)
     p.add_argument("output", help="file name ending in .lp or .mps")
     p.set_defaults(func=_write)

@@ -5,36 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["load", "standardize", "scale_unit", "BUILTIN"]
-
-
-def standardize(X):
-    """``(X - mean) / scale`` with the scale of constant columns set to 1 (seed 002's preprocessing).
-
-    Returns
-    -------
-    Xs, mean, scale : ndarray
-    """
-    X = np.asarray(X, dtype=float)
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale[scale < 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
-    return (X - mean) / scale, mean, scale
-
-def scale_unit(X):
-    """``(X - low) / span`` in [0, 1] with ``span = max - min`` (1 for a constant feature).
-
-    The scaling of OCT / OCT-H (Bertsimas & Dunn) and OGRS (seed 002, 4.3).
-
-    Returns
-    -------
-    X01, low, span : ndarray
-    """
-    X = np.asarray(X, dtype=float)
-    low = X.min(axis=0)
-    span = X.max(axis=0) - low
-    span = np.where(span > 0, span, 1.0)
-    return np.clip((X - low) / span, 0.0, 1.0), low, span
+__all__ = ["load", "BUILTIN"]
 
 
 BUILTIN = ("breast_cancer", "iris")

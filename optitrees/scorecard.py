@@ -1,12 +1,14 @@
-"""Score cards of risk-score models: rules, points, intercept, risk table, and their edits.
+"""Score cards of risk-score models: rules, points, intercept, and their edits.
 
 A :class:`ScoreCard` is a generalized risk score (seed 002, 4.7)
 ``R(x) = sum_t s_t r_t(x) + beta`` with single-clause rules
 ``r_t(x) = 1{x_j >= b_t}`` or ``1{x_j < b_t}``; ``R(x)`` is the log-odds of the
-positive class. Binary features are shown as ``x_j = 1`` / ``x_j = 0``.
+positive class. Rules on 0/1 features read ``x_j = 1`` / ``x_j = 0``.
 Theorem 4.1 (flip one rule's logic and sign, update the intercept) and
 Corollary 4.1 (an equivalent card with non-negative points) are
-:meth:`ScoreCard.flip` and :meth:`ScoreCard.all_positive`.
+:meth:`ScoreCard.flip` and :meth:`ScoreCard.all_positive`. Text, tables,
+dicts and figures of a card are in :mod:`optitrees.export`; every number they
+show is the card's own (see :mod:`optitrees.readable`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.special import expit
+
+from .readable import format_number, round_significant
 
 __all__ = ["ScoreCard"]
 
@@ -28,16 +32,13 @@ class ScoreCard:
     features : ndarray of int of shape (T,)
         Column of ``X`` each rule tests.
     thresholds : ndarray of shape (T,)
-        ``b_t`` in the user's units (0.5 for binary features).
+        ``b_t`` in the units of ``X`` (0.5 for 0/1 features).
     greater : ndarray of bool of shape (T,)
         True for ``x_j >= b_t``, False for ``x_j < b_t``.
     points : ndarray of int of shape (T,)
     intercept : float
-    feature_names : list of str
     binary : ndarray of bool of shape (T,)
-        Whether the tested feature is binary (changes only how rules read).
-    classes : sequence, optional
-        ``(negative, positive)`` labels for display.
+        The tested feature only takes the values 0 and 1 (the rule reads ``x_j = 1``).
     """
 
     features: np.ndarray
@@ -45,18 +46,16 @@ class ScoreCard:
     greater: np.ndarray
     points: np.ndarray
     intercept: float
-    feature_names: list
-    binary: np.ndarray
-    classes: tuple = field(default=(0, 1))
+    binary: np.ndarray = field(default=None)
 
     def __post_init__(self):
         self.features = np.asarray(self.features, int).ravel()
         self.thresholds = np.asarray(self.thresholds, float).ravel()
         self.greater = np.asarray(self.greater, bool).ravel()
         self.points = np.asarray(self.points, int).ravel()
-        self.binary = np.asarray(self.binary, bool).ravel()
-        self.intercept = float(self.intercept)
         T = len(self.features)
+        self.binary = np.zeros(T, bool) if self.binary is None else np.asarray(self.binary, bool).ravel()
+        self.intercept = float(self.intercept)
         if not all(len(a) == T for a in (self.thresholds, self.greater, self.points, self.binary)):
             raise ValueError("features, thresholds, greater, points and binary need one entry per rule")
 
@@ -70,9 +69,13 @@ class ScoreCard:
         ge = X[:, self.features] >= self.thresholds[None, :]
         return np.where(self.greater[None, :], ge, ~ge).astype(float)
 
+    def totals(self, X) -> np.ndarray:
+        """Total points of each point (integers)."""
+        return self.rules(X) @ self.points
+
     def decision_function(self, X) -> np.ndarray:
-        """Total points plus intercept."""
-        return self.rules(X) @ self.points + self.intercept
+        """Total points plus intercept: the log-odds of the positive class."""
+        return self.totals(X) + self.intercept
 
     def predict_proba(self, X) -> np.ndarray:
         """Probability of the positive class, ``sigmoid(total + intercept)``."""
@@ -96,52 +99,31 @@ class ScoreCard:
             card = card.flip(int(k))
         return card
 
+    def with_readable_intercept(self, X, y=None, tol: float = 1e-7) -> "ScoreCard":
+        """The intercept rounded to the fewest significant digits (from 3) that keep every training point's
+        class and keep its log-odds off 0 (the card's risk table then reads exactly as it predicts); given
+        the labels ``y`` in ``{-1, +1}``, also keeping the logistic loss within ``tol`` (relative)."""
+        totals = self.totals(X)
+        positive = totals + self.intercept > 0
+        loss = None if y is None else (lambda b: float(np.logaddexp(0.0, -np.asarray(y, float) * (totals + b)).sum()))
+        for digits in range(3, 18):
+            b = float(round_significant(self.intercept, digits))
+            score = totals + b
+            if not (np.array_equal(score > 0, positive) and np.all(np.abs(score) > 1e-9)):
+                continue
+            if loss is None or loss(b) <= loss(self.intercept) + tol * max(1.0, loss(self.intercept)):
+                return replace(self, intercept=b)
+        return self
+
     # ----------------------------------------------------------- reading
-    def rule_text(self, k: int, decimals: int = 3) -> str:
-        """``age >= 62.5``, ``smoker = 1`` ..."""
-        name = self.feature_names[self.features[k]]
+    def reachable_totals(self) -> np.ndarray:
+        """Every total score the rules can add up to, from the lowest to the highest."""
+        low, high = self.points[self.points < 0].sum(), self.points[self.points > 0].sum()
+        return np.arange(low, high + 1)
+
+    def rule_text(self, k: int, feature_names) -> str:
+        """``age >= 62.5``, ``smoker = 1`` ...: the rule exactly as the card evaluates it."""
+        name = feature_names[self.features[k]]
         if self.binary[k]:
             return f"{name} = {1 if self.greater[k] else 0}"
-        return f"{name} {'>=' if self.greater[k] else '<'} {self.thresholds[k]:.{decimals}g}"
-
-    def to_frame(self, decimals: int = 3):
-        """The rules and their points as a DataFrame (the seed's CHADS2-style card)."""
-        import pandas as pd
-
-        return pd.DataFrame({"rule": [self.rule_text(k, decimals) for k in range(self.n_rules)],
-                             "points": self.points})
-
-    def risk_table(self):
-        """Every reachable total score and its predicted probability, as a DataFrame."""
-        import pandas as pd
-
-        low, high = self.points[self.points < 0].sum(), self.points[self.points > 0].sum()
-        totals = np.arange(low, high + 1)
-        return pd.DataFrame({"score": totals, "probability": expit(totals + self.intercept)})
-
-    def to_text(self, decimals: int = 3) -> str:
-        """The card (rules and points, intercept) followed by its risk table."""
-        card, risk = self.to_frame(decimals), self.risk_table()
-        width = max([len(r) for r in card["rule"]] + [len("intercept")])
-        lines = [f"{'rule':<{width}}  points"]
-        lines += [f"{r:<{width}}  {p:+d}" for r, p in zip(card["rule"], card["points"])]
-        lines += [f"{'intercept':<{width}}  {self.intercept:+.{decimals}f}", "",
-                  f"score  P({self.classes[1]})"]
-        lines += [f"{t:>5d}  {p:.{decimals}f}" for t, p in zip(risk["score"], risk["probability"])]
-        return "\n".join(lines)
-
-    def to_dict(self, decimals: int = 3) -> dict:
-        """JSON-serializable card: rules, points, intercept and risk table."""
-        risk = self.risk_table()
-        return {"model": "risk_score", "positive_class": _jsonable(self.classes[1]),
-                "negative_class": _jsonable(self.classes[0]),
-                "rules": [{"rule": self.rule_text(k, decimals), "feature": str(self.feature_names[self.features[k]]),
-                           "threshold": float(self.thresholds[k]), "greater_or_equal": bool(self.greater[k]),
-                           "points": int(self.points[k])} for k in range(self.n_rules)],
-                "intercept": self.intercept,
-                "risk": [{"score": int(t), "probability": float(p)}
-                         for t, p in zip(risk["score"], risk["probability"])]}
-
-
-def _jsonable(v):
-    return v.item() if hasattr(v, "item") else v
+        return f"{name} {'>=' if self.greater[k] else '<'} {format_number(self.thresholds[k])}"

@@ -1,8 +1,9 @@
-"""scikit-learn estimators, one module per model family."""
+"""scikit-learn estimators, one module per model family, all on one fit template (:mod:`._template`)."""
 
 from ._loss_optimal import LossOptimalTreeClassifier, MARGOTClassifier, OLCTClassifier
 from ._oct import OCTClassifier, OCTHClassifier
 from ._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
+from ._template import MIPClassifier
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier"]
+           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "MIPClassifier"]

@@ -2,47 +2,25 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from scipy.special import expit
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..datasets import standardize
-from ..formulations.loss_optimal import (FEATURE_SELECTION, REGULARIZERS, _layer_values, decode_tree,
-                                         layer_losses, layer_weights, loss_optimal_tree, start_from_tree,
-                                         tree_objective)
-from ..formulations.tangents import TANGENT_SETS, logistic_loss
-from ..inspect import export_text, tree_to_dict
-from ..solvers.outer_approximation import solve_outer_approximation
-from ..warmstart import greedy_tree, node_fitter, refine_last_layer
-from ._base import MIPEstimatorMixin, check_depth
+from ..algorithms.greedy import greedy_tree
+from ..algorithms.node_fit import node_fitter
+from ..algorithms.outer_approximation import solve_outer_approximation
+from ..algorithms.refine import refine_last_layer
+from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, layer_losses
+from ..formulations.loss_optimal_solution import LOSS_OPTIMAL
+from ..solvers.registry import get_backend
+from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
+from ._views import TreeViews
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier"]
-
-_SOLVER_DOC = """    refine : bool, default=True
-        Remark 1: refit each last-layer node on the points routed to it (on its
-        current features when feature selection is on), kept only when the
-        exact objective does not increase.
-    warm_start : bool, default=True
-        Hand the greedy tree to the solver as a start.
-    solver : str, default="highs"
-        See :func:`optitrees.solvers.solve`.
-    time_limit : float, default=60.0
-        Seconds; at the limit the best tree found is returned with a warning
-        stating the gap. Same data, seed and options give the same tree when
-        the solve ends on the gap or a node limit (``solver_options=
-        {"mip_max_nodes": n}`` for HiGHS); where a wall-clock limit stops it,
-        the incumbent depends on machine speed.
-    mip_gap : float, default=1e-4
-    threads : int, optional
-    random_state : int, optional
-        Seed for the solver and the warm start.
-    verbose : bool, default=False
-        Show the solver log.
-    solver_options : dict, optional
-        Raw solver options, applied last."""
 
 _ATTRIBUTES_DOC = """    Attributes
     ----------
@@ -51,14 +29,17 @@ _ATTRIBUTES_DOC = """    Attributes
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` had string column names.
-    tree_ : ObliqueTree
-        Fitted tree in the user's original feature units.
+    tree_ : Tree
+        The fitted tree in the user's units: inner nodes route by
+        ``weights @ x <= threshold``, the leaves are the last layer's linear
+        classifiers; every node keeps its own classifier offset in ``intercept``.
     solver_result_ : SolverResult
-        Status, objective, bound, gap, nodes, timings, solution source, and
-        ``checks`` (routing agreement, recomputed objective, and for the outer
-        approximation of ``||w||^2`` the achieved ``l2_relative_error``).
+        The solve (status, objective, bound, gap, nodes, timings, trace) and
+        ``checks`` (routing agreement, recomputed objective, for the outer
+        approximation of ``||w||^2`` the achieved ``l2_relative_error``), then
+        ``returned`` (start, solver or refined) and the exact ``objectives``.
     objective_ : float
-        Exact training objective of the returned tree (standardized units).
+        Exact training objective (3.12) of the returned tree.
     warm_start_objective_ : float
         Exact training objective of the greedy tree.
     formulation_summary_ : str
@@ -67,8 +48,16 @@ _ATTRIBUTES_DOC = """    Attributes
         Standard deviation of each feature over the training points reaching
         each node (for :meth:`feature_influence`)."""
 
+_MODEL_CONSTRAINTS = {
+    "max_depth": [Interval(Integral, 1, None, closed="left")],
+    "C": [Interval(Real, 0, None, closed="left"), "array-like"],
+    "tangents": [StrOptions({"V0", "V1", "V2", "V3"}), "array-like"],
+    "weight_bound": [Interval(Real, 0, None, closed="neither")],
+    "refine": ["boolean"],
+}
 
-class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimator):
+
+class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     """Loss-optimal oblique classification tree (seed 002, 3.12), composed from the shared blocks.
 
     Every branch node holds a linear classifier ``(w_t, b_t)``; a point goes
@@ -111,6 +100,10 @@ class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimato
     l2_tol : float, default=1e-4
         Relative error of the outer approximation of ``||w||^2`` at which the
         re-solve loop stops (reported in ``solver_result_.checks``).
+    refine : bool, default=True
+        Remark 1: refit each last-layer node on the points routed to it (on its
+        current features when feature selection is on), kept only when the
+        exact objective does not increase.
 {solver_doc}
 
 {attributes_doc}
@@ -124,10 +117,23 @@ class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimato
     (3,)
     """
 
+    _family = LOSS_OPTIMAL
+    _scaling = "standard"
+    _parameter_constraints = {
+        **MIPClassifier._parameter_constraints, **_MODEL_CONSTRAINTS,
+        "loss": [StrOptions({"logistic", "hinge", "misclassification"}), "array-like"],
+        "regularizer": [StrOptions({"l1", "l2"}), None],
+        "lam": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "feature_selection": [StrOptions({"hard", "soft"}), None],
+        "max_features": [Interval(Integral, 1, None, closed="left"), "array-like", None],
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like", None],
+        "l2_tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, max_depth=2, *, loss="logistic", regularizer="l1", C=1.0, lam=1.0, feature_selection=None,
                  max_features=None, alpha=None, tangents="V0", weight_bound=10.0, l2_tol=1e-4, refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
-                 random_state=None, verbose=False, solver_options=None):
+                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None):
         self.max_depth = max_depth
         self.loss = loss
         self.regularizer = regularizer
@@ -148,122 +154,60 @@ class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimato
         self.random_state = random_state
         self.verbose = verbose
         self.solver_options = solver_options
+        self.forbidden_features = forbidden_features
+        self.constraints = constraints
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
 
-    # ------------------------------------------------------------ settings
-    def _spec(self) -> dict:
-        """Model settings passed to :func:`loss_optimal_tree` (presets override this)."""
+    # ------------------------------------------------------------ the family
+    def _settings(self) -> dict:
+        """Model settings of :meth:`LossOptimalSpec.create` (presets override this)."""
         return dict(loss=self.loss, regularizer=self.regularizer, C=self.C, lam=self.lam,
                     feature_selection=self.feature_selection, max_features=self.max_features, alpha=self.alpha,
                     tangents=self.tangents)
 
-    def _validate_params(self):
-        depth = check_depth(self.max_depth)
-        spec = self._spec()
-        layer_losses(spec["loss"], depth)
-        if spec["regularizer"] not in REGULARIZERS:
-            raise ValueError(f"regularizer must be one of {REGULARIZERS}, got {spec['regularizer']!r}")
-        if spec["feature_selection"] not in FEATURE_SELECTION:
-            raise ValueError(f"feature_selection must be one of {FEATURE_SELECTION}, got "
-                             f"{spec['feature_selection']!r}")
-        layer_weights(spec["C"], depth)
-        _layer_values(spec["lam"], depth, "lam")
-        if spec["feature_selection"] == "hard":
-            b = _layer_values(spec["max_features"], depth, "max_features (the HFS budget)")
-            if np.any(b < 1) or np.any(b != np.round(b)):
-                raise ValueError("max_features must be a positive integer per layer")
-        if spec["feature_selection"] == "soft":
-            _layer_values(spec["alpha"], depth, "alpha (the SFS penalty)")
-        t = spec["tangents"]
-        if isinstance(t, str) and t.upper() not in TANGENT_SETS:
-            raise ValueError(f"tangents must be one of {sorted(TANGENT_SETS)}, got {t!r}")
-        if not (isinstance(self.weight_bound, numbers.Real) and self.weight_bound > 0
-                and np.isfinite(self.weight_bound)):
-            raise ValueError(f"weight_bound must be a positive number, got {self.weight_bound!r}")
-        if not (isinstance(self.l2_tol, numbers.Real) and self.l2_tol > 0):
-            raise ValueError(f"l2_tol must be a positive number, got {self.l2_tol!r}")
-        backend = self._validate_solver_params()
-        return depth, spec, backend
+    def _make_spec(self, forbidden, n_classes):
+        settings = self._settings()
+        outer = settings["regularizer"] == "l2" and not get_backend(self.solver).supports_miqp
+        return LossOptimalSpec.create(depth=self.max_depth, weight_bound=float(self.weight_bound),
+                                      l2_method="outer" if outer else "exact", forbidden=forbidden, **settings)
+
+    def _make_problem(self, spec, data):
+        return LossOptimalProblem.create(spec, data)
+
+    def _fitter(self, problem):
+        allowed = np.ones(problem.data.n_features, bool)
+        allowed[list(problem.spec.forbidden)] = False
+        return node_fitter(problem.spec, self._seed, allowed)
+
+    def _starts(self, problem, deadline):
+        return {"greedy": greedy_tree(problem, self._fitter(problem))}
+
+    def _solve(self, f, start, budget):
+        if f.problem.spec.l2_method != "outer":
+            return super()._solve(f, start, budget)
+        return solve_outer_approximation(f, tol=float(self.l2_tol), warm_start=start,
+                                         deadline=budget.before_end(self._reserve), **self._solve_options())
+
+    def _refine(self, problem, model, budget):
+        spec = problem.spec
+        if not self.refine or spec.losses[-1] == "misclassification":
+            return None
+        return refine_last_layer(model, problem, self._fitter(problem),
+                                 keep_support=spec.feature_selection is not None)
+
+    def _store(self, problem, tree):
+        self.tree_ = tree
+        self.node_std_ = _node_std(tree, problem.data.X_original)
 
     def _has_proba(self):
         try:
-            return layer_losses(self._spec()["loss"], check_depth(self.max_depth))[-1] == "logistic"
-        except ValueError:      # invalid settings: fit will say why
+            return layer_losses(self._settings()["loss"], int(self.max_depth))[-1] == "logistic"
+        except (ValueError, TypeError):      # invalid settings: fit will say why
             return False
-
-    # ----------------------------------------------------------------- fit
-    def fit(self, X, y):
-        """Fit the tree by solving the loss-optimal mixed-integer program.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features without missing values.
-        y : array-like of shape (n_samples,)
-            Exactly two class labels (any type).
-
-        Returns
-        -------
-        self
-        """
-        depth, spec, backend = self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        self.classes_, y_pm = self._encode_binary(y)
-        Xs, mean, scale = standardize(X)
-        seed = self._seed
-        outer = spec["regularizer"] == "l2" and not backend.supports_miqp
-        f = loss_optimal_tree(Xs, y_pm, depth=depth, weight_bound=float(self.weight_bound),
-                              l2_method="outer" if outer else "exact", **spec)
-        meta = f.meta
-        exact = (lambda tree: tree_objective(tree, Xs, y_pm, meta, surrogate=False))
-        layer_fit = _per_layer_fitter(meta, seed)
-        greedy = greedy_tree(Xs, y_pm, depth, layer_fit, meta["weight_bound"], meta["intercept_bound"], meta["eps"])
-        start = start_from_tree(f, greedy)
-        if outer:
-            result = self._solve(f, start, solve_fn=solve_outer_approximation, tol=float(self.l2_tol))
-        else:
-            result = self._solve(f, start)
-        self.warm_start_objective_ = exact(greedy)
-        notes = []
-        if result.x is not None and np.all(np.isfinite(result.x)):
-            tree, routing = decode_tree(f, result.x)
-            result.checks.update(_agreement(tree, routing, Xs, y_pm, meta, result.objective,
-                                            f.objective_value(result.x)))
-            notes += self._polish_notes(result)
-            err = result.checks.get("l2_relative_error")
-            if err is not None and err > self.l2_tol:
-                notes.append(f"the outer approximation of ||w||^2 stopped at relative error {err:.2e} "
-                             f"(l2_tol={self.l2_tol:g})")
-            objective = exact(tree)
-            if self.refine and meta["losses"][-1] != "misclassification":
-                refined = refine_last_layer(tree, Xs, y_pm, layer_fit, _node_objective(meta),
-                                            keep_support=meta["feature_selection"] is not None
-                                            and not meta["univariate"])
-                refined_objective = exact(refined)
-                if refined_objective <= objective:
-                    tree, objective = refined, refined_objective
-            if objective > self.warm_start_objective_:
-                notes.append("the solver's tree has a worse exact objective than the warm start; "
-                             "returning the warm start")
-                tree, objective = greedy, self.warm_start_objective_
-        else:
-            tree, objective = greedy, self.warm_start_objective_
-            notes.append(f"solver returned no solution ({result.status}); falling back to the greedy warm start")
-        if tree is greedy:
-            self._report_start(f, result, start)
-        self._warn(result, notes)
-        self.objective_ = objective
-        self.solver_result_ = result
-        self.formulation_summary_ = f.summary()
-
-        self.tree_ = tree.unscaled(mean, scale)
-        self.tree_.feature_names = getattr(self, "feature_names_in_", None)
-        self.node_std_ = _node_std(self.tree_, X)
-        return self
 
     # ------------------------------------------------------------- predict
     def decision_function(self, X):
@@ -278,18 +222,7 @@ class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimato
         Returns an array of shape ``(n_samples, 2)``, columns ordered as ``classes_``.
         """
         X = self._X(X)
-        p = self.tree_.predict_proba(X)
-        return np.column_stack([1.0 - p, p])
-
-    def predict(self, X):
-        """Predicted class labels."""
-        positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(int)]
-
-    def apply(self, X):
-        """Last-layer node id each sample reaches."""
-        X = self._X(X)
-        return self.tree_.apply(X)
+        return self.tree_.predict_proba(X)
 
     # ----------------------------------------------------- interpretation
     def feature_influence(self, X=None):
@@ -300,13 +233,13 @@ class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimato
 
         Returns
         -------
-        DataFrame of shape (n_nodes, n_features), indexed by node id.
+        DataFrame of shape (n_nodes, n_features), indexed by node id of ``tree_``.
         """
         import pandas as pd
 
         check_is_fitted(self)
         std = self.node_std_ if X is None else _node_std(self.tree_, self._X(X))
-        return pd.DataFrame(self.tree_.weights * std, index=pd.Index(self.tree_.nodes, name="node"),
+        return pd.DataFrame(self.tree_.weights * std, index=pd.Index(np.arange(self.tree_.n_nodes), name="node"),
                             columns=self._feature_names())
 
     def path_confidence(self, X):
@@ -317,73 +250,33 @@ class LossOptimalTreeClassifier(MIPEstimatorMixin, ClassifierMixin, BaseEstimato
         nodes : ndarray of shape (n_samples, max_depth)
             Node ids visited, root first.
         confidence : ndarray of shape (n_samples, max_depth)
-            ``sigmoid(w_t x + b_t)`` for a right turn, one minus it for a left
-            turn; at the last node, the probability of the predicted class.
+            ``sigmoid(w_t x + b_t)`` of the node's own classifier for a right
+            turn, one minus it for a left turn; at the last node, the
+            probability of the predicted class.
         """
         X = self._X(X)
-        return self.tree_.confidence(X)
-
-    def export_text(self, decimals=3):
-        """The fitted tree as text: each node's sparse hyperplane in original units."""
-        check_is_fitted(self)
-        return export_text(self.tree_, self._feature_names(), self.classes_, decimals=decimals,
-                           probabilistic=self._has_proba())
-
-    def to_dict(self):
-        """The fitted tree as a JSON-serializable dict."""
-        check_is_fitted(self)
-        return tree_to_dict(self.tree_, self._feature_names(), self.classes_)
-
-
-def _per_layer_fitter(meta, seed):
-    """Greedy node fit with each layer's own loss (see :func:`optitrees.warmstart.node_fitter`)."""
-    fits = [node_fitter(loss, meta["regularizer"], meta["C"], meta["lam"], meta["budget"], seed)
-            for loss in meta["losses"]]
-    return lambda Xn, yn, h, support=None: fits[h](Xn, yn, h, support)
-
-
-def _node_objective(meta):
-    """Exact objective of one last-layer node ``(X, y, w, b) -> float``."""
-    h = meta["topology"].depth - 1
-    loss = {"logistic": logistic_loss, "hinge": lambda s: np.maximum(0.0, 1.0 - s)}[meta["losses"][h]]
-    C, lam, reg, alpha = meta["C"][h], meta["lam"][h], meta["regularizer"], meta["alpha"]
-
-    def objective(X, y, w, b):
-        value = C * loss(y * (X @ w + b)).sum()
-        if reg == "l1":
-            value += lam * np.abs(w).sum()
-        elif reg == "l2":
-            value += lam * (w * w).sum()
-        if alpha is not None:
-            value += alpha[h] * np.count_nonzero(w)
-        return float(value)
-
-    return objective
-
-
-def _agreement(tree, routing, X, y, meta, reported, vector_objective):
-    """Routing recomputed from the hyperplanes vs ``z``, and the objective recomputed from the tree."""
-    mismatches = int(np.sum(tree.apply(X) != routing))
-    recomputed = tree_objective(tree, X, y, meta, surrogate=True)
-    reference = vector_objective if reported is None else reported
-    return {"routing_mismatches": mismatches, "objective_recomputed": recomputed,
-            "objective_discrepancy": abs(recomputed - reference)}
+        tree = self.tree_
+        path, values = tree.path_values(X)
+        p = expit(values)
+        right = np.empty(path.shape, bool)
+        right[:, :-1] = path[:, 1:] == tree.children_right[path[:, :-1]]
+        right[:, -1] = values[:, -1] > 0
+        return path, np.where(right, p, 1.0 - p)
 
 
 def _node_std(tree, X):
     """Std of each feature over the points reaching each node (zero where none do)."""
     path = tree.decision_path(X)
     std = np.zeros_like(tree.weights)
-    for h in range(tree.depth):
-        for t in np.unique(path[:, h]):
-            rows = path[:, h] == t
-            std[t - 1] = X[rows].std(axis=0)
+    for t in range(tree.n_nodes):
+        rows = (path == t).any(axis=1)
+        if rows.any():
+            std[t] = X[rows].std(axis=0)
     return std
 
 
-
 def _fill(doc):
-    return doc.replace("{solver_doc}", _SOLVER_DOC).replace("{attributes_doc}", _ATTRIBUTES_DOC)
+    return doc.replace("{solver_doc}", SOLVER_PARAMETERS_DOC).replace("{attributes_doc}", _ATTRIBUTES_DOC)
 
 
 LossOptimalTreeClassifier.__doc__ = _fill(LossOptimalTreeClassifier.__doc__)
@@ -412,6 +305,8 @@ class OLCTClassifier(LossOptimalTreeClassifier):
     weight_bound : float, default=10.0
         ``||w_t||_1 <= weight_bound`` on standardized features; big-M values are
         derived from it.
+    refine : bool, default=True
+        Remark 1: refit each last-layer node on its points.
 {solver_doc}
 
 {attributes_doc}
@@ -425,9 +320,13 @@ class OLCTClassifier(LossOptimalTreeClassifier):
     (3,)
     """
 
+    _parameter_constraints = {**MIPClassifier._parameter_constraints, **_MODEL_CONSTRAINTS,
+                              "univariate": ["boolean"]}
+    l2_tol = 1e-4
+
     def __init__(self, max_depth=2, *, C=1.0, tangents="V0", univariate=False, weight_bound=10.0, refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
-                 random_state=None, verbose=False, solver_options=None):
+                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None):
         self.max_depth = max_depth
         self.C = C
         self.tangents = tangents
@@ -442,10 +341,10 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.solver_options = solver_options
+        self.forbidden_features = forbidden_features
+        self.constraints = constraints
 
-    l2_tol = 1e-4
-
-    def _spec(self):
+    def _settings(self):
         return dict(loss="logistic", regularizer="l1", C=self.C, lam=1.0,
                     feature_selection="hard" if self.univariate else None,
                     max_features=1 if self.univariate else None, alpha=None, tangents=self.tangents)
@@ -476,6 +375,7 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
     alpha : float or sequence of float, optional
     weight_bound : float, default=10.0
     l2_tol : float, default=1e-4
+    refine : bool, default=True
 {solver_doc}
 
 {attributes_doc}
@@ -489,9 +389,14 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
     True
     """
 
+    _parameter_constraints = {key: LossOptimalTreeClassifier._parameter_constraints[key] for key in (
+        *MIPClassifier._parameter_constraints, *_MODEL_CONSTRAINTS, "feature_selection", "max_features", "alpha",
+        "l2_tol") if key != "tangents"}
+
     def __init__(self, max_depth=2, *, C=1.0, feature_selection=None, max_features=None, alpha=None,
                  weight_bound=10.0, l2_tol=1e-4, refine=True, warm_start=True, solver="highs", time_limit=60.0,
-                 mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None):
+                 mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
+                 forbidden_features=None, constraints=None):
         self.max_depth = max_depth
         self.C = C
         self.feature_selection = feature_selection
@@ -508,8 +413,10 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.solver_options = solver_options
+        self.forbidden_features = forbidden_features
+        self.constraints = constraints
 
-    def _spec(self):
+    def _settings(self):
         return dict(loss="hinge", regularizer="l2", C=self.C, lam=1.0, feature_selection=self.feature_selection,
                     max_features=self.max_features, alpha=self.alpha, tangents="V0")
 

@@ -1,19 +1,37 @@
-"""Mixed-integer formulations assembled from shared building blocks.
+"""Mixed-integer formulations assembled from shared building blocks, one module per model family.
 
-``loss_optimal_tree(X, y, ...)`` builds the general loss-optimal tree (3.12),
-with ``olct`` (3.17) and ``margot`` as presets; :mod:`optitrees.formulations.oct`
-builds the Bertsimas-Dunn optimal classification trees (``oct.oct``,
-``oct.octh``); :mod:`optitrees.formulations.risk_scores` the optimal risk
-score (4.5). Every returned :class:`Formulation` compiles to HiGHS (``to_highs``), to Pyomo
+Each family has a typed spec and problem, a ``build`` function and, beside it,
+``decode`` / ``start`` / ``finalize`` / ``objective`` bundled as a
+:class:`~optitrees.formulations.family.MIPFamily` for the estimators' fit
+template:
+
+==================================  =======================================  ==================
+family                              formulation module                       solution module
+==================================  =======================================  ==================
+loss-optimal trees (3.12, 3.17)     :mod:`~.loss_optimal`                    :mod:`~.loss_optimal_solution`
+OCT / OCT-H (Bertsimas & Dunn)      :mod:`~.oct`                             :mod:`~.oct_solution`
+optimal risk score (4.5)            :mod:`~.ors`                             (same module)
+generalized risk score (4.16)       :mod:`~.ogrs`                            (same module)
+==================================  =======================================  ==================
+
+``loss_optimal_tree(X, y, ...)``, ``olct``, ``margot``, ``oct.oct``, ``oct.octh``,
+``ors.ors`` and ``ogrs.ogrs`` build a formulation directly from arrays. Every
+:class:`~optitrees.mip.Formulation` compiles to HiGHS (``to_highs``), to Pyomo
 (``to_pyomo``) and to ``.lp`` / ``.mps`` files (``write``).
 """
 
-from . import blocks, oct, risk_scores, tangents
-from .loss_optimal import decode_tree, loss_optimal_tree, margot, olct, start_from_tree
-from .model import ConstraintGroup, Formulation, VariableGroup
+from ..mip import ConstraintGroup, Formulation, VariableGroup
+from . import blocks, family, ogrs, oct, ors, risk_scores, tangents
+from .family import MIPFamily
+from .loss_optimal import LossOptimalProblem, LossOptimalSpec, loss_optimal_tree, margot, olct
+from .loss_optimal_solution import LOSS_OPTIMAL
+from .oct_solution import OCT_FAMILY
+from .ogrs import OGRS_FAMILY
+from .ors import ORS_FAMILY
 from .tangents import TANGENT_SETS, logistic_tangents
 
 __all__ = [
-    "Formulation", "VariableGroup", "ConstraintGroup", "loss_optimal_tree", "olct", "margot", "decode_tree", "start_from_tree",
-    "TANGENT_SETS", "logistic_tangents", "blocks", "oct", "risk_scores", "tangents",
+    "Formulation", "VariableGroup", "ConstraintGroup", "MIPFamily", "LossOptimalSpec", "LossOptimalProblem",
+    "loss_optimal_tree", "olct", "margot", "LOSS_OPTIMAL", "OCT_FAMILY", "ORS_FAMILY", "OGRS_FAMILY",
+    "TANGENT_SETS", "logistic_tangents", "blocks", "family", "oct", "ors", "ogrs", "risk_scores", "tangents",
 ]

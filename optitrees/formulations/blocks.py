@@ -17,6 +17,7 @@ block                         adds                                    equations
 :func:`add_misclassification_slacks`  ``e[i, h]``, ``misclassification``  3.9
 :func:`add_square_outer_approximation`  ``q[t, j]``, ``square_cut_k``   l2 OA
 :func:`add_l0_indicators`     ``delta[t, j]``, ``l0_upper/lower``      3.14
+:func:`forbid_features`       bounds ``w[t, j] = 0``                    --
 ============================  ======================================  ==========
 
 Big-M values are derived from the data and the variable bounds, one per row:
@@ -30,13 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import Formulation, VariableGroup
+from ..mip import Formulation, VariableGroup
 from .tangents import TangentLines
 
 __all__ = [
     "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding", "add_layer_slacks",
     "add_logistic_slacks", "add_hinge_slacks", "add_misclassification_slacks", "add_square_outer_approximation",
-    "add_square_cuts", "add_l0_indicators", "score_bounds",
+    "add_square_cuts", "add_l0_indicators", "forbid_features", "score_bounds",
 ]
 
 
@@ -59,16 +60,19 @@ def add_routing(f: Formulation, n_points: int, targets, target_set: str = "T_las
     return z
 
 
-def add_hyperplanes(f: Formulation, nodes, n_features: int, weight_bound: float, intercept_bound: float):
+def add_hyperplanes(f: Formulation, nodes, features, weight_bound: float, intercept_bound: float):
     """Branching hyperplanes ``w[t, j]`` in ``[-W, W]`` and ``b[t]`` in ``[-B, B]``.
+
+    ``features`` are the labels of the index set ``J`` (feature names, or
+    ``range(p)``), so exported files read ``w(1,serum_sodium)``.
 
     Returns
     -------
     (VariableGroup, VariableGroup)
-        ``w`` of shape ``(len(nodes), n_features)`` and ``b`` of shape ``(len(nodes),)``.
+        ``w`` of shape ``(len(nodes), len(features))`` and ``b`` of shape ``(len(nodes),)``.
     """
     f.add_set("T", nodes)
-    f.add_set("J", np.arange(n_features))
+    f.add_set("J", features)
     w = f.add_variables("w", ("T", "J"), -weight_bound, weight_bound)
     b = f.add_variables("b", ("T",), -intercept_bound, intercept_bound)
     return w, b
@@ -387,3 +391,15 @@ def add_l0_indicators(f, w: VariableGroup, weight_bound: float, budget=None, pen
         per_node = np.broadcast_to(np.asarray(penalty, float), (w.shape[0],))
         f.add_objective(d, np.broadcast_to(per_node[:, None], w.shape))
     return d
+
+
+def forbid_features(f, group: VariableGroup, features, axis: int = -1) -> None:
+    """Fix ``group`` at 0 for the given feature positions along ``axis`` (``w[t, j] = 0``, ``a[j, t] = 0``).
+
+    The hook behind the estimators' ``forbidden_features``: no split or rule may use them.
+    """
+    mask = np.zeros(group.shape, bool)
+    index = [slice(None)] * len(group.shape)
+    index[axis] = np.asarray(list(features), dtype=int)
+    mask[tuple(index)] = True
+    f.fix(group, 0.0, mask)

@@ -36,18 +36,25 @@ OCT-H (``a[t, j]`` in ``[-1, 1]`` with ``||a_t||_1 <= d[t]``, indicators
 
 with ``mu = 0.005``; complexity ``= sum_{t, j} delta[t, j]`` (features used).
 Here ``mu`` already forbids the left branch at an unused node.
+
+The settings are a typed :class:`OCTSpec` (``oblique`` chooses OCT-H),
+:class:`OCTProblem` adds the data and derived constants, and :func:`build`
+returns the formulation; decoding, starts and the objective are in
+:mod:`optitrees.formulations.oct_solution`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from ..mip import Formulation, timed_build
+from ..scaling import ScaledData
 from ..topology import Topology
-from ..tree import LabelTree
-from .model import Formulation, timed_build
 from . import blocks
 
-__all__ = ["oct", "octh", "feature_epsilons", "decode_label_tree", "start_from_label_tree"]
+__all__ = ["OCTSpec", "OCTProblem", "build", "oct", "octh", "feature_epsilons", "OCTH_MU"]
 
 #: OCT-H's split margin (Bertsimas & Dunn use 0.005).
 OCTH_MU = 0.005
@@ -63,26 +70,99 @@ def feature_epsilons(X01) -> np.ndarray:
     return np.where(np.isfinite(eps), eps, 1.0)
 
 
-def _check(X01, y, depth, alpha, min_samples_leaf):
-    X01 = np.asarray(X01, float)
-    y = np.asarray(y)
-    if X01.ndim != 2 or X01.shape[0] == 0 or X01.shape[1] == 0:
-        raise ValueError(f"X must be a non-empty 2-d array, got shape {X01.shape}")
-    if not np.all(np.isfinite(X01)):
-        raise ValueError("X contains NaN or infinite values")
-    if X01.min() < -1e-9 or X01.max() > 1 + 1e-9:
-        raise ValueError("OCT formulations take features scaled to [0, 1] (the estimators scale them)")
-    if y.shape != (X01.shape[0],) or not np.issubdtype(y.dtype, np.integer) or y.min() < 0:
-        raise ValueError("y must hold class indices 0..K-1, one per row of X")
-    if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
-        raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
-    if not (np.isfinite(alpha) and alpha >= 0):
-        raise ValueError(f"alpha must be finite and non-negative, got {alpha!r}")
-    if not isinstance(min_samples_leaf, (int, np.integer)) or min_samples_leaf < 1:
-        raise ValueError(f"min_samples_leaf must be an integer >= 1, got {min_samples_leaf!r}")
-    if min_samples_leaf > X01.shape[0]:
-        raise ValueError(f"min_samples_leaf={min_samples_leaf} exceeds the number of points ({X01.shape[0]})")
-    return np.clip(X01, 0.0, 1.0), y.astype(int)
+@dataclass(frozen=True)
+class OCTSpec:
+    """Settings of OCT / OCT-H; :meth:`create` checks them.
+
+    Attributes
+    ----------
+    depth : int
+    alpha : float
+        Complexity weight (per split for OCT, per feature used for OCT-H).
+    min_samples_leaf : int
+        ``N_min``.
+    n_classes : int
+        ``K``.
+    oblique : bool
+        OCT-H.
+    mu : float
+        OCT-H's left-branch margin.
+    forbidden : tuple of int
+        Features no split may use.
+    """
+
+    depth: int
+    alpha: float
+    min_samples_leaf: int
+    n_classes: int
+    oblique: bool = False
+    mu: float = OCTH_MU
+    forbidden: tuple = ()
+
+    @classmethod
+    def create(cls, depth=2, alpha=0.0, min_samples_leaf=1, n_classes=2, oblique=False, mu=OCTH_MU,
+               forbidden=()) -> "OCTSpec":
+        if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
+            raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
+        if not (np.isfinite(alpha) and alpha >= 0):
+            raise ValueError(f"alpha must be finite and non-negative, got {alpha!r}")
+        if not isinstance(min_samples_leaf, (int, np.integer)) or isinstance(min_samples_leaf, bool) \
+                or min_samples_leaf < 1:
+            raise ValueError(f"min_samples_leaf must be an integer >= 1, got {min_samples_leaf!r}")
+        if not isinstance(n_classes, (int, np.integer)) or n_classes < 2:
+            raise ValueError(f"n_classes must be an integer >= 2, got {n_classes!r}")
+        if not 0 < mu < 1:
+            raise ValueError("mu must be in (0, 1)")
+        return cls(int(depth), float(alpha), int(min_samples_leaf), int(n_classes), bool(oblique), float(mu),
+                   tuple(int(j) for j in forbidden))
+
+
+@dataclass(frozen=True)
+class OCTProblem:
+    """A spec with its data (``data.X`` in ``[0, 1]``, ``data.y`` class indices) and derived constants.
+
+    Attributes
+    ----------
+    spec : OCTSpec
+    data : ScaledData
+    topology : Topology
+    eps : ndarray of shape (p,)
+        Smallest gap between distinct values of each feature (OCT's margins).
+    L_hat : float
+        Errors of predicting the majority class (the loss normalizer).
+    margin : float
+        ``eps_min`` (OCT) or ``mu`` (OCT-H): the gap a decoded threshold sits in.
+    """
+
+    spec: OCTSpec
+    data: ScaledData
+    topology: Topology
+    eps: np.ndarray
+    L_hat: float
+    margin: float
+
+    @classmethod
+    def create(cls, spec: OCTSpec, data: ScaledData) -> "OCTProblem":
+        X01, y = data.X, np.asarray(data.y)
+        if X01.ndim != 2 or X01.shape[0] == 0 or X01.shape[1] == 0:
+            raise ValueError(f"X must be a non-empty 2-d array, got shape {X01.shape}")
+        if not np.all(np.isfinite(X01)):
+            raise ValueError("X contains NaN or infinite values")
+        if X01.min() < -1e-9 or X01.max() > 1 + 1e-9:
+            raise ValueError("OCT formulations take features scaled to [0, 1] (the estimators scale them)")
+        if y.shape != (X01.shape[0],) or not np.issubdtype(y.dtype, np.integer) or y.min() < 0 \
+                or y.max() >= spec.n_classes:
+            raise ValueError(f"y must hold class indices 0..{spec.n_classes - 1}, one per row of X")
+        if spec.min_samples_leaf > X01.shape[0]:
+            raise ValueError(f"min_samples_leaf={spec.min_samples_leaf} exceeds the number of points "
+                             f"({X01.shape[0]})")
+        if any(not 0 <= j < X01.shape[1] for j in spec.forbidden):
+            raise ValueError(f"forbidden features must be column indices in 0..{X01.shape[1] - 1}")
+        counts = np.bincount(y, minlength=spec.n_classes)
+        base = len(y) - counts.max()
+        eps = feature_epsilons(X01)
+        margin = spec.mu if spec.oblique else float(eps.min())
+        return cls(spec, data, Topology(spec.depth), eps, float(base) if base > 0 else 1.0, margin)
 
 
 def _inline_split_terms(w, X, node_idx, extra=None):
@@ -95,6 +175,7 @@ def _inline_split_terms(w, X, node_idx, extra=None):
 
 
 def _tree_skeleton(f, X, y, topo, min_samples_leaf, n_classes):
+    """Routing to leaves, used leaves, one label per used leaf and the misclassified points of each leaf."""
     n = X.shape[0]
     leaves = topo.leaves
     z = blocks.add_routing(f, n, leaves, target_set="L")
@@ -127,12 +208,6 @@ def _hierarchy(f, topo, d):
                           upper=0.0, equation="d_t <= d_parent")
 
 
-def _baseline(y, n_classes):
-    counts = np.bincount(y, minlength=n_classes)
-    base = len(y) - counts.max()
-    return float(base) if base > 0 else 1.0
-
-
 def _add_split_rows(f, topo, w, b, z, X, left_extra, left_M, left_upper, right_M, unused=None):
     """Split rows of every branch node for every point, aggregated over the subtrees.
 
@@ -159,8 +234,84 @@ def _add_split_rows(f, topo, w, b, z, X, left_extra, left_M, left_upper, right_M
 
 
 @timed_build
-def oct(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, n_classes: int | None = None
-        ) -> Formulation:
+def build(problem: OCTProblem) -> Formulation:
+    """The OCT (``spec.oblique=False``) or OCT-H formulation of ``problem`` (see the module docstring)."""
+    spec, topo = problem.spec, problem.topology
+    X01, y = np.clip(problem.data.X, 0.0, 1.0), np.asarray(problem.data.y, int)
+    n, p = X01.shape
+    f = Formulation(name=f"{'octh' if spec.oblique else 'oct'}_d{topo.depth}", integrality_tol=1e-6)
+    f.problem = problem
+    z, leaf, c, loss = _tree_skeleton(f, X01, y, topo, spec.min_samples_leaf, spec.n_classes)
+    if spec.oblique:
+        w, b, d = _octh_splits(f, topo, X01, spec)
+    else:
+        w, b, d = _oct_splits(f, topo, X01, problem.eps)
+    _hierarchy(f, topo, d)
+    if spec.forbidden:
+        blocks.forbid_features(f, w, spec.forbidden)
+    f.add_objective(loss, 1.0 / problem.L_hat)
+    if not spec.oblique:
+        f.add_objective(d, spec.alpha)
+    return f
+
+
+def _oct_splits(f, topo, X01, eps):
+    """OCT's axis-aligned splits: ``a[t, j]`` binary, ``sum_j a = d``, ``b <= d``, rows with the margins ``eps_j``."""
+    eps_max, eps_min = float(eps.max()), float(eps.min())
+    f.add_set("T", topo.branch_nodes)
+    f.add_set("J", f.problem.data.labels)
+    a = f.add_variables("a", ("T", "J"), 0.0, 1.0, domain="binary")
+    b = f.add_variables("b", ("T",), 0.0, 1.0)
+    d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
+    f.add_constraints("one_feature", ("T",), [(a.columns, 1.0), (d.columns, -1.0)], lower=0.0, upper=0.0,
+                      equation="sum_j a = d")
+    f.add_constraints("threshold_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0,
+                      equation="b <= d")
+    Ml = 1.0 + eps_max
+    _add_split_rows(f, topo, a, b, f.variables["z"], X01, left_extra=eps, left_M=Ml, left_upper=Ml - eps_min,
+                    right_M=1.0, unused=(d, -eps_min))
+    return a, b, d
+
+
+def _octh_splits(f, topo, X01, spec):
+    """OCT-H's oblique splits: ``||a_t||_1 <= d_t``, features used ``delta`` (3.14) weighted ``alpha``, margin ``mu``."""
+    p = X01.shape[1]
+    w, b = blocks.add_hyperplanes(f, topo.branch_nodes, f.problem.data.labels, 1.0, 1.0)
+    d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
+    wp = f.add_variables("w_pos", w.dims, 0.0, 1.0)
+    wn = f.add_variables("w_neg", w.dims, 0.0, 1.0)
+    f.add_constraints("l1_split", w.dims, [(w.columns, 1.0), (wp.columns, -1.0), (wn.columns, 1.0)],
+                      lower=0.0, upper=0.0, equation="3.16a")
+    f.add_constraints("l1_used", ("T",), [(wp.columns, 1.0), (wn.columns, 1.0), (d.columns, -1.0)], upper=0.0,
+                      equation="||a_t||_1 <= d_t")
+    delta = blocks.add_l0_indicators(f, w, 1.0, penalty=spec.alpha)
+    f.add_constraints("feature_used", w.dims, [(delta.columns, 1.0), (np.repeat(d.columns, p), -1.0)], upper=0.0,
+                      equation="delta <= d")
+    f.add_constraints("node_features", ("T",), [(delta.columns, 1.0), (d.columns, -1.0)], lower=0.0,
+                      equation="sum_j delta >= d")
+    f.add_constraints("intercept_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0, equation="b <= d")
+    f.add_constraints("intercept_used_neg", ("T",), [(b.columns, 1.0), (d.columns, 1.0)], lower=0.0,
+                      equation="b >= -d")
+    mu = spec.mu
+    _add_split_rows(f, topo, w, b, f.variables["z"], X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0,
+                    right_M=2.0)
+    return w, b, d
+
+
+def _make(X01, y, depth, alpha, min_samples_leaf, n_classes, oblique, mu=OCTH_MU, forbidden=(), feature_names=None):
+    y = np.asarray(y)
+    if not np.issubdtype(y.dtype, np.integer):
+        raise ValueError("y must hold class indices 0..K-1, one per row of X")
+    K = int(y.max() + 1) if n_classes is None else int(n_classes)
+    spec = OCTSpec.create(depth, alpha, min_samples_leaf, max(K, 2), oblique, mu, forbidden)
+    X01 = np.asarray(X01, dtype=float)
+    if X01.ndim != 2:
+        raise ValueError(f"X must be a non-empty 2-d array, got shape {X01.shape}")
+    return build(OCTProblem.create(spec, ScaledData.create(X01, y, None, feature_names)))
+
+
+def oct(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, n_classes: int | None = None,
+        forbidden=(), feature_names=None) -> Formulation:
     """Axis-aligned OCT (Bertsimas & Dunn 2017) on features scaled to ``[0, 1]``.
 
     Parameters
@@ -175,145 +326,25 @@ def oct(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, n
         ``N_min``: a leaf holding points holds at least this many.
     n_classes : int, optional
         ``K``; default ``max(y) + 1``.
+    forbidden : sequence of int, optional
+        Features no split may use.
+    feature_names : sequence of str, optional
+        Labels of the index set ``J``.
 
     Returns
     -------
     Formulation
-        ``meta`` holds the data, topology, ``eps_j``, ``L_hat`` and ``kind="oct"``.
+        With ``problem`` an :class:`OCTProblem`.
     """
-    X01, y = _check(X01, y, depth, alpha, min_samples_leaf)
-    K = int(y.max() + 1 if n_classes is None else n_classes)
-    topo = Topology(int(depth))
-    n, p = X01.shape
-    eps = feature_epsilons(X01)
-    eps_max, eps_min = float(eps.max()), float(eps.min())
-    L_hat = _baseline(y, K)
-
-    f = Formulation(name=f"oct_d{topo.depth}", integrality_tol=1e-6)
-    z, leaf, c, loss = _tree_skeleton(f, X01, y, topo, int(min_samples_leaf), K)
-    f.add_set("T", topo.branch_nodes)
-    f.add_set("J", np.arange(p))
-    a = f.add_variables("a", ("T", "J"), 0.0, 1.0, domain="binary")
-    b = f.add_variables("b", ("T",), 0.0, 1.0)
-    d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
-    f.add_constraints("one_feature", ("T",), [(a.columns, 1.0), (d.columns, -1.0)], lower=0.0, upper=0.0,
-                      equation="sum_j a = d")
-    f.add_constraints("threshold_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0,
-                      equation="b <= d")
-    _hierarchy(f, topo, d)
-    Ml = 1.0 + eps_max
-    _add_split_rows(f, topo, a, b, z, X01, left_extra=eps, left_M=Ml, left_upper=Ml - eps_min, right_M=1.0,
-                    unused=(d, -eps_min))
-    f.add_objective(loss, 1.0 / L_hat)
-    f.add_objective(d, float(alpha))
-    f.meta.update(kind="oct", X=X01, y=y, topology=topo, n_classes=K, eps=eps, L_hat=L_hat, alpha=float(alpha),
-                  min_samples_leaf=int(min_samples_leaf), margin=eps_min)
-    return f
+    return _make(X01, y, depth, alpha, min_samples_leaf, n_classes, False, forbidden=forbidden,
+                 feature_names=feature_names)
 
 
-@timed_build
 def octh(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, n_classes: int | None = None,
-         mu: float = OCTH_MU) -> Formulation:
+         mu: float = OCTH_MU, forbidden=(), feature_names=None) -> Formulation:
     """Oblique OCT-H (Bertsimas & Dunn 2017) on features scaled to ``[0, 1]``.
 
     Parameters are those of :func:`oct`; ``alpha`` weighs the number of
     features used over all splits, ``mu`` is the left-branch margin.
     """
-    X01, y = _check(X01, y, depth, alpha, min_samples_leaf)
-    if not 0 < mu < 1:
-        raise ValueError("mu must be in (0, 1)")
-    K = int(y.max() + 1 if n_classes is None else n_classes)
-    topo = Topology(int(depth))
-    n, p = X01.shape
-    L_hat = _baseline(y, K)
-
-    f = Formulation(name=f"octh_d{topo.depth}", integrality_tol=1e-6)
-    z, leaf, c, loss = _tree_skeleton(f, X01, y, topo, int(min_samples_leaf), K)
-    w, b = blocks.add_hyperplanes(f, topo.branch_nodes, p, 1.0, 1.0)
-    d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
-    wp = f.add_variables("w_pos", w.dims, 0.0, 1.0)
-    wn = f.add_variables("w_neg", w.dims, 0.0, 1.0)
-    f.add_constraints("l1_split", w.dims, [(w.columns, 1.0), (wp.columns, -1.0), (wn.columns, 1.0)],
-                      lower=0.0, upper=0.0, equation="3.16a")
-    f.add_constraints("l1_used", ("T",), [(wp.columns, 1.0), (wn.columns, 1.0), (d.columns, -1.0)], upper=0.0,
-                      equation="||a_t||_1 <= d_t")
-    delta = blocks.add_l0_indicators(f, w, 1.0, penalty=float(alpha))
-    f.add_constraints("feature_used", w.dims, [(delta.columns, 1.0), (np.repeat(d.columns, p), -1.0)], upper=0.0,
-                      equation="delta <= d")
-    f.add_constraints("node_features", ("T",), [(delta.columns, 1.0), (d.columns, -1.0)], lower=0.0,
-                      equation="sum_j delta >= d")
-    f.add_constraints("intercept_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0, equation="b <= d")
-    f.add_constraints("intercept_used_neg", ("T",), [(b.columns, 1.0), (d.columns, 1.0)], lower=0.0,
-                      equation="b >= -d")
-    _hierarchy(f, topo, d)
-    _add_split_rows(f, topo, w, b, z, X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0, right_M=2.0)
-    f.add_objective(loss, 1.0 / L_hat)
-    f.meta.update(kind="octh", X=X01, y=y, topology=topo, n_classes=K, L_hat=L_hat, alpha=float(alpha),
-                  min_samples_leaf=int(min_samples_leaf), margin=float(mu))
-    return f
-
-
-def _split_weights(f, v):
-    return v["a"] if f.meta["kind"] == "oct" else v["w"]
-
-
-def decode_label_tree(f: Formulation, x) -> tuple[LabelTree, np.ndarray]:
-    """Tree (in ``[0, 1]`` units) and leaf of each training point from a solution vector.
-
-    The tree sends a point right when ``a_t x >= threshold_t``: for OCT-H
-    ``threshold = b_t - mu / 2``; for OCT the midpoint between ``b_t`` and the
-    largest training value of the split feature below it (as CART reports
-    thresholds). Either routes every training point as the MIP's constraints
-    do, with room to spare.
-    """
-    v = f.values(x)
-    meta = f.meta
-    active = v["d"] > 0.5
-    W = np.where(active[:, None], _split_weights(f, v), 0.0)
-    if meta["kind"] == "oct":
-        W = np.round(W)
-    thr = np.where(active, v["b"] - meta["margin"] / 2, 0.0)
-    if meta["kind"] == "oct":
-        # midway between b and the largest training value of the feature below it, as CART reports
-        X = meta["X"]
-        for t in np.flatnonzero(active):
-            col = X[:, int(np.argmax(W[t]))]
-            below = col[col <= v["b"][t] - meta["eps"][int(np.argmax(W[t]))] / 2]
-            if below.size:
-                thr[t] = (below.max() + v["b"][t]) / 2
-    routing = f.sets["L"][np.argmax(v["z"], axis=1)]
-    labels = np.argmax(v["c"], axis=0)
-    tree = LabelTree(W, thr, active, labels, meta["n_classes"])
-    tree = tree.with_counts(meta["X"], meta["y"])
-    return tree, routing
-
-
-def start_from_label_tree(f: Formulation, weights, b, active) -> np.ndarray:
-    """Complete assignment of every variable for splits ``right iff a_t x >= b_t`` at active nodes.
-
-    Leaves get their majority class; the caller makes sure the splits respect
-    the margins (``eps_j`` / ``mu``) and ``N_min`` for the start to be feasible
-    (``solve`` checks it and drops an infeasible start with a warning).
-    """
-    meta = f.meta
-    X, y, K = meta["X"], meta["y"], meta["n_classes"]
-    weights = np.asarray(weights, float)
-    active = np.asarray(active, bool)
-    b = np.where(active, np.asarray(b, float), 0.0)
-    W = np.where(active[:, None], weights, 0.0)
-    probe = LabelTree(W, b, active, np.zeros(len(meta["topology"].leaves), int), K)
-    leaf_of = probe.apply(X)
-    leaves = f.sets["L"]
-    z = (leaf_of[:, None] == leaves[None, :]).astype(float)
-    counts = np.stack([z[y == k].sum(axis=0) for k in range(K)])         # (K, L)
-    used = counts.sum(axis=0) > 0
-    label = np.argmax(counts, axis=0)
-    c = np.zeros((K, len(leaves)))
-    c[label[used], np.flatnonzero(used)] = 1.0
-    loss = counts.sum(axis=0) - counts.max(axis=0)
-    values = {"z": z, "leaf": used.astype(float), "c": c, "loss": loss, "d": active.astype(float), "b": b}
-    if meta["kind"] == "oct":
-        values["a"] = W
-    else:
-        values.update(w=W, w_pos=np.maximum(W, 0), w_neg=np.maximum(-W, 0), delta=(W != 0).astype(float))
-    return f.vector(values)
+    return _make(X01, y, depth, alpha, min_samples_leaf, n_classes, True, mu, forbidden, feature_names)

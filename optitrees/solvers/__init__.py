@@ -20,7 +20,8 @@ __all__ = ["solve", "available", "solver_names", "SolveOptions", "SolverResult",
 
 
 def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, threads=None, seed=0,
-          verbose=False, warm_start=None, progress=True, polish=True, solver_options=None) -> SolverResult:
+          verbose=False, warm_start=None, progress=True, polish=True, solver_options=None,
+          deadline=None) -> SolverResult:
     """Solve a formulation or a Pyomo model.
 
     Parameters
@@ -53,15 +54,19 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
         models, which the user may have changed.
     solver_options : dict, optional
         Raw solver options, applied last.
+    deadline : float, optional
+        Absolute ``time.perf_counter()`` by which the solve, polishing
+        included, must end (how an estimator passes the rest of its budget).
 
     Returns
     -------
     SolverResult
     """
-    from ..formulations.model import Formulation
+    from ..exceptions import WarmStartWarning
+    from ..mip import Formulation
 
     opts = SolveOptions(time_limit=time_limit, mip_gap=mip_gap, threads=threads, seed=seed, verbose=verbose,
-                        progress=progress, solver_options=solver_options or {})
+                        progress=progress, solver_options=solver_options or {}, deadline=deadline)
     is_formulation = isinstance(model, Formulation)
     if not is_formulation and not hasattr(model, "component_data_objects"):
         raise TypeError(f"solve() takes a Formulation or a Pyomo model, got {type(model).__name__}")
@@ -87,7 +92,7 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
             worst = formulation.violation(start)
             if worst > 1e-6:
                 warnings.warn(f"warm start violates the model by {worst:.3g}; solving without it",
-                              RuntimeWarning, stacklevel=2)
+                              WarmStartWarning, stacklevel=2)
                 start = None
     result = backend.solve(model, opts, start=start)
     if polish and is_formulation and result.x is not None and model.integrality.any():

@@ -62,8 +62,6 @@ class HighsBackend:
         t0 = time.perf_counter()
         h = highspy.Highs()
         h.setOptionValue("output_flag", bool(options.verbose))
-        if options.time_limit is not None:
-            h.setOptionValue("time_limit", float(options.time_limit))
         if options.mip_gap is not None:
             h.setOptionValue("mip_rel_gap", float(options.mip_gap))
         if options.threads is not None:
@@ -75,15 +73,26 @@ class HighsBackend:
             if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
                 raise ValueError(f"HiGHS rejected option {key}={value!r}")
         formulation.to_highs(names=False, start=start, highs=h)
+        remaining = options.remaining()
+        if remaining is not None and "time_limit" not in options.solver_options:
+            h.setOptionValue("time_limit", float(remaining))
         t1 = time.perf_counter()
 
         progress = ProgressPrinter(self.name, options)
-        if progress.enabled and formulation.integrality.any():
-            def on_interrupt(event):
+        if formulation.integrality.any():
+            last = [-1.0]
+
+            def record(event):
                 d = event.data_out
                 progress.update(incumbent=d.mip_primal_bound, bound=d.mip_dual_bound, gap=d.mip_gap,
                                 nodes=d.mip_node_count)
-            h.cbMipInterrupt.subscribe(on_interrupt)
+
+            def sample(event):          # the bound moves between improving solutions: sample it 4 times a second
+                if event.data_out.running_time - last[0] >= 0.25:
+                    last[0] = event.data_out.running_time
+                    record(event)
+            h.cbMipImprovingSolution.subscribe(record)
+            h.cbMipInterrupt.subscribe(sample)
         with progress:
             h.run()
         t2 = time.perf_counter()
@@ -109,4 +118,5 @@ class HighsBackend:
             node_count=int(info.mip_node_count) if mip else 0,
             timings={"build": formulation.build_time, "handoff": t1 - t0, "solve": t2 - t1},
             solution_source=source, x=x, message=h.modelStatusToString(model_status),
+            trace=progress.trace + ([(t2 - t1, objective, bound)] if mip else []),
         )

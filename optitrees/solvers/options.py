@@ -38,6 +38,10 @@ class SolveOptions:
     progress_interval : float, default=10.0
     solver_options : dict
         Raw options passed to the solver last, so they override the above.
+    deadline : float, optional
+        Absolute ``time.perf_counter()`` by which the solve must end (the
+        estimators' whole-fit budget); backends give the solver
+        ``min(time_limit, deadline - now)`` right before it starts.
     """
 
     time_limit: float | None = None
@@ -49,6 +53,14 @@ class SolveOptions:
     progress: bool = True
     progress_interval: float = 10.0
     solver_options: dict = field(default_factory=dict)
+    deadline: float | None = None
+
+    def remaining(self) -> float | None:
+        """Seconds the solver may run from now: the time limit, cut by the deadline (``None``: no limit)."""
+        limits = [] if self.time_limit is None else [float(self.time_limit)]
+        if self.deadline is not None:
+            limits.append(max(0.0, self.deadline - time.perf_counter()))
+        return min(limits) if limits else None
 
     def __post_init__(self):
         if self.time_limit is not None and not (self.time_limit >= 0 and math.isfinite(self.time_limit)):
@@ -65,13 +77,14 @@ class SolveOptions:
 
 
 class ProgressPrinter:
-    """Concise progress lines for long solves.
+    """Concise progress lines for long solves, and the incumbent / bound trace of the solve.
 
     Used as a context manager around a solve. ``update(**info)`` records the
-    latest incumbent / bound / nodes (HiGHS's callback feeds it); a background
-    timer prints ``optitrees[solver] 20s: incumbent ..., bound ..., gap ...``
-    every ``interval`` seconds, so a long solve is never silent and a short one
-    prints nothing.
+    latest incumbent / bound / nodes (HiGHS's callbacks feed it) and appends
+    ``(seconds, incumbent, bound)`` to :attr:`trace` when either changed; a
+    background timer prints ``optitrees[solver] 20s: incumbent ..., bound ...,
+    gap ...`` every ``interval`` seconds, so a long solve is never silent and
+    a short one prints nothing.
     """
 
     def __init__(self, solver: str, options: SolveOptions, stream=None):
@@ -80,12 +93,16 @@ class ProgressPrinter:
         self.interval = options.progress_interval
         self.stream = stream or sys.stderr
         self.info: dict = {}
+        self.trace: list[tuple[float, float | None, float | None]] = []
         self._stop = threading.Event()
         self._thread = None
         self._t0 = 0.0
 
     def update(self, **info):
         self.info.update(info)
+        point = (_finite(self.info.get("incumbent")), _finite(self.info.get("bound")))
+        if not self.trace or self.trace[-1][1:] != point:
+            self.trace.append((time.perf_counter() - self._t0, *point))
 
     def line(self) -> str:
         el = time.perf_counter() - self._t0
@@ -119,3 +136,7 @@ class ProgressPrinter:
         if self._thread is not None:
             self._thread.join()
         return False
+
+
+def _finite(v):
+    return float(v) if v is not None and math.isfinite(v) else None

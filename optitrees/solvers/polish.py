@@ -43,8 +43,8 @@ def polish(formulation, x, options):
     h.setOptionValue("random_seed", int(options.seed))
     if options.threads is not None:
         h.setOptionValue("threads", int(options.threads))
-    if options.time_limit is not None:
-        h.setOptionValue("time_limit", max(float(options.time_limit), 10.0))
+    if options.deadline is not None:            # the fit's budget; an LP over fixed integers is quick
+        h.setOptionValue("time_limit", max(0.5, options.deadline - time.perf_counter()))
     formulation.to_highs(names=False, highs=h, allow_quadratic=True)
     cols = np.flatnonzero(formulation.integrality).astype(np.int32)
     fixed = np.clip(np.round(x[cols]), formulation.col_lower[cols], formulation.col_upper[cols])

@@ -138,7 +138,7 @@ class PyomoBackend:
         ``start`` is a column vector (for models built from a Formulation) or
         ``True`` to use the variables' current values as the warm start.
         """
-        from ..formulations.model import Formulation
+        from ..mip import Formulation
 
         t0 = time.perf_counter()
         if isinstance(model, Formulation):
@@ -156,6 +156,7 @@ class PyomoBackend:
                     v.set_value(float(val), skip_validation=True)
         warm = start is not None and start is not False and self.spec.warm_start
         opt = _factory(self.spec)
+        remaining = options.remaining()
         t1 = time.perf_counter()
         with ProgressPrinter(self.name, options):
             if self.spec.contrib:
@@ -165,8 +166,8 @@ class PyomoBackend:
                 raw.update(options.solver_options)
                 kwargs = dict(tee=bool(options.verbose), load_solutions=False,
                               raise_exception_on_nonoptimal_result=False, solver_options=raw)
-                if options.time_limit is not None:
-                    kwargs["time_limit"] = float(options.time_limit)
+                if remaining is not None:
+                    kwargs["time_limit"] = float(remaining)
                 if options.mip_gap is not None:
                     kwargs["rel_gap"] = float(options.mip_gap)
                 if options.threads is not None:
@@ -183,7 +184,7 @@ class PyomoBackend:
                 objective = res.incumbent_objective if has else None
                 bound = res.objective_bound
             else:
-                neutral = {"time_limit": options.time_limit, "mip_gap": options.mip_gap,
+                neutral = {"time_limit": remaining, "mip_gap": options.mip_gap,
                            "threads": options.threads, "seed": options.seed,
                            "integrality_tol": options.integrality_tol}
                 raw = {self.spec.options[k]: v for k, v in neutral.items()
@@ -217,4 +218,5 @@ class PyomoBackend:
             node_count=_node_count(opt),
             timings={"build": build_time, "handoff": t1 - t0, "solve": t2 - t1},
             solution_source=source, x=x, message=str(termination.value),
+            trace=[(t2 - t1, objective, bound)],
         )

@@ -97,6 +97,16 @@ class SolverResult:
         ``objective_recomputed`` (objective recomputed from the fitted model) and
         ``objective_discrepancy``; ``solve`` adds ``polished`` (whether the
         integer-fixed re-solve succeeded).
+    trace : list of (float, float or None, float or None)
+        ``(seconds, incumbent, bound)`` whenever either changed during the
+        solve (HiGHS; other backends report the end point).
+    returned : {"start", "solver", "refined"} or None
+        Set by an estimator: which model it returned -- its warm start, the
+        solver's, or the solver's improved by refinement. ``status``,
+        ``objective``, ``bound`` and ``gap`` always describe the solve itself.
+    objectives : dict
+        Set by an estimator: the exact training objective of each candidate
+        model (``start``, ``solver``, ``refined``) and of the ``returned`` one.
     """
 
     solver: str
@@ -112,6 +122,9 @@ class SolverResult:
     x: np.ndarray | None = field(default=None, repr=False)
     message: str = ""
     checks: dict = field(default_factory=dict)
+    trace: list = field(default_factory=list, repr=False)
+    returned: str | None = None
+    objectives: dict = field(default_factory=dict)
 
     @property
     def has_solution(self) -> bool:
@@ -132,14 +145,19 @@ class SolverResult:
         return "feasible" if self.has_solution else "error"
 
     def summary(self) -> str:
-        """One line: status, objective, bound, gap, nodes, time."""
+        """One line: the solve's status, objective, bound, gap, nodes and time; then, after a fit, which
+        model was returned and the exact objective of each candidate."""
         def fmt(v):
             return "-" if v is None else f"{v:.6g}"
-        gap = "-" if self.gap is None else f"{100 * self.gap:.2f}%"
-        t = sum(self.timings.values())
-        return (f"{self.solver} {self.solver_version}: {self.status}, objective {fmt(self.objective)}, "
+        gap = "-" if self.gap is None or not math.isfinite(self.gap) else f"{100 * self.gap:.2f}%"
+        t = self.timings.get("fit", sum(v for k, v in self.timings.items() if k != "fit"))
+        line = (f"{self.solver} {self.solver_version}: {self.status}, objective {fmt(self.objective)}, "
                 f"bound {fmt(self.bound)}, gap {gap}, nodes {fmt(self.node_count)}, "
                 f"{t:.2f}s, solution from {self.solution_source or '-'}")
+        if self.returned is not None:
+            exact = ", ".join(f"{k} {fmt(v)}" for k, v in self.objectives.items() if k != "returned")
+            line += f"; returned: {self.returned} (exact objective {fmt(self.objectives.get('returned'))}; {exact})"
+        return line
 
     def __str__(self):
         return self.summary()

@@ -9,7 +9,7 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris
 
 from optitrees import OCTClassifier, OCTHClassifier
-from optitrees.datasets import scale_unit
+from optitrees.scaling import scale_unit
 from _support import fit_quiet, needs_scip
 
 
@@ -33,7 +33,11 @@ def test_iris_three_classes(iris, cls):
     assert proba.shape == (150, 3) and np.allclose(proba.sum(axis=1), 1)
     assert np.array_equal(clf.classes_[proba.argmax(axis=1)], pred)
     checks = clf.solver_result_.checks
-    assert checks["routing_mismatches"] == 0 and checks["objective_discrepancy"] < 1e-9
+    assert checks["routing_mismatches"] == 0
+    # the tree counts the features it uses; a solver's solution may pay for an indicator delta = 1 at w = 0
+    assert checks["objective_recomputed"] <= clf.solver_result_.objective + 1e-9
+    if cls is OCTClassifier:
+        assert checks["objective_discrepancy"] < 1e-9
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-12
     text = clf.export_text()
     assert "petal" in text and "class: setosa" in text
@@ -47,17 +51,18 @@ def test_thresholds_in_original_units():
     X = np.column_stack([x, rng.normal(size=20)])
     y = (x > 3000).astype(int)
     clf = fit_quiet(OCTClassifier(max_depth=1, time_limit=20), X, y)
-    w, thr = clf.tree_.weights[0], clf.tree_.thresholds[0]
-    assert np.array_equal(w, [1.0, 0.0])
+    w, thr = clf.tree_.weights[0], float(clf.tree_.threshold[0])
+    assert np.array_equal(w, [1.0, 0.0]) and clf.tree_.feature[0] == 0
     assert x[x <= 3000].max() < thr < x[x > 3000].min()        # between the data values, in original units
-    assert f"x0 <  {thr:.3f}" in clf.export_text()
+    assert len(repr(thr)) <= 6                                  # and a short number
+    assert f"x0 <= {repr(thr).removesuffix('.0')}" in clf.export_text()
     assert (clf.predict(X) == y).all()
 
 
 def test_min_samples_leaf_is_respected(iris):
     X, y = iris
     clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=40, time_limit=15, random_state=0), X, y)
-    counts = clf.tree_.leaf_counts.sum(axis=1)
+    counts = clf.tree_.value[clf.tree_.is_leaf].sum(axis=1)
     assert np.all((counts == 0) | (counts >= 40))
 
 
@@ -86,11 +91,11 @@ def test_same_optimum_from_two_backends(cls):
 def test_falls_back_to_cart_without_solution(iris):
     X, y = iris
     stop = {"mip_max_nodes": 0, "mip_heuristic_effort": 0.0}
-    with pytest.warns(UserWarning, match="falling back to the CART warm start"):
+    with pytest.warns(UserWarning, match="no solution.*returning the CART start"):
         clf = OCTClassifier(max_depth=2, time_limit=10, warm_start=False, solver_options=stop).fit(X, y)
-    assert clf.solver_result_.solution_source == "warm_start"
-    assert clf.objective_ == clf.warm_start_objective_
-    assert clf.solver_result_.objective == pytest.approx(clf.objective_)
+    r = clf.solver_result_
+    assert r.returned == "start" and r.objective is None and "solver" not in r.objectives
+    assert clf.objective_ == clf.warm_start_objective_ == r.objectives["start"]
 
 
 @pytest.mark.parametrize("params,match", [(dict(max_depth=0), "max_depth"), (dict(alpha=-0.1), "alpha"),

@@ -9,10 +9,8 @@ from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer
 
 from optitrees import OLCTClassifier
-from optitrees.formulations import decode_tree, olct
+from optitrees.exceptions import AgreementWarning, FallbackWarning
 from optitrees.formulations.tangents import logistic_loss
-from optitrees.solvers import solve
-from optitrees.estimators._loss_optimal import _agreement
 from _support import fit_quiet
 
 
@@ -22,13 +20,6 @@ def cancer():
     X = data.data.iloc[:120, :6]
     y = data.target.iloc[:120].map({0: "malignant", 1: "benign"})
     return X, y
-
-
-def _standardized(X, y, clf):
-    from optitrees.datasets import standardize
-
-    return standardize(X)[0], np.where(y == clf.classes_[1], 1.0, -1.0)
-
 
 
 def test_string_labels_and_dataframe_names(cancer):
@@ -52,31 +43,30 @@ def test_weights_in_original_units(cancer):
     mean, std = Xv.mean(0), Xv.std(0)
     # the same hyperplanes on standardized data give the same node values
     Ws = clf.tree_.weights * std
-    bs = clf.tree_.intercepts + clf.tree_.weights @ mean
-    assert np.allclose(((Xv - mean) / std) @ Ws.T + bs, clf.tree_.node_values(Xv))
-    # and the exact objective on standardized data is what the estimator reports
+    bs = clf.tree_.intercept + clf.tree_.weights @ mean
+    assert np.allclose(((Xv - mean) / std) @ Ws.T + bs, Xv @ clf.tree_.weights.T + clf.tree_.intercept)
+    # and the exact objective (3.17a) on standardized data is what the estimator reports
     yp = np.where(y == clf.classes_[1], 1.0, -1.0)
-    from optitrees import ObliqueTree
-    std_tree = ObliqueTree(Ws, bs, clf.tree_.split_margin)
-    assert std_tree.objective((Xv - mean) / std, yp, [1.0, 1.0], logistic_loss) == pytest.approx(clf.objective_)
+    margins = yp[:, None] * np.column_stack([((Xv - mean) / std) @ (clf.tree_.weights[t] * std) + clf.tree_.intercept[t]
+                                             + clf.tree_.weights[t] @ mean for t in (0, 1, 2)])
+    path = clf.decision_path(X)
+    loss = logistic_loss(np.take_along_axis(margins, path, axis=1)).sum()
+    assert loss + np.abs(Ws).sum() == pytest.approx(clf.objective_)
 
 
 def test_never_worse_than_warm_start_and_fallback_without_incumbent(cancer):
     X, y = cancer
     clf = OLCTClassifier(max_depth=2, tangents="V3", time_limit=0.0, warm_start=False, random_state=0)
-    with pytest.warns(UserWarning, match="no solution"):
+    with pytest.warns(FallbackWarning, match="no solution"):
         clf.fit(X, y)
     r = clf.solver_result_
-    assert r.status == "time_limit_no_solution" and r.solution_source == "warm_start"
-    # the result describes the returned model: the greedy tree's solution and surrogate objective
-    f = olct(*_standardized(X, y, clf), depth=2, tangents="V3")
-    tree, _ = decode_tree(f, r.x)
-    assert np.array_equal(tree.apply(f.meta["X"]), clf.tree_.apply(X.to_numpy()))
-    assert r.objective == pytest.approx(tree.objective(f.meta["X"], f.meta["y"], f.meta["C"], f.meta["lines"]))
-    assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
+    # the solve is reported as it went; the returned model is the greedy start
+    assert r.status == "time_limit_no_solution" and r.x is None and r.returned == "start"
+    assert clf.objective_ == clf.warm_start_objective_ == r.objectives["start"] == r.objectives["returned"]
     for kwargs in (dict(time_limit=1.0, warm_start=False), dict(time_limit=3.0), dict(time_limit=3.0, refine=False)):
         clf = fit_quiet(OLCTClassifier(max_depth=2, random_state=0, **kwargs), X, y)
         assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
+        assert clf.objective_ == min(clf.solver_result_.objectives.values())
 
 
 def test_solver_solution_agrees_with_model(cancer):
@@ -85,19 +75,6 @@ def test_solver_solution_agrees_with_model(cancer):
     checks = clf.solver_result_.checks
     assert checks["routing_mismatches"] == 0
     assert checks["objective_discrepancy"] < 1e-6 * max(1.0, abs(checks["objective_recomputed"]))
-
-
-def test_routing_discrepancy_is_detected(tiny_xor):
-    X, y = tiny_xor
-    f = olct(X, y, depth=2, tangents="V1")
-    res = solve(f, mip_gap=0)
-    tree, routing = decode_tree(f, res.x)
-    m = f.meta
-    assert _agreement(tree, routing, X, y, m, res.objective, res.objective)["routing_mismatches"] == 0
-    shifted = tree.with_nodes([1], tree.weights[:1], tree.intercepts[:1] + 100.0)  # everything goes right
-    report = _agreement(shifted, routing, X, y, m, res.objective, res.objective)
-    assert report["routing_mismatches"] == int((routing == 2).sum()) > 0
-    assert report["objective_discrepancy"] > 1e-3
 
 
 def test_refinement_never_increases_objective(cancer):
@@ -111,13 +88,14 @@ def test_deterministic(cancer):
     X, y = cancer
     a = fit_quiet(OLCTClassifier(max_depth=2, time_limit=None, mip_gap=0.05, random_state=1), X.iloc[:60], y.iloc[:60])
     b = fit_quiet(OLCTClassifier(max_depth=2, time_limit=None, mip_gap=0.05, random_state=1), X.iloc[:60], y.iloc[:60])
-    assert np.array_equal(a.tree_.weights, b.tree_.weights) and np.array_equal(a.tree_.intercepts, b.tree_.intercepts)
+    assert np.array_equal(a.tree_.weights, b.tree_.weights) and np.array_equal(a.tree_.intercept, b.tree_.intercept) and np.array_equal(a.tree_.threshold, b.tree_.threshold)
 
 
 def test_univariate_splits(cancer):
     X, y = cancer
     clf = fit_quiet(OLCTClassifier(max_depth=2, univariate=True, time_limit=5, random_state=0), X, y)
     assert ((np.abs(clf.tree_.weights) > 0).sum(axis=1) <= 1).all()
+    assert clf.tree_.feature[0] == -2       # the inner node keeps its logistic weight: an "oblique" view of one feature
 
 
 def test_pickle_clone_and_dict(cancer):
@@ -127,7 +105,7 @@ def test_pickle_clone_and_dict(cancer):
     assert np.array_equal(again.predict(X), clf.predict(X))
     assert clone(clf).get_params() == clf.get_params()
     d = json.loads(json.dumps(clf.to_dict()))
-    assert d["depth"] == 1 and d["classes"] == ["benign", "malignant"]
+    assert d["max_depth"] == 0 and d["classes"] == ["benign", "malignant"] and d["leaf_model"] == "linear"
 
 
 def test_interpretation(cancer):
@@ -137,8 +115,10 @@ def test_interpretation(cancer):
     assert infl.shape == (3, X.shape[1])
     assert np.allclose(infl.to_numpy(), clf.tree_.weights * clf.node_std_)
     nodes, conf = clf.path_confidence(X)
-    assert nodes.shape == conf.shape == (len(X), 2) and (conf >= 0.5 - 1e-9).all() and (nodes[:, 0] == 1).all()
+    assert nodes.shape == conf.shape == (len(X), 2) and (nodes[:, 0] == 0).all()
     assert np.array_equal(nodes[:, 1], clf.apply(X))
+    # the inner node routes by its own classifier's sign (up to the split margin): confidence >= 1/2 but at ties
+    assert (conf[:, 0] >= 0.5 - 1e-3).all() and (conf[:, 1] >= 0.5).all()
     # last-layer confidence is the probability of the predicted class
     assert np.allclose(conf[:, 1], clf.predict_proba(X).max(axis=1))
 
@@ -151,23 +131,31 @@ def test_interpretation(cancer):
     (np.zeros((3, 2)), [0, 1], "inconsistent"),
     (np.array([["a", "b"], ["c", "d"]], dtype=object), [0, 1], "could not convert|string"),
 ])
-def test_bad_input(X, y, match):
+def test_bad_input(X, y, match, monkeypatch):
+    _no_solve(monkeypatch)
     with pytest.raises(ValueError, match=match):
         OLCTClassifier(time_limit=1).fit(X, y)
+
+
+def _no_solve(monkeypatch):
+    """Fail the test if a model is built or solved: bad input must be caught before."""
+    import optitrees.estimators._template as template
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a model was built or solved before the input was checked")
+
+    monkeypatch.setattr(template.MIPClassifier, "_build", refuse)
+    monkeypatch.setattr(template._solvers, "solve", refuse)
 
 
 @pytest.mark.parametrize("params,match", [
     (dict(max_depth=0), "max_depth"), (dict(max_depth=2.5), "max_depth"), (dict(C=[1, 2, 3]), "C must"),
     (dict(tangents="V5"), "tangents"), (dict(weight_bound=-1), "weight_bound"), (dict(time_limit=-1), "time_limit"),
     (dict(solver="nonesuch"), "unknown solver"), (dict(mip_gap=2.0), "mip_gap"), (dict(threads=0), "threads"),
+    (dict(forbidden_features=["height"]), "not a feature name"), (dict(constraints=3), "constraints"),
 ])
 def test_bad_parameters(params, match, monkeypatch):
-    import optitrees.estimators._loss_optimal as module
-
-    def no_build(*args, **kwargs):
-        raise AssertionError("a model was built before the parameters were checked")
-
-    monkeypatch.setattr(module, "loss_optimal_tree", no_build)
+    _no_solve(monkeypatch)
     X = np.random.default_rng(0).normal(size=(10, 2))
     y = np.array([0, 1] * 5)
     with pytest.raises(ValueError, match=match):
@@ -200,10 +188,11 @@ def test_unpolishable_solution_is_reported(tiny_xor):
     with pytest.warns(UserWarning) as record:
         clf.fit(X, y)
     messages = " | ".join(str(w.message) for w in record)
+    kinds = {w.category for w in record}
     # the whole chain fires: unpolishable, routing disagrees with z, fall back to the warm start
     assert "could not be polished" in messages and "routed differently" in messages
-    assert "returning the warm start" in messages
-    assert clf.solver_result_.checks["polished"] is False
-    assert clf.solver_result_.checks["routing_mismatches"] > 0
-    assert clf.solver_result_.solution_source == "warm_start"
+    assert "returning the start" in messages and {AgreementWarning, FallbackWarning} <= kinds
+    r = clf.solver_result_
+    assert r.checks["polished"] is False and r.checks["routing_mismatches"] > 0
+    assert r.returned == "start" and r.objectives["solver"] > r.objectives["start"]
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9

@@ -38,7 +38,7 @@ def test_score_card_and_predictions_agree(data):
 
 def test_exactly_t_rules_selects_t_features(data):
     X, y = data
-    from optitrees.formulations.risk_scores import ors
+    from optitrees.formulations.ors import ors
     from optitrees.solvers import solve
 
     y_pm = np.where(y == "yes", 1.0, -1.0)
@@ -155,27 +155,42 @@ def test_generalized_same_optimum_from_two_backends(clinical):
 def test_generalized_bad_parameters(clinical):
     X, y = clinical
     for params, match in [(dict(n_rules=0), "n_rules"), (dict(max_score=0), "max_score"), (dict(eps=0.7), "eps"),
-                          (dict(n_rules=9), "exceeds the number of features")]:
+                          (dict(n_rules=9), "exceeds the 4 usable features"),
+                          (dict(n_rules=4, forbidden_features=["noise"]), "exceeds the 3 usable features")]:
         with pytest.raises(ValueError, match=match):
             GeneralizedRiskScoreClassifier(**params).fit(X, y)
 
 
-def test_stump_rule_fallback_of_the_greedy_start(clinical):
-    from optitrees.datasets import scale_unit
-    from optitrees.estimators._risk_scores import _stump_rule
-
+def test_greedy_start_without_time_still_gives_a_complete_card(clinical):
     X, y = clinical
-    X01 = scale_unit(X.to_numpy(float))[0]
-    y_pm = np.where(y == 1, 1.0, -1.0)
-    j, b, s = _stump_rule(X01, y_pm, used=set())
-    sat = X01[:, j] >= b
-    assert 0 < sat.sum() < len(y)                                        # discriminative
-    assert s == (1.0 if (y_pm[sat] > 0).mean() >= (y_pm > 0).mean() else -1.0)
-    j2, _, _ = _stump_rule(X01, y_pm, used={j})
-    assert j2 != j
-    # a start budget too small for any MIP step still yields a complete model
+    # a start budget too small for any MIP step falls back to stump rules
     clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=2, tangents="V0", time_limit=1e-3), X, y)
     assert clf.score_card_.n_rules == 2
+
+
+def test_forbidden_features_and_user_constraints(clinical):
+    X, y = clinical
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=3, tangents="V0", time_limit=5,
+                                                   forbidden_features=["smoker"]), X, y)
+    assert "smoker" not in [X.columns[j] for j in clf.score_card_.features]
+
+    def age_rule_with_one_point(f):        # a rule on age, worth at most one point: |s_t| <= 1 where a[age, t] = 1
+        a, s = f.variables["a"], f.variables["s"]
+        j = f.index("J", "age")
+        f.add_constraints("age_points_hi", ("R",), [(s.columns, 1.0), (a.columns[j], 5.0)], upper=6.0)
+        f.add_constraints("age_points_lo", ("R",), [(s.columns, 1.0), (a.columns[j], -5.0)], lower=-6.0)
+        f.add_constraints("age_used", ("one",), [(a.columns[j][None, :], 1.0)], lower=1.0)
+
+    X, y = X.iloc[:60], y[:60]
+    opts = dict(n_rules=2, max_score=3, tangents="V0", time_limit=20, solver_options={"mip_max_nodes": 200})
+    free = fit_quiet(GeneralizedRiskScoreClassifier(**opts), X, y)
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(constraints=age_rule_with_one_point, **opts), X, y)
+    card = clf.score_card_
+    age = [k for k, j in enumerate(card.features) if X.columns[j] == "age"]
+    assert len(age) == 1 and abs(card.points[age[0]]) <= 1
+    assert any(abs(p) > 1 for j, p in zip(free.score_card_.features, free.score_card_.points) if X.columns[j] == "age")
+    f = clf.build_formulation(X, y)
+    assert "age_points_hi" in f.constraints and not hasattr(clf.__class__(), "classes_")
 
 
 @pytest.mark.parametrize("n", [2, 40])

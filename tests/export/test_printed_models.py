@@ -15,7 +15,7 @@ from export._printed import (card_dict_predictions, card_text_predictions, tree_
                              tree_text_predictions)
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
-NODES = {"mip_max_nodes": 30}
+NODES = {"mip_max_nodes": 10}
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +41,9 @@ def _assert_tree_printed_as_predicted(clf, X):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: OLCTClassifier(max_depth=2, time_limit=20, solver_options=NODES, random_state=0),
-    lambda: OLCTClassifier(max_depth=2, univariate=True, time_limit=20, solver_options=NODES, random_state=0),
-    lambda: MARGOTClassifier(max_depth=2, time_limit=20, solver_options=NODES, random_state=0),
+    lambda: OLCTClassifier(max_depth=2, time_limit=5, solver_options=NODES, random_state=0),
+    lambda: OLCTClassifier(max_depth=2, univariate=True, time_limit=5, solver_options=NODES, random_state=0),
+    lambda: MARGOTClassifier(max_depth=2, time_limit=5, solver_options=NODES, random_state=0),
     lambda: LossOptimalTreeClassifier(max_depth=2, loss="misclassification", regularizer=None, time_limit=20,
                                       solver_options=NODES, random_state=0),
 ], ids=["olct", "olct-univariate", "margot", "misclassification"])
@@ -56,7 +56,7 @@ def test_loss_optimal_trees_print_their_predictions(cancer, make):
 def test_olct_weights_at_feature_scale_1e9_are_printed(cancer):
     X, y = cancer
     big = X * 1e9
-    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=20, solver_options=NODES, random_state=0), big, y)
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, solver_options=NODES, random_state=0), big, y)
     text = clf.export_text()
     assert "e-" in text                                      # weights of order 1e-9 in significant digits
     _assert_tree_printed_as_predicted(clf, big)
@@ -65,7 +65,7 @@ def test_olct_weights_at_feature_scale_1e9_are_printed(cancer):
 @pytest.mark.parametrize("cls", [OCTClassifier, OCTHClassifier])
 def test_label_trees_print_their_predictions(iris, cls):
     X, y = iris
-    clf = fit_quiet(cls(max_depth=2, alpha=0.01, time_limit=20, solver_options=NODES, random_state=0), X, y)
+    clf = fit_quiet(cls(max_depth=2, alpha=0.01, time_limit=5, solver_options=NODES, random_state=0), X, y)
     _assert_tree_printed_as_predicted(clf, X)
 
 
@@ -86,7 +86,7 @@ def test_generalized_card_with_integer_features_prints_its_predictions():
                       "serum_sodium": rng.integers(125, 146, n), "smoking": rng.integers(0, 2, n)})
     logit = 1.5 * (X["age"] >= 70) + 1.2 * (X["ejection_fraction"] < 30) - 1.0
     y = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "died", "survived")
-    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=20,
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=6,
                                                    random_state=0), X, y)
     _assert_card_printed_as_predicted(clf, X)
     card = clf.score_card_
@@ -98,7 +98,7 @@ def test_risk_score_card_prints_its_predictions():
     rng = np.random.default_rng(0)
     X = pd.DataFrame((rng.random((150, 6)) < 0.4).astype(int), columns=[f"f{j}" for j in range(6)])
     y = np.where(X["f0"] + X["f1"] - X["f2"] + rng.normal(0, 0.7, 150) > 0.5, "yes", "no")
-    clf = fit_quiet(RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=20, random_state=0), X, y)
+    clf = fit_quiet(RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=5, random_state=0), X, y)
     _assert_card_printed_as_predicted(clf, X)
 
 
@@ -106,5 +106,5 @@ def test_risk_score_card_prints_its_predictions():
 def test_heart_failure_card_prints_its_predictions():
     frame = pd.read_csv(SHARED / "heart_failure.csv.gz")
     X, y = frame.drop(columns="target"), frame["target"].to_numpy()
-    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=5, time_limit=30, random_state=0), X, y)
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=5, time_limit=6, random_state=0), X, y)
     _assert_card_printed_as_predicted(clf, X)

@@ -12,7 +12,7 @@ from optitrees.formulations import Formulation, blocks
 def _toy(gains):
     """One node, len(gains) features, w in [-1, 1], objective -gains . w."""
     f = Formulation("toy")
-    w, _ = blocks.add_hyperplanes(f, np.array([1]), len(gains), weight_bound=1.0, intercept_bound=1.0)
+    w, _ = blocks.add_hyperplanes(f, np.array([1]), np.arange(len(gains)), weight_bound=1.0, intercept_bound=1.0)
     f.add_objective(w, -np.asarray(gains, float)[None, :])
     return f, w
 

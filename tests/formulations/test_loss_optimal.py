@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from optitrees.formulations import decode_tree, loss_optimal_tree, margot, olct, start_from_tree
-from optitrees.formulations.loss_optimal import tree_objective
+from optitrees.algorithms.greedy import greedy_tree
+from optitrees.algorithms.node_fit import node_fitter
+from optitrees.algorithms.outer_approximation import solve_outer_approximation, squares_error
+from optitrees.formulations import loss_optimal_tree, margot, olct
+from optitrees.formulations.loss_optimal_solution import decode, start, tree_objective
 from optitrees.solvers import solve
-from optitrees.solvers.outer_approximation import solve_outer_approximation, squares_error
-from optitrees.warmstart import greedy_tree, node_fitter
 from _support import needs_scip
 
 
@@ -38,7 +39,7 @@ def test_margot_scip_exact_agrees_with_highs_outer_approximation(data, fs):
     X, y = data
     exact = solve(margot(X, y, depth=2, C=2.0, **fs), "scip", mip_gap=0, time_limit=120)
     g = margot(X, y, depth=2, C=2.0, l2_method="outer", **fs)
-    outer = solve_outer_approximation(g, "highs", tol=1e-4, mip_gap=0, time_limit=120)
+    outer = solve_outer_approximation(g, "highs", tol=1e-4, mip_gap=0)
     assert exact.status == outer.status == "optimal"
     err = outer.checks["l2_relative_error"]
     assert err <= 1e-4
@@ -47,20 +48,19 @@ def test_margot_scip_exact_agrees_with_highs_outer_approximation(data, fs):
     exact_sq, _, _ = squares_error(g, outer.x)
     assert outer.bound <= exact.objective + 1e-6
     assert abs(outer.objective - exact.objective) <= err * exact_sq + 1e-6 * exact.objective
-    tree, _ = decode_tree(g, outer.x)
-    assert tree_objective(tree, X, y, g.meta) == pytest.approx(outer.objective, rel=1e-9)
+    tree, _ = decode(g, outer.x)
+    assert tree_objective(g.problem, tree) == pytest.approx(outer.objective, rel=1e-9)
 
 
 @pytest.mark.parametrize("budget", [1, 2])
 def test_hfs_budget_is_respected(data, budget):
     X, y = data
     f = margot(X, y, depth=2, C=5.0, feature_selection="hard", max_features=budget, l2_method="outer")
-    res = solve_outer_approximation(f, "highs", mip_gap=0, time_limit=120)
+    res = solve_outer_approximation(f, "highs", mip_gap=0)
     w = f.values(res.x)["w"]
     assert res.status == "optimal"
     assert np.all((np.abs(w) > 1e-9).sum(axis=1) <= budget)
-    free = solve_outer_approximation(margot(X, y, depth=2, C=5.0, l2_method="outer"), "highs", mip_gap=0,
-                                     time_limit=120)
+    free = solve_outer_approximation(margot(X, y, depth=2, C=5.0, l2_method="outer"), "highs", mip_gap=0)
     assert free.objective <= res.objective + 1e-6
 
 
@@ -84,7 +84,7 @@ def test_misclassification_depth1_equals_best_threshold():
     cuts = np.concatenate([[x[0] - 1], (x[1:] + x[:-1]) / 2, [x[-1] + 1]])
     best = min(min((np.where(x > c, 1, -1) != y).sum(), (np.where(x > c, -1, 1) != y).sum()) for c in cuts)
     assert res.objective == pytest.approx(best)
-    tree, _ = decode_tree(f, res.x)
+    tree, _ = decode(f, res.x)
     assert (np.sign(tree.decision_function(x[:, None])) != y).sum() == best
 
 
@@ -96,13 +96,10 @@ def test_misclassification_depth1_equals_best_threshold():
 def test_greedy_start_is_feasible_and_scored_exactly(data, kwargs):
     X, y = data
     f = loss_optimal_tree(X, y, depth=2, **kwargs)
-    m = f.meta
-    fits = [node_fitter(loss, m["regularizer"], m["C"], m["lam"], m["budget"], 0) for loss in m["losses"]]
-    tree = greedy_tree(X, y, 2, lambda Xn, yn, h, support=None: fits[h](Xn, yn, h, support),
-                       m["weight_bound"], m["intercept_bound"], m["eps"])
-    x = start_from_tree(f, tree)
+    tree = greedy_tree(f.problem, node_fitter(f.problem.spec, 0))
+    x = start(f, tree)
     assert f.violation(x) < 1e-9
-    assert f.objective_value(x) == pytest.approx(tree_objective(tree, X, y, m, surrogate=True), rel=1e-9)
+    assert f.objective_value(x) == pytest.approx(tree_objective(f.problem, tree, surrogate=True), rel=1e-9)
 
 
 def test_bad_settings(data):

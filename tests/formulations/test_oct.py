@@ -5,9 +5,10 @@ import itertools
 import numpy as np
 import pytest
 
-from optitrees.formulations.oct import decode_label_tree, feature_epsilons, oct, octh, start_from_label_tree
+from optitrees.algorithms.cart import cart_tree, greedy_oblique_tree
+from optitrees.formulations.oct import feature_epsilons, oct, octh
+from optitrees.formulations.oct_solution import decode, start
 from optitrees.solvers import solve
-from optitrees.warmstart import cart_splits, greedy_oblique_splits
 
 
 def _tiny(seed=0, n=10, p=2, k=3):
@@ -61,10 +62,11 @@ def test_oct_equals_brute_force(depth, alpha, n_min, seed):
     assert res.status == "optimal"
     expected = brute_force_oct(X, y, depth, alpha, n_min)
     assert res.objective == pytest.approx(expected, abs=1e-7)
-    tree, routing = decode_label_tree(f, res.x)
-    assert np.array_equal(tree.apply(X), routing)
+    tree, checks = decode(f, res.x)
+    assert checks["routing_mismatches"] == 0
     errors = (tree.predict(X) != y).sum()
-    assert errors / f.meta["L_hat"] + alpha * tree.n_splits() == pytest.approx(expected, abs=1e-7)
+    assert errors / f.problem.L_hat + alpha * tree.n_splits() == pytest.approx(expected, abs=1e-7)
+    assert checks["objective_recomputed"] == pytest.approx(expected, abs=1e-7)
 
 
 def test_octh_never_worse_than_oct():
@@ -84,12 +86,31 @@ def test_unused_split_sends_points_right():
     assert np.all(np.argmax(v["z"], axis=1) == len(f.sets["L"]) - 1)   # rightmost leaf
 
 
-def test_warm_starts_are_feasible():
+def test_warm_starts_are_feasible_and_priced():
     X, y = _tiny(7, n=30)
-    for build, starter in ((oct, cart_splits), (octh, greedy_oblique_splits)):
+    starts = ((oct, lambda: cart_tree(X, y, 2, 2, random_state=0).with_counts(X, y)),
+              (octh, lambda: greedy_oblique_tree(X, y, 2, 3, 2, random_state=0)))
+    for build, make in starts:
         f = build(X, y, depth=2, min_samples_leaf=2)
-        x = start_from_label_tree(f, *starter(X, y, 2, 2, random_state=0))
+        tree = make()
+        x = start(f, tree)
         assert f.violation(x) < 1e-9
+        complexity = tree.n_features_used() if build is octh else tree.n_splits()
+        expected = (tree.predict(X) != y).sum() / f.problem.L_hat + f.problem.spec.alpha * complexity
+        assert f.objective_value(x) == pytest.approx(expected)
+
+
+def test_start_embeds_a_shallower_tree_with_unused_splits():
+    X, y = _tiny(8, n=30)
+    f = oct(X, y, depth=3)
+    stump = cart_tree(X, y, 1, random_state=0).with_counts(X, y)
+    x = start(f, stump)
+    assert f.violation(x) < 1e-9
+    v = f.values(x)
+    assert v["d"].sum() == 1 and v["d"][0] == 1                          # only the root splits
+    tree, checks = decode(f, x)
+    assert checks["routing_mismatches"] == 0 and tree.n_splits() == 1
+    assert np.array_equal(tree.predict(X), stump.predict(X))
 
 
 def test_feature_epsilons():

@@ -7,7 +7,8 @@ import pytest
 from scipy.optimize import linprog
 
 from optitrees import solvers
-from optitrees.formulations import decode_tree, olct, start_from_tree
+from optitrees.formulations import olct
+from optitrees.formulations.loss_optimal_solution import decode, start, tree_objective
 
 
 def _tangents(points):
@@ -62,9 +63,9 @@ def test_depth1_hand_checked_optimum():
     res = solvers.solve(f, mip_gap=0)
     assert res.status == "optimal"
     assert res.objective == pytest.approx(2 * np.log(2), rel=1e-7)
-    tree, _ = decode_tree(f, res.x)
-    assert tree.weights[0, 0] == pytest.approx(2 * np.log(2), rel=1e-6)
-    assert tree.intercepts[0] == pytest.approx(0.0, abs=1e-6)
+    tree, _ = decode(f, res.x)
+    assert tree.n_nodes == 1 and tree.weights[0, 0] == pytest.approx(2 * np.log(2), rel=1e-6)
+    assert tree.intercept[0] == pytest.approx(0.0, abs=1e-6)
 
 
 @pytest.mark.parametrize("tangents,points", [("V0", [0.0]), ("V1", [0.0, 1.9, -1.9])])
@@ -72,8 +73,8 @@ def test_depth1_equals_independent_lp(small_data, tangents, points):
     X, y = small_data
     f = olct(X, y, depth=1, tangents=tangents, C=3.0)
     res = solvers.solve(f, mip_gap=0)
-    m = f.meta
-    expected = _node_lp(X, y, 3.0, _tangents(points), m["weight_bound"], m["intercept_bound"])
+    m = f.problem
+    expected = _node_lp(X, y, 3.0, _tangents(points), m.spec.weight_bound, m.intercept_bound)
     assert res.objective == pytest.approx(expected, rel=1e-6)
 
 
@@ -82,8 +83,8 @@ def test_depth2_equals_brute_force_over_routings(tiny_xor, score_variables):
     X, y = tiny_xor
     C = [2.0, 1.0]
     f = olct(X, y, depth=2, tangents="V1", C=C, score_variables=score_variables)
-    m = f.meta
-    W, B, eps = m["weight_bound"], m["intercept_bound"], m["eps"]
+    m = f.problem
+    W, B, eps = m.spec.weight_bound, m.intercept_bound, m.eps
     lines = _tangents([0.0, 1.9, -1.9])
     best = np.inf
     for assign in itertools.product([0, 1], repeat=len(y)):
@@ -106,19 +107,20 @@ def test_decoded_tree_reproduces_solution(tiny_xor):
     X, y = tiny_xor
     f = olct(X, y, depth=2, tangents="V2", C=1.0)
     res = solvers.solve(f, mip_gap=0)
-    tree, routing = decode_tree(f, res.x)
-    assert np.array_equal(tree.apply(X), routing)
-    assert tree.objective(X, y, f.meta["C"], f.meta["lines"]) == pytest.approx(res.objective, rel=1e-7)
+    tree, checks = decode(f, res.x)
+    assert checks["routing_mismatches"] == 0
+    assert tree_objective(f.problem, tree, surrogate=True) == pytest.approx(res.objective, rel=1e-7)
+    assert checks["objective_recomputed"] == pytest.approx(res.objective, rel=1e-7)
     # the XOR pattern is separated exactly on the training data
-    assert np.array_equal(tree.predict(X), y)
+    assert np.array_equal(np.where(tree.predict(X) == 1, 1, -1), y)
 
 
 def test_start_from_tree_is_feasible_and_priced(tiny_xor):
     X, y = tiny_xor
     f = olct(X, y, depth=2, tangents="V1", C=1.0)
     res = solvers.solve(f, mip_gap=0)
-    tree, _ = decode_tree(f, res.x)
-    x0 = start_from_tree(f, tree)
+    tree, _ = decode(f, res.x)
+    x0 = start(f, tree)
     assert f.violation(x0) < 1e-7
     assert f.objective_value(x0) == pytest.approx(res.objective, rel=1e-7)
 
@@ -128,7 +130,7 @@ def test_univariate_has_one_feature_per_node(small_data):
     f = olct(X, y, depth=2, tangents="V0", univariate=True)
     assert "delta" in f.variables and "l0_budget" in f.constraints
     res = solvers.solve(f, mip_gap=0, time_limit=60)
-    tree, _ = decode_tree(f, res.x)
+    tree, _ = decode(f, res.x)
     assert ((np.abs(tree.weights) > 1e-9).sum(axis=1) <= 1).all()
 
 
@@ -136,10 +138,10 @@ def test_big_m_and_eps_are_derived_from_data():
     X = np.array([[1.0, -3.0], [0.5, 0.5], [2.0, 0.0]])
     y = np.array([1, -1, 1])
     f = olct(X, y, depth=2, weight_bound=2.0, intercept_bound=1.0)
-    assert np.allclose(f.meta["bound"], [2 * 3 + 1, 2 * 0.5 + 1, 2 * 2 + 1])
-    assert f.meta["eps"] >= 10 * 1e-6 * f.meta["bound"].max()
+    assert np.allclose(f.problem.bound, [2 * 3 + 1, 2 * 0.5 + 1, 2 * 2 + 1])
+    assert f.problem.eps >= 10 * 1e-6 * f.problem.bound.max()
     rows = f.constraints["forward_left"]
-    assert np.allclose(rows.upper, f.meta["bound"])
+    assert np.allclose(rows.upper, f.problem.bound)
 
 
 def test_inline_and_score_variables_same_optimum(small_data):
@@ -164,5 +166,16 @@ def test_bad_data():
         olct(np.array([[np.nan], [1.0]]), np.array([1, -1]))
     with pytest.raises(ValueError, match="-1, \\+1"):
         olct(np.array([[0.0], [1.0]]), np.array([0, 1]))
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ValueError, match="one per row"):
         olct(np.array([[0.0], [1.0]]), np.array([1, -1, 1]))
+
+
+def test_decode_detects_a_routing_discrepancy(tiny_xor):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2, tangents="V1")
+    res = solvers.solve(f, mip_gap=0)
+    assert decode(f, res.x)[1]["routing_mismatches"] == 0
+    x = res.x.copy()
+    z = f.variables["z"].columns
+    x[z[0]] = 1.0 - x[z[0]]                  # point 0 assigned to the other last-layer node
+    assert decode(f, x)[1]["routing_mismatches"] == 1

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from optitrees import solvers
-from optitrees.formulations import decode_tree, olct, start_from_tree
+from optitrees.formulations import olct
+from optitrees.formulations.loss_optimal_solution import decode, start as start_from_tree, tree_objective
 from optitrees.solvers import SolverNotAvailableError
 
 EXTRA = [s for s in ("gurobi", "cplex", "cbc", "glpk") if s in solvers.available()]
@@ -26,10 +27,9 @@ def test_same_optimum_across_backends(formulation, reference, name):
     res = solvers.solve(formulation, solver=name, mip_gap=0, time_limit=120)
     assert res.status == "optimal"
     assert res.objective == pytest.approx(reference.objective, rel=1e-6)
-    tree, routing = decode_tree(formulation, res.x)
-    X, y, m = formulation.meta["X"], formulation.meta["y"], formulation.meta
-    assert np.array_equal(tree.apply(X), routing)
-    assert tree.objective(X, y, m["C"], m["lines"]) == pytest.approx(reference.objective, rel=1e-6)
+    tree, checks = decode(formulation, res.x)
+    assert checks["routing_mismatches"] == 0
+    assert tree_objective(formulation.problem, tree, surrogate=True) == pytest.approx(reference.objective, rel=1e-6)
     assert res.solver == name.split(":")[-1] and res.solver_version
 
 
@@ -43,7 +43,7 @@ def test_polished_solution_is_exactly_integral(tiny_xor, name, score_variables):
     assert f.violation(res.x, integrality=True) < 1e-7
     z = f.values(res.x)["z"]
     assert np.array_equal(z, np.round(z))
-    tree, _ = decode_tree(f, res.x)
+    tree, _ = decode(f, res.x)
     assert f.violation(start_from_tree(f, tree)) < 1e-7
     raw = solvers.solve(f, solver=name, mip_gap=0, polish=False)
     assert "polish" not in raw.timings and raw.objective <= res.objective + 1e-9
@@ -66,12 +66,12 @@ def test_user_modified_pyomo_model(formulation, reference):
     res = solvers.solve(m, solver="highs", mip_gap=0)
     assert res.status == "optimal" and res.objective >= reference.objective - 1e-6
     assert abs(pyo.value(m.w[1, 0])) < 1e-9
-    tree, _ = decode_tree(formulation, res.x)
+    tree, _ = decode(formulation, res.x)
     assert tree.weights[0, 0] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_warm_start_is_reported(formulation, reference):
-    tree, _ = decode_tree(formulation, reference.x)
+    tree, _ = decode(formulation, reference.x)
     start = start_from_tree(formulation, tree)
     # stopped before any search: the returned solution is the start, and says so
     res = solvers.solve(formulation, warm_start=start, time_limit=0.0)
@@ -83,8 +83,10 @@ def test_warm_start_is_reported(formulation, reference):
 
 
 def test_infeasible_warm_start_is_refused(formulation):
+    from optitrees.exceptions import WarmStartWarning
+
     bad = np.zeros(formulation.n_cols)
-    with pytest.warns(RuntimeWarning, match="violates"):
+    with pytest.warns(WarmStartWarning, match="violates"):
         res = solvers.solve(formulation, warm_start=bad, mip_gap=0)
     assert res.status == "optimal"
 
@@ -157,3 +159,24 @@ def test_loose_integrality_tolerance_is_detected(formulation, reference):
     res = solvers.solve(formulation, mip_gap=0, solver_options={"mip_feasibility_tolerance": 1e-4})
     assert res.objective < reference.objective - 1.0
     assert res.checks["polished"] is False and "polishing failed" in res.message
+
+
+def test_trace_records_incumbent_and_bound(small_data):
+    X, y = small_data
+    f = olct(X, y, depth=2, tangents="V1")
+    res = solvers.solve(f, mip_gap=0, time_limit=60)
+    assert res.trace and res.trace[-1][1] == pytest.approx(res.objective) and res.trace[-1][2] == res.bound
+    times = [t for t, _, _ in res.trace]
+    assert times == sorted(times)
+    incumbents = [inc for _, inc, _ in res.trace if inc is not None]
+    assert all(a >= b - 1e-9 for a, b in zip(incumbents, incumbents[1:]))     # minimizing: never worse
+
+
+def test_deadline_cuts_the_time_limit(small_data):
+    import time
+
+    X, y = small_data
+    f = olct(X, y, depth=3, tangents="V3")
+    t0 = time.perf_counter()
+    res = solvers.solve(f, time_limit=60, deadline=t0 + 1.0)
+    assert time.perf_counter() - t0 < 2.0 and res.status.startswith("time_limit")

@@ -2,30 +2,30 @@
 
 A formulation built with ``l2_method="outer"`` replaces every ``w[t, j]**2`` of
 the objective by a variable ``q[t, j]`` bounded below by tangent cuts
-``q >= 2 a w - a**2``. Each cut underestimates the square, so the MILP's optimum
-(and its bound) is a lower bound of the quadratic problem's optimum. The loop
+``q >= 2 a w - a**2``. Each cut underestimates the square, so every MILP's
+bound is a lower bound of the quadratic problem's optimum. The loop
 
 1. solves the MILP (warm-started from the previous solution with ``q = w**2``,
    which satisfies every cut);
 2. measures the relative error of the quadratic term,
    ``(sum lam w**2 - sum lam q) / max(sum lam w**2, 1e-12)``;
-3. stops when it is at most ``tol``, otherwise adds one cut at every ``w[t, j]``
-   whose square is underestimated and repeats.
+3. stops when it is at most ``tol`` (or the time is up, or a round ends
+   without a solution), otherwise adds one cut at every ``w[t, j]`` whose square
+   is underestimated and repeats. A round that stops on a node or gap limit
+   still yields cuts, so the loop is deterministic under a node limit.
 
 The returned result carries the exact objective of the solution (squares
-evaluated, not the cuts), the last MILP's bound (a valid lower bound of the
-quadratic optimum when that MILP was solved to optimality), the gap between
+evaluated, not the cuts), the best bound over the rounds, the gap between
 them, and ``checks["l2_relative_error"]`` / ``checks["oa_rounds"]``.
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from . import solve
-from .results import relative_gap
+from .. import solvers as _solvers
+from ..formulations.blocks import add_square_cuts
+from ..solvers.results import relative_gap
 
 __all__ = ["solve_outer_approximation", "squares_error"]
 
@@ -33,19 +33,14 @@ __all__ = ["solve_outer_approximation", "squares_error"]
 def squares_error(formulation, x) -> tuple[float, float, float]:
     """``(exact, approximated, relative error)`` of ``sum lam_t w[t, j]**2`` at ``x``."""
     v = formulation.values(x)
-    lam = _q_weights(formulation)
+    lam = formulation.cost[formulation.variables["q"].columns]
     exact = float(np.sum(lam * v["w"] ** 2))
     approx = float(np.sum(lam * v["q"]))
     return exact, approx, max(0.0, exact - approx) / max(exact, 1e-12)
 
 
-def _q_weights(formulation):
-    q = formulation.variables["q"]
-    return formulation.cost[q.columns]
-
-
-def solve_outer_approximation(formulation, solver="highs", *, tol=1e-4, max_rounds=50, time_limit=None,
-                              warm_start=None, **options):
+def solve_outer_approximation(formulation, solver="highs", *, tol=1e-4, max_rounds=50, warm_start=None,
+                              deadline=None, **options):
     """Solve a formulation with ``q`` outer-approximating ``w**2`` to a relative error ``tol``.
 
     Parameters
@@ -57,12 +52,13 @@ def solve_outer_approximation(formulation, solver="highs", *, tol=1e-4, max_roun
         Relative error of the quadratic term at which the loop stops.
     max_rounds : int, default=50
         Most MILP solves.
-    time_limit : float, optional
-        Total seconds over all rounds.
     warm_start : array of shape (n_cols,), optional
         Start of the first round.
+    deadline : float, optional
+        Absolute ``time.perf_counter()`` by which all rounds end.
     **options
-        Passed to :func:`optitrees.solvers.solve` (``mip_gap``, ``threads``, ``seed``, ...).
+        Passed to :func:`optitrees.solvers.solve` for every round (``time_limit``
+        applies per round, ``mip_gap``, ``threads``, ``seed``, ``solver_options`` ...).
 
     Returns
     -------
@@ -71,48 +67,48 @@ def solve_outer_approximation(formulation, solver="highs", *, tol=1e-4, max_roun
         ``checks["l2_relative_error"]``, ``checks["oa_rounds"]`` and
         ``timings`` summed over the rounds.
     """
+    import time
+
     if "q" not in formulation.variables or "w" not in formulation.variables:
         raise ValueError("the formulation has no outer approximation (build it with l2_method='outer')")
     if not tol > 0:
         raise ValueError("tol must be positive")
     q, w = formulation.variables["q"], formulation.variables["w"]
-    from ..formulations.blocks import add_square_cuts
-
-    t0 = time.perf_counter()
     start = warm_start
     totals: dict[str, float] = {}
-    result, error, rounds = None, np.inf, 0
+    result, rounds, best_bound, trace, t0 = None, 0, None, [], 0.0
     for rounds in range(1, max_rounds + 1):
-        remaining = None
-        if time_limit is not None:
-            remaining = max(0.0, time_limit - (time.perf_counter() - t0))
-            if rounds > 1 and remaining <= 0:
-                rounds -= 1
-                break
-        current = solve(formulation, solver, time_limit=remaining, warm_start=start, **options)
+        if rounds > 1 and deadline is not None and time.perf_counter() >= deadline:
+            rounds -= 1
+            break
+        current = _solvers.solve(formulation, solver, warm_start=start, deadline=deadline, **options)
         for k, v in current.timings.items():
             totals[k] = totals.get(k, 0.0) + v
+        trace += [(t0 + t, inc, bd) for t, inc, bd in current.trace]
+        t0 += current.timings.get("solve", 0.0)
+        if current.bound is not None:
+            best_bound = current.bound if best_bound is None else max(best_bound, current.bound)
         if current.x is None:
-            if result is None:
-                result = current
+            result = result or current
             break
         result = current
         x = current.x
         _, _, error = squares_error(formulation, x)
-        if error <= tol or current.status not in ("optimal",):
+        if error <= tol or current.status in ("time_limit_feasible", "infeasible", "error"):
             break
         wv = x[w.columns]
         below = (wv * wv - x[q.columns]) > tol * np.abs(wv * wv).clip(min=1e-12)
-        at = np.where(below, wv, 0.0)       # a cut at 0 is q >= 0, already implied
-        add_square_cuts(formulation, q, w, at)
+        add_square_cuts(formulation, q, w, np.where(below, wv, 0.0))   # a cut at 0 is q >= 0, already implied
         start = x.copy()
         start[q.columns] = wv * wv
     result.timings = totals
+    result.trace = trace
     result.checks["oa_rounds"] = rounds
+    result.checks["l2_tol"] = tol
     if result.x is not None:
-        x = result.x
-        exact, approx, error = squares_error(formulation, x)
-        result.objective = formulation.objective_value(x) + exact - approx
+        exact, approx, error = squares_error(formulation, result.x)
+        result.objective = formulation.objective_value(result.x) + exact - approx
+        result.bound = best_bound
         result.gap = relative_gap(result.objective, result.bound)
         result.checks["l2_relative_error"] = error
         result.message += f"; outer approximation of w**2: {rounds} round(s), relative error {error:.2e}"

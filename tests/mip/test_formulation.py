@@ -1,4 +1,4 @@
-"""The container and its two compilers: same matrix, bounds, integrality, senses, optimum."""
+"""The container and its two compilers: same matrix, bounds, integrality, senses, optimum; file export."""
 
 import itertools
 
@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from optitrees import solvers
-from optitrees.formulations import Formulation, loss_optimal_tree, margot, olct
+from optitrees.formulations import loss_optimal_tree, margot, olct
+from optitrees.formulations.ogrs import ogrs
 from optitrees.formulations.oct import oct, octh
-from optitrees.formulations.risk_scores import ogrs, ors
+from optitrees.formulations.ors import ors
+from optitrees.mip import Formulation
 
 
 def _positions(f, group):
@@ -82,9 +84,9 @@ def test_pyomo_components_are_named_and_indexed(tiny_xor):
     X, y = tiny_xor
     f = olct(X, y, depth=2)
     m = f.to_pyomo()
-    assert m.z[3, 2].is_binary() and m.w[1, 0].lb == -f.meta["weight_bound"]
+    assert m.z[3, 2].is_binary() and m.w[1, 0].lb == -f.problem.spec.weight_bound
     assert set(m.T_last) == {2, 3} and len(m.forward_left) == len(y)
-    assert m.forward_left[1, 0].upper == pytest.approx(f.meta["bound"][0])
+    assert m.forward_left[1, 0].upper == pytest.approx(f.problem.bound[0])
 
 
 def test_compilers_same_optimum(tiny_xor):
@@ -138,12 +140,13 @@ def test_container_basics():
         f.vector({})
 
 
-@pytest.mark.parametrize("name", ["missing-dir/model.lp", "missing-dir/model.mps", "."])
+@pytest.mark.parametrize("name", ["missing-dir/model.lp", "missing-dir/model.mps", "a-directory.lp"])
 def test_write_to_a_bad_path_raises_an_error_naming_it(tmp_path, name):
     """HiGHS crashed the interpreter on an .lp path in a missing directory; run it in a child process."""
     import subprocess
     import sys
 
+    (tmp_path / "a-directory.lp").mkdir()
     code = f"""
 import numpy as np
 from optitrees.formulations import olct
@@ -157,3 +160,14 @@ except OSError as exc:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("OSError:") and str(tmp_path / name) in done.stdout
+
+
+def test_feature_names_label_the_index_sets(tiny_xor, tmp_path):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2, feature_names=["serum sodium", "age"])
+    assert f.sets["J"].tolist() == ["serum_sodium", "age"] and f.index("J", "age") == 1
+    assert "w(1,serum_sodium)" in f.write(tmp_path / "named.lp").read_text()
+    m = f.to_pyomo()
+    assert m.w[1, "age"].lb == -f.problem.spec.weight_bound
+    with pytest.raises(KeyError, match="not in index set"):
+        f.index("J", "height")

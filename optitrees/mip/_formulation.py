@@ -1,22 +1,20 @@
-"""The formulation container and its compilers.
+"""The formulation container: a mixed-integer program held as whole arrays.
 
-A :class:`Formulation` is a mixed-integer program held as whole arrays:
+A :class:`Formulation` holds
 
 * variable groups (``z``, ``w``, ``b``, ``xi`` ...) over named index sets, each a
   contiguous block of columns with bounds and a domain;
 * constraint groups (``routing``, ``forward_left`` ...) over named index sets,
   each a block of rows ``lower <= A x <= upper`` given as sparse triplets;
 * a linear objective ``c x + offset`` plus an optional diagonal quadratic
-  ``sum_k q_k x_k^2`` (minimized).
+  ``sum_k q_k x_k^2`` (minimized);
+* ``problem``: the typed description of what was modelled (data, settings and
+  derived constants such as big-M and ``eps``) that a model family needs to
+  decode a solution; the container never reads it.
 
 Blocks (:mod:`optitrees.formulations.blocks`) add groups with numpy only. The
-container compiles to
-
-* :meth:`Formulation.to_highs` -- one ``Highs.passModel`` call with names,
-  integrality and an optional start (``setSolution``);
-* :meth:`Formulation.to_pyomo` -- a ``ConcreteModel`` whose sets, variables and
-  constraints carry the group names (``m.z[i, t]``, ``m.forward_left[t, i]``);
-* :meth:`Formulation.write` -- ``.lp`` / ``.mps`` files written by HiGHS.
+compilers live beside it: :mod:`optitrees.mip._highs` (``to_highs``, ``write``)
+and :mod:`optitrees.mip._pyomo` (``to_pyomo``).
 """
 
 from __future__ import annotations
@@ -29,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Formulation", "VariableGroup", "ConstraintGroup"]
+__all__ = ["Formulation", "VariableGroup", "ConstraintGroup", "timed_build", "safe_labels"]
 
 DOMAINS = ("continuous", "binary", "integer")
 
@@ -111,8 +109,10 @@ class Formulation:
         Index sets by name (``I`` points, ``J`` features, ``T`` branch nodes ...).
     variables, constraints : dict
         :class:`VariableGroup` / :class:`ConstraintGroup` by name, in creation order.
-    meta : dict
-        Whatever the builder needs to decode a solution (data, big-M, eps ...).
+    problem : object
+        The model family's typed description of what was built (for example
+        :class:`~optitrees.formulations.loss_optimal.LossOptimalProblem`); the
+        family's ``decode`` and ``start`` read it.
     build_time : float
         Seconds the builder spent creating the groups.
     integrality_tol : float or None
@@ -124,7 +124,7 @@ class Formulation:
     sets: dict = field(default_factory=dict)
     variables: dict = field(default_factory=dict)
     constraints: dict = field(default_factory=dict)
-    meta: dict = field(default_factory=dict)
+    problem: object = None
     build_time: float = 0.0
     objective_offset: float = 0.0
     integrality_tol: float | None = None
@@ -144,6 +144,13 @@ class Formulation:
             raise ValueError(f"index set {name!r} already declared with other labels")
         self.sets[name] = labels
         return labels
+
+    def index(self, set_name: str, label) -> int:
+        """Position of ``label`` in the index set ``set_name`` (e.g. a feature name in ``J``)."""
+        labels = self.sets[set_name].tolist()
+        if label not in labels:
+            raise KeyError(f"{label!r} is not in index set {set_name!r} (labels: {labels[:8]}...)")
+        return labels.index(label)
 
     def _shape(self, dims) -> tuple[int, ...]:
         missing = [d for d in dims if d not in self.sets]
@@ -377,174 +384,24 @@ class Formulation:
             v.append(np.max(np.abs(xi - np.round(xi)), initial=0.0))
         return float(max(v))
 
-    # ------------------------------------------------------------- HiGHS
+    # ------------------------------------------------------------ compilers
     def to_highs(self, names: bool = True, start=None, highs=None, allow_quadratic: bool = False):
-        """Load the model into a ``highspy.Highs`` object with one ``passModel``.
+        """Load the model into a ``highspy.Highs`` object with one ``passModel`` (see :func:`optitrees.mip.to_highs`)."""
+        from ._highs import to_highs
 
-        Parameters
-        ----------
-        names : bool, default=True
-            Pass column and row names (needed for readable exports). Without
-            names the arrays go through highspy's array overload of
-            ``passModel``, the fast path ``solve`` uses.
-        start : array of shape (n_cols,), optional
-            A start solution handed over with ``setSolution``.
-        highs : highspy.Highs, optional
-            An existing instance to load into (its options are kept).
-        allow_quadratic : bool, default=False
-            Pass a quadratic objective as a diagonal Hessian. HiGHS solves
-            continuous QPs only, so this is meant for export; solving an MIQP
-            needs another backend.
-
-        Returns
-        -------
-        highspy.Highs
-        """
-        import highspy
-
-        if self.is_quadratic and not allow_quadratic:
-            raise ValueError(
-                "this formulation has a quadratic objective; HiGHS cannot solve MIQP. "
-                "Use solver='scip' or 'gurobi', or a linear outer approximation."
-            )
-        h = highspy.Highs() if highs is None else highs
-        if highs is None:
-            h.setOptionValue("output_flag", False)
-        A = self.matrix
-        if not names:
-            # array overload: no per-column Python objects (about 4x faster than HighsLp)
-            status = h.passModel(
-                self.n_cols, self.n_rows, A.nnz, int(highspy.MatrixFormat.kRowwise),
-                int(highspy.ObjSense.kMinimize), float(self.objective_offset), self.cost,
-                self.col_lower, self.col_upper, self.row_lower, self.row_upper,
-                A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data,
-                self.integrality.astype(np.int32))
-        else:
-            lp = highspy.HighsLp()
-            lp.num_col_ = self.n_cols
-            lp.num_row_ = self.n_rows
-            lp.col_cost_ = self.cost
-            lp.offset_ = self.objective_offset
-            lp.col_lower_ = self.col_lower
-            lp.col_upper_ = self.col_upper
-            lp.row_lower_ = self.row_lower
-            lp.row_upper_ = self.row_upper
-            lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-            lp.a_matrix_.num_col_ = self.n_cols
-            lp.a_matrix_.num_row_ = self.n_rows
-            lp.a_matrix_.start_ = A.indptr
-            lp.a_matrix_.index_ = A.indices
-            lp.a_matrix_.value_ = A.data
-            if self.integrality.any():
-                lp.integrality_ = [highspy.HighsVarType(int(k)) for k in self.integrality]
-            lp.col_names_ = self.column_names()
-            lp.row_names_ = self.row_names()
-            lp.model_name_ = self.name
-            status = h.passModel(lp)
-        if status == highspy.HighsStatus.kError:
-            raise RuntimeError("HiGHS rejected the model (passModel returned an error)")
-        if self.is_quadratic:
-            q = self.quadratic
-            nz = np.flatnonzero(q)
-            # HiGHS minimizes c x + 1/2 x'Qx, so Q_kk = 2 q_k.
-            hstart = np.searchsorted(nz, np.arange(self.n_cols + 1)).astype(np.int32)
-            h.passHessian(self.n_cols, len(nz), highspy.HessianFormat.kTriangular,
-                          hstart, nz.astype(np.int32), 2.0 * q[nz])
-        if start is not None:
-            sol = highspy.HighsSolution()
-            sol.col_value = np.asarray(start, dtype=float)
-            sol.value_valid = True
-            h.setSolution(sol)
-        return h
+        return to_highs(self, names=names, start=start, highs=highs, allow_quadratic=allow_quadratic)
 
     def write(self, path) -> Path:
-        """Write the model to ``.lp`` or ``.mps`` (by extension) with readable names.
+        """Write the model to ``.lp`` or ``.mps`` with readable names (see :func:`optitrees.mip.write`)."""
+        from ._highs import write
 
-        Quadratic objectives are written too (HiGHS writes the Hessian), so the
-        file can be solved by an MIQP solver.
-        """
-        import highspy
+        return write(self, path)
 
-        path = Path(path)
-        if path.suffix.lower() not in (".lp", ".mps"):
-            raise ValueError(f"unsupported file type {path.suffix!r}; use .lp or .mps")
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        self.to_highs(names=True, highs=h, allow_quadratic=True)
-        status = h.writeModel(str(path))
-        if status == highspy.HighsStatus.kError:
-            raise RuntimeError(f"HiGHS could not write {path}")
-        return path
-
-    # -------------------------------------------------------------- Pyomo
     def to_pyomo(self):
-        """Materialize a Pyomo ``ConcreteModel`` with named, indexed components.
+        """A Pyomo ``ConcreteModel`` with named, indexed components (see :func:`optitrees.mip.to_pyomo`)."""
+        from ._pyomo import to_pyomo
 
-        Index sets become ``Set`` components (``m.I``, ``m.T`` ...), variable
-        groups ``Var`` components indexed by their sets (``m.z[i, t]``), and
-        constraint groups ``Constraint`` components (``m.forward_left[t, i]``).
-        The objective is ``m.objective``. The model remembers the formulation
-        (``m._optitrees_formulation``) and its column order
-        (``m._optitrees_columns``) so that a solution can be decoded even after
-        the user added components.
-        """
-        import pyomo.environ as pyo
-        from pyomo.core.expr.numeric_expr import LinearExpression
-
-        m = pyo.ConcreteModel(name=self.name)
-        for name, labels in self.sets.items():
-            m.add_component(name, pyo.Set(initialize=labels.tolist(), ordered=True))
-        domain = {"continuous": pyo.Reals, "binary": pyo.Binary, "integer": pyo.Integers}
-        columns = []
-        for g in self.variables.values():
-            comp = pyo.Var(*[m.component(d) for d in g.dims], domain=domain[g.domain])
-            m.add_component(g.name, comp)
-            keys = list(itertools.product(*[self.sets[d].tolist() for d in g.dims]))
-            vars_ = [comp[k if len(k) > 1 else k[0]] for k in keys]
-            lo = np.where(np.isfinite(g.lower), g.lower, np.nan).tolist()
-            up = np.where(np.isfinite(g.upper), g.upper, np.nan).tolist()
-            for v, a, b in zip(vars_, lo, up):
-                v.setlb(None if a != a else a)
-                v.setub(None if b != b else b)
-            columns.extend(vars_)
-
-        A = self.matrix
-        indptr, indices, data = A.indptr, A.indices, A.data
-        rl = self.row_lower
-        ru = self.row_upper
-        for g in self.constraints.values():
-            keys = list(itertools.product(*[self.sets[d].tolist() for d in g.dims]))
-            keys = [k if len(k) > 1 else k[0] for k in keys]
-            position = {k: g.start + r for r, k in enumerate(keys)}
-
-            def rule(_m, *idx, position=position):
-                r = position[idx if len(idx) > 1 else idx[0]]
-                lo, hi = indptr[r], indptr[r + 1]
-                expr = LinearExpression(
-                    constant=0.0,
-                    linear_coefs=data[lo:hi].tolist(),
-                    linear_vars=[columns[c] for c in indices[lo:hi]],
-                )
-                a = rl[r] if np.isfinite(rl[r]) else None
-                b = ru[r] if np.isfinite(ru[r]) else None
-                if a is not None and a == b:
-                    return expr == a
-                return (a, expr, b)
-
-            m.add_component(g.name, pyo.Constraint(*[m.component(d) for d in g.dims], rule=rule))
-
-        c = self.cost
-        nz = np.flatnonzero(c)
-        obj = LinearExpression(constant=float(self.objective_offset), linear_coefs=c[nz].tolist(),
-                               linear_vars=[columns[k] for k in nz])
-        q = self.quadratic
-        qz = np.flatnonzero(q)
-        if qz.size:
-            obj = obj + sum(float(q[k]) * columns[k] ** 2 for k in qz)
-        m.objective = pyo.Objective(expr=obj, sense=pyo.minimize)
-        m._optitrees_formulation = self
-        m._optitrees_columns = columns
-        return m
+        return to_pyomo(self)
 
     # ------------------------------------------------------------- summary
     def summary(self) -> str:
@@ -578,3 +435,19 @@ def timed_build(fn):
         f.build_time = time.perf_counter() - t0
         return f
     return wrapper
+
+
+def safe_labels(names) -> np.ndarray:
+    """Index-set labels usable in ``.lp`` / ``.mps`` names: characters other than letters, digits, ``_`` and
+    ``.`` become ``_`` (``"mean radius"`` -> ``"mean_radius"``), and repeats get a suffix."""
+    import re
+
+    out, seen = [], set()
+    for name in names:
+        label = re.sub(r"[^A-Za-z0-9_.]", "_", str(name)) or "_"
+        base, k = label, 1
+        while label in seen:
+            label, k = f"{base}_{k}", k + 1
+        seen.add(label)
+        out.append(label)
+    return np.array(out)

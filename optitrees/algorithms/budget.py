@@ -1,0 +1,51 @@
+"""The time budget of a whole fit, shared by its phases (starts, solve, polishing, refinement)."""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["Budget"]
+
+
+class Budget:
+    """``seconds`` from the moment it is created (``None``: no limit).
+
+    Examples
+    --------
+    >>> b = Budget(10.0)
+    >>> 9.0 < b.remaining() <= 10.0 and not b.expired
+    True
+    >>> Budget(None).remaining() is None
+    True
+    """
+
+    def __init__(self, seconds: float | None):
+        self.seconds = None if seconds is None else float(seconds)
+        self.start = time.perf_counter()
+
+    @property
+    def deadline(self) -> float | None:
+        """Absolute ``time.perf_counter()`` at which the budget ends."""
+        return None if self.seconds is None else self.start + self.seconds
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), ``None`` without a limit."""
+        return None if self.seconds is None else max(0.0, self.deadline - time.perf_counter())
+
+    @property
+    def expired(self) -> bool:
+        return self.seconds is not None and time.perf_counter() >= self.deadline
+
+    def until(self, share: float) -> float | None:
+        """Deadline of a phase that may use ``share`` of the whole budget, counted from now."""
+        if self.seconds is None:
+            return None
+        return min(self.deadline, time.perf_counter() + share * self.seconds)
+
+    def before_end(self, reserve: float) -> float | None:
+        """Deadline that leaves ``reserve`` of the whole budget for what follows (decoding, refinement)."""
+        return None if self.seconds is None else self.deadline - reserve * self.seconds

@@ -1,0 +1,168 @@
+"""Per-node convex fits of loss-optimal trees: l1 / l2 logistic regression, linear SVM, their objectives.
+
+A node of a loss-optimal tree (seed 002, 3.12) with layer ``h`` minimizes, on
+the points routed through it, ``C_h sum_i loss(y_i (w x_i + b)) + lam_h Omega(w)
+(+ alpha_h ||w||_0)``. :func:`node_fitter` returns the fit of each layer (used
+by the greedy start and by refinement), :func:`node_objective` the exact value
+of that per-node objective.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..formulations.tangents import logistic_loss
+
+__all__ = ["fit_l1_logistic", "fit_linear_svm", "node_fitter", "node_objective"]
+
+
+def _constant(y, logistic=True):
+    """A node with one class (or none): ``w = 0`` and the smoothed log-odds (or +-1 for margins)."""
+    n_pos = int((y > 0).sum())
+    if logistic:
+        return float(np.log((n_pos + 0.5) / (len(y) - n_pos + 0.5)))
+    return 1.0 if n_pos >= len(y) - n_pos else -1.0
+
+
+def fit_l1_logistic(X, y, C, random_state=None):
+    """Minimize ``||w||_1 + C sum_i log(1 + exp(-y_i (w x_i + b)))``.
+
+    scikit-learn's liblinear solver with a large ``intercept_scaling`` so that
+    the intercept is practically unpenalized. A node with one class (or none)
+    gets ``w = 0`` and the intercept of its smoothed class ratio.
+
+    Returns
+    -------
+    (w, b) : ndarray of shape (n_features,), float
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    X = np.asarray(X, float)
+    y = np.asarray(y, float)
+    n_pos = int((y > 0).sum())
+    if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
+        return np.zeros(X.shape[1]), _constant(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        lr = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
+                                tol=1e-6, max_iter=1000, random_state=random_state).fit(X, y)
+    return lr.coef_.ravel().copy(), float(lr.intercept_[0])
+
+
+def fit_linear_svm(X, y, C, random_state=None):
+    """Minimize ``0.5 ||w||^2 + C sum_i max(0, 1 - y_i (w x_i + b))`` (scikit-learn's LinearSVC).
+
+    A large ``intercept_scaling`` leaves the intercept practically unpenalized.
+    A node with one class (or none) gets ``w = 0`` and ``b = +-1``.
+    """
+    from sklearn.svm import LinearSVC
+
+    X = np.asarray(X, float)
+    y = np.asarray(y, float)
+    n_pos = int((y > 0).sum())
+    if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
+        return np.zeros(X.shape[1]), _constant(y, logistic=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=10.0, tol=1e-6, max_iter=20000,
+                        random_state=random_state).fit(X, y)
+    return svm.coef_.ravel().copy(), float(svm.intercept_[0])
+
+
+def node_objective(spec, h):
+    """Exact objective of one node of layer ``h``: ``(X, y, w, b) -> C_h sum loss + lam_h Omega(w) + alpha_h ||w||_0``."""
+    loss = {"logistic": logistic_loss, "hinge": lambda s: np.maximum(0.0, 1.0 - s),
+            "misclassification": lambda s: (s <= 0).astype(float)}[spec.losses[h]]
+    C, lam, reg = spec.C[h], spec.lam[h], spec.regularizer
+
+    def objective(X, y, w, b):
+        value = C * loss(y * (X @ w + b)).sum()
+        if reg == "l1":
+            value += lam * np.abs(w).sum()
+        elif reg == "l2":
+            value += lam * (w * w).sum()
+        if spec.alpha is not None:
+            value += spec.alpha[h] * np.count_nonzero(w)
+        return float(value)
+
+    return objective
+
+
+def _fit_univariate(X, y, C, random_state=None):
+    """Best single-feature l1-logistic regression (Remark 2's ``||w||_0 <= 1``)."""
+    def obj(w, b):
+        return C * logistic_loss(y * (X @ w + b)).sum() + np.abs(w).sum()
+
+    best = (np.zeros(X.shape[1]), _constant(y))
+    best_obj = obj(*best)
+    for j in range(X.shape[1]):
+        wj, bj = fit_l1_logistic(X[:, [j]], y, C, random_state)
+        w = np.zeros(X.shape[1])
+        w[j] = wj[0]
+        value = obj(w, bj)
+        if value < best_obj:
+            best, best_obj = (w, bj), value
+    return best
+
+
+def node_fitter(spec, random_state=None, allowed=None):
+    """Per-node classifier of each layer of a loss-optimal tree (``spec``: a ``LossOptimalSpec``).
+
+    Logistic loss: l1-logistic regression (``regularizer="l1"``, liblinear's
+    ``C = C_h / lam_h``) or l2-logistic; hinge and misclassification losses:
+    a linear SVM (``C = C_h / (2 lam_h)``, the scaling of ``C_h hinge + lam_h ||w||^2``).
+    With an HFS budget ``B`` the node keeps its ``B`` largest weights and is
+    refitted on those features (``B = 1`` with the logistic loss tries every
+    single feature, Remark 2). ``allowed`` (a boolean mask) keeps forbidden
+    features out of every fit.
+
+    Returns
+    -------
+    callable ``fit(X, y, h, support=None) -> (w, b)``
+        ``h`` is the 0-based layer; ``support`` restricts the features further.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    budget = spec.budget
+
+    def base(Xn, yn, h):
+        loss, Ch = spec.losses[h], float(spec.C[h])
+        lh = float(spec.lam[h]) if spec.regularizer is not None else 0.0
+        if loss == "logistic":
+            if spec.regularizer == "l1" and lh > 0:
+                return fit_l1_logistic(Xn, yn, Ch / lh, random_state)
+            n_pos = int((yn > 0).sum())
+            if n_pos in (0, len(yn)):
+                return np.zeros(Xn.shape[1]), _constant(yn)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                lr = LogisticRegression(C=Ch / (2 * lh) if lh > 0 else 1e4, max_iter=2000, tol=1e-8).fit(Xn, yn)
+            return lr.coef_.ravel().copy(), float(lr.intercept_[0])
+        return fit_linear_svm(Xn, yn, Ch / (2 * lh) if lh > 0 else 1e3, random_state)
+
+    def fit(Xn, yn, h, support=None):
+        p = Xn.shape[1]
+        mask = np.ones(p, bool) if allowed is None else np.asarray(allowed, bool).copy()
+        if support is not None:
+            mask &= np.asarray(support, bool)
+        cols = np.flatnonzero(mask)
+        w = np.zeros(p)
+        if cols.size == 0:
+            return w, base(Xn[:, :1] * 0.0, yn, h)[1]
+        if budget is not None and spec.losses[h] == "logistic" and spec.regularizer == "l1" and budget[h] == 1 \
+                and support is None:
+            wc, b0 = _fit_univariate(Xn[:, cols], yn, float(spec.C[h]) / max(float(spec.lam[h]), 1e-12),
+                                     random_state)
+        else:
+            wc, b0 = base(Xn[:, cols], yn, h)
+        w[cols] = wc
+        if budget is not None and np.count_nonzero(w) > budget[h]:
+            keep = np.zeros(p, bool)
+            keep[np.argsort(-np.abs(w))[: int(budget[h])]] = True
+            return fit(Xn, yn, h, support=keep)
+        return w, b0
+
+    return fit

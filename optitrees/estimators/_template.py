@@ -1,0 +1,260 @@
+"""The one fit template of every MIP estimator.
+
+``fit`` runs, for every model family, the same steps within one time budget
+(``time_limit`` covers all of them):
+
+1. *validate*: the parameters (declared once per estimator in
+   ``_parameter_constraints``, the model's own rules in its family's
+   ``Spec.create``) and the data, before anything is built;
+2. *build*: the family's problem and formulation, then the user's
+   ``constraints`` hook and ``forbidden_features``;
+3. *warm start*: the estimator's greedy start(s), the best kept;
+4. *solve*: until the budget, less a reserve for what follows;
+5. *decode and check agreement*: the solver's model, its routing / rules
+   against the solution, its recomputed objective;
+6. *refine*: the family's exact refit of the solver's model, if any;
+7. *report*: every candidate (start, solver, refined) is finalized (user's
+   units, short numbers that change no training prediction) and scored by the
+   exact training objective; the best is returned, ``solver_result_`` says
+   which (``returned``, ``objectives``) beside the solve's own status, and
+   each kind of event has its warning class (:mod:`optitrees.exceptions`).
+
+An estimator provides its family (:class:`~optitrees.formulations.MIPFamily`),
+its scaling, ``_make_spec`` / ``_make_problem``, ``_starts``, and optionally
+``_refine`` and ``_solve``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import solvers as _solvers
+from ..algorithms import Budget
+from ..exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning, WarmStartWarning
+from ..scaling import ScaledData
+from ..solvers import SolveOptions
+from ..solvers.registry import get_backend
+from ._input import BINARY_ONLY_HINT, encode_labels, feature_names, resolve_features, validate_xy
+
+__all__ = ["MIPClassifier", "SOLVER_PARAMETERS_DOC"]
+
+#: The shared parameters' documentation, appended to each estimator's docstring.
+SOLVER_PARAMETERS_DOC = """    warm_start : bool, default=True
+        Hand the greedy start to the solver. The returned model is never worse
+        than the start in the exact training objective either way.
+    solver : str, default="highs"
+        See :func:`optitrees.solvers.solve`.
+    time_limit : float, default=60.0
+        Seconds for the whole ``fit`` (starts, solve, polishing, refinement),
+        honoured within about 5% + 1 s; ``None`` for no limit. At the limit the
+        best model found is returned with a :class:`~optitrees.exceptions.TimeLimitWarning`
+        stating the gap. Same data, seed and options give the same model when
+        the solve ends on the gap or a node limit (``solver_options=
+        {"mip_max_nodes": n}`` for HiGHS); where a wall-clock limit stops it,
+        the incumbent depends on machine speed.
+    mip_gap : float, default=1e-4
+    threads : int, optional
+    random_state : int, optional
+        Seed for the solver and the warm start.
+    verbose : bool, default=False
+        Show the solver log.
+    solver_options : dict, optional
+        Raw solver options, applied last.
+    forbidden_features : sequence of str or int, optional
+        Features (names or column indices) no split or rule may use.
+    constraints : callable, optional
+        ``constraints(formulation)`` is called after the model is built and
+        before it is solved: add rows with ``formulation.add_constraints`` or fix
+        variables with ``formulation.fix`` (``formulation.index("J", name)``
+        finds a feature). A start or refined model that violates the result is
+        not returned."""
+
+
+class MIPClassifier(ClassifierMixin, BaseEstimator):
+    """Base of the MIP estimators: parameters shared by all, and the fit template (see the module docstring)."""
+
+    #: The model family (build / start / decode / finalize / objective).
+    _family = None
+    #: ``"standard"``, ``"unit"`` or ``None``: the scaling the family is formulated on.
+    _scaling = None
+    #: Binary-only models encode labels as -1 / +1 and reject more classes.
+    _binary = True
+    #: What the error for multi-class labels suggests instead (binary-only models).
+    _multiclass_hint = BINARY_ONLY_HINT
+    #: Share of the budget the warm starts may use, and the share kept after the solve.
+    _start_share = 0.25
+    _reserve = 0.05
+
+    _parameter_constraints = {
+        "warm_start": ["boolean"],
+        "solver": [str],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "mip_gap": [Interval(Real, 0, 1, closed="left"), None],
+        "threads": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+        "verbose": ["boolean"],
+        "solver_options": [dict, None],
+        "forbidden_features": ["array-like", str, Integral, None],
+        "constraints": [callable, None],
+    }
+
+    # ------------------------------------------------------------ the steps
+    @property
+    def _seed(self) -> int:
+        return 0 if self.random_state is None else int(self.random_state)
+
+    def _solve_options(self) -> dict:
+        """Options every solve of this fit shares (the greedy steps of a start too)."""
+        return dict(solver=self.solver, mip_gap=self.mip_gap, threads=self.threads, seed=self._seed,
+                    verbose=bool(self.verbose), solver_options=self.solver_options or {})
+
+    def _prepare(self, X, y):
+        """Validate the parameters and the data; return the family's problem (nothing is built yet)."""
+        self._validate_params()
+        SolveOptions(mip_gap=self.mip_gap, threads=self.threads, solver_options=self.solver_options or {})
+        get_backend(self.solver)
+        X, y = validate_xy(self, X, y)
+        self.classes_, y_enc = encode_labels(y, self._binary, self._multiclass_hint, type(self).__name__)
+        names = feature_names(self)
+        data = ScaledData.create(X, y_enc, self._scaling, names)
+        spec = self._make_spec(resolve_features(self.forbidden_features, names), len(self.classes_))
+        return self._make_problem(spec, data)
+
+    def _build(self, problem):
+        f = self._family.build(problem)
+        if self.constraints is not None:
+            self.constraints(f)
+        return f
+
+    def build_formulation(self, X, y):
+        """The formulation ``fit`` would solve for ``(X, y)``, with the ``constraints`` hook applied.
+
+        Its index set ``J`` holds the feature names, so exported files read
+        ``w(1,serum_sodium)``. The estimator itself is left unfitted.
+        """
+        est = clone(self)
+        return est._build(est._prepare(X, y))
+
+    def _solve(self, f, start, budget):
+        return _solvers.solve(f, warm_start=start, deadline=budget.before_end(self._reserve), **self._solve_options())
+
+    def _refine(self, problem, model, budget):
+        """An improved model from the solver's (``None``: this family has no refinement)."""
+        return None
+
+    # -------------------------------------------------------------- fit
+    def fit(self, X, y):
+        """Fit by the fit template: validate, build, warm start, solve, decode, refine, report.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features without missing values.
+        y : array-like of shape (n_samples,)
+            Class labels (any type).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        budget = Budget(self.time_limit)
+        family = self._family
+        problem = self._prepare(X, y)
+        f = self._build(problem)
+        notes = []
+        starts = self._starts(problem, budget.until(self._start_share))
+        finals = {name: family.finalize(problem, m) for name, m in starts.items()}
+        start_name = min(finals, key=lambda k: family.objective(problem, finals[k]))
+        x0 = family.start(f, starts[start_name])
+        violation = f.violation(x0)
+        candidates = {}
+        if violation <= 1e-6:
+            candidates["start"] = finals[start_name]
+        else:
+            notes.append((WarmStartWarning, f"the {start_name} start violates the model by {violation:.3g}"
+                          + (" (a user constraint?); it is not returned" if self.constraints is not None
+                             else "; the solver starts without it")))
+            if self.constraints is None:
+                candidates["start"] = finals[start_name]
+        result = self._solve(f, x0 if self.warm_start and violation <= 1e-6 else None, budget)
+        if result.x is not None and np.all(np.isfinite(result.x)):
+            model, checks = family.decode(f, result.x)
+            reference = result.objective if result.objective is not None else f.objective_value(result.x)
+            checks["objective_discrepancy"] = abs(checks["objective_recomputed"] - reference)
+            result.checks.update(checks)
+            notes += self._agreement_notes(result)
+            candidates["solver"] = family.finalize(problem, model)
+            refined = self._refine(problem, model, budget)
+            if refined is not None and (self.constraints is None or f.violation(family.start(f, refined)) <= 1e-6):
+                candidates["refined"] = family.finalize(problem, refined)
+        if not candidates:
+            raise RuntimeError(f"no model satisfies the constraints: the solver found none ({result.status}) "
+                               "and the warm start violates them")
+        objectives = {k: family.objective(problem, m) for k, m in candidates.items()}
+        best = min(objectives.values())
+        returned = next(k for k in ("refined", "solver", "start")
+                        if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
+        notes += self._status_notes(result, returned, objectives, start_name)
+        result.returned = returned
+        result.objectives = {**objectives, "returned": objectives[returned]}
+        for kind, note in notes:
+            warnings.warn(note, kind, stacklevel=2)
+        result.message = "; ".join([result.message] + [note for _, note in notes])
+        self.objective_ = objectives[returned]
+        self.warm_start_objective_ = family.objective(problem, finals[start_name])
+        self.solver_result_ = result
+        self.formulation_summary_ = f.summary()
+        self._store(problem, candidates[returned])
+        result.timings["fit"] = budget.elapsed
+        return self
+
+    # ---------------------------------------------------------- reporting
+    @staticmethod
+    def _agreement_notes(result):
+        notes = []
+        if result.checks.get("polished") is False:
+            notes.append((AgreementWarning, "the solver's integer solution could not be polished (it relies on "
+                          "integrality tolerances); its solution is used as it is"))
+        for key, what in (("routing_mismatches", "training points are routed differently by the decoded model "
+                                                 "than by z"),
+                          ("rule_mismatches", "rule evaluations differ between the decoded card and z")):
+            if result.checks.get(key):
+                notes.append((AgreementWarning, f"{result.checks[key]} {what}; its objective is recomputed from "
+                              "the model"))
+        error, tol = result.checks.get("l2_relative_error"), result.checks.get("l2_tol")
+        if error is not None and error > tol:
+            notes.append((ApproximationWarning, f"the outer approximation of ||w||^2 stopped at relative error "
+                          f"{error:.2e} (l2_tol={tol:g})"))
+        return notes
+
+    @staticmethod
+    def _status_notes(result, returned, objectives, start_name):
+        notes = []
+        if "solver" not in objectives:
+            notes.append((FallbackWarning, f"solver returned no solution ({result.status}); returning the "
+                          f"{start_name} start"))
+        elif returned == "start":
+            notes.append((FallbackWarning, f"the solver's model has a worse exact objective "
+                          f"({objectives['solver']:.6g}) than the {start_name} start ({objectives['start']:.6g}); "
+                          "returning the start"))
+        if result.status in ("time_limit_feasible", "feasible"):
+            why = "time limit reached" if result.status == "time_limit_feasible" else "solver stopped early"
+            gap = "unknown" if result.gap is None or not np.isfinite(result.gap) else f"{100 * result.gap:.2f}%"
+            notes.append((TimeLimitWarning, f"{why}: the model is not proven optimal (gap {gap} in the MIP's "
+                          f"objective); returning the {returned} model"))
+        return notes
+
+    # --------------------------------------------------------------- input
+    def _X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _feature_names(self):
+        return feature_names(self)

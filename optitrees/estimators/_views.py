@@ -1,0 +1,108 @@
+"""What fitted tree and score-card estimators show: predictions, paths, text, dicts, tables and edits.
+
+These read the fitted ``tree_`` (:class:`~optitrees.trees.Tree`) or
+``score_card_`` (:class:`~optitrees.scorecard.ScoreCard`) only, never the
+solver or the formulation.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .. import export
+
+__all__ = ["TreeViews", "ScoreCardViews"]
+
+
+class TreeViews:
+    """Predictions and views of a fitted ``tree_``."""
+
+    def predict(self, X):
+        """Predicted class labels."""
+        X = self._X(X)
+        return self.classes_[self.tree_.predict(X)]
+
+    def apply(self, X):
+        """Id of the leaf each sample reaches (a node of ``tree_``)."""
+        X = self._X(X)
+        return self.tree_.apply(X)
+
+    def decision_path(self, X):
+        """Node ids visited by each sample, root first, ``-1`` after the leaf; shape ``(n, max_depth + 1)``."""
+        X = self._X(X)
+        return self.tree_.decision_path(X)
+
+    def export_text(self):
+        """The fitted tree as text; evaluating it gives exactly the predictions (see :mod:`optitrees.export`)."""
+        check_is_fitted(self)
+        return export.export_text(self)
+
+    def to_dict(self):
+        """The fitted tree as a JSON-serializable dict (see :func:`optitrees.export.tree_dict`)."""
+        check_is_fitted(self)
+        return export.export_dict(self)
+
+
+class ScoreCardViews:
+    """Predictions, tables and edits of a fitted ``score_card_``."""
+
+    def decision_function(self, X):
+        """Total points of the satisfied rules plus the intercept: the log-odds of ``classes_[1]``."""
+        X = self._X(X)
+        return self.score_card_.decision_function(X)
+
+    def predict_proba(self, X):
+        """``[1 - p, p]`` with ``p = sigmoid(total points + intercept)``."""
+        X = self._X(X)
+        p = self.score_card_.predict_proba(X)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        """``classes_[1]`` where the log-odds are positive."""
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+    def score_card(self):
+        """Rules and points as a DataFrame (like the seed's CHADS2 card, Figure 4.1)."""
+        import pandas as pd
+
+        check_is_fitted(self)
+        rows = export.card_dict(self.score_card_, self._feature_names(), self.classes_)["rules"]
+        return pd.DataFrame({"rule": [r["rule"] for r in rows], "points": [r["points"] for r in rows]})
+
+    def risk_table(self):
+        """Every reachable total score, its probability of ``classes_[1]`` and the class predicted (DataFrame)."""
+        import pandas as pd
+
+        check_is_fitted(self)
+        return pd.DataFrame(export.card_dict(self.score_card_, self._feature_names(), self.classes_)["risk"])
+
+    def export_text(self):
+        """The score card and its risk table as text; what it reads is what the model predicts."""
+        check_is_fitted(self)
+        return export.export_text(self)
+
+    def to_dict(self):
+        """The score card as a JSON-serializable dict."""
+        check_is_fitted(self)
+        return export.export_dict(self)
+
+    def flip_rule(self, k):
+        """Theorem 4.1: a copy whose rule ``k`` tests the opposite condition with negated points.
+
+        The intercept absorbs the change, so the copy's decision function is identical.
+        """
+        check_is_fitted(self)
+        other = copy.deepcopy(self)
+        other.score_card_ = self.score_card_.flip(int(k))
+        return other
+
+    def with_positive_points(self):
+        """Corollary 4.1: an equivalent copy in which every rule has non-negative points."""
+        check_is_fitted(self)
+        other = copy.deepcopy(self)
+        other.score_card_ = self.score_card_.all_positive()
+        return other

@@ -1,0 +1,35 @@
+"""Warning classes, one per kind, so a grid search can filter exactly what it expects.
+
+>>> import warnings
+>>> from optitrees.exceptions import TimeLimitWarning
+>>> warnings.filterwarnings("ignore", category=TimeLimitWarning)   # in a grid search of short fits
+"""
+
+from sklearn.exceptions import ConvergenceWarning
+
+__all__ = ["OptitreesWarning", "TimeLimitWarning", "FallbackWarning", "ApproximationWarning", "AgreementWarning",
+           "WarmStartWarning"]
+
+
+class OptitreesWarning(UserWarning):
+    """Base class of every warning the library issues."""
+
+
+class TimeLimitWarning(OptitreesWarning, ConvergenceWarning):
+    """The time (or node) limit stopped the solve: the returned model is not proven optimal."""
+
+
+class FallbackWarning(OptitreesWarning):
+    """The returned model is not the solver's: it had none, or its model was worse in the exact objective."""
+
+
+class ApproximationWarning(OptitreesWarning, ConvergenceWarning):
+    """An approximation loop (outer approximation of squares) stopped above its tolerance."""
+
+
+class AgreementWarning(OptitreesWarning, RuntimeWarning):
+    """The solver's solution and the model decoded from it disagree (routing, rules, or polishing failed)."""
+
+
+class WarmStartWarning(OptitreesWarning, RuntimeWarning):
+    """A warm start was not handed to the solver (it violates the model, e.g. a user constraint)."""

@@ -1,0 +1,84 @@
+"""Text, dict/JSON and figures of fitted trees and score cards.
+
+Each function takes a fitted estimator (its ``tree_`` or ``score_card_``, with
+its feature names and classes) or a :class:`~optitrees.trees.Tree` /
+:class:`~optitrees.scorecard.ScoreCard` with names given. What is printed is
+the model: numbers are the model's own floats in their shortest exact text,
+no contributing term is dropped, and thresholds sit strictly between training
+values, so evaluating the printed model gives the model's predictions.
+
+>>> from sklearn.datasets import load_iris
+>>> from optitrees import OCTClassifier, export
+>>> X, y = load_iris(return_X_y=True, as_frame=True)
+>>> clf = OCTClassifier(max_depth=1, time_limit=10).fit(X, y)
+>>> print(export.export_text(clf).splitlines()[0])
+|--- petal width (cm) <= 0.8
+"""
+
+from __future__ import annotations
+
+from ..scorecard import ScoreCard
+from ..trees import Tree
+from . import _plot
+from ._dict import card_dict, tree_dict
+from ._text import card_text, linear_text, tree_text
+
+__all__ = ["export_text", "export_dict", "plot_tree", "plot_score_card", "plot_feature_influence",
+           "plot_solve_trace", "tree_text", "card_text", "tree_dict", "card_dict", "linear_text"]
+
+
+def _resolve(model, feature_names, class_names):
+    """``(Tree or ScoreCard, feature names, class names)`` of an estimator or a model object."""
+    obj = getattr(model, "tree_", None) or getattr(model, "score_card_", None) or model
+    if not isinstance(obj, (Tree, ScoreCard)):
+        raise TypeError(f"expected a fitted optitrees estimator, a Tree or a ScoreCard, got {type(model).__name__}")
+    if feature_names is None:
+        names = getattr(model, "feature_names_in_", None)
+        n = obj.n_features if isinstance(obj, Tree) else int(max(obj.features, default=-1)) + 1
+        n = getattr(model, "n_features_in_", n)
+        feature_names = list(names) if names is not None else [f"x{j}" for j in range(n)]
+    if class_names is None:
+        classes = getattr(model, "classes_", None)
+        k = obj.n_classes if isinstance(obj, Tree) else 2
+        class_names = list(classes) if classes is not None else list(range(k))
+    return obj, list(feature_names), list(class_names)
+
+
+def export_text(model, feature_names=None, class_names=None) -> str:
+    """The model as text: an indented tree (``sklearn.tree.export_text`` style) or a score card with its risk table."""
+    obj, names, classes = _resolve(model, feature_names, class_names)
+    return tree_text(obj, names, classes) if isinstance(obj, Tree) else card_text(obj, names, classes)
+
+
+def export_dict(model, feature_names=None, class_names=None) -> dict:
+    """The model as a JSON-serializable dict (see :func:`tree_dict` and :func:`card_dict`)."""
+    obj, names, classes = _resolve(model, feature_names, class_names)
+    return tree_dict(obj, names, classes) if isinstance(obj, Tree) else card_dict(obj, names, classes)
+
+
+def plot_tree(model, feature_names=None, class_names=None, ax=None, fontsize=8):
+    """Draw a tree model (needs matplotlib); returns the axes."""
+    obj, names, classes = _resolve(model, feature_names, class_names)
+    if not isinstance(obj, Tree):
+        raise TypeError("plot_tree draws trees; use plot_score_card for a score card")
+    return _plot.plot_tree(obj, names, classes, ax=ax, fontsize=fontsize)
+
+
+def plot_score_card(model, feature_names=None, class_names=None, ax=None):
+    """Draw a score card and its risk curve (needs matplotlib); returns the axes."""
+    obj, names, classes = _resolve(model, feature_names, class_names)
+    if not isinstance(obj, ScoreCard):
+        raise TypeError("plot_score_card draws score cards; use plot_tree for a tree")
+    return _plot.plot_score_card(obj, names, classes, ax=ax)
+
+
+def plot_feature_influence(model, ax=None):
+    """Heat map of a loss-optimal tree's feature influence per node (an estimator or its
+    ``feature_influence()`` DataFrame)."""
+    influence = model.feature_influence() if hasattr(model, "feature_influence") else model
+    return _plot.plot_feature_influence(influence, ax=ax)
+
+
+def plot_solve_trace(model, ax=None):
+    """Incumbent and bound over time of an estimator's solve (or of a ``SolverResult``)."""
+    return _plot.plot_solve_trace(getattr(model, "solver_result_", model), ax=ax)

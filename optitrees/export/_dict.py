@@ -1,0 +1,66 @@
+"""JSON-ready descriptions of trees and score cards, holding the models' own numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ..scorecard import ScoreCard
+from ..trees import Tree
+
+__all__ = ["tree_dict", "card_dict"]
+
+
+def _plain(v):
+    return v.item() if hasattr(v, "item") else v
+
+
+def _weights(row, feature_names):
+    return {str(feature_names[j]): float(row[j]) for j in np.flatnonzero(row)}
+
+
+def tree_dict(tree: Tree, feature_names, class_names) -> dict:
+    """One entry per node.
+
+    Inner nodes: ``weights`` (nonzero only), ``threshold`` (a point goes
+    ``left`` when ``weights . x <= threshold``, else ``right``); in
+    linear-model trees also ``node_intercept``, the offset of the node's own
+    classifier (its training loss and path confidence, not its routing).
+    Label leaves: ``class`` and training ``counts``. Linear leaves:
+    ``weights``, ``intercept``, and ``positive_class`` when
+    ``weights . x + intercept > 0`` (``probability: "sigmoid"`` for logistic leaves).
+    """
+    classes = [_plain(c) for c in class_names]
+    nodes = []
+    for t in range(tree.n_nodes):
+        entry = {"id": t}
+        if not tree.is_leaf[t]:
+            entry.update(weights=_weights(tree.weights[t], feature_names), threshold=float(tree.threshold[t]),
+                         left=int(tree.children_left[t]), right=int(tree.children_right[t]))
+            if tree.leaf_model == "linear":
+                entry["node_intercept"] = float(tree.intercept[t])
+        elif tree.leaf_model == "label":
+            entry.update({"class": classes[tree.label[t]],
+                          "counts": {str(c): int(n) for c, n in zip(classes, tree.value[t])}})
+        else:
+            entry.update(weights=_weights(tree.weights[t], feature_names), intercept=float(tree.intercept[t]),
+                         positive_class=classes[1], negative_class=classes[0])
+            if tree.probabilistic:
+                entry["probability"] = "sigmoid"
+        nodes.append(entry)
+    return {"model": "tree", "leaf_model": tree.leaf_model, "root": 0, "classes": classes,
+            "max_depth": tree.max_depth, "nodes": nodes}
+
+
+def card_dict(card: ScoreCard, feature_names, class_names) -> dict:
+    """Rules (feature, threshold, direction, points), intercept and the risk table with the predicted class."""
+    classes = [_plain(c) for c in class_names]
+    totals = card.reachable_totals()
+    log_odds = totals + card.intercept
+    return {"model": "risk_score", "positive_class": classes[1], "negative_class": classes[0],
+            "rules": [{"rule": card.rule_text(k, feature_names), "feature": str(feature_names[card.features[k]]),
+                       "threshold": float(card.thresholds[k]), "greater_or_equal": bool(card.greater[k]),
+                       "points": int(card.points[k])} for k in range(card.n_rules)],
+            "intercept": card.intercept,
+            "risk": [{"score": int(t), "probability": float(p), "class": classes[1] if lo > 0 else classes[0]}
+                     for t, lo, p in zip(totals, log_odds, expit(log_odds))]}

@@ -1,0 +1,130 @@
+"""Figures with matplotlib (the ``plot`` extra): trees, score cards, feature influence, the solve's trace.
+
+matplotlib is imported inside each function, so the package works without it.
+Every function draws into ``ax`` (a new figure when ``None``) and returns the axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ..scorecard import ScoreCard
+from ..trees import Tree
+from ._text import card_rows, linear_text
+from ..readable import format_number
+
+__all__ = ["plot_tree", "plot_score_card", "plot_feature_influence", "plot_solve_trace"]
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:          # pragma: no cover - depends on the environment
+        raise ImportError("plots need matplotlib: pip install 'optitrees[plot]'") from exc
+    return plt
+
+
+def _axes(ax, size):
+    if ax is not None:
+        return ax
+    return _pyplot().subplots(figsize=size)[1]
+
+
+def _node_label(tree: Tree, t, feature_names, class_names):
+    if not tree.is_leaf[t]:
+        return f"[{t}] {linear_text(tree.weights[t], feature_names)} <= {format_number(tree.threshold[t])}"
+    if tree.leaf_model == "label":
+        counts = "/".join(str(int(n)) for n in tree.value[t])
+        return f"[{t}] class {class_names[tree.label[t]]}\n{counts}"
+    score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
+    head = f"P({class_names[1]}) = sigmoid(...)" if tree.probabilistic else "score"
+    return f"[{t}] {head}\n{score}"
+
+
+def plot_tree(tree: Tree, feature_names, class_names, ax=None, fontsize=8):
+    """Draw a :class:`~optitrees.trees.Tree`: each node's rule or leaf model, left branches on the left
+    (a point goes left when the node's rule holds). Node ids are shown in brackets."""
+    depth = tree.node_depth
+    order = []                                   # leaves left to right set the horizontal positions
+
+    def inorder(t):
+        if tree.is_leaf[t]:
+            order.append(t)
+            return
+        inorder(tree.children_left[t])
+        inorder(tree.children_right[t])
+
+    inorder(0)
+    x = np.zeros(tree.n_nodes)
+    x[order] = np.arange(len(order))
+    for t in range(tree.n_nodes - 1, -1, -1):   # children have larger ids: place parents over them
+        if not tree.is_leaf[t]:
+            x[t] = (x[tree.children_left[t]] + x[tree.children_right[t]]) / 2
+    ax = _axes(ax, (max(4.0, 2.6 * len(order)), 1.6 * (tree.max_depth + 1)))
+    for t in range(tree.n_nodes):
+        if not tree.is_leaf[t]:
+            for child, text in ((tree.children_left[t], "yes"), (tree.children_right[t], "no")):
+                ax.plot([x[t], x[child]], [-depth[t], -depth[child]], color="0.6", zorder=1)
+                ax.text((x[t] + x[child]) / 2, -(depth[t] + depth[child]) / 2, text, fontsize=fontsize - 1,
+                        ha="center", color="0.4")
+        ax.text(x[t], -depth[t], _node_label(tree, t, feature_names, class_names), ha="center", va="center",
+                fontsize=fontsize, zorder=2,
+                bbox=dict(boxstyle="round", fc="#e8f0fb" if tree.is_leaf[t] else "white", ec="0.5"))
+    ax.set_xlim(-0.8, len(order) - 0.2)
+    ax.set_ylim(-tree.max_depth - 0.6, 0.6)
+    ax.axis("off")
+    return ax
+
+
+def plot_score_card(card: ScoreCard, feature_names, class_names, ax=None):
+    """The card's rules and points as a table above its risk curve (total score -> probability of
+    ``class_names[1]``), with the totals that predict ``class_names[1]`` marked."""
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4.5))
+    rows = card_rows(card, feature_names) + [("intercept", format_number(card.intercept))]
+    table = ax.table(cellText=[[r, str(p)] for r, p in rows], colLabels=["rule", "points"], loc="top",
+                     cellLoc="left", colWidths=[0.75, 0.25])
+    table.scale(1, 1.2)
+    totals = card.reachable_totals()
+    p = expit(totals + card.intercept)
+    positive = totals + card.intercept > 0
+    ax.plot(totals, p, color="0.5", zorder=1)
+    ax.scatter(totals[~positive], p[~positive], label=f"predicts {class_names[0]}", zorder=2)
+    ax.scatter(totals[positive], p[positive], label=f"predicts {class_names[1]}", zorder=2)
+    ax.set_xlabel("total score")
+    ax.set_ylabel(f"P({class_names[1]})")
+    ax.set_ylim(0, 1)
+    ax.legend(loc="lower right")
+    return ax
+
+
+def plot_feature_influence(influence, ax=None):
+    """Heat map of the feature influence per node (seed 002, Figure 3.5), a DataFrame nodes x features
+    such as :meth:`~optitrees.estimators.LossOptimalTreeClassifier.feature_influence` returns."""
+    values = np.asarray(influence, dtype=float)
+    ax = _axes(ax, (max(4.0, 0.5 * values.shape[1] + 2), 0.6 * values.shape[0] + 1.5))
+    top = np.abs(values).max(initial=0.0) or 1.0
+    image = ax.imshow(values, cmap="RdBu_r", vmin=-top, vmax=top, aspect="auto")
+    ax.set_yticks(range(values.shape[0]), [f"node {t}" for t in influence.index])
+    ax.set_xticks(range(values.shape[1]), list(influence.columns), rotation=60, ha="right")
+    ax.figure.colorbar(image, ax=ax, label="w * std")
+    return ax
+
+
+def plot_solve_trace(result, ax=None):
+    """Incumbent and best bound over the solve's time, from ``SolverResult.trace``."""
+    ax = _axes(ax, (6, 3.5))
+    trace = [(t, inc, bd) for t, inc, bd in result.trace]
+    if trace:
+        t = np.array([p[0] for p in trace])
+        inc = np.array([np.nan if p[1] is None else p[1] for p in trace])
+        bound = np.array([np.nan if p[2] is None else p[2] for p in trace])
+        ax.step(t, inc, where="post", label="incumbent")
+        ax.step(t, bound, where="post", label="best bound")
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("objective")
+    ax.set_title(f"{result.solver}: {result.status}")
+    ax.legend()
+    return ax

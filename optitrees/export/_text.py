@@ -1,0 +1,89 @@
+"""Text of trees and score cards; every number is printed as the shortest text of the model's own float."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ..readable import format_number
+from ..scorecard import ScoreCard
+from ..trees import Tree
+
+__all__ = ["linear_text", "tree_text", "card_text", "card_rows"]
+
+
+def linear_text(weights, feature_names, constant=None) -> str:
+    """``0.53 * radius - 1.2 * texture + 0.31``: every nonzero weight, then the constant (if given).
+
+    A lone unit weight reads as the feature name. Only exact zeros are left out.
+    """
+    terms = []
+    nz = np.flatnonzero(weights)
+    if nz.size == 1 and weights[nz[0]] == 1.0 and constant is None:
+        return str(feature_names[nz[0]])
+    for j in nz:
+        w = float(weights[j])
+        terms.append(("-" if w < 0 else "+", f"{format_number(abs(w))} * {feature_names[j]}"))
+    if constant is not None:
+        terms.append(("-" if constant < 0 else "+", format_number(abs(constant))))
+    if not terms:
+        return "0"
+    text = " ".join(f"{sign} {body}" for sign, body in terms)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def tree_text(tree: Tree, feature_names, class_names) -> str:
+    """A :class:`~optitrees.trees.Tree` as indented text, in the style of ``sklearn.tree.export_text``.
+
+    Inner nodes read ``lhs <= t`` (left branch) / ``lhs >  t`` (right branch)
+    with ``lhs`` a feature name or a weighted sum of features. Label leaves read
+    ``class: <label>`` with their training counts; linear leaves show their
+    model ``P(<class 1>) = sigmoid(score)`` (logistic) or ``score = ...`` and the
+    class it predicts.
+    """
+    lines = []
+
+    def visit(t, level):
+        pad = "|   " * level
+        if tree.is_leaf[t]:
+            if tree.leaf_model == "label":
+                counts = ", ".join(f"{c} {int(n)}" for c, n in zip(class_names, tree.value[t]))
+                lines.append(f"{pad}|--- class: {class_names[tree.label[t]]}  (training counts: {counts})")
+            else:
+                score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
+                head = f"P({class_names[1]}) = sigmoid({score})" if tree.probabilistic else f"score = {score}"
+                lines.append(f"{pad}|--- {head}")
+                lines.append(f"{pad}|   |--- class: {class_names[1]} if score > 0, else {class_names[0]}")
+            return
+        lhs = linear_text(tree.weights[t], feature_names)
+        thr = format_number(tree.threshold[t])
+        lines.append(f"{pad}|--- {lhs} <= {thr}")
+        visit(tree.children_left[t], level + 1)
+        lines.append(f"{pad}|--- {lhs} >  {thr}")
+        visit(tree.children_right[t], level + 1)
+
+    visit(0, 0)
+    return "\n".join(lines)
+
+
+def card_rows(card: ScoreCard, feature_names):
+    """``(rule text, points)`` of every rule."""
+    return [(card.rule_text(k, feature_names), int(card.points[k])) for k in range(card.n_rules)]
+
+
+def card_text(card: ScoreCard, feature_names, class_names, digits: int = 4) -> str:
+    """The card (rules and points, intercept), then its risk table: every reachable total score, its
+    probability of ``class_names[1]`` (``digits`` significant digits) and the class it predicts."""
+    rows = card_rows(card, feature_names)
+    width = max([len(r) for r, _ in rows] + [len("intercept")])
+    lines = [f"{'rule':<{width}}  points"]
+    lines += [f"{r:<{width}}  {p:+d}" for r, p in rows]
+    lines += [f"{'intercept':<{width}}  {format_number(card.intercept)}", ""]
+    totals = card.reachable_totals()
+    log_odds = totals + card.intercept
+    head = f"P({class_names[1]})"
+    width = max(len(head), digits + 6)
+    lines.append(f"score  {head:<{width}}  class")
+    for t, lo, p in zip(totals, log_odds, expit(log_odds)):
+        lines.append(f"{t:>5d}  {p:<{width}.{digits}g}  {class_names[1] if lo > 0 else class_names[0]}")
+    return "\n".join(lines)

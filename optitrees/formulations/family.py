@@ -1,0 +1,35 @@
+"""What a MIP model family provides beside its formulation, for the estimators' one fit template.
+
+A family module (``loss_optimal``, ``oct``, ``risk_scores``) defines a typed spec
+and problem and these functions; :data:`MIPFamily` bundles them:
+
+* ``build(problem) -> Formulation``
+* ``start(f, model) -> x``: a complete, feasible assignment of every variable
+  for a model in the problem's (scaled) units, handed to the solver;
+* ``decode(f, x) -> (model, checks)``: the model of a solution, with
+  agreement checks (``routing_mismatches`` / ``rule_mismatches`` and
+  ``objective_recomputed``, the MIP objective recomputed from the model);
+* ``finalize(problem, model) -> model``: the model in the user's units with
+  short numbers that change no training prediction (what is printed is the model);
+* ``objective(problem, model) -> float``: the exact training objective of a
+  finalized model (the exact loss, not the MIP's surrogate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+__all__ = ["MIPFamily"]
+
+
+@dataclass(frozen=True)
+class MIPFamily:
+    """The functions of one model family (see the module docstring)."""
+
+    name: str
+    build: Callable
+    start: Callable
+    decode: Callable
+    finalize: Callable
+    objective: Callable

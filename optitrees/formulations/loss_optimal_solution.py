@@ -1,0 +1,148 @@
+"""Solutions of loss-optimal trees (3.12): decode, start, exact objective, finalize.
+
+A loss-optimal tree of depth ``d`` is a complete :class:`~optitrees.trees.Tree`
+whose ``d - 1`` levels of splits route and whose last branching layer ``T_d``
+are linear leaves. An inner node ``t`` sends a point left when
+``w_t x + b_t <= eps / 2``, the middle of the gap ``(0, eps)`` that (3.7)
+leaves open, so the tree's threshold is ``eps / 2 - b_t`` and its own
+classifier ``(w_t, b_t)`` stays in ``intercept`` for the inner layers' losses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..trees import Tree, from_complete, readable_tree, to_complete
+from .family import MIPFamily
+from .loss_optimal import LossOptimalProblem, build
+from .tangents import logistic_loss
+
+__all__ = ["decode", "start", "objective", "tree_objective", "finalize", "layer_loss_functions",
+           "tree_from_hyperplanes", "LOSS_OPTIMAL"]
+
+
+def tree_from_hyperplanes(problem: LossOptimalProblem, weights, intercepts) -> Tree:
+    """The tree of hyperplanes ``(w_t, b_t)`` of every branch node ``t = 1 .. 2^d - 1`` (breadth-first rows)."""
+    inner = len(problem.topology.inner_nodes)
+    W = np.asarray(weights, float)
+    b = np.asarray(intercepts, float)
+    tree, _ = from_complete(W[:inner], problem.eps / 2 - b[:inner], split_intercept=b[:inner],
+                            leaf_weights=W[inner:], leaf_intercepts=b[inner:],
+                            probabilistic=problem.spec.probabilistic)
+    return tree
+
+
+def layer_loss_functions(problem: LossOptimalProblem, surrogate: bool = True):
+    """Per-layer loss of the margins, ``loss_h(s)`` (the tangent underestimator when ``surrogate``)."""
+    eps = problem.eps
+    fns = {"logistic": problem.lines if surrogate else logistic_loss,
+           "hinge": lambda s: np.maximum(0.0, 1.0 - s),
+           # a correct point has margin >= eps in the MIP; half of it absorbs solver tolerances
+           "misclassification": lambda s: (s < eps / 2).astype(float)}
+    return [fns[v] for v in problem.spec.losses]
+
+
+def tree_objective(problem: LossOptimalProblem, tree: Tree, surrogate: bool = False) -> float:
+    """Objective (3.12) of a tree in the problem's standardized units.
+
+    ``sum_h C_h sum_i loss_h(y_i (w_t x_i + b_t))`` over the node ``t`` of each
+    layer on the point's path, plus ``lam_h Omega(w_t)`` and ``alpha_h ||w_t||_0``
+    per node. ``surrogate=True`` uses the tangent underestimator of the logistic
+    loss (the MIP's objective).
+    """
+    spec, data = problem.spec, problem.data
+    _, values = tree.path_values(data.X)
+    margins = data.y[:, None] * values
+    fns = layer_loss_functions(problem, surrogate)
+    total = sum(spec.C[h] * fns[h](margins[:, h]).sum() for h in range(spec.depth))
+    layer = tree.node_depth
+    W = tree.weights
+    if spec.regularizer == "l1":
+        total += float(spec.lam[layer] @ np.abs(W).sum(axis=1))
+    elif spec.regularizer == "l2":
+        total += float(spec.lam[layer] @ (W * W).sum(axis=1))
+    if spec.alpha is not None:
+        total += float(spec.alpha[layer] @ (W != 0).sum(axis=1))
+    return float(total)
+
+
+def objective(problem: LossOptimalProblem, tree: Tree) -> float:
+    """Exact training objective (3.12 with the exact logistic loss) of a tree in the user's units."""
+    return tree_objective(problem, tree.to_scaled_units(problem.data), surrogate=False)
+
+
+def decode(f, x) -> tuple[Tree, dict]:
+    """The tree of a solution (standardized units) and its agreement with the solution.
+
+    ``checks["routing_mismatches"]`` counts training points the hyperplanes
+    route to another last-layer node than ``z`` does; ``objective_recomputed``
+    is the MIP objective (tangent losses) recomputed from the tree.
+    """
+    problem = f.problem
+    v = f.values(x)
+    tree = tree_from_hyperplanes(problem, v["w"], v["b"])
+    routing = f.sets["T_last"][np.argmax(v["z"], axis=1)]
+    reached = to_complete(tree, problem.spec.depth - 1).position[tree.apply(problem.data.X)]
+    checks = {"routing_mismatches": int(np.sum(reached != routing)),
+              "objective_recomputed": tree_objective(problem, tree, surrogate=True)}
+    return tree, checks
+
+
+def start(f, tree: Tree) -> np.ndarray:
+    """Complete assignment of every variable of ``f`` for a tree in standardized units.
+
+    Routing follows the tree (which must send every training point with
+    ``w_t x + b_t <= 0`` or ``>= eps`` at inner nodes for the start to be
+    feasible), slacks take the values of the MIP's losses, the l1 parts and
+    l0 indicators follow ``w``.
+    """
+    problem = f.problem
+    X, y = problem.data.X, problem.data.y.astype(float)
+    c = to_complete(tree, problem.spec.depth - 1)
+    W = np.vstack([c.split_weights, c.leaf_weights])
+    b = np.concatenate([c.split_intercept, c.leaf_intercepts])
+    leaf = c.position[tree.apply(X)]
+    z = (leaf[:, None] == f.sets["T_last"][None, :]).astype(float)
+    s = y[None, :] * (W @ X.T + b[:, None])                              # (T, n)
+    _, values = tree.path_values(X)
+    visited = y[:, None] * values                                        # (n, depth) margin on each layer
+    fns = layer_loss_functions(problem, surrogate=True)
+    per_layer = np.column_stack([fns[h](visited[:, h]) for h in range(problem.spec.depth)])
+    out = {"z": z, "w": W, "b": b, "w_pos": np.maximum(W, 0), "w_neg": np.maximum(-W, 0)}
+    for var, kind in (("xi", "logistic"), ("zeta", "hinge"), ("e", "misclassification")):
+        if var in f.variables:
+            cols = [h for h, loss in enumerate(problem.spec.losses) if loss == kind]
+            out[var] = (visited[:, cols] < problem.eps).astype(float) if kind == "misclassification" \
+                else per_layer[:, cols]
+    if "s" in f.variables:
+        out["s"] = s
+    if "delta" in f.variables:
+        out["delta"] = (W != 0).astype(float)
+    if "q" in f.variables:
+        out["q"] = W * W
+    return f.vector(out)
+
+
+#: Relative increase of the exact objective that shortening a tree's numbers may cost.
+READABLE_TOLERANCE = 1e-7
+
+
+def finalize(problem: LossOptimalProblem, tree: Tree) -> Tree:
+    """The tree in the user's units, with short weights and thresholds that change no training prediction.
+
+    Weights are the model's loss too, so they get the fewest significant digits
+    (from 4) that keep the exact objective within ``READABLE_TOLERANCE`` of the
+    unrounded tree's.
+    """
+    original = tree.to_original_units(problem.data)
+    X = problem.data.X_original
+    target = objective(problem, original)
+    for digits in (4, 5, 6, 7, 8, 9, 10, 12, 14, 17):
+        readable = readable_tree(original, X, threshold="near", normalize=False, min_digits=digits)
+        if objective(problem, readable) <= target + READABLE_TOLERANCE * max(1.0, abs(target)):
+            return readable
+    return readable
+
+
+LOSS_OPTIMAL = MIPFamily("loss_optimal", build=build, start=start, decode=decode, finalize=finalize,
+                         objective=objective)

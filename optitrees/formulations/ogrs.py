@@ -1,0 +1,269 @@
+r"""The optimal generalized risk score (seed 002, model 4.16): rules ``x_j >= b_t`` learned with their points.
+
+On features scaled to ``[0, 1]``: ``T`` rules ``x_j >= b_t``, each on one
+feature (4.16c), each feature at most once (4.16d), ordered by feature index
+(symmetry breaking, 4.16e); ``z[i, t]`` is 1 exactly when point ``i``
+satisfies rule ``t`` (4.16f-g, the strict side modelled by ``eps``); every
+rule is satisfied by at least one point and not by all (discriminative rules,
+4.16h-i); points of a satisfied rule ``shat[i, t] = s_t z[i, t]`` linearized
+with the tightest ``M = max|A|`` (4.16j-m); tangent slacks on
+``y_i (sum_t shat[i, t] + beta)`` (4.16n-o); thresholds of two-valued features
+fixed at 0.5 (4.16p-q). Points are ``s_t`` in ``A = {-M, ..., M}`` (4.16t):
+with rules of one logic only (Corollary 4.2) the sign carries the direction;
+Corollary 4.1 then rewrites the fitted card with non-negative points and
+rules of both logics (:meth:`~optitrees.scorecard.ScoreCard.all_positive`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..mip import Formulation, timed_build
+from ..readable import readable_between
+from ..scaling import ScaledData
+from ..scorecard import ScoreCard
+from . import blocks
+from .family import MIPFamily
+from .risk_scores import card_loss, default_intercept_bound, tangent_terms
+from .tangents import TANGENT_SETS, TangentLines, logistic_tangents
+
+__all__ = ["OGRSSpec", "OGRSProblem", "build", "ogrs", "decode", "start", "finalize", "objective",
+           "OGRS_FAMILY"]
+
+
+@dataclass(frozen=True)
+class OGRSSpec:
+    """Settings of OGRS (4.16); :meth:`create` checks them.
+
+    Attributes
+    ----------
+    n_rules : int
+        ``T``.
+    max_score : int
+        ``M``; points in ``-M..M``.
+    tangents : str or tuple of float
+    eps : float
+        Strictness of ``x_j < b_t`` on the ``[0, 1]`` scale (the seed's 1e-4).
+    symmetry_breaking : bool
+        Add (4.16e). The greedy start drops it to fix earlier rules freely.
+    positive_points : bool
+        Report the card with non-negative points (Corollary 4.1).
+    forbidden : tuple of int
+    """
+
+    n_rules: int
+    max_score: int = 5
+    tangents: object = "V3"
+    eps: float = 1e-4
+    symmetry_breaking: bool = True
+    positive_points: bool = True
+    forbidden: tuple = ()
+
+    @classmethod
+    def create(cls, n_rules=3, max_score=5, tangents="V3", eps=1e-4, symmetry_breaking=True, positive_points=True,
+               forbidden=()) -> "OGRSSpec":
+        if not isinstance(n_rules, (int, np.integer)) or isinstance(n_rules, bool) or n_rules < 1:
+            raise ValueError(f"n_rules must be an integer >= 1, got {n_rules!r}")
+        if not isinstance(max_score, (int, np.integer)) or isinstance(max_score, bool) or max_score < 1:
+            raise ValueError(f"max_score must be a positive integer, got {max_score!r}")
+        if not 0 < eps < 0.5:
+            raise ValueError(f"eps must be in (0, 0.5), got {eps!r}")
+        if isinstance(tangents, str) and tangents.upper() not in TANGENT_SETS:
+            raise ValueError(f"tangents must be one of {sorted(TANGENT_SETS)}, got {tangents!r}")
+        return cls(int(n_rules), int(max_score), tangents, float(eps), bool(symmetry_breaking),
+                   bool(positive_points), tuple(int(j) for j in forbidden))
+
+
+@dataclass(frozen=True)
+class OGRSProblem:
+    """A spec with its data (``data.X`` in ``[0, 1]``, ``data.y`` in ``{-1, +1}``) and derived constants.
+
+    Attributes
+    ----------
+    binary : ndarray of bool of shape (p,)
+        Features with two values, 0 and 1 on the ``[0, 1]`` scale (the set ``B_D`` of 4.15).
+    """
+
+    spec: OGRSSpec
+    data: ScaledData
+    lines: TangentLines
+    intercept_bound: float
+    binary: np.ndarray
+
+    @classmethod
+    def create(cls, spec: OGRSSpec, data: ScaledData, intercept_bound=None) -> "OGRSProblem":
+        X01, y = data.X, np.asarray(data.y, float)
+        if X01.ndim != 2 or X01.shape[0] < 2 or X01.shape[1] == 0:
+            raise ValueError(f"X must be a 2-d array with at least two rows, got shape {X01.shape}")
+        if not np.all(np.isfinite(X01)) or X01.min() < 0 or X01.max() > 1:
+            raise ValueError("OGRS takes finite features scaled to [0, 1] (the estimator scales them)")
+        if y.shape != (X01.shape[0],) or not np.all(np.isin(y, (-1.0, 1.0))):
+            raise ValueError("y must hold one label in {-1, +1} per row of X")
+        usable = np.setdiff1d(np.flatnonzero(np.ptp(X01, axis=0) > 0), spec.forbidden)
+        if spec.n_rules > len(usable):
+            raise ValueError(f"n_rules={spec.n_rules} exceeds the {len(usable)} usable features (non-constant, "
+                             "not forbidden); each feature is used at most once")
+        B = default_intercept_bound(spec.max_score, spec.n_rules) if intercept_bound is None \
+            else float(intercept_bound)
+        return cls(spec, data, logistic_tangents(spec.tangents), B, np.all(np.isin(X01, (0.0, 1.0)), axis=0))
+
+
+@timed_build
+def build(problem: OGRSProblem) -> Formulation:
+    """The OGRS MILP (4.16) of ``problem`` (see the module docstring)."""
+    spec = problem.spec
+    X01, y = problem.data.X, np.asarray(problem.data.y, float)
+    n, p = X01.shape
+    T, M = spec.n_rules, float(spec.max_score)
+    lines = problem.lines
+    f = Formulation(name=f"ogrs_T{T}", integrality_tol=1e-6)
+    f.problem = problem
+    f.add_set("I", np.arange(n))
+    f.add_set("J", problem.data.labels)
+    f.add_set("R", np.arange(1, T + 1))
+    f.add_set("V", lines.labels)
+    f.add_set("one", np.array([0]))
+    a = f.add_variables("a", ("J", "R"), 0.0, 1.0, domain="binary")
+    b = f.add_variables("b", ("R",), 0.0, 1.0)
+    s = f.add_variables("s", ("R",), -M, M, domain="integer")
+    z = f.add_variables("z", ("I", "R"), 0.0, 1.0, domain="binary")
+    shat = f.add_variables("shat", ("I", "R"), -M, M)
+    beta = f.add_variables("beta", ("one",), -problem.intercept_bound, problem.intercept_bound)
+    zeta = f.add_variables("zeta", ("I",), 0.0, np.inf)
+
+    f.add_constraints("one_feature", ("R",), [(a.columns.T, 1.0)], lower=1.0, upper=1.0, equation="4.16c")
+    f.add_constraints("feature_once", ("J",), [(a.columns, 1.0)], upper=1.0, equation="4.16d")
+    if spec.symmetry_breaking and T > 1:
+        # rows (j, t): sum_{k > j, s < t} a[k, s] + T a[j, t] <= T
+        later = (np.arange(p)[None, :] > np.arange(p)[:, None]).astype(float)       # (j, k)
+        earlier = (np.arange(T)[None, :] < np.arange(T)[:, None]).astype(float)     # (t, s)
+        coef = (later[:, None, :, None] * earlier[None, :, None, :]).reshape(p * T, p * T)
+        f.add_constraints("symmetry", ("J", "R"),
+                          [(np.broadcast_to(a.columns.ravel(), (p * T, p * T)), coef), (a.columns.ravel(), float(T))],
+                          upper=float(T), equation="4.16e")
+    # a_t x_i for rows (t, i): p nonzeros each
+    ax_cols = np.broadcast_to(a.columns.T[:, None, :], (T, n, p)).reshape(T * n, p)
+    ax_vals = np.broadcast_to(X01[None], (T, n, p)).reshape(T * n, p)
+    zc = z.columns.T.ravel()
+    bc = np.repeat(b.columns, n)
+    f.add_constraints("rule_satisfied", ("R", "I"), [(ax_cols, ax_vals), (bc, -1.0), (zc, -1.0)], lower=-1.0,
+                      equation="4.16f")
+    f.add_constraints("rule_violated", ("R", "I"), [(ax_cols, ax_vals), (bc, -1.0), (zc, -1.0)], upper=-spec.eps,
+                      equation="4.16g")
+    f.add_constraints("discriminative", ("R",), [(z.columns.T, 1.0)], lower=1.0, upper=float(n - 1),
+                      equation="4.16h-i")
+    sc = np.repeat(s.columns, n)
+    hc = shat.columns.T.ravel()
+    f.add_constraints("points_on", ("R", "I"), [(hc, 1.0), (sc, -1.0), (zc, -M)], lower=-M, equation="4.16j")
+    f.add_constraints("points_at_most", ("R", "I"), [(hc, 1.0), (sc, -1.0), (zc, M)], upper=M, equation="4.16k")
+    f.add_constraints("points_off_low", ("R", "I"), [(hc, 1.0), (zc, M)], lower=0.0, equation="4.16l")
+    f.add_constraints("points_off", ("R", "I"), [(hc, 1.0), (zc, -M)], upper=0.0, equation="4.16m")
+    K = len(lines.slopes)
+
+    def score_terms(coef):                      # sum_t coef[k, i] shat[i, t], T nonzeros per row
+        return [(np.tile(shat.columns, (K, 1)), np.repeat(coef.ravel()[:, None], T, axis=1))]
+
+    terms, lower = tangent_terms(lines, y, zeta, score_terms, beta)
+    f.add_constraints("logistic_tangent", ("V", "I"), terms, lower=lower, equation="4.16o")
+    if problem.binary.any():
+        jb = np.flatnonzero(problem.binary)
+        f.add_set("J_binary", f.sets["J"][jb])
+        # rows (j, t): b_t - a[j, t] >= -0.5  and  b_t + a[j, t] <= 1.5
+        f.add_constraints("binary_threshold_low", ("J_binary", "R"),
+                          [(np.tile(b.columns, len(jb)), 1.0), (a.columns[jb].ravel(), -1.0)], lower=-0.5,
+                          equation="4.16p")
+        f.add_constraints("binary_threshold_high", ("J_binary", "R"),
+                          [(np.tile(b.columns, len(jb)), 1.0), (a.columns[jb].ravel(), 1.0)], upper=1.5,
+                          equation="4.16q")
+    if spec.forbidden:
+        blocks.forbid_features(f, a, spec.forbidden, axis=0)
+    f.add_objective(zeta, 1.0)
+    return f
+
+
+def ogrs(X01, y, n_rules: int = 3, max_score: int = 5, tangents="V3", eps: float = 1e-4,
+         symmetry_breaking: bool = True, intercept_bound: float | None = None, forbidden=(),
+         feature_names=None) -> Formulation:
+    """Build the OGRS MILP (4.16) on features scaled to ``[0, 1]`` (see :class:`OGRSSpec` for the settings).
+
+    Returns
+    -------
+    Formulation
+        With ``problem`` an :class:`OGRSProblem`.
+    """
+    spec = OGRSSpec.create(n_rules, max_score, tangents, eps, symmetry_breaking, True, forbidden)
+    X01 = np.asarray(X01, dtype=float)
+    if X01.ndim != 2:
+        raise ValueError(f"X must be a 2-d array with at least two rows, got shape {X01.shape}")
+    return build(OGRSProblem.create(spec, ScaledData.create(X01, np.asarray(y, float), None, feature_names),
+                                    intercept_bound))
+
+
+def card_from_rules(problem: OGRSProblem, features, b, points, intercept) -> ScoreCard:
+    """A card on the ``[0, 1]`` scale from rules ``x_j >= b_t``: the threshold sits in the middle of the gap
+    ``eps`` the MIP leaves below ``b_t`` (0.5 on two-valued features)."""
+    features = np.asarray(features, int)
+    binary = problem.binary[features]
+    thr = np.where(binary, 0.5, np.asarray(b, float) - problem.spec.eps / 2)
+    return ScoreCard(features, thr, np.ones(len(features), bool), np.round(points), intercept, binary)
+
+
+def decode(f, x) -> tuple[ScoreCard, dict]:
+    """The card of a solution (``[0, 1]`` scale), whether its rules agree with ``z``, and its MIP objective."""
+    problem = f.problem
+    v = f.values(x)
+    card = card_from_rules(problem, np.argmax(v["a"], axis=0), v["b"], v["s"], float(v["beta"][0]))
+    X01, y = problem.data.X, np.asarray(problem.data.y, float)
+    mismatches = int(np.sum(card.rules(X01) != np.round(v["z"])))
+    recomputed = float(problem.lines(y * card.decision_function(X01)).sum())
+    return card, {"rule_mismatches": mismatches, "objective_recomputed": recomputed}
+
+
+def start(f, card: ScoreCard) -> np.ndarray:
+    """Complete assignment for a card of ``T`` rules on distinct features (``[0, 1]`` scale).
+
+    Rules ``x_j < b`` are flipped to ``x_j >= b`` (Theorem 4.1), sorted by
+    feature (4.16e); ``b_t`` is the smallest value satisfying the rule (0.5 on
+    two-valued features).
+    """
+    problem = f.problem
+    X01, y = problem.data.X, np.asarray(problem.data.y, float)
+    for k in np.flatnonzero(~card.greater):
+        card = card.flip(int(k))
+    order = np.argsort(card.features, kind="stable")
+    feats, thr, s = card.features[order], card.thresholds[order], card.points[order].astype(float)
+    T, p = len(feats), X01.shape[1]
+    z = (X01[:, feats] >= thr[None, :]).astype(float)
+    b = np.array([0.5 if problem.binary[j] else X01[z[:, k] > 0, j].min(initial=1.0) for k, j in enumerate(feats)])
+    a = np.zeros((p, T))
+    a[feats, np.arange(T)] = 1.0
+    shat = z * s[None, :]
+    zeta = problem.lines(y * (shat.sum(axis=1) + card.intercept))
+    return f.vector({"a": a, "b": b, "s": s, "z": z, "shat": shat, "beta": [card.intercept], "zeta": zeta})
+
+
+def objective(problem: OGRSProblem, card: ScoreCard) -> float:
+    """Exact training logistic loss of a card in the user's units."""
+    return card_loss(card, problem.data.X_original, problem.data.y)
+
+
+def finalize(problem: OGRSProblem, card: ScoreCard) -> ScoreCard:
+    """The card in the user's units: each threshold a short number strictly between the largest training
+    value that fails the rule and the smallest that passes it; 0/1 features read ``x = 1``; non-negative
+    points (Corollary 4.1) when the spec asks; a short intercept that changes no training prediction."""
+    X01, Xo = problem.data.X, problem.data.X_original
+    satisfied = card.rules(X01) > 0
+    greater_sat = np.where(card.greater[None, :], satisfied, ~satisfied)          # points with x_j >= b
+    thresholds = [readable_between(Xo[~greater_sat[:, k], j].max(initial=-np.inf),
+                                   Xo[greater_sat[:, k], j].min(initial=np.inf))
+                  for k, j in enumerate(card.features)]
+    zero_one = np.all(np.isin(Xo[:, card.features], (0.0, 1.0)), axis=0)
+    out = ScoreCard(card.features, thresholds, card.greater, card.points, card.intercept, zero_one)
+    if problem.spec.positive_points:
+        out = out.all_positive()
+    return out.with_readable_intercept(Xo, problem.data.y)
+
+
+OGRS_FAMILY = MIPFamily("ogrs", build=build, start=start, decode=decode, finalize=finalize, objective=objective)

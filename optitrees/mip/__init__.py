@@ -1,0 +1,12 @@
+"""The generic MIP container below formulations and solvers.
+
+:class:`Formulation` holds variable and constraint groups as arrays; it compiles
+to HiGHS (:func:`to_highs`, one ``passModel``), to Pyomo (:func:`to_pyomo`) and to
+``.lp`` / ``.mps`` files (:func:`write`).
+"""
+
+from ._formulation import ConstraintGroup, Formulation, VariableGroup, safe_labels, timed_build
+from ._highs import to_highs, write
+from ._pyomo import to_pyomo
+
+__all__ = ["Formulation", "VariableGroup", "ConstraintGroup", "timed_build", "safe_labels", "to_highs", "to_pyomo", "write"]

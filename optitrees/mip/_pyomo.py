@@ -1,0 +1,79 @@
+"""Compile a :class:`~optitrees.mip.Formulation` to a Pyomo ``ConcreteModel`` with named, indexed components."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+__all__ = ["to_pyomo"]
+
+
+def to_pyomo(f):
+    """Materialize a Pyomo ``ConcreteModel`` with named, indexed components.
+
+    Index sets become ``Set`` components (``m.I``, ``m.T`` ...), variable
+    groups ``Var`` components indexed by their sets (``m.z[i, t]``), and
+    constraint groups ``Constraint`` components (``m.forward_left[t, i]``).
+    The objective is ``m.objective``. The model remembers the formulation
+    (``m._optitrees_formulation``) and its column order
+    (``m._optitrees_columns``) so that a solution can be decoded even after
+    the user added components.
+    """
+    import pyomo.environ as pyo
+    from pyomo.core.expr.numeric_expr import LinearExpression
+
+    m = pyo.ConcreteModel(name=f.name)
+    for name, labels in f.sets.items():
+        m.add_component(name, pyo.Set(initialize=labels.tolist(), ordered=True))
+    domain = {"continuous": pyo.Reals, "binary": pyo.Binary, "integer": pyo.Integers}
+    columns = []
+    for g in f.variables.values():
+        comp = pyo.Var(*[m.component(d) for d in g.dims], domain=domain[g.domain])
+        m.add_component(g.name, comp)
+        keys = list(itertools.product(*[f.sets[d].tolist() for d in g.dims]))
+        vars_ = [comp[k if len(k) > 1 else k[0]] for k in keys]
+        lo = np.where(np.isfinite(g.lower), g.lower, np.nan).tolist()
+        up = np.where(np.isfinite(g.upper), g.upper, np.nan).tolist()
+        for v, a, b in zip(vars_, lo, up):
+            v.setlb(None if a != a else a)
+            v.setub(None if b != b else b)
+        columns.extend(vars_)
+
+    A = f.matrix
+    indptr, indices, data = A.indptr, A.indices, A.data
+    rl = f.row_lower
+    ru = f.row_upper
+    for g in f.constraints.values():
+        keys = list(itertools.product(*[f.sets[d].tolist() for d in g.dims]))
+        keys = [k if len(k) > 1 else k[0] for k in keys]
+        position = {k: g.start + r for r, k in enumerate(keys)}
+
+        def rule(_m, *idx, position=position):
+            r = position[idx if len(idx) > 1 else idx[0]]
+            lo, hi = indptr[r], indptr[r + 1]
+            expr = LinearExpression(
+                constant=0.0,
+                linear_coefs=data[lo:hi].tolist(),
+                linear_vars=[columns[c] for c in indices[lo:hi]],
+            )
+            a = rl[r] if np.isfinite(rl[r]) else None
+            b = ru[r] if np.isfinite(ru[r]) else None
+            if a is not None and a == b:
+                return expr == a
+            return (a, expr, b)
+
+        m.add_component(g.name, pyo.Constraint(*[m.component(d) for d in g.dims], rule=rule))
+
+    c = f.cost
+    nz = np.flatnonzero(c)
+    obj = LinearExpression(constant=float(f.objective_offset), linear_coefs=c[nz].tolist(),
+                           linear_vars=[columns[k] for k in nz])
+    q = f.quadratic
+    qz = np.flatnonzero(q)
+    if qz.size:
+        obj = obj + sum(float(q[k]) * columns[k] ** 2 for k in qz)
+    m.objective = pyo.Objective(expr=obj, sense=pyo.minimize)
+    m._optitrees_formulation = f
+    m._optitrees_columns = columns
+    return m

@@ -1,0 +1,87 @@
+"""Readable numbers that are exactly the model's numbers.
+
+A printed model must be the model: every number a tree or a score card prints
+is the number it predicts with. So models are made readable by *changing them*
+to short decimals where that changes no training prediction (thresholds moved
+to a short number strictly between neighbouring training values, weights
+rounded to a few significant digits), and numbers are printed with the shortest
+text that reads back as the same float (:func:`format_number`).
+
+>>> readable_between(65.0, 75.0), readable_between(70.0, 72.0), readable_between(70.0, 70.0055)
+(70.0, 71.0, 70.003)
+>>> format_number(70.0), format_number(3.2e-09), format_number(-0.25)
+('70', '3.2e-09', '-0.25')
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["format_number", "round_significant", "readable_between", "round_into"]
+
+
+def format_number(v) -> str:
+    """The shortest text that reads back as the same float (``70``, ``0.53``, ``3.2e-09``)."""
+    v = float(v)
+    if v == 0:
+        return "0"
+    text = repr(v)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def round_significant(values, digits: int):
+    """``values`` rounded to ``digits`` significant digits (the float nearest each short decimal)."""
+    values = np.asarray(values, dtype=float)
+    flat = [float(f"{v:.{digits}g}") if np.isfinite(v) else v for v in values.ravel()]
+    return np.array(flat, dtype=float).reshape(values.shape)
+
+
+def _decimal(k: int, e: int) -> float:
+    """The float nearest ``k * 10**e``, computed from its decimal text (no accumulated rounding)."""
+    return float(f"{k}e{e}")
+
+
+def readable_between(lo: float, hi: float) -> float:
+    """The shortest decimal strictly between ``lo`` and ``hi`` (either may be infinite), nearest their middle.
+
+    Tries multiples of ``10**e`` for ``e`` from the order of the interval's width
+    downwards and returns, among the first that fall strictly inside, the one
+    closest to the midpoint.
+    """
+    lo, hi = float(lo), float(hi)
+    if not lo < hi:
+        raise ValueError(f"empty interval ({lo}, {hi})")
+    if math.isinf(lo) and math.isinf(hi):
+        return 0.0
+    if math.isinf(lo) or math.isinf(hi):
+        edge = hi if math.isinf(lo) else lo
+        step = 10.0 ** math.floor(math.log10(abs(edge))) if edge != 0 else 1.0
+        lo, hi = (edge - 2 * step, edge) if math.isinf(lo) else (edge, edge + 2 * step)
+    middle = (lo + hi) / 2
+    top = math.floor(math.log10(hi - lo)) + 1 if hi > lo else 0
+    for e in range(top, top - 40, -1):
+        first, last = math.floor(lo / 10.0**e) + 1, math.ceil(hi / 10.0**e) - 1
+        if first > last:
+            continue
+        k = min(max(round(middle / 10.0**e), first), last)
+        for cand in sorted({k, first, last}, key=lambda c: abs(c - middle / 10.0**e)):
+            v = _decimal(cand, e)
+            if lo < v < hi:
+                return v
+    return middle
+
+
+def round_into(value: float, lo: float, hi: float, min_digits: int = 3) -> float:
+    """``value`` rounded to the fewest significant digits (at least ``min_digits``) that stay strictly in ``(lo, hi)``.
+
+    When even the unrounded ``value`` is not strictly inside, the readable
+    number between ``lo`` and ``hi`` is returned instead.
+    """
+    value = float(value)
+    for digits in range(min_digits, 18):
+        v = float(f"{value:.{digits}g}")
+        if lo < v < hi:
+            return v
+    return readable_between(lo, hi)

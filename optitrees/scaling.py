@@ -1,0 +1,108 @@
+"""Feature scaling the models are formulated on, and the way back to the user's units.
+
+Loss-optimal trees work on standardized features (seed 002's preprocessing),
+OCT / OCT-H and OGRS on features scaled to ``[0, 1]`` (Bertsimas & Dunn; seed
+002, 4.3), ORS on the raw binary features. :class:`ScaledData` holds the scaled
+training data with the original and the affine map between them, so fitted
+models are reported in original units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["standardize", "scale_unit", "ScaledData"]
+
+
+def standardize(X):
+    """``(X - mean) / scale`` with the scale of constant columns set to 1.
+
+    Returns
+    -------
+    Xs, mean, scale : ndarray
+    """
+    X = np.asarray(X, dtype=float)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
+    return (X - mean) / scale, mean, scale
+
+
+def scale_unit(X):
+    """``(X - low) / span`` in ``[0, 1]`` with ``span = max - min`` (1 for a constant feature).
+
+    Returns
+    -------
+    X01, low, span : ndarray
+    """
+    X = np.asarray(X, dtype=float)
+    low = X.min(axis=0)
+    span = X.max(axis=0) - low
+    span = np.where(span > 0, span, 1.0)
+    return np.clip((X - low) / span, 0.0, 1.0), low, span
+
+
+@dataclass(frozen=True)
+class ScaledData:
+    """Training data on the scale a model is formulated on: ``X = (X_original - shift) / scale``.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, p)
+        Scaled features.
+    y : ndarray of shape (n,)
+        Encoded labels (``{-1, +1}`` for binary models, ``0..K-1`` otherwise).
+    X_original : ndarray of shape (n, p)
+    shift, scale : ndarray of shape (p,)
+    feature_names : tuple of str or None
+        Names of the features (``None``: index sets of formulations use ``0 .. p-1``).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    X_original: np.ndarray
+    shift: np.ndarray
+    scale: np.ndarray
+    feature_names: tuple | None
+
+    @property
+    def labels(self) -> np.ndarray:
+        """Index-set labels of the features: safe names, or ``0 .. p-1`` without names."""
+        from .mip import safe_labels
+
+        return np.arange(self.n_features) if self.feature_names is None else safe_labels(self.feature_names)
+
+    @classmethod
+    def create(cls, X, y, how, feature_names=None):
+        """Scale ``X`` by ``how`` in ``{"standard", "unit", None}``."""
+        X = np.asarray(X, dtype=float)
+        p = X.shape[1]
+        if how == "standard":
+            Xs, shift, scale = standardize(X)
+        elif how == "unit":
+            Xs, shift, scale = scale_unit(X)
+        elif how is None:
+            Xs, shift, scale = X, np.zeros(p), np.ones(p)
+        else:
+            raise ValueError(f"unknown scaling {how!r}")
+        names = None if feature_names is None else tuple(str(n) for n in feature_names)
+        return cls(Xs, np.asarray(y), X, shift, scale, names)
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    def to_original(self, weights, offsets):
+        """Hyperplanes ``w x_scaled + c`` as ``w' x_original + c'`` (rows of ``weights``).
+
+        ``w (x - shift) / scale + c = (w / scale) x + (c - (w / scale) shift)``.
+        """
+        w = np.asarray(weights, float) / self.scale
+        return w, np.asarray(offsets, float) - w @ self.shift
+
+    def to_scaled(self, weights, offsets):
+        """The inverse of :meth:`to_original`."""
+        w = np.asarray(weights, float)
+        return w * self.scale, np.asarray(offsets, float) + w @ self.shift

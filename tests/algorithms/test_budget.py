@@ -1,0 +1,21 @@
+"""The whole-fit time budget."""
+
+import time
+
+from optitrees.algorithms import Budget
+
+
+def test_budget_phases():
+    b = Budget(2.0)
+    assert b.deadline == b.start + 2.0 and 1.9 < b.remaining() <= 2.0
+    assert b.until(0.25) <= time.perf_counter() + 0.5 + 1e-9
+    assert b.before_end(0.05) == b.deadline - 0.1
+    assert not b.expired
+
+
+def test_unlimited_and_expired():
+    u = Budget(None)
+    assert u.deadline is None and u.remaining() is None and u.until(0.5) is None and u.before_end(0.1) is None
+    assert not u.expired
+    e = Budget(0.0)
+    assert e.expired and e.remaining() == 0.0

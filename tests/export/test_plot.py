@@ -1,0 +1,53 @@
+"""Figures: every tree model, score cards, feature influence and the solve's trace (matplotlib, optional)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+
+pytest.importorskip("matplotlib")
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from optitrees import GeneralizedRiskScoreClassifier, OCTHClassifier, OLCTClassifier, export  # noqa: E402
+from _support import fit_quiet  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    data = load_breast_cancer(as_frame=True)
+    return data.data.iloc[:120, :5], data.target.iloc[:120].to_numpy()
+
+
+def _texts(ax):
+    return [t.get_text() for t in ax.texts]
+
+
+def test_plot_tree_of_oblique_and_label_trees(cancer):
+    X, y = cancer
+    for clf in (fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, solver_options={"mip_max_nodes": 5}), X, y),
+                fit_quiet(OCTHClassifier(max_depth=2, time_limit=5, solver_options={"mip_max_nodes": 5}), X, y)):
+        ax = export.plot_tree(clf)
+        texts = _texts(ax)
+        assert sum(t.startswith("[") for t in texts) == clf.tree_.n_nodes
+        assert any("<=" in t for t in texts) and any("mean" in t for t in texts)
+        plt.close(ax.figure)
+
+
+def test_score_card_influence_and_trace_figures(cancer):
+    X, y = cancer
+    card = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=2, tangents="V0", time_limit=5), X, y)
+    ax = export.plot_score_card(card)
+    assert len(ax.collections) == 2 and ax.get_ylabel() == "P(1)"
+    cells = [c.get_text().get_text() for c in ax.tables[0].get_celld().values()]
+    assert any(">=" in c or "<" in c for c in cells)
+    plt.close(ax.figure)
+    olct = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, solver_options={"mip_max_nodes": 5}), X, y)
+    ax = export.plot_feature_influence(olct)
+    assert ax.images[0].get_array().shape == (3, 5)
+    plt.close(ax.figure)
+    ax = export.plot_solve_trace(olct)
+    assert len(ax.lines) == 2 and "highs" in ax.get_title()
+    assert np.isfinite(ax.lines[1].get_ydata()).any()          # the bound was recorded
+    plt.close(ax.figure)
