@@ -40,7 +40,7 @@ def squares_error(formulation, x) -> tuple[float, float, float]:
 
 
 def solve_outer_approximation(formulation, solver="highs", *, tol=1e-4, max_rounds=50, warm_start=None,
-                              deadline=None, **options):
+                              deadline=None, polish_deadline=None, **options):
     """Solve a formulation with ``q`` outer-approximating ``w**2`` to a relative error ``tol``.
 
     Parameters
@@ -54,8 +54,9 @@ def solve_outer_approximation(formulation, solver="highs", *, tol=1e-4, max_roun
         Most MILP solves.
     warm_start : array of shape (n_cols,), optional
         Start of the first round.
-    deadline : float, optional
-        Absolute ``time.perf_counter()`` by which all rounds end.
+    deadline, polish_deadline : float, optional
+        Absolute ``time.perf_counter()`` by which all rounds end, and by which
+        their polishing must end (default ``deadline``).
     **options
         Passed to :func:`optitrees.solvers.solve` for every round (``time_limit``
         applies per round, ``mip_gap``, ``threads``, ``seed``, ``solver_options`` ...).
@@ -81,7 +82,8 @@ def solve_outer_approximation(formulation, solver="highs", *, tol=1e-4, max_roun
         if rounds > 1 and deadline is not None and time.perf_counter() >= deadline:
             rounds -= 1
             break
-        current = _solvers.solve(formulation, solver, warm_start=start, deadline=deadline, **options)
+        current = _solvers.solve(formulation, solver, warm_start=start, deadline=deadline,
+                                 polish_deadline=polish_deadline, **options)
         for k, v in current.timings.items():
             totals[k] = totals.get(k, 0.0) + v
         trace += [(t0 + t, inc, bd) for t, inc, bd in current.trace]

@@ -1,6 +1,7 @@
 """scikit-learn estimators, one module per model family, all on one fit template (:mod:`._template`)."""
 
-from ._loss_optimal import LossOptimalTreeClassifier, MARGOTClassifier, OLCTClassifier
+from ._loss_optimal import LossOptimalTreeClassifier
+from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
 from ._oct import OCTClassifier, OCTHClassifier
 from ._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 from ._template import MIPClassifier

@@ -1,4 +1,5 @@
-"""scikit-learn estimators for loss-optimal oblique trees (seed 002, 3.12): general, OLCT (3.17), MARGOT."""
+"""scikit-learn estimator for loss-optimal oblique trees (seed 002, 3.12); its presets OLCT and MARGOT are in
+:mod:`._loss_optimal_presets`."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from ..solvers.registry import get_backend
 from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
 from ._views import TreeViews
 
-__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier"]
+__all__ = ["LossOptimalTreeClassifier"]
 
 _ATTRIBUTES_DOC = """    Attributes
     ----------
@@ -190,7 +191,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         if f.problem.spec.l2_method != "outer":
             return super()._solve(f, start, budget)
         return solve_outer_approximation(f, tol=float(self.l2_tol), warm_start=start,
-                                         deadline=budget.before_end(self._reserve), **self._solve_options())
+                                         deadline=budget.solve_deadline(self._reserve),
+                                         polish_deadline=budget.deadline, **self._solve_options())
 
     def _refine(self, problem, model, budget):
         spec = problem.spec
@@ -280,146 +282,3 @@ def _fill(doc):
 
 
 LossOptimalTreeClassifier.__doc__ = _fill(LossOptimalTreeClassifier.__doc__)
-
-
-class OLCTClassifier(LossOptimalTreeClassifier):
-    """Optimal Logistic Classification Tree (seed 002, 3.17): an oblique tree of sparse logistic regressions.
-
-    The preset ``loss="logistic", regularizer="l1", lam=1`` of
-    :class:`LossOptimalTreeClassifier`: routing (3.6), big-M forwarding (3.7),
-    logistic-loss tangent slacks on every layer (3.15) and l1-regularized
-    hyperplanes (3.16), with a greedy warm start, then the exact refit of the
-    last layer (Remark 1). The objective is the seed's experimental form
-    ``sum_h C_h sum_i logloss_i,h + sum_t ||w_t||_1`` on standardized features.
-
-    Parameters
-    ----------
-    max_depth : int, default=2
-        Number of branching layers.
-    C : float or sequence of float, default=1.0
-        Loss weight per layer ``C_h`` (a scalar applies to every layer).
-    tangents : {"V0", "V1", "V2", "V3"}, default="V0"
-        Tangent set of the logistic-loss underestimator.
-    univariate : bool, default=False
-        Axis-aligned splits (``||w_t||_0 <= 1``, Remark 2).
-    weight_bound : float, default=10.0
-        ``||w_t||_1 <= weight_bound`` on standardized features; big-M values are
-        derived from it.
-    refine : bool, default=True
-        Remark 1: refit each last-layer node on its points.
-{solver_doc}
-
-{attributes_doc}
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = OLCTClassifier(max_depth=1).fit(X[:100], y[:100])
-    >>> clf.predict(X[:3]).shape
-    (3,)
-    """
-
-    _parameter_constraints = {**MIPClassifier._parameter_constraints, **_MODEL_CONSTRAINTS,
-                              "univariate": ["boolean"]}
-    l2_tol = 1e-4
-
-    def __init__(self, max_depth=2, *, C=1.0, tangents="V0", univariate=False, weight_bound=10.0, refine=True,
-                 warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
-                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None):
-        self.max_depth = max_depth
-        self.C = C
-        self.tangents = tangents
-        self.univariate = univariate
-        self.weight_bound = weight_bound
-        self.refine = refine
-        self.warm_start = warm_start
-        self.solver = solver
-        self.time_limit = time_limit
-        self.mip_gap = mip_gap
-        self.threads = threads
-        self.random_state = random_state
-        self.verbose = verbose
-        self.solver_options = solver_options
-        self.forbidden_features = forbidden_features
-        self.constraints = constraints
-
-    def _settings(self):
-        return dict(loss="logistic", regularizer="l1", C=self.C, lam=1.0,
-                    feature_selection="hard" if self.univariate else None,
-                    max_features=1 if self.univariate else None, alpha=None, tangents=self.tangents)
-
-
-class MARGOTClassifier(LossOptimalTreeClassifier):
-    """Margin Optimal Classification Tree (D'Onofrio et al.; seed 002, 3.12-3.13) and its HFS/SFS variants.
-
-    The preset ``loss="hinge", regularizer="l2", lam=1`` of
-    :class:`LossOptimalTreeClassifier`: every branch node is a soft-margin SVM
-    on the points that reach it, ``sum_h C_h sum_i zeta_i,h + sum_t ||w_t||^2``
-    with the hinge slacks (3.13) of the node each point visits. The squared
-    norm is exact on MIQP solvers (``solver="scip"`` or ``"gurobi"``); on HiGHS
-    it is outer-approximated by tangent cuts refined in a loop of warm-started
-    re-solves until its relative error is at most ``l2_tol``, reported as
-    ``solver_result_.checks["l2_relative_error"]``. The warm start is a greedy
-    tree of linear SVMs.
-
-    Parameters
-    ----------
-    max_depth : int, default=2
-    C : float or sequence of float, default=1.0
-        Hinge-loss weight per layer ``C_h``.
-    feature_selection : {None, "hard", "soft"}, default=None
-        HFS-MARGOT (``||w_t||_0 <= max_features``) or SFS-MARGOT
-        (``alpha_h ||w_t||_0`` in the objective), by the l0 indicators (3.14).
-    max_features : int or sequence of int, optional
-    alpha : float or sequence of float, optional
-    weight_bound : float, default=10.0
-    l2_tol : float, default=1e-4
-    refine : bool, default=True
-{solver_doc}
-
-{attributes_doc}
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = MARGOTClassifier(max_depth=1).fit(X[:80, :5], y[:80])
-    >>> clf.solver_result_.checks["l2_relative_error"] <= 1e-4
-    True
-    """
-
-    _parameter_constraints = {key: LossOptimalTreeClassifier._parameter_constraints[key] for key in (
-        *MIPClassifier._parameter_constraints, *_MODEL_CONSTRAINTS, "feature_selection", "max_features", "alpha",
-        "l2_tol") if key != "tangents"}
-
-    def __init__(self, max_depth=2, *, C=1.0, feature_selection=None, max_features=None, alpha=None,
-                 weight_bound=10.0, l2_tol=1e-4, refine=True, warm_start=True, solver="highs", time_limit=60.0,
-                 mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
-                 forbidden_features=None, constraints=None):
-        self.max_depth = max_depth
-        self.C = C
-        self.feature_selection = feature_selection
-        self.max_features = max_features
-        self.alpha = alpha
-        self.weight_bound = weight_bound
-        self.l2_tol = l2_tol
-        self.refine = refine
-        self.warm_start = warm_start
-        self.solver = solver
-        self.time_limit = time_limit
-        self.mip_gap = mip_gap
-        self.threads = threads
-        self.random_state = random_state
-        self.verbose = verbose
-        self.solver_options = solver_options
-        self.forbidden_features = forbidden_features
-        self.constraints = constraints
-
-    def _settings(self):
-        return dict(loss="hinge", regularizer="l2", C=self.C, lam=1.0, feature_selection=self.feature_selection,
-                    max_features=self.max_features, alpha=self.alpha, tangents="V0")
-
-
-for _cls in (OLCTClassifier, MARGOTClassifier):
-    _cls.__doc__ = _fill(_cls.__doc__)

@@ -142,7 +142,8 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         return est._build(est._prepare(X, y))
 
     def _solve(self, f, start, budget):
-        return _solvers.solve(f, warm_start=start, deadline=budget.before_end(self._reserve), **self._solve_options())
+        return _solvers.solve(f, warm_start=start, deadline=budget.solve_deadline(self._reserve),
+                              polish_deadline=budget.deadline, **self._solve_options())
 
     def _refine(self, problem, model, budget):
         """An improved model from the solver's (``None``: this family has no refinement)."""
@@ -171,19 +172,18 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         notes = []
         starts = self._starts(problem, budget.until(self._start_share))
         finals = {name: family.finalize(problem, m) for name, m in starts.items()}
-        start_name = min(finals, key=lambda k: family.objective(problem, finals[k]))
+        start_objectives = {name: family.objective(problem, m) for name, m in finals.items()}
+        start_name = min(start_objectives, key=start_objectives.get)
         x0 = family.start(f, starts[start_name])
         violation = f.violation(x0)
-        candidates = {}
-        if violation <= 1e-6:
-            candidates["start"] = finals[start_name]
-        else:
+        feasible = violation <= 1e-6
+        if not feasible:
             notes.append((WarmStartWarning, f"the {start_name} start violates the model by {violation:.3g}"
                           + (" (a user constraint?); it is not returned" if self.constraints is not None
                              else "; the solver starts without it")))
-            if self.constraints is None:
-                candidates["start"] = finals[start_name]
-        result = self._solve(f, x0 if self.warm_start and violation <= 1e-6 else None, budget)
+        # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
+        candidates = {"start": finals[start_name]} if feasible or self.constraints is None else {}
+        result = self._solve(f, x0 if self.warm_start and feasible else None, budget)
         if result.x is not None and np.all(np.isfinite(result.x)):
             model, checks = family.decode(f, result.x)
             reference = result.objective if result.objective is not None else f.objective_value(result.x)
@@ -197,7 +197,8 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         if not candidates:
             raise RuntimeError(f"no model satisfies the constraints: the solver found none ({result.status}) "
                                "and the warm start violates them")
-        objectives = {k: family.objective(problem, m) for k, m in candidates.items()}
+        objectives = {k: start_objectives[start_name] if k == "start" else family.objective(problem, m)
+                      for k, m in candidates.items()}
         best = min(objectives.values())
         returned = next(k for k in ("refined", "solver", "start")
                         if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
@@ -208,7 +209,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
             warnings.warn(note, kind, stacklevel=2)
         result.message = "; ".join([result.message] + [note for _, note in notes])
         self.objective_ = objectives[returned]
-        self.warm_start_objective_ = family.objective(problem, finals[start_name])
+        self.warm_start_objective_ = start_objectives[start_name]
         self.solver_result_ = result
         self.formulation_summary_ = f.summary()
         self._store(problem, candidates[returned])
@@ -220,8 +221,9 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
     def _agreement_notes(result):
         notes = []
         if result.checks.get("polished") is False:
-            notes.append((AgreementWarning, "the solver's integer solution could not be polished (it relies on "
-                          "integrality tolerances); its solution is used as it is"))
+            why = "no time was left to polish it" if result.checks.get("polish_skipped") else "it could not be polished"
+            notes.append((AgreementWarning, f"the solver's integer solution relies on integrality tolerances ({why}); "
+                          "its solution is used as it is"))
         for key, what in (("routing_mismatches", "training points are routed differently by the decoded model "
                                                  "than by z"),
                           ("rule_mismatches", "rule evaluations differ between the decoded card and z")):

@@ -17,7 +17,21 @@ from .. import export
 __all__ = ["TreeViews", "ScoreCardViews"]
 
 
-class TreeViews:
+class _Printed:
+    """Text and dict of the fitted model; evaluating either gives exactly the predictions."""
+
+    def export_text(self):
+        """The fitted model as text (see :func:`optitrees.export.export_text`)."""
+        check_is_fitted(self)
+        return export.export_text(self)
+
+    def to_dict(self):
+        """The fitted model as a JSON-serializable dict (see :func:`optitrees.export.export_dict`)."""
+        check_is_fitted(self)
+        return export.export_dict(self)
+
+
+class TreeViews(_Printed):
     """Predictions and views of a fitted ``tree_``."""
 
     def predict(self, X):
@@ -35,18 +49,9 @@ class TreeViews:
         X = self._X(X)
         return self.tree_.decision_path(X)
 
-    def export_text(self):
-        """The fitted tree as text; evaluating it gives exactly the predictions (see :mod:`optitrees.export`)."""
-        check_is_fitted(self)
-        return export.export_text(self)
-
-    def to_dict(self):
-        """The fitted tree as a JSON-serializable dict (see :func:`optitrees.export.tree_dict`)."""
-        check_is_fitted(self)
-        return export.export_dict(self)
 
 
-class ScoreCardViews:
+class ScoreCardViews(_Printed):
     """Predictions, tables and edits of a fitted ``score_card_``."""
 
     def decision_function(self, X):
@@ -79,16 +84,6 @@ class ScoreCardViews:
 
         check_is_fitted(self)
         return pd.DataFrame(export.card_dict(self.score_card_, self._feature_names(), self.classes_)["risk"])
-
-    def export_text(self):
-        """The score card and its risk table as text; what it reads is what the model predicts."""
-        check_is_fitted(self)
-        return export.export_text(self)
-
-    def to_dict(self):
-        """The score card as a JSON-serializable dict."""
-        check_is_fitted(self)
-        return export.export_dict(self)
 
     def flip_rule(self, k):
         """Theorem 4.1: a copy whose rule ``k`` tests the opposite condition with negated points.

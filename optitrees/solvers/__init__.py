@@ -21,7 +21,7 @@ __all__ = ["solve", "available", "solver_names", "SolveOptions", "SolverResult",
 
 def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, threads=None, seed=0,
           verbose=False, warm_start=None, progress=True, polish=True, solver_options=None,
-          deadline=None) -> SolverResult:
+          deadline=None, polish_deadline=None) -> SolverResult:
     """Solve a formulation or a Pyomo model.
 
     Parameters
@@ -55,8 +55,11 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
     solver_options : dict, optional
         Raw solver options, applied last.
     deadline : float, optional
-        Absolute ``time.perf_counter()`` by which the solve, polishing
-        included, must end (how an estimator passes the rest of its budget).
+        Absolute ``time.perf_counter()`` by which the solve must end (how an
+        estimator passes the rest of its budget).
+    polish_deadline : float, optional
+        By when polishing must end (default ``deadline``); past it the
+        solution is returned unpolished (``checks["polish_skipped"]``).
 
     Returns
     -------
@@ -96,15 +99,21 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
                 start = None
     result = backend.solve(model, opts, start=start)
     if polish and is_formulation and result.x is not None and model.integrality.any():
-        _polish_result(model, result, opts)
+        _polish_result(model, result, opts, deadline if polish_deadline is None else polish_deadline)
     return result
 
 
-def _polish_result(formulation, result, opts):
+def _polish_result(formulation, result, opts, deadline):
+    import time
+
     from .polish import polish as run_polish
     from .results import relative_gap
 
-    x, objective, seconds = run_polish(formulation, result.x, opts)
+    if deadline is not None and time.perf_counter() >= deadline:
+        result.checks.update(polished=False, polish_skipped=True)
+        result.message += "; not polished: the time budget ran out"
+        return
+    x, objective, seconds = run_polish(formulation, result.x, opts, deadline)
     result.timings["polish"] = seconds
     result.checks["polished"] = x is not None
     if x is None:

@@ -19,7 +19,7 @@ import numpy as np
 __all__ = ["polish"]
 
 
-def polish(formulation, x, options):
+def polish(formulation, x, options, deadline=None):
     """Re-solve ``formulation`` with its integer columns fixed at ``round(x)``.
 
     Parameters
@@ -28,7 +28,9 @@ def polish(formulation, x, options):
     x : ndarray of shape (n_cols,)
         A MIP solution.
     options : SolveOptions
-        The solve's options (time limit, seed, verbose and threads apply).
+        The solve's options (seed, verbose and threads apply).
+    deadline : float, optional
+        Absolute ``time.perf_counter()`` by which polishing must end.
 
     Returns
     -------
@@ -43,8 +45,8 @@ def polish(formulation, x, options):
     h.setOptionValue("random_seed", int(options.seed))
     if options.threads is not None:
         h.setOptionValue("threads", int(options.threads))
-    if options.deadline is not None:            # the fit's budget; an LP over fixed integers is quick
-        h.setOptionValue("time_limit", max(0.5, options.deadline - time.perf_counter()))
+    if deadline is not None:
+        h.setOptionValue("time_limit", max(0.0, deadline - time.perf_counter()))
     formulation.to_highs(names=False, highs=h, allow_quadratic=True)
     cols = np.flatnonzero(formulation.integrality).astype(np.int32)
     fixed = np.clip(np.round(x[cols]), formulation.col_lower[cols], formulation.col_upper[cols])

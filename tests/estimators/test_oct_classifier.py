@@ -25,7 +25,8 @@ def iris():
 @pytest.mark.parametrize("cls", [OCTClassifier, OCTHClassifier])
 def test_iris_three_classes(iris, cls):
     X, y = iris
-    clf = fit_quiet(cls(max_depth=2, alpha=0.01, min_samples_leaf=5, time_limit=15, random_state=0), X, y)
+    clf = fit_quiet(cls(max_depth=2, alpha=0.01, min_samples_leaf=5, time_limit=15, random_state=0,
+                        solver_options={"mip_max_nodes": 20}), X, y)
     pred = clf.predict(X)
     assert set(pred) == {"setosa", "versicolor", "virginica"}
     assert (pred == y).mean() >= 0.94
@@ -61,14 +62,16 @@ def test_thresholds_in_original_units():
 
 def test_min_samples_leaf_is_respected(iris):
     X, y = iris
-    clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=40, time_limit=15, random_state=0), X, y)
+    clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=40, time_limit=15, random_state=0,
+                                  solver_options={"mip_max_nodes": 20}), X, y)
     counts = clf.tree_.value[clf.tree_.is_leaf].sum(axis=1)
     assert np.all((counts == 0) | (counts >= 40))
 
 
 def test_objective_matches_definition(iris):
     X, y = iris
-    clf = fit_quiet(OCTClassifier(max_depth=2, alpha=0.05, time_limit=10, random_state=0), X, y)
+    clf = fit_quiet(OCTClassifier(max_depth=2, alpha=0.05, time_limit=10, random_state=0,
+                                  solver_options={"mip_max_nodes": 20}), X, y)
     errors = (clf.predict(X) != y).sum()
     assert clf.objective_ == pytest.approx(errors / 100 + 0.05 * clf.tree_.n_splits())
     X01, low, span = scale_unit(X.to_numpy())

@@ -118,3 +118,29 @@ def test_numeric_and_boolean_pandas_columns_are_accepted():
     y = (X["age"] > 55).astype(int).to_numpy()
     clf = fit_quiet(OCTClassifier(max_depth=1, time_limit=10), X, y)
     assert list(clf.feature_names_in_) == ["age", "smoker", "bp"]
+
+
+@pytest.mark.parametrize("cls", [OLCTClassifier, OCTClassifier, OCTHClassifier])
+def test_forbidden_features_are_never_used(cancer, cls):
+    X, y = cancer
+    clf = fit_quiet(cls(max_depth=2, time_limit=10, solver_options={"mip_max_nodes": 10},
+                        forbidden_features=[27, "x22"]), X[:150], y[:150])
+    assert np.all(clf.tree_.weights[:, [22, 27]] == 0)
+
+
+def test_user_constraint_hook_and_a_start_that_violates_it(cancer):
+    from optitrees.exceptions import WarmStartWarning
+
+    X, y = cancer
+    X, y = X[:150, :6], y[:150]
+    free = fit_quiet(OCTClassifier(max_depth=1, time_limit=20), X, y)
+    j = int(free.tree_.feature[0])                        # CART's (and the optimum's) root feature
+
+    def not_that_feature(f):
+        f.fix("a", 0.0, mask=np.outer(f.sets["T"] == 1, np.arange(len(f.sets["J"])) == j))
+
+    with pytest.warns(WarmStartWarning, match="it is not returned"):
+        clf = OCTClassifier(max_depth=1, time_limit=20, constraints=not_that_feature).fit(X, y)
+    r = clf.solver_result_
+    assert r.returned == "solver" and "start" not in r.objectives
+    assert clf.tree_.feature[0] != j and clf.objective_ >= free.objective_
