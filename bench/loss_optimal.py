@@ -51,12 +51,12 @@ def models():
 
 
 def features_per_split(clf) -> float:
+    """Nonzero weights per hyperplane: every node of a loss-optimal tree, the splits of a label tree."""
     tree = clf.tree_
-    W = tree.weights
-    used = getattr(tree, "active", np.ones(W.shape[0], bool))
+    used = np.ones(tree.n_nodes, bool) if tree.leaf_model == "linear" else ~tree.is_leaf
     if not used.any():
         return 0.0
-    return float((W[used] != 0).sum(axis=1).mean())
+    return float((tree.weights[used] != 0).sum(axis=1).mean())
 
 
 def fit(est, X, y, time_limit, seed):
@@ -88,7 +88,7 @@ def run(args):
                 rows.append(dict(dataset=name, seed=seed, model=model, params=str(_grid_params(best)),
                                  test_ba=balanced_accuracy_score(yte, clf.predict(Xte)),
                                  features=features_per_split(clf), time=seconds, status=r.status,
-                                 gap=np.nan if r.gap is None else r.gap, source=r.solution_source,
+                                 gap=np.nan if r.gap is None else r.gap, source=r.returned,
                                  l2_error=r.checks.get("l2_relative_error", np.nan)))
                 print(f"{name} seed {seed} {model}: BA {rows[-1]['test_ba']:.3f}, features {rows[-1]['features']:.1f}, "
                       f"{seconds:.1f}s, {r.status}, gap {rows[-1]['gap']:.3f}", flush=True)

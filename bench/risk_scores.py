@@ -68,7 +68,7 @@ def fit_ors(Xtr, ytr, Xte, yte, T, tangents, time_limit):
     elapsed = time.perf_counter() - t0
     r = clf.solver_result_
     return dict(auc=roc_auc_score(yte, clf.predict_proba(Xte)[:, 1]), train_loss=clf.objective_, time=elapsed,
-                gap=np.nan if r.gap is None else r.gap, status=r.status, source=r.solution_source)
+                gap=np.nan if r.gap is None else r.gap, status=r.status, source=r.returned)
 
 
 def _fasterrisk():
@@ -164,7 +164,7 @@ def part2(args):
                 r = clf.solver_result_
                 rows.append(dict(dataset=name, n=len(y), p=X.shape[1], T=T, method=method,
                                  auc=roc_auc_score(yte, clf.predict_proba(Xt)[:, 1]), train_loss=clf.objective_,
-                                 time=t, gap=np.nan if r.gap is None else r.gap, source=r.solution_source))
+                                 time=t, gap=np.nan if r.gap is None else r.gap, source=r.returned))
             print(f"done {name} T={T}", flush=True)
     df = pd.DataFrame(rows)
     df.to_csv(RESULTS / "risk_scores_ogrs.csv", index=False)

@@ -9,8 +9,8 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 
-from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier)
+from optitrees import (GeneralizedRiskScoreClassifier, MARGOTClassifier, OCTClassifier,
+                       OCTHClassifier, OLCTClassifier)
 from optitrees.exceptions import FallbackWarning, TimeLimitWarning
 from _support import fit_quiet
 

@@ -1,10 +1,7 @@
 """Brute-force references for the risk-score formulations (independent of the library)."""
 
-import itertools
-
 import numpy as np
 from scipy.optimize import linprog
-
 
 
 def _tiny(seed, n=14, p=3):

@@ -5,11 +5,10 @@ import pytest
 
 from optitrees.algorithms.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
-from optitrees.algorithms.outer_approximation import solve_outer_approximation, squares_error
+from optitrees.algorithms.outer_approximation import solve_outer_approximation
 from optitrees.formulations import loss_optimal_tree, margot, olct
 from optitrees.formulations.loss_optimal_solution import decode, start, tree_objective
 from optitrees.solvers import solve
-from _support import needs_scip
 
 
 
@@ -31,37 +30,6 @@ def test_olct_is_the_logistic_l1_preset(data):
     b = loss_optimal_tree(X, y, depth=2, loss="logistic", regularizer="l1", lam=1.0, C=[1.0, 2.0], tangents="V1")
     assert (a.matrix != b.matrix).nnz == 0
     assert np.array_equal(a.cost, b.cost) and np.array_equal(a.row_lower, b.row_lower)
-
-
-@needs_scip
-@pytest.mark.parametrize("fs", [dict(), dict(feature_selection="hard", max_features=1)])
-def test_margot_scip_exact_agrees_with_highs_outer_approximation(data, fs):
-    X, y = data
-    exact = solve(margot(X, y, depth=2, C=2.0, **fs), "scip", mip_gap=0, time_limit=120)
-    g = margot(X, y, depth=2, C=2.0, l2_method="outer", **fs)
-    outer = solve_outer_approximation(g, "highs", tol=1e-4, mip_gap=0)
-    assert exact.status == outer.status == "optimal"
-    err = outer.checks["l2_relative_error"]
-    assert err <= 1e-4
-    assert outer.checks["oa_rounds"] > 1
-    # the OA optimum underestimates the exact one by at most its error on the quadratic term
-    exact_sq, _, _ = squares_error(g, outer.x)
-    assert outer.bound <= exact.objective + 1e-6
-    assert abs(outer.objective - exact.objective) <= err * exact_sq + 1e-6 * exact.objective
-    tree, _ = decode(g, outer.x)
-    assert tree_objective(g.problem, tree) == pytest.approx(outer.objective, rel=1e-9)
-
-
-@pytest.mark.parametrize("budget", [1, 2])
-def test_hfs_budget_is_respected(data, budget):
-    X, y = data
-    f = margot(X, y, depth=2, C=5.0, feature_selection="hard", max_features=budget, l2_method="outer")
-    res = solve_outer_approximation(f, "highs", mip_gap=0)
-    w = f.values(res.x)["w"]
-    assert res.status == "optimal"
-    assert np.all((np.abs(w) > 1e-9).sum(axis=1) <= budget)
-    free = solve_outer_approximation(margot(X, y, depth=2, C=5.0, l2_method="outer"), "highs", mip_gap=0)
-    assert free.objective <= res.objective + 1e-6
 
 
 def test_sfs_penalty_trades_features_for_loss(data):

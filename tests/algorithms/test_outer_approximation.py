@@ -1,0 +1,61 @@
+"""The outer-approximation loop of squared norms: exact MIQP agreement, budgets, determinism under a node limit."""
+
+import numpy as np
+import pytest
+
+from optitrees.algorithms.outer_approximation import solve_outer_approximation, squares_error
+from optitrees.formulations import margot
+from optitrees.formulations.loss_optimal_solution import decode, tree_objective
+from optitrees.solvers import solve
+from _support import needs_scip
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(24, 3))
+    y = np.where(X[:, 0] - 0.7 * X[:, 2] + 0.3 * rng.normal(size=24) > 0, 1.0, -1.0)
+    return (X - X.mean(0)) / X.std(0), y
+
+
+@needs_scip
+@pytest.mark.parametrize("fs", [dict(), dict(feature_selection="hard", max_features=1)])
+def test_margot_scip_exact_agrees_with_highs_outer_approximation(data, fs):
+    X, y = data
+    exact = solve(margot(X, y, depth=2, C=2.0, **fs), "scip", mip_gap=0, time_limit=120)
+    g = margot(X, y, depth=2, C=2.0, l2_method="outer", **fs)
+    outer = solve_outer_approximation(g, "highs", tol=1e-4, mip_gap=0)
+    assert exact.status == outer.status == "optimal"
+    err = outer.checks["l2_relative_error"]
+    assert err <= 1e-4
+    assert outer.checks["oa_rounds"] > 1
+    # the OA optimum underestimates the exact one by at most its error on the quadratic term
+    exact_sq, _, _ = squares_error(g, outer.x)
+    assert outer.bound <= exact.objective + 1e-6
+    assert abs(outer.objective - exact.objective) <= err * exact_sq + 1e-6 * exact.objective
+    tree, _ = decode(g, outer.x)
+    assert tree_objective(g.problem, tree) == pytest.approx(outer.objective, rel=1e-9)
+
+
+@pytest.mark.parametrize("budget", [1, 2])
+def test_hfs_budget_is_respected(data, budget):
+    X, y = data
+    f = margot(X, y, depth=2, C=5.0, feature_selection="hard", max_features=budget, l2_method="outer")
+    res = solve_outer_approximation(f, "highs", mip_gap=0)
+    w = f.values(res.x)["w"]
+    assert res.status == "optimal"
+    assert np.all((np.abs(w) > 1e-9).sum(axis=1) <= budget)
+    free = solve_outer_approximation(margot(X, y, depth=2, C=5.0, l2_method="outer"), "highs", mip_gap=0)
+    assert free.objective <= res.objective + 1e-6
+
+
+def test_rounds_continue_past_a_node_limit_and_repeat_exactly(data):
+    X, y = data
+    runs = []
+    for _ in range(2):
+        f = margot(X, y, depth=2, C=5.0, l2_method="outer")
+        runs.append(solve_outer_approximation(f, "highs", solver_options={"mip_max_nodes": 3}))
+    a, b = runs
+    assert a.checks["oa_rounds"] == b.checks["oa_rounds"] > 1
+    assert np.array_equal(a.x, b.x) and a.checks["l2_relative_error"] <= 1e-4
+    assert a.bound is not None and a.bound <= a.objective + 1e-9
