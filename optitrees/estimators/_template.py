@@ -115,8 +115,8 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
                     verbose=bool(self.verbose), solver_options=self.solver_options or {})
 
     def _prepare(self, X, y):
-        """Validate the parameters and the data; return the family's problem (nothing is built yet)."""
-        self._validate_params()
+        """Check the solver settings and the data (parameters are validated first); return the family's
+        problem. Nothing is built yet."""
         SolveOptions(mip_gap=self.mip_gap, threads=self.threads, solver_options=self.solver_options or {})
         get_backend(self.solver)
         X, y = validate_xy(self, X, y)
@@ -139,6 +139,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         ``w(1,serum_sodium)``. The estimator itself is left unfitted.
         """
         est = clone(self)
+        est._validate_params()
         return est._build(est._prepare(X, y))
 
     def _solve(self, f, start, budget):
