@@ -27,7 +27,7 @@ def _constant(y, logistic=True):
     return 1.0 if n_pos >= len(y) - n_pos else -1.0
 
 
-def fit_l1_logistic(X, y, C, random_state=None):
+def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None):
     """Minimize ``||w||_1 + C sum_i log(1 + exp(-y_i (w x_i + b)))``.
 
     scikit-learn's liblinear solver with a large ``intercept_scaling`` so that
@@ -48,11 +48,11 @@ def fit_l1_logistic(X, y, C, random_state=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         lr = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
-                                tol=1e-6, max_iter=1000, random_state=random_state).fit(X, y)
+                                tol=1e-6, max_iter=1000, random_state=random_state).fit(X, y, sample_weight)
     return lr.coef_.ravel().copy(), float(lr.intercept_[0])
 
 
-def fit_linear_svm(X, y, C, random_state=None):
+def fit_linear_svm(X, y, C, random_state=None, sample_weight=None):
     """Minimize ``0.5 ||w||^2 + C sum_i max(0, 1 - y_i (w x_i + b))`` (scikit-learn's LinearSVC).
 
     A large ``intercept_scaling`` leaves the intercept practically unpenalized.
@@ -68,7 +68,7 @@ def fit_linear_svm(X, y, C, random_state=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         svm = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=10.0, tol=1e-6, max_iter=20000,
-                        random_state=random_state).fit(X, y)
+                        random_state=random_state).fit(X, y, sample_weight)
     return svm.coef_.ravel().copy(), float(svm.intercept_[0])
 
 
@@ -121,29 +121,30 @@ def node_fitter(spec, random_state=None, allowed=None):
 
     Returns
     -------
-    callable ``fit(X, y, h, support=None) -> (w, b)``
-        ``h`` is the 0-based layer; ``support`` restricts the features further.
+    callable ``fit(X, y, h, support=None, sample_weight=None) -> (w, b)``
+        ``h`` is the 0-based layer; ``support`` restricts the features further;
+        ``sample_weight`` multiplies each point's loss (TAO's routing terms).
     """
     from sklearn.linear_model import LogisticRegression
 
     budget = spec.budget
 
-    def base(Xn, yn, h):
+    def base(Xn, yn, h, sw):
         loss, Ch = spec.losses[h], float(spec.C[h])
         lh = float(spec.lam[h]) if spec.regularizer is not None else 0.0
         if loss == "logistic":
             if spec.regularizer == "l1" and lh > 0:
-                return fit_l1_logistic(Xn, yn, Ch / lh, random_state)
+                return fit_l1_logistic(Xn, yn, Ch / lh, random_state, sw)
             n_pos = int((yn > 0).sum())
             if n_pos in (0, len(yn)):
                 return np.zeros(Xn.shape[1]), _constant(yn)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                lr = LogisticRegression(C=Ch / (2 * lh) if lh > 0 else 1e4, max_iter=2000, tol=1e-8).fit(Xn, yn)
+                lr = LogisticRegression(C=Ch / (2 * lh) if lh > 0 else 1e4, max_iter=2000, tol=1e-8).fit(Xn, yn, sw)
             return lr.coef_.ravel().copy(), float(lr.intercept_[0])
-        return fit_linear_svm(Xn, yn, Ch / (2 * lh) if lh > 0 else 1e3, random_state)
+        return fit_linear_svm(Xn, yn, Ch / (2 * lh) if lh > 0 else 1e3, random_state, sw)
 
-    def fit(Xn, yn, h, support=None):
+    def fit(Xn, yn, h, support=None, sample_weight=None):
         p = Xn.shape[1]
         mask = np.ones(p, bool) if allowed is None else np.asarray(allowed, bool).copy()
         if support is not None:
@@ -151,18 +152,18 @@ def node_fitter(spec, random_state=None, allowed=None):
         cols = np.flatnonzero(mask)
         w = np.zeros(p)
         if cols.size == 0:
-            return w, base(Xn[:, :1] * 0.0, yn, h)[1]
+            return w, base(Xn[:, :1] * 0.0, yn, h, sample_weight)[1]
         if budget is not None and spec.losses[h] == "logistic" and spec.regularizer == "l1" and budget[h] == 1 \
-                and support is None:
+                and support is None and sample_weight is None:
             wc, b0 = _fit_univariate(Xn[:, cols], yn, float(spec.C[h]) / max(float(spec.lam[h]), 1e-12),
                                      random_state)
         else:
-            wc, b0 = base(Xn[:, cols], yn, h)
+            wc, b0 = base(Xn[:, cols], yn, h, sample_weight)
         w[cols] = wc
         if budget is not None and np.count_nonzero(w) > budget[h]:
             keep = np.zeros(p, bool)
             keep[np.argsort(-np.abs(w))[: int(budget[h])]] = True
-            return fit(Xn, yn, h, support=keep)
+            return fit(Xn, yn, h, support=keep, sample_weight=sample_weight)
         return w, b0
 
     return fit

@@ -1,10 +1,11 @@
 """scikit-learn estimators, one module per model family, all on one fit template (:mod:`._template`)."""
 
 from ._loss_optimal import LossOptimalTreeClassifier
+from ._local_search import TAOClassifier, TMOClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
 from ._oct import OCTClassifier, OCTHClassifier
 from ._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 from ._template import MIPClassifier
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "MIPClassifier"]
+           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier"]

@@ -14,7 +14,8 @@ from sklearn.utils.validation import check_is_fitted
 from ..algorithms.greedy import greedy_tree
 from ..algorithms.node_fit import node_fitter
 from ..algorithms.outer_approximation import solve_outer_approximation
-from ..algorithms.refine import refine_last_layer
+from ..algorithms.tao_loss_optimal import tao_loss_optimal
+from ..algorithms.tmo import tmo_loss_optimal
 from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, layer_losses
 from ..formulations.loss_optimal_solution import LOSS_OPTIMAL
 from ..solvers.registry import get_backend
@@ -102,9 +103,9 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         Relative error of the outer approximation of ``||w||^2`` at which the
         re-solve loop stops (reported in ``solver_result_.checks``).
     refine : bool, default=True
-        Remark 1: refit each last-layer node on the points routed to it (on its
-        current features when feature selection is on), kept only when the
-        exact objective does not increase.
+        Improve the solver's tree by TAO on the exact objective (which refits
+        every last-layer node on its points, Remark 1, and moves inner nodes
+        when the exact objective drops); the result is kept only when better.
 {solver_doc}
 
 {attributes_doc}
@@ -120,6 +121,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
 
     _family = LOSS_OPTIMAL
     _scaling = "standard"
+    _default_start = "tao"
+    _refine_name = "tao"
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints, **_MODEL_CONSTRAINTS,
         "loss": [StrOptions({"logistic", "hinge", "misclassification"}), "array-like"],
@@ -179,13 +182,20 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     def _make_problem(self, spec, data):
         return LossOptimalProblem.create(spec, data)
 
-    def _fitter(self, problem):
-        allowed = np.ones(problem.data.n_features, bool)
-        allowed[list(problem.spec.forbidden)] = False
-        return node_fitter(problem.spec, self._seed, allowed)
+    def _fitter(self, problem, allowed=None):
+        mask = np.ones(problem.data.n_features, bool) if allowed is None else np.asarray(allowed, bool).copy()
+        mask[list(problem.spec.forbidden)] = False
+        return node_fitter(problem.spec, self._seed, mask)
 
     def _starts(self, problem, deadline):
-        return {"greedy": greedy_tree(problem, self._fitter(problem))}
+        fit = self._fitter(problem)
+        starts = {"greedy": greedy_tree(problem, fit)}
+        if "tao" in self._start_methods:
+            starts["tao"] = tao_loss_optimal(starts["greedy"], problem, fit, deadline=deadline)
+        if "tmo" in self._start_methods:
+            starts["tmo"], _ = tmo_loss_optimal(problem, lambda allowed: self._fitter(problem, allowed),
+                                                random_state=self._seed, deadline=deadline)
+        return starts
 
     def _solve(self, f, start, budget):
         if f.problem.spec.l2_method != "outer":
@@ -195,11 +205,10 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
                                          polish_deadline=budget.deadline, **self._solve_options())
 
     def _refine(self, problem, model, budget):
-        spec = problem.spec
-        if not self.refine or spec.losses[-1] == "misclassification":
+        if not self.refine:
             return None
-        return refine_last_layer(model, problem, self._fitter(problem),
-                                 keep_support=spec.feature_selection is not None)
+        deadline = None if budget.seconds is None else budget.deadline - 0.02 * budget.seconds
+        return tao_loss_optimal(model, problem, self._fitter(problem), deadline=deadline)
 
     def _store(self, problem, tree):
         self.tree_ = tree

@@ -5,9 +5,13 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.cart import cart_tree, greedy_oblique_tree
+from ..algorithms.contree import contree_tree
+from ..algorithms.fixed_tree import FixedTree
+from ..algorithms.tao import tao_label_tree
+from ..algorithms.tmo import tmo_label_tree
 from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
 from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
@@ -21,12 +25,16 @@ class _BaseOCT(TreeViews, MIPClassifier):
     _scaling = "unit"
     _binary = False
     _oblique = False
+    _default_start = "tao"
+    _refine_name = "tao"
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints,
         "max_depth": [Interval(Integral, 1, None, closed="left")],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
     }
+    #: Share of the budget an exact search (ConTree) may use before the MIP takes over.
+    _exact_share = 0.5
 
     def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, warm_start=True, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
@@ -52,16 +60,55 @@ class _BaseOCT(TreeViews, MIPClassifier):
     def _make_problem(self, spec, data):
         return OCTProblem.create(spec, data)
 
+    def _allowed(self, problem):
+        allowed = np.ones(problem.data.n_features, bool)
+        allowed[list(problem.spec.forbidden)] = False
+        return allowed
+
+    def _tao(self, problem, tree, deadline):
+        """TAO on the OCT objective, keeping OCT-H's margin ``mu`` so the tree stays a feasible start."""
+        spec, data = problem.spec, problem.data
+        ft = tao_label_tree(FixedTree.from_tree(tree, spec.depth), data.X, data.y, L_hat=problem.L_hat,
+                            alpha=spec.alpha, complexity="features" if spec.oblique else "splits",
+                            oblique=spec.oblique, min_samples_leaf=spec.min_samples_leaf,
+                            mu=spec.mu if spec.oblique else 0.0, allowed=self._allowed(problem), deadline=deadline,
+                            random_state=self._seed)
+        return ft.to_tree(spec.n_classes).with_counts(data.X, data.y)
+
     def _starts(self, problem, deadline):
         spec, data = problem.spec, problem.data
-        allowed = np.ones(data.n_features, bool)
-        allowed[list(spec.forbidden)] = False
+        allowed = self._allowed(problem)
         if self._oblique:
-            tree = greedy_oblique_tree(data.X, data.y, spec.depth, spec.n_classes, spec.min_samples_leaf, spec.mu,
-                                       self._seed, allowed)
-            return {"greedy oblique": tree}
-        tree = cart_tree(data.X, data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed)
-        return {"CART": tree.with_counts(data.X, data.y)}
+            greedy = greedy_oblique_tree(data.X, data.y, spec.depth, spec.n_classes, spec.min_samples_leaf, spec.mu,
+                                         self._seed, allowed)
+        else:
+            greedy = cart_tree(data.X, data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed)
+        starts = {"greedy": greedy.with_counts(data.X, data.y)}
+        if "tao" in self._start_methods:
+            starts["tao"] = self._tao(problem, starts["greedy"], deadline)
+        if "tmo" in self._start_methods:
+            ft, _ = tmo_label_tree(data.X, data.y, spec.depth, spec.n_classes, random_state=self._seed,
+                                   deadline=deadline, allowed=allowed,
+                                   tao_options=dict(L_hat=problem.L_hat, alpha=spec.alpha,
+                                                    min_samples_leaf=spec.min_samples_leaf))
+            tree = ft.to_tree(spec.n_classes).with_counts(data.X, data.y)
+            starts["tmo"] = self._tao(problem, tree, deadline) if self._oblique else tree
+        return starts
+
+    def _exact_search(self, problem, budget):
+        """ConTree for what it expresses: axis-aligned splits, no minimum leaf size, no user constraints."""
+        spec = problem.spec
+        if getattr(self, "exact_search", "mip") != "auto" or spec.oblique or spec.min_samples_leaf > 1 \
+                or self.constraints is not None or spec.depth > 4:
+            return None
+        limit = None if budget.seconds is None else self._exact_share * budget.seconds
+        tree, proven, seconds = contree_tree(problem.data.X, problem.data.y, spec.depth, spec.alpha, problem.L_hat,
+                                             spec.n_classes, limit, self._allowed(problem))
+        return tree, proven, seconds, "contree"
+
+    def _refine(self, problem, tree, budget):
+        deadline = None if budget.seconds is None else budget.deadline - 0.02 * budget.seconds
+        return self._tao(problem, tree, deadline)
 
     def _store(self, problem, tree):
         self.tree_ = tree
@@ -79,8 +126,10 @@ _DOC = """{summary}
     labels for any number of classes, objective ``errors / L_hat + alpha *
     {complexity}`` with ``L_hat`` the error of predicting the majority class,
     and at least ``min_samples_leaf`` points in every leaf that holds any.
-    The warm start is {start}, mapped to a complete feasible assignment; the
-    returned tree is never worse than it. Splits are reported in the original
+    {exact}The greedy start is {start}; with ``warm_start`` it is improved by TAO
+    (the default) or replaced by TMO's best tree, and the solver's tree is
+    improved by TAO before the comparison. The returned tree is never worse
+    than the best start. Splits are reported in the original
     feature units, each threshold a short number strictly between the
     neighbouring training values.
 
@@ -91,7 +140,7 @@ _DOC = """{summary}
         Complexity weight.
     min_samples_leaf : int, default=1
         ``N_min``.
-{solver_doc}
+{exact_param}{solver_doc}
 
     Attributes
     ----------
@@ -122,18 +171,40 @@ _DOC = """{summary}
 
 class OCTClassifier(_BaseOCT):
     _oblique = False
+    _greedy_name = "CART"
+    _parameter_constraints = {**_BaseOCT._parameter_constraints, "exact_search": [StrOptions({"auto", "mip"})]}
+
+    def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, exact_search="auto", warm_start=True,
+                 solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
+                 solver_options=None, forbidden_features=None, constraints=None):
+        super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, warm_start=warm_start,
+                         solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                         random_state=random_state, verbose=verbose, solver_options=solver_options,
+                         forbidden_features=forbidden_features, constraints=constraints)
+        self.exact_search = exact_search
 
 
 class OCTHClassifier(_BaseOCT):
     _oblique = True
+    _greedy_name = "greedy oblique"
 
 
 OCTClassifier.__doc__ = _DOC.format(
     summary="Optimal Classification Tree with axis-aligned splits (OCT, Bertsimas & Dunn 2017).",
     complexity="(number of splits)", start="scikit-learn's CART of the same depth", name="OCTClassifier",
-    solver_doc=SOLVER_PARAMETERS_DOC)
+    solver_doc=SOLVER_PARAMETERS_DOC, exact_param="""    exact_search : {"auto", "mip"}, default="auto"
+        ``"auto"``: ConTree where it applies (see above); ``"mip"``: always the MIP.
+""",
+    exact="""Without a minimum leaf size or user constraints and up to depth 4, the
+    exact engine is ConTree (dynamic programming with branch-and-bound on the
+    continuous features, :mod:`optitrees.algorithms.contree`): within half
+    the time limit it returns the optimum and its proof
+    (``solver_result_.certified_by == "contree"``) and no MIP is built;
+    otherwise its best tree is one more start for the MIP.
+
+    """)
 OCTHClassifier.__doc__ = _DOC.format(
     summary="Optimal Classification Tree with oblique splits (OCT-H, Bertsimas & Dunn 2017).",
     complexity="(number of features used over all splits)",
     start="a greedy oblique tree (CART stump or one-vs-rest l1-logistic hyperplane per node)",
-    name="OCTHClassifier", solver_doc=SOLVER_PARAMETERS_DOC)
+    name="OCTHClassifier", solver_doc=SOLVER_PARAMETERS_DOC, exact="", exact_param="")

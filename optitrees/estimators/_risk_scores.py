@@ -32,6 +32,7 @@ _ATTRIBUTES_DOC = """    Attributes
 
 class _RiskScore(ScoreCardViews, MIPClassifier):
     _multiclass_hint = "wrap it in sklearn.multiclass.OneVsRestClassifier for more classes"
+    _refine_name = "intercept"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -84,8 +85,10 @@ class RiskScoreClassifier(_RiskScore):
 
     _family = ORS_FAMILY
     _scaling = None
+    _greedy_name = "rounded logistic"
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints,
+        "warm_start": ["boolean", StrOptions({"greedy"})],
         "n_rules": [Interval(Integral, 1, None, closed="left")],
         "min_score": [Integral], "max_score": [Integral],
         "exact_rules": ["boolean"],
@@ -119,7 +122,7 @@ class RiskScoreClassifier(_RiskScore):
         return ORSProblem.create(spec, data)
 
     def _starts(self, problem, deadline):
-        return {"rounded logistic": rounded_logistic_card(problem, self._seed)}
+        return {"greedy": rounded_logistic_card(problem, self._seed)}
 
 
 class GeneralizedRiskScoreClassifier(_RiskScore):
@@ -167,8 +170,10 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
 
     _family = OGRS_FAMILY
     _scaling = "unit"
+    _greedy_name = "greedy rules"
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints,
+        "warm_start": ["boolean", StrOptions({"greedy"})],
         "n_rules": [Interval(Integral, 1, None, closed="left")],
         "max_score": [Interval(Integral, 1, None, closed="left")],
         "positive_points": ["boolean"],
@@ -203,7 +208,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
         return OGRSProblem.create(spec, data)
 
     def _starts(self, problem, deadline):
-        starts = {"greedy rules": greedy_rules_card(problem, deadline=deadline, **self._solve_options())}
+        starts = {"greedy": greedy_rules_card(problem, deadline=deadline, **self._solve_options())}
         stumps = stump_card(problem, self._seed)
         if stumps is not None:
             starts["stump rules"] = stumps

@@ -8,16 +8,20 @@
    ``Spec.create``) and the data, before anything is built;
 2. *build*: the family's problem and formulation, then the user's
    ``constraints`` hook and ``forbidden_features``;
-3. *warm start*: the estimator's greedy start(s), the best kept;
+3. *warm start*: the greedy start and, as ``warm_start`` asks, TAO and TMO
+   starts, the best by the exact objective kept and handed to the solver;
 4. *solve*: until the budget, less a reserve for what follows;
 5. *decode and check agreement*: the solver's model, its routing / rules
    against the solution, its recomputed objective;
-6. *refine*: the family's exact refit of the solver's model, if any;
+6. *refine*: the family's local improvement of the solver's model on the
+   exact objective (TAO for trees, the exact intercept for score cards);
 7. *report*: every candidate (start, solver, refined) is finalized (user's
    units, short numbers that change no training prediction) and scored by the
    exact training objective; the best is returned, ``solver_result_`` says
-   which (``returned``, ``objectives``) beside the solve's own status, and
-   each kind of event has its warning class (:mod:`optitrees.exceptions`).
+   which (``returned``, ``objectives``) beside the solve's own status,
+   ``method_`` names the method that produced it (``greedy``, ``tao``, ``tmo``,
+   ``mip`` or ``mip+tao``), and each kind of event has its warning class
+   (:mod:`optitrees.exceptions`).
 
 An estimator provides its family (:class:`~optitrees.formulations.MIPFamily`),
 its scaling, ``_make_spec`` / ``_make_problem``, ``_starts``, and optionally
@@ -31,7 +35,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import solvers as _solvers
@@ -45,9 +49,13 @@ from ._input import BINARY_ONLY_HINT, encode_labels, feature_names, resolve_feat
 __all__ = ["MIPClassifier", "SOLVER_PARAMETERS_DOC"]
 
 #: The shared parameters' documentation, appended to each estimator's docstring.
-SOLVER_PARAMETERS_DOC = """    warm_start : bool, default=True
-        Hand the greedy start to the solver. The returned model is never worse
-        than the start in the exact training objective either way.
+SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo", "best"}, default=True
+        The start handed to the solver: the greedy tree (``"greedy"``), the
+        greedy tree improved by TAO (``"tao"``), the best tree of a TMO run
+        (``"tmo"``), or the best of all three (``"best"``); ``True`` is the
+        family's default (chosen by ``bench/loss_optimal.py`` and
+        ``bench/tao_tmo.py``), ``False`` gives the solver no start. The returned
+        model is never worse than the best start in the exact training objective.
     solver : str, default="highs"
         See :func:`optitrees.solvers.solve`.
     time_limit : float, default=60.0
@@ -87,12 +95,18 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
     _binary = True
     #: What the error for multi-class labels suggests instead (binary-only models).
     _multiclass_hint = BINARY_ONLY_HINT
-    #: Share of the budget the warm starts may use, and the share kept after the solve.
+    #: Share of the budget the warm starts may use (TMO: ``_tmo_share``), and the share kept after the solve.
     _start_share = 0.25
+    _tmo_share = 0.4
     _reserve = 0.05
+    #: What ``warm_start=True`` means for the family.
+    _default_start = "greedy"
+    #: How the solver's model is refined (reported in ``method_``), and what the greedy start is called.
+    _refine_name = "refit"
+    _greedy_name = "greedy"
 
     _parameter_constraints = {
-        "warm_start": ["boolean"],
+        "warm_start": ["boolean", StrOptions({"greedy", "tao", "tmo", "best"})],
         "solver": [str],
         "time_limit": [Interval(Real, 0, None, closed="left"), None],
         "mip_gap": [Interval(Real, 0, 1, closed="left"), None],
@@ -150,6 +164,21 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         """An improved model from the solver's (``None``: this family has no refinement)."""
         return None
 
+    def _exact_search(self, problem, budget):
+        """A dedicated exact search that replaces the MIP where it applies: ``None``, or
+        ``(model, proven, seconds, engine)`` (a model found without a proof becomes a start)."""
+        return None
+
+    @property
+    def _start_methods(self) -> tuple:
+        """The starts to compute: always the greedy one, then what ``warm_start`` asks for."""
+        choice = self._default_start if isinstance(self.warm_start, (bool, np.bool_)) else self.warm_start
+        return {"greedy": ("greedy",), "tao": ("greedy", "tao"), "tmo": ("greedy", "tmo"),
+                "best": ("greedy", "tao", "tmo")}[choice]
+
+    def _start_deadline(self, budget):
+        return budget.until(self._tmo_share if "tmo" in self._start_methods else self._start_share)
+
     # -------------------------------------------------------------- fit
     def fit(self, X, y):
         """Fit by the fit template: validate, build, warm start, solve, decode, refine, report.
@@ -169,22 +198,28 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         budget = Budget(self.time_limit)
         family = self._family
         problem = self._prepare(X, y)
+        exact = self._exact_search(problem, budget)
+        if exact is not None and exact[1]:
+            return self._certified(problem, exact, budget)
         f = self._build(problem)
         notes = []
-        starts = self._starts(problem, budget.until(self._start_share))
+        starts = self._starts(problem, self._start_deadline(budget))
+        if exact is not None:
+            starts[exact[3]] = exact[0]
         finals = {name: family.finalize(problem, m) for name, m in starts.items()}
         start_objectives = {name: family.objective(problem, m) for name, m in finals.items()}
         start_name = min(start_objectives, key=start_objectives.get)
+        label = self._greedy_name if start_name == "greedy" else start_name
         x0 = family.start(f, starts[start_name])
         violation = f.violation(x0)
         feasible = violation <= 1e-6
         if not feasible:
-            notes.append((WarmStartWarning, f"the {start_name} start violates the model by {violation:.3g}"
+            notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g}"
                           + (" (a user constraint?); it is not returned" if self.constraints is not None
                              else "; the solver starts without it")))
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": finals[start_name]} if feasible or self.constraints is None else {}
-        result = self._solve(f, x0 if self.warm_start and feasible else None, budget)
+        result = self._solve(f, x0 if self.warm_start is not False and feasible else None, budget)
         if result.x is not None and np.all(np.isfinite(result.x)):
             model, checks = family.decode(f, result.x)
             reference = result.objective if result.objective is not None else f.objective_value(result.x)
@@ -201,19 +236,54 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         objectives = {k: start_objectives[start_name] if k == "start" else family.objective(problem, m)
                       for k, m in candidates.items()}
         best = min(objectives.values())
-        returned = next(k for k in ("refined", "solver", "start")
-                        if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
-        notes += self._status_notes(result, returned, objectives, start_name)
+        # on ties: the solver's own model before the start, unless the solver just returned the start
+        order = ("start", "solver", "refined") if result.solution_source == "warm_start" else \
+            ("solver", "start", "refined")
+        returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
+        notes += self._status_notes(result, returned, objectives, label)
         result.returned = returned
         result.objectives = {**objectives, "returned": objectives[returned]}
+        if result.bound is not None and objectives[returned] <= result.bound + 1e-6 * max(1.0, abs(result.bound)):
+            result.certified_by = result.solver          # the MIP's bound proves the returned model optimal
         for kind, note in notes:
             warnings.warn(note, kind, stacklevel=2)
         result.message = "; ".join([result.message] + [note for _, note in notes])
         self.objective_ = objectives[returned]
         self.warm_start_objective_ = start_objectives[start_name]
+        self.greedy_objective_ = start_objectives["greedy"]
+        self.start_objectives_ = start_objectives
+        self.method_ = {"start": start_name, "solver": "mip", "refined": f"mip+{self._refine_name}"}[returned]
         self.solver_result_ = result
         self.formulation_summary_ = f.summary()
         self._store(problem, candidates[returned])
+        result.timings["fit"] = budget.elapsed
+        return self
+
+    def _certified(self, problem, exact, budget):
+        """Finish a fit whose model an exact search proved optimal: no MIP is built."""
+        from ..solvers import SolverResult
+        from ..solvers.results import SolutionStatus, TerminationCondition
+
+        model, _, seconds, engine = exact
+        family = self._family
+        final = family.finalize(problem, model)
+        greedy = family.finalize(problem, self._starts(problem, None)["greedy"]) if self._default_start else None
+        objective = family.objective(problem, final)
+        greedy_objective = family.objective(problem, greedy)
+        result = SolverResult(solver=engine, solver_version=_version(engine),
+                              termination=TerminationCondition.OPTIMAL, solution_status=SolutionStatus.OPTIMAL,
+                              objective=objective, bound=objective, gap=0.0, timings={"solve": seconds},
+                              solution_source="solver", message=f"optimal, certified by {engine}", trace=[
+                                  (seconds, objective, objective)])
+        result.returned, result.certified_by = "solver", engine
+        result.objectives = {"start": greedy_objective, "solver": objective, "returned": objective}
+        self.objective_, self.greedy_objective_ = objective, greedy_objective
+        self.warm_start_objective_ = greedy_objective
+        self.start_objectives_ = {"greedy": greedy_objective}
+        self.method_ = engine
+        self.solver_result_ = result
+        self.formulation_summary_ = f"no MIP built: {engine} found the optimum and proved it"
+        self._store(problem, final)
         result.timings["fit"] = budget.elapsed
         return self
 
@@ -261,3 +331,12 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
 
     def _feature_names(self):
         return feature_names(self)
+
+
+def _version(engine):
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version({"contree": "pycontree"}.get(engine, engine))
+    except PackageNotFoundError:
+        return ""

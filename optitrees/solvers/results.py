@@ -107,6 +107,12 @@ class SolverResult:
     objectives : dict
         Set by an estimator: the exact training objective of each candidate
         model (``start``, ``solver``, ``refined``) and of the ``returned`` one.
+    certified_by : str or None
+        Set by an estimator: who proved the returned model optimal in the exact
+        training objective -- the MIP solver (its optimum is the returned
+        model's exact objective), a dedicated exact search (``"contree"``), or
+        nobody (``None``; for example a logistic tree optimal only in the
+        tangent surrogate).
     """
 
     solver: str
@@ -125,6 +131,7 @@ class SolverResult:
     trace: list = field(default_factory=list, repr=False)
     returned: str | None = None
     objectives: dict = field(default_factory=dict)
+    certified_by: str | None = None
 
     @property
     def has_solution(self) -> bool:
@@ -157,6 +164,7 @@ class SolverResult:
         if self.returned is not None:
             exact = ", ".join(f"{k} {fmt(v)}" for k, v in self.objectives.items() if k != "returned")
             line += f"; returned: {self.returned} (exact objective {fmt(self.objectives.get('returned'))}; {exact})"
+            line += f"; optimal, certified by {self.certified_by}" if self.certified_by else "; not certified optimal"
         return line
 
     def __str__(self):

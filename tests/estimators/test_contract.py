@@ -7,7 +7,7 @@ from sklearn.preprocessing import Binarizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier)
+                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier)
 
 
 # sklearn's Pipeline itself fails these two (it sets `steps` during fit); they are not about our estimator
@@ -25,9 +25,13 @@ _PIPELINE_OWN = {"check_estimators_overwrite_params": "Pipeline sets steps in fi
                           MARGOTClassifier(max_depth=1, solver="scip", time_limit=30),
                           LossOptimalTreeClassifier(max_depth=2, loss=["misclassification", "hinge"],
                                                     regularizer=None, time_limit=60,
-                                                    solver_options={"mip_max_nodes": 20}),
+                                                    solver_options={"mip_max_nodes": 5}),
                           OCTClassifier(max_depth=2, alpha=0.01, time_limit=60, solver_options={"mip_max_nodes": 20}),
-                          OCTHClassifier(max_depth=2, alpha=0.01, time_limit=60, solver_options={"mip_max_nodes": 20}),
+                          OCTClassifier(max_depth=2, min_samples_leaf=2, exact_search="mip", time_limit=60,
+                                        solver_options={"mip_max_nodes": 5}),
+                          TAOClassifier(max_depth=2, oblique=True, alpha=0.01, random_state=0),
+                          TMOClassifier(max_depth=2, n_estimators=4, n_generations=1, random_state=0),
+                          OCTHClassifier(max_depth=2, alpha=0.01, time_limit=60, solver_options={"mip_max_nodes": 5}),
                           GeneralizedRiskScoreClassifier(n_rules=1, max_score=3, tangents="V1", time_limit=20),
                           # RiskScoreClassifier takes binary features only: checked behind a Binarizer
                           make_pipeline(Binarizer(threshold=0.0),

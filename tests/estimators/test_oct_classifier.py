@@ -84,8 +84,9 @@ def test_same_optimum_from_two_backends(cls):
     rng = np.random.default_rng(4)
     X = rng.normal(size=(16, 2))
     y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 0] > 1).astype(int)
-    a = fit_quiet(cls(max_depth=2, alpha=0.02, solver="highs", mip_gap=0, time_limit=120), X, y)
-    b = fit_quiet(cls(max_depth=2, alpha=0.02, solver="scip", mip_gap=0, time_limit=120), X, y)
+    mip = {"exact_search": "mip"} if cls is OCTClassifier else {}
+    a = fit_quiet(cls(max_depth=2, alpha=0.02, solver="highs", mip_gap=0, time_limit=120, **mip), X, y)
+    b = fit_quiet(cls(max_depth=2, alpha=0.02, solver="scip", mip_gap=0, time_limit=120, **mip), X, y)
     assert a.solver_result_.status == b.solver_result_.status == "optimal"
     assert a.solver_result_.objective == pytest.approx(b.solver_result_.objective, abs=1e-7)
     assert b.solver_result_.solver == "scip"
@@ -95,7 +96,8 @@ def test_falls_back_to_cart_without_solution(iris):
     X, y = iris
     stop = {"mip_max_nodes": 0, "mip_heuristic_effort": 0.0}
     with pytest.warns(UserWarning, match="no solution.*returning the CART start"):
-        clf = OCTClassifier(max_depth=2, time_limit=10, warm_start=False, solver_options=stop).fit(X, y)
+        clf = OCTClassifier(max_depth=2, time_limit=10, warm_start=False, exact_search="mip",
+                            solver_options=stop).fit(X, y)
     r = clf.solver_result_
     assert r.returned == "start" and r.objective is None and "solver" not in r.objectives
     assert clf.objective_ == clf.warm_start_objective_ == r.objectives["start"]
@@ -125,3 +127,25 @@ def test_label_tree_objective_counts_features_for_octh(iris):
     clf = fit_quiet(OCTHClassifier(max_depth=1, alpha=0.01, time_limit=10, random_state=0), X, y)
     assert clone(clf).get_params() == clf.get_params()
     assert clf.objective_ == pytest.approx((clf.predict(X) != y).sum() / 100 + 0.01 * clf.tree_.n_features_used())
+
+
+@pytest.mark.parametrize("depth,alpha", [(1, 0.0), (2, 0.01), (2, 0.2)])
+def test_contree_certifies_the_mip_optimum(depth, alpha):
+    rng = np.random.default_rng(depth)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (X[:, 2] > 1).astype(int)
+    exact = fit_quiet(OCTClassifier(max_depth=depth, alpha=alpha, time_limit=60), X, y)
+    mip = fit_quiet(OCTClassifier(max_depth=depth, alpha=alpha, exact_search="mip", mip_gap=0, time_limit=120), X, y)
+    r = exact.solver_result_
+    assert r.certified_by == "contree" and r.status == "optimal" and exact.method_ == "contree"
+    assert mip.solver_result_.status == "optimal" and mip.solver_result_.certified_by == "highs"
+    assert exact.objective_ == pytest.approx(mip.objective_, abs=1e-9)
+    assert exact.objective_ <= exact.greedy_objective_ + 1e-12
+    assert "no MIP built" in exact.formulation_summary_
+
+
+def test_contree_is_not_used_where_it_cannot_express_the_model():
+    X, y = load_iris(return_X_y=True)
+    clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=10, time_limit=10,
+                                  solver_options={"mip_max_nodes": 10}), X, y)
+    assert clf.solver_result_.solver == "highs" and clf.method_ != "contree"

@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier)
+                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier)
 from _support import fit_quiet
 from export._printed import (card_dict_predictions, card_text_predictions, tree_dict_predictions,
                              tree_text_predictions)
@@ -62,10 +62,16 @@ def test_olct_weights_at_feature_scale_1e9_are_printed(cancer):
     _assert_tree_printed_as_predicted(clf, big)
 
 
-@pytest.mark.parametrize("cls", [OCTClassifier, OCTHClassifier])
-def test_label_trees_print_their_predictions(iris, cls):
+@pytest.mark.parametrize("make", [
+    lambda: OCTClassifier(max_depth=2, alpha=0.01, time_limit=5, random_state=0),
+    lambda: OCTClassifier(max_depth=2, min_samples_leaf=3, time_limit=5, solver_options=NODES, random_state=0),
+    lambda: OCTHClassifier(max_depth=2, alpha=0.01, time_limit=5, solver_options=NODES, random_state=0),
+    lambda: TAOClassifier(max_depth=3, oblique=True, random_state=0),
+    lambda: TMOClassifier(max_depth=3, n_estimators=6, n_generations=1, random_state=0),
+], ids=["oct-contree", "oct-mip", "octh", "tao-oblique", "tmo"])
+def test_label_trees_print_their_predictions(iris, make):
     X, y = iris
-    clf = fit_quiet(cls(max_depth=2, alpha=0.01, time_limit=5, solver_options=NODES, random_state=0), X, y)
+    clf = fit_quiet(make(), X, y)
     _assert_tree_printed_as_predicted(clf, X)
 
 

@@ -1,0 +1,249 @@
+"""Tree Alternating Optimization (Carreira-Perpinan & Tavallali 2018; seed 002, 3.3) of label trees.
+
+TAO improves a tree of fixed depth on its exact training objective
+``errors / L_hat + alpha * complexity`` (complexity: active splits, or features
+used over all splits for oblique trees), one node at a time, bottom-up. Nodes
+at the same depth see disjoint points, so they are optimized independently:
+
+* a leaf takes the majority class of the points reaching it;
+* a split, with everything else fixed, can only change where its own points
+  go. For each point the subtree below says whether going left or right
+  classifies it correctly; points for which both sides agree ("don't care")
+  are left out, the others get the better side as a pseudo-label, and the
+  node solves the reduced problem: a split misclassifying as few pseudo-labels
+  as possible. For an axis-aligned split this is solved exactly by a sorted
+  scan over every feature and threshold; for oblique splits l1-logistic
+  surrogate fits (and the best axis-aligned split) are candidates. Making the
+  node unused (all points right) or a leaf (its subtree pruned) are
+  candidates too.
+
+A move is accepted only when the exact objective strictly decreases, so a
+pass never makes the tree worse; passes repeat until none improves. At the
+end, splits no training point reaches are switched off (dead branches pruned).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .fixed_tree import FixedTree
+from .node_fit import fit_l1_logistic
+
+__all__ = ["tao_label_tree", "label_objective"]
+
+
+def label_objective(ft: FixedTree, X, y, L_hat, alpha=0.0, complexity="splits") -> float:
+    """``errors / L_hat + alpha * complexity`` of a label tree on ``(X, y)``."""
+    errors = int(np.sum(ft.predict(X) != y))
+    return float(errors / L_hat + alpha * _complexity(ft, ft.active, complexity))
+
+
+def _complexity(ft, mask, kind):
+    if kind == "splits":
+        return int(np.sum(mask & ft.active))
+    return int(np.sum((ft.W[mask & ft.active]) != 0))
+
+
+def _scan(Xt, prefer, allowed, gap=0.0):
+    """Best axis-aligned split ``x_j <= thr`` for pseudo-labels ``prefer`` (+1 right, -1 left, 0 don't care).
+
+    Thresholds lie between consecutive distinct values at least ``gap`` apart. Returns candidates
+    ``(errors, j, thr, left_count)`` sorted by errors (at most 10); ``errors`` counts the pseudo-labels sent
+    the wrong way.
+    """
+    cols = np.flatnonzero(allowed)
+    Xc = Xt[:, cols]
+    n = Xc.shape[0]
+    if n < 2 or cols.size == 0:
+        return []
+    order = np.argsort(Xc, axis=0, kind="stable")
+    xs = np.take_along_axis(Xc, order, axis=0)
+    ps = prefer[order]
+    right_in_left = np.cumsum(ps == 1, axis=0)[:-1]         # threshold after position k = 1 .. n-1
+    left_in_left = np.cumsum(ps == -1, axis=0)[:-1]
+    errors = right_in_left + (np.sum(prefer == -1) - left_in_left)
+    valid = (xs[1:] > xs[:-1]) & (xs[1:] - xs[:-1] >= gap)
+    errors = np.where(valid, errors, np.iinfo(np.int64).max)
+    flat = np.argsort(errors, axis=None, kind="stable")[:10]
+    out = []
+    for f in flat:
+        k, c = np.unravel_index(f, errors.shape)
+        if not valid[k, c]:
+            break
+        out.append((int(errors[k, c]), int(cols[c]), float((xs[k, c] + xs[k + 1, c]) / 2), int(k + 1)))
+    return out
+
+
+def _snap(values, thr, mu):
+    """The threshold nearest ``thr`` in a gap of at least ``mu`` between sorted ``values`` (midpoint of the gap)."""
+    if mu <= 0 or values.size < 2:
+        return thr
+    s = np.sort(values)
+    gaps = np.flatnonzero(np.diff(s) >= mu)
+    cands = np.concatenate([(s[gaps] + s[gaps + 1]) / 2, [s[0] - mu, s[-1] + mu]])
+    return float(cands[np.argmin(np.abs(cands - thr))])
+
+
+class _LabelTAO:
+    """One TAO run on a label tree (see :func:`tao_label_tree`)."""
+
+    def __init__(self, X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state):
+        self.X, self.y = np.asarray(X, float), np.asarray(y, np.int64)
+        self.L_hat, self.alpha, self.kind = float(L_hat), float(alpha), complexity
+        self.oblique, self.n_min, self.mu = oblique, int(min_samples_leaf), float(mu)
+        self.allowed = np.ones(self.X.shape[1], bool) if allowed is None else np.asarray(allowed, bool)
+        self.random_state = random_state
+        self.n_classes = int(self.y.max()) + 1
+
+    def leaf_step(self, ft, leaf, rows):
+        if rows.size == 0:
+            return False
+        counts = np.bincount(self.y[rows], minlength=self.n_classes)
+        if counts[ft.leaf_label[leaf]] < counts.max():
+            ft.leaf_label[leaf] = int(np.argmax(counts))
+            return True
+        return False
+
+    def _leaf_sizes_ok(self, ft, t, rows):
+        if self.n_min <= 1:
+            return True
+        counts = np.bincount(ft.leaf_of(self.X[rows], start=t), minlength=ft.n_splits + 1)
+        counts = counts[ft.subtree_leaves(t)]
+        return bool(np.all((counts == 0) | (counts >= self.n_min)))
+
+    def split_step(self, ft, t, rows):
+        """Best move at split ``t`` for its ``rows``; applied to ``ft`` when it strictly improves."""
+        if rows.size == 0:
+            return False
+        X, y = self.X[rows], self.y[rows]
+        wrong_left = ft.predict(X, start=2 * t) != y
+        wrong_right = ft.predict(X, start=2 * t + 1) != y
+        right_now = ft.goes_right(X, np.full(len(rows), t))
+        errors_now = int(np.where(right_now, wrong_right, wrong_left).sum())
+        node_cx = _complexity(ft, np.arange(ft.n_splits) == t - 1, self.kind)
+        prefer = np.where(wrong_left & ~wrong_right, 1, np.where(wrong_right & ~wrong_left, -1, 0))
+        fixed_errors = int((wrong_left & wrong_right).sum())
+        moves = []                                     # (delta objective, apply)
+
+        def delta(errors, cx):
+            return (errors - errors_now) / self.L_hat + self.alpha * (cx - node_cx)
+
+        if ft.active[t - 1]:
+            moves.append((delta(int(wrong_right.sum()), 0), ("off", None)))
+        sub = ft.subtree(t)
+        counts = np.bincount(y, minlength=self.n_classes)
+        sub_cx = _complexity(ft, np.isin(np.arange(1, ft.n_splits + 1), sub), self.kind)
+        leaf_delta = (rows.size - counts.max() - errors_now) / self.L_hat - self.alpha * sub_cx
+        moves.append((leaf_delta, ("leaf", int(np.argmax(counts)))))
+        if np.any(prefer != 0):
+            for errs, j, thr, _ in _scan(X, prefer, self.allowed, self.mu):
+                w = np.zeros(X.shape[1])
+                w[j] = 1.0
+                moves.append((delta(fixed_errors + errs, 1), ("split", (w, thr))))
+            if self.oblique:
+                moves += [(delta(e, c), ("split", (w, thr))) for e, c, w, thr in self._oblique(X, prefer, wrong_left,
+                                                                                               wrong_right)]
+        for d, (kind, arg) in sorted(moves, key=lambda m: m[0]):
+            if d >= -1e-12:
+                return False
+            trial = ft.copy()
+            _apply(trial, t, kind, arg, sub)
+            if kind == "leaf" or self._leaf_sizes_ok(trial, t, rows):
+                _apply(ft, t, kind, arg, sub)
+                return True
+        return False
+
+    def _oblique(self, X, prefer, wrong_left, wrong_right):
+        care = prefer != 0
+        z = prefer[care].astype(float)
+        if len(np.unique(z)) < 2:
+            return []
+        out = []
+        cols = np.flatnonzero(self.allowed)
+        for C in (0.1, 1.0, 10.0):
+            wc, c = fit_l1_logistic(X[care][:, cols], z, C, self.random_state)
+            norm = np.abs(wc).sum()
+            if norm == 0:
+                continue
+            w = np.zeros(X.shape[1])
+            w[cols] = wc / norm
+            v = X @ w
+            thr = _snap(v, -c / norm, self.mu)
+            errors = int(np.where(v > thr, wrong_right, wrong_left).sum())
+            cx = 1 if self.kind == "splits" else int(np.count_nonzero(w))
+            out.append((errors, cx, w, thr))
+        return out
+
+
+def _apply(ft, t, kind, arg, subtree):
+    if kind == "off":
+        ft.active[t - 1] = False
+    elif kind == "leaf":
+        ft.active[subtree - 1] = False
+        ft.leaf_label[ft.subtree_leaves(t)[-1]] = arg    # unused splits send every point to the rightmost leaf
+    else:
+        w, thr = arg
+        ft.W[t - 1], ft.thr[t - 1], ft.active[t - 1] = w, thr, True
+
+
+def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="splits", oblique=False,
+                   min_samples_leaf=1, mu=0.0, allowed=None, max_passes=20, deadline=None,
+                   random_state=None) -> FixedTree:
+    """TAO of a label tree on ``(X, y)`` (class indices ``0..K-1``); returns an improved copy.
+
+    Parameters
+    ----------
+    ft : FixedTree
+        The start (label leaves).
+    L_hat : float, optional
+        Loss normalizer (default: errors of the majority class).
+    alpha : float, default=0.0
+        Complexity weight.
+    complexity : {"splits", "features"}, default="splits"
+        Active splits (OCT) or nonzero weights over all splits (OCT-H).
+    oblique : bool, default=False
+        Allow oblique splits (l1-logistic surrogate candidates, ``||w||_1 = 1``).
+    min_samples_leaf : int, default=1
+        Every leaf that holds points holds at least this many.
+    mu : float, default=0.0
+        Oblique thresholds sit in a gap of at least ``mu`` between the node's
+        points (OCT-H's margin, so the tree is a feasible MIP start).
+    allowed : ndarray of bool, optional
+        Features splits may use.
+    max_passes : int, default=20
+    deadline : float, optional
+        ``time.perf_counter()`` after which no new node is optimized.
+    """
+    X = np.asarray(X, float)
+    y = np.asarray(y, np.int64)
+    if L_hat is None:
+        L_hat = max(len(y) - np.bincount(y).max(), 1)
+    run = _LabelTAO(X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state)
+    ft = ft.copy()
+    S = ft.n_splits
+    for _ in range(max_passes):
+        improved = False
+        rows = ft.rows_by_node(X)
+        empty = np.zeros(0, np.int64)
+        for level in range(ft.depth, -1, -1):             # bottom-up: the leaves, then each level of splits
+            if deadline is not None and time.perf_counter() >= deadline:
+                return _prune_dead(ft, X)
+            for t in range(2**level, 2 ** (level + 1)):
+                r = rows.get(t, empty)
+                if t > S:
+                    improved |= run.leaf_step(ft, t - S - 1, r)
+                else:
+                    improved |= run.split_step(ft, t, r)
+        if not improved:
+            break
+    return _prune_dead(ft, X)
+
+
+def _prune_dead(ft, X):
+    """Switch off active splits no training point reaches (they only add complexity)."""
+    reached = np.unique(ft.path(X)[:, :-1])
+    dead = np.setdiff1d(np.flatnonzero(ft.active) + 1, reached)
+    ft.active[dead - 1] = False
+    return ft

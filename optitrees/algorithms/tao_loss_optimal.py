@@ -1,0 +1,212 @@
+"""TAO of loss-optimal trees (seed 002, 3.12) on their exact objective.
+
+In a loss-optimal tree each node ``t`` of layer ``h`` is a classifier
+``(w_t, b_t)`` that also routes (left when ``w_t x + b_t <= eps / 2``, the middle
+of the MIP's gap (0, eps)). With the rest of the tree fixed, node ``t``'s
+parameters change only
+
+* its own term ``C_h sum_{i in R_t} loss_h(y_i (w_t x_i + b_t)) + lam_h Omega(w_t) (+ alpha_h ||w_t||_0)``, and
+* where its points ``R_t`` go: point ``i`` then pays ``L_left(i)`` or
+  ``L_right(i)``, the losses of the nodes it visits below.
+
+Bottom-up, TAO refits the last layer exactly (Remark 1, a convex fit on the
+points routed there) and, at an inner node, tries convex weighted fits in
+which every point counts once with its label (its own loss) and the points
+that care where they go count again with the better side as label and weight
+``m |L_left(i) - L_right(i)|`` (a logistic / hinge surrogate of the routing
+term), for a few multipliers ``m`` including 0 (the node's own loss only), and
+the "flip" fit of the routing alone (each point on its better side). Each
+candidate is made feasible for the MIP (``||w||_1 <= W``, ``|b| <= B``, no point
+in the gap) and scored exactly: the node's own term plus its subtree, whose
+leaves are refitted to the new routing (a routing change often pays off only
+once the leaves follow it). A move is accepted only when that score strictly
+decreases, so the tree's exact objective never increases. Nodes no training point
+reaches get ``w = 0`` at the end (dead branches pruned: only their
+regularizer counted).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..formulations.loss_optimal_solution import layer_loss_functions
+from ..trees import Tree
+from .fixed_tree import FixedTree
+from .greedy import clear_gap, within_bounds
+
+__all__ = ["tao_loss_optimal"]
+
+#: Multipliers of the routing term in the surrogate fit of an inner node (0: its own loss only).
+ROUTING_WEIGHTS = (0.0, 0.5, 1.0, 2.0, 4.0, 16.0)
+
+
+class _LossTAO:
+    def __init__(self, problem, fit):
+        self.problem, self.fit = problem, fit
+        self.X, self.y = problem.data.X, np.asarray(problem.data.y, float)
+        self.spec = problem.spec
+        self.losses = layer_loss_functions(problem, surrogate=False)
+        self.eps = problem.eps
+
+    def own(self, h, Xr, yr, w, b):
+        """``C_h sum loss_h(y (w x + b)) + lam_h Omega(w) + alpha_h ||w||_0`` of one node."""
+        spec = self.spec
+        value = spec.C[h] * self.losses[h](yr * (Xr @ w + b)).sum()
+        if spec.regularizer == "l1":
+            value += spec.lam[h] * np.abs(w).sum()
+        elif spec.regularizer == "l2":
+            value += spec.lam[h] * (w * w).sum()
+        if spec.alpha is not None:
+            value += spec.alpha[h] * np.count_nonzero(w)
+        return float(value)
+
+    def below(self, ft, Xr, yr, start):
+        """Per-point loss of the nodes visited from ``start`` down to the last layer."""
+        path = ft.path(Xr, start)
+        level0 = int(np.log2(start))
+        S = ft.n_splits
+        total = np.zeros(len(yr))
+        for col in range(path.shape[1]):
+            ids, h = path[:, col], level0 + col
+            if col < path.shape[1] - 1:
+                v = np.einsum("ij,ij->i", Xr, ft.W[ids - 1]) + ft.b[ids - 1]
+            else:
+                k = ids - S - 1
+                v = np.einsum("ij,ij->i", Xr, ft.leaf_W[k]) + ft.leaf_b[k]
+            total += self.spec.C[h] * self.losses[h](yr * v)
+        return total
+
+    def feasible(self, w, b, Xr):
+        """The same hyperplane scaled into the MIP's bounds and shifted so no point lies in (0, eps)."""
+        w, b = within_bounds(w, b, self.spec.weight_bound, self.problem.intercept_bound)
+        return w, b - clear_gap(Xr @ w + b, self.eps)
+
+    def leaf_step(self, ft, k, rows):
+        if rows.size == 0:
+            return False
+        h = self.spec.depth - 1
+        Xr, yr = self.X[rows], self.y[rows]
+        keep = (ft.leaf_W[k] != 0) if self.spec.feature_selection is not None else None
+        w, b = within_bounds(*self.fit(Xr, yr, h, support=keep), self.spec.weight_bound,
+                             self.problem.intercept_bound)
+        now = self.own(h, Xr, yr, ft.leaf_W[k], ft.leaf_b[k])
+        if self.own(h, Xr, yr, w, b) < now - 1e-9 * max(1.0, abs(now)):
+            ft.leaf_W[k], ft.leaf_b[k] = w, b
+            return True
+        return False
+
+    def refit_below(self, ft, start, Xs, ys):
+        """Objective of the subtree under ``start`` for the points ``(Xs, ys)`` sent there, with every leaf
+        below refitted on its new points (kept where the refit is not better); returns ``(value, leaves)``."""
+        S, h_leaf = ft.n_splits, self.spec.depth - 1
+        leaves = ft.subtree_leaves(start)
+        value, updates = 0.0, {}
+        if len(ys):
+            path = ft.path(Xs, start)
+            level0 = int(np.log2(start))
+            for col in range(path.shape[1] - 1):              # the inner nodes on the way: fixed
+                ids, h = path[:, col], level0 + col
+                v = np.einsum("ij,ij->i", Xs, ft.W[ids - 1]) + ft.b[ids - 1]
+                value += float(self.spec.C[h] * self.losses[h](ys * v).sum())
+            reached = path[:, -1] - S - 1
+        else:
+            reached = np.zeros(0, np.int64)
+        for k in leaves:
+            mine = reached == k
+            w, b = ft.leaf_W[k], ft.leaf_b[k]
+            current = self.own(h_leaf, Xs[mine], ys[mine], w, b)
+            if mine.any():
+                keep = (w != 0) if self.spec.feature_selection is not None else None
+                w2, b2 = within_bounds(*self.fit(Xs[mine], ys[mine], h_leaf, support=keep),
+                                       self.spec.weight_bound, self.problem.intercept_bound)
+                refit = self.own(h_leaf, Xs[mine], ys[mine], w2, b2)
+                if refit < current:
+                    current, updates[k] = refit, (w2, b2)
+            value += current
+        return value, updates
+
+    def split_step(self, ft, t, rows):
+        if rows.size == 0:
+            return False
+        h = int(np.log2(t))
+        Xr, yr = self.X[rows], self.y[rows]
+        loss_left, loss_right = self.below(ft, Xr, yr, 2 * t), self.below(ft, Xr, yr, 2 * t + 1)
+        diff = loss_left - loss_right                  # > 0: the point is better off going right
+        care = np.abs(diff) > 1e-12
+        right_now = Xr @ ft.W[t - 1] + ft.b[t - 1] > self.eps / 2
+        # the side each point should take: the better one, its current one where both are equal
+        side = np.where(care, np.sign(diff), np.where(right_now, 1.0, -1.0))
+
+        def value(w, b):
+            """Node ``t``'s own term plus its whole subtree, the leaves refitted to the new routing."""
+            right = Xr @ w + b > self.eps / 2
+            below_left = self.refit_below(ft, 2 * t, Xr[~right], yr[~right])
+            below_right = self.refit_below(ft, 2 * t + 1, Xr[right], yr[right])
+            return self.own(h, Xr, yr, w, b) + below_left[0] + below_right[0], {**below_left[1], **below_right[1]}
+
+        now, _ = value(ft.W[t - 1], ft.b[t - 1])
+        fits = []
+        for m in ROUTING_WEIGHTS:
+            if m > 0 and not care.any():
+                continue
+            Xa = np.vstack([Xr, Xr[care]]) if m > 0 else Xr
+            ya = np.concatenate([yr, side[care]]) if m > 0 else yr
+            sw = np.concatenate([np.ones(len(yr)), m * np.abs(diff[care]) / self.spec.C[h]]) if m > 0 else None
+            fits.append((Xa, ya, sw))
+        if len(np.unique(side)) == 2:   # the "flip" move: a fit of the routing alone, each point on its better side
+            fits.append((Xr, side, None))
+        best, best_value = None, now
+        for Xa, ya, sw in fits:
+            w, b = self.feasible(*self.fit(Xa, ya, h, sample_weight=sw), Xr)
+            v, leaves = value(w, b)
+            if v < best_value - 1e-9 * max(1.0, abs(now)):
+                best, best_value = (w, b, leaves), v
+        if best is None:
+            return False
+        w, b, leaves = best
+        ft.W[t - 1], ft.b[t - 1], ft.thr[t - 1] = w, b, self.eps / 2 - b
+        for k, (wk, bk) in leaves.items():
+            ft.leaf_W[k], ft.leaf_b[k] = wk, bk
+        return True
+
+
+def tao_loss_optimal(tree: Tree, problem, fit, max_passes: int = 10, deadline=None) -> Tree:
+    """TAO of a loss-optimal tree in standardized units; returns an improved tree (never a worse one).
+
+    Parameters
+    ----------
+    tree : Tree
+        A loss-optimal tree of ``problem.spec.depth`` layers (linear leaves).
+    problem : LossOptimalProblem
+    fit : callable
+        From :func:`~optitrees.algorithms.node_fit.node_fitter` (with ``sample_weight``).
+    max_passes : int, default=10
+    deadline : float, optional
+        ``time.perf_counter()`` after which no new node is optimized.
+    """
+    run = _LossTAO(problem, fit)
+    ft = FixedTree.from_tree(tree, problem.spec.depth - 1)
+    X = run.X
+    S = ft.n_splits
+    empty = np.zeros(0, np.int64)
+    for _ in range(max_passes):
+        improved = False
+        rows = ft.rows_by_node(X)
+        for level in range(ft.depth, -1, -1):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            for t in range(2**level, 2 ** (level + 1)):
+                r = rows.get(t, empty)
+                improved |= run.leaf_step(ft, t - S - 1, r) if t > S else run.split_step(ft, t, r)
+        if not improved or (deadline is not None and time.perf_counter() >= deadline):
+            break
+    reached = set(np.unique(ft.path(X)).tolist())
+    for t in range(1, 2 * S + 2):
+        if t not in reached:                                 # dead: only its regularizer counts
+            if t <= S:
+                ft.W[t - 1] = 0.0
+            else:
+                ft.leaf_W[t - S - 1] = 0.0
+    return ft.to_tree(probabilistic=problem.spec.probabilistic)

@@ -1,0 +1,227 @@
+"""scikit-learn estimators for trees found by local and memetic search: TAO and TMO (seed 002, 3.3)."""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..algorithms.cart import cart_tree
+from ..algorithms.fixed_tree import FixedTree
+from ..algorithms.tao import label_objective, tao_label_tree
+from ..algorithms.tmo import tmo_label_tree
+from ..scaling import ScaledData
+from ..trees import readable_tree
+from ._input import encode_labels, feature_names, resolve_features, validate_xy
+from ._views import TreeViews
+
+__all__ = ["TAOClassifier", "TMOClassifier"]
+
+
+class _LocalSearchTree(TreeViews, ClassifierMixin, BaseEstimator):
+    """Validation, scaling and finishing shared by the label-tree learners that are not MIPs."""
+
+    _parameter_constraints = {
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+        "forbidden_features": ["array-like", str, Integral, None],
+    }
+
+    def _prepare(self, X, y, scaling):
+        self._validate_params()
+        X, y = validate_xy(self, X, y)
+        self.classes_, y_idx = encode_labels(y, binary=False)
+        names = feature_names(self)
+        allowed = np.ones(X.shape[1], bool)
+        allowed[list(resolve_features(self.forbidden_features, names))] = False
+        if not allowed.any():
+            raise ValueError("every feature is forbidden")
+        return ScaledData.create(X, y_idx, scaling, names), allowed
+
+    def _finish(self, ft: FixedTree, data, L_hat):
+        """Store the tree in original units with short thresholds, and its exact objective."""
+        tree = ft.to_tree(len(self.classes_)).to_original_units(data)
+        self.tree_ = tree = readable_tree(tree, data.X_original).with_counts(data.X_original, data.y)
+        errors = int(np.sum(tree.predict(data.X_original) != data.y))
+        complexity = tree.n_features_used() if getattr(self, "oblique", False) else tree.n_splits()
+        self.objective_ = float(errors / L_hat + self.alpha * complexity)
+        return self
+
+    def predict_proba(self, X):
+        """Training class frequencies in the leaf each sample reaches, shape ``(n_samples, n_classes)``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self.tree_.predict_proba(X)
+
+    def _X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _feature_names(self):
+        return feature_names(self)
+
+
+class TAOClassifier(_LocalSearchTree):
+    """Tree Alternating Optimization (Carreira-Perpinan & Tavallali 2018; seed 002, 3.3) from CART.
+
+    Starts from scikit-learn's CART of depth ``max_depth`` and improves it on
+    the exact training objective ``errors / L_hat + alpha * complexity`` by
+    alternating over the nodes, bottom-up: a leaf takes its majority class; a
+    split solves the reduced problem of its points that care where they go,
+    exactly for axis-aligned splits (a sorted scan over every feature and
+    threshold), by l1-logistic surrogates for oblique ones; a move is taken only
+    when the objective strictly decreases (see :mod:`optitrees.algorithms.tao`).
+    Features are scaled to ``[0, 1]`` internally for oblique splits; splits are
+    reported in the original units.
+
+    Parameters
+    ----------
+    max_depth : int, default=2
+    alpha : float, default=0.0
+        Complexity weight: per split (axis-aligned) or per feature used over all
+        splits (``oblique=True``), as OCT / OCT-H.
+    oblique : bool, default=False
+    min_samples_leaf : int, default=1
+    max_passes : int, default=20
+        Passes over the tree; it stops earlier when a pass changes nothing.
+    time_limit : float, optional
+        Seconds; no new node is optimized after it.
+    random_state : int, optional
+    forbidden_features : sequence of str or int, optional
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_
+    tree_ : Tree
+    objective_ : float
+        ``errors / L_hat + alpha * complexity`` of the returned tree.
+    start_objective_ : float
+        The same for the CART start.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = TAOClassifier(max_depth=2).fit(X, y)
+    >>> clf.objective_ <= clf.start_objective_
+    True
+    """
+
+    _parameter_constraints = {**_LocalSearchTree._parameter_constraints, "oblique": ["boolean"],
+                              "max_passes": [Interval(Integral, 1, None, closed="left")]}
+
+    def __init__(self, max_depth=2, *, alpha=0.0, oblique=False, min_samples_leaf=1, max_passes=20, time_limit=None,
+                 random_state=None, forbidden_features=None):
+        self.max_depth = max_depth
+        self.alpha = alpha
+        self.oblique = oblique
+        self.min_samples_leaf = min_samples_leaf
+        self.max_passes = max_passes
+        self.time_limit = time_limit
+        self.random_state = random_state
+        self.forbidden_features = forbidden_features
+
+    def fit(self, X, y):
+        """Fit CART, then improve it by TAO."""
+        t0 = time.perf_counter()
+        data, allowed = self._prepare(X, y, "unit" if self.oblique else None)
+        L_hat = max(len(data.y) - np.bincount(data.y).max(), 1)
+        start = FixedTree.from_tree(cart_tree(data.X, data.y, self.max_depth, self.min_samples_leaf,
+                                              self.random_state, allowed).with_counts(data.X, data.y), self.max_depth)
+        complexity = "features" if self.oblique else "splits"
+        self.start_objective_ = label_objective(start, data.X, data.y, L_hat, self.alpha, complexity)
+        ft = tao_label_tree(start, data.X, data.y, L_hat=L_hat, alpha=self.alpha, complexity=complexity,
+                            oblique=self.oblique, min_samples_leaf=self.min_samples_leaf, allowed=allowed,
+                            max_passes=self.max_passes, random_state=self.random_state,
+                            deadline=None if self.time_limit is None else t0 + self.time_limit)
+        return self._finish(ft, data, L_hat)
+
+
+class TMOClassifier(_LocalSearchTree):
+    """Tree Memetic Optimization (seed 002, 3.3, Algorithm 3): a genetic search over trees improved by TAO.
+
+    The population is the ``n_estimators`` trees of a random forest of depth
+    ``max_depth`` (scikit-learn's, default settings), each improved by TAO.
+    For ``n_generations`` generations, every tree is crossed node by node with a
+    random partner (``cross_rate``: the probability of taking the partner's
+    node) in the seed's fixed-length breadth-first encoding, the offspring is
+    improved by TAO on a bootstrap sample of the generation, and it replaces its
+    parent when its training accuracy (the fitness) is higher. The best tree
+    ever seen is returned. See :mod:`optitrees.algorithms.tmo`.
+
+    Parameters
+    ----------
+    max_depth : int, default=2
+    n_estimators : int, default=100
+        Population size (the seed's 100).
+    n_generations : int, default=5
+        The seed's ``n_gen = 5``.
+    cross_rate : float, default=0.75
+        The seed's ``CR``.
+    alpha : float, default=0.0
+        Complexity weight of TAO's objective (the fitness stays the accuracy).
+    min_samples_leaf : int, default=1
+    n_jobs : int, optional
+        Parallel TAO runs; the result is the same as with one job.
+    time_limit : float, optional
+        Seconds; no new generation (or offspring) is started after it.
+    random_state : int, optional
+    forbidden_features : sequence of str or int, optional
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_
+    tree_ : Tree
+    objective_ : float
+        ``errors / L_hat + alpha * splits`` of the returned tree.
+    fitness_history_ : list of float
+        Best training accuracy after the initial population and each generation.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = TMOClassifier(max_depth=2, n_estimators=10, n_generations=2, random_state=0).fit(X, y)
+    >>> clf.fitness_history_[-1] >= clf.fitness_history_[0]
+    True
+    """
+
+    _parameter_constraints = {**_LocalSearchTree._parameter_constraints,
+                              "n_estimators": [Interval(Integral, 2, None, closed="left")],
+                              "n_generations": [Interval(Integral, 0, None, closed="left")],
+                              "cross_rate": [Interval(Real, 0, 1, closed="both")],
+                              "n_jobs": [Integral, None]}
+
+    def __init__(self, max_depth=2, *, n_estimators=100, n_generations=5, cross_rate=0.75, alpha=0.0,
+                 min_samples_leaf=1, n_jobs=None, time_limit=None, random_state=None, forbidden_features=None):
+        self.max_depth = max_depth
+        self.n_estimators = n_estimators
+        self.n_generations = n_generations
+        self.cross_rate = cross_rate
+        self.alpha = alpha
+        self.min_samples_leaf = min_samples_leaf
+        self.n_jobs = n_jobs
+        self.time_limit = time_limit
+        self.random_state = random_state
+        self.forbidden_features = forbidden_features
+
+    def fit(self, X, y):
+        """Run TMO from a random forest's trees."""
+        t0 = time.perf_counter()
+        data, allowed = self._prepare(X, y, None)
+        L_hat = max(len(data.y) - np.bincount(data.y).max(), 1)
+        best, self.fitness_history_ = tmo_label_tree(
+            data.X, data.y, self.max_depth, len(self.classes_), n_estimators=self.n_estimators,
+            n_generations=self.n_generations, cross_rate=self.cross_rate, random_state=self.random_state,
+            n_jobs=1 if self.n_jobs is None else self.n_jobs, allowed=allowed,
+            deadline=None if self.time_limit is None else t0 + self.time_limit,
+            tao_options=dict(L_hat=L_hat, alpha=self.alpha, min_samples_leaf=self.min_samples_leaf))
+        return self._finish(best, data, L_hat)
+

@@ -1,0 +1,56 @@
+"""TAO of loss-optimal trees: never worse than its start, a feasible MIP start, dead nodes zeroed."""
+
+import numpy as np
+import pytest
+
+from optitrees.algorithms.greedy import greedy_tree
+from optitrees.algorithms.node_fit import node_fitter
+from optitrees.algorithms.tao_loss_optimal import tao_loss_optimal
+from optitrees.formulations import loss_optimal_tree
+from optitrees.formulations.loss_optimal_solution import start, tree_objective
+
+
+def _xor(seed, n=120):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] * X[:, 1] + 0.2 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return (X - X.mean(0)) / X.std(0), y
+
+
+@pytest.mark.parametrize("kwargs", [dict(loss="logistic", regularizer="l1", C=5.0),
+                                    dict(loss="hinge", regularizer="l2", C=2.0, l2_method="outer"),
+                                    dict(loss=["hinge", "logistic"], regularizer="l1", feature_selection="soft",
+                                         alpha=0.2),
+                                    dict(loss="logistic", regularizer="l1", feature_selection="hard",
+                                         max_features=1)])
+def test_tao_improves_the_greedy_tree_and_stays_a_feasible_start(kwargs):
+    X, y = _xor(0)
+    f = loss_optimal_tree(X, y, depth=2, **kwargs)
+    problem = f.problem
+    fit = node_fitter(problem.spec, 0)
+    greedy = greedy_tree(problem, fit)
+    tree = tao_loss_optimal(greedy, problem, fit)
+    assert tree_objective(problem, tree) <= tree_objective(problem, greedy) + 1e-9
+    assert f.violation(start(f, tree)) < 1e-7
+    if problem.spec.budget is not None:
+        assert np.all((tree.weights != 0).sum(axis=1) <= 1)
+
+
+def test_tao_finds_the_xor_that_greedy_misses():
+    X, y = _xor(3, n=200)
+    f = loss_optimal_tree(X, y, depth=2, loss="logistic", regularizer="l1", C=5.0)
+    fit = node_fitter(f.problem.spec, 0)
+    greedy = greedy_tree(f.problem, fit)
+    tree = tao_loss_optimal(greedy, f.problem, fit)
+    assert tree_objective(f.problem, tree) < 0.95 * tree_objective(f.problem, greedy)
+    assert np.mean(np.where(tree.predict(X) == 1, 1, -1) == y) > np.mean(np.where(greedy.predict(X) == 1, 1, -1) == y)
+
+
+def test_unreached_nodes_cost_nothing():
+    X, y = _xor(2, n=60)
+    f = loss_optimal_tree(X, y, depth=3, loss="logistic", regularizer="l1", C=1.0)
+    fit = node_fitter(f.problem.spec, 0)
+    tree = tao_loss_optimal(greedy_tree(f.problem, fit), f.problem, fit)
+    reached = np.unique(tree.decision_path(X))
+    unreached = np.setdiff1d(np.arange(tree.n_nodes), reached)
+    assert np.all(tree.weights[unreached] == 0)

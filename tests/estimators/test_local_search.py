@@ -1,0 +1,72 @@
+"""TAOClassifier and TMOClassifier as a user meets them; MIP estimators starting from TAO and TMO."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris
+
+from optitrees import OCTClassifier, OCTHClassifier, OLCTClassifier, TAOClassifier, TMOClassifier
+from _support import fit_quiet
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    data = load_breast_cancer(as_frame=True)
+    return data.data.iloc[:300], data.target.iloc[:300].map({0: "malignant", 1: "benign"}).to_numpy()
+
+
+@pytest.mark.parametrize("oblique", [False, True])
+def test_tao_classifier_improves_cart(cancer, oblique):
+    X, y = cancer
+    clf = TAOClassifier(max_depth=3, oblique=oblique, alpha=0.001, random_state=0).fit(X, y)
+    assert clf.objective_ <= clf.start_objective_
+    assert set(clf.predict(X)) <= set(clf.classes_) and clf.predict_proba(X).shape == (300, 2)
+    errors = (clf.predict(X) != y).sum()
+    L_hat = min((y == c).sum() for c in clf.classes_)
+    complexity = clf.tree_.n_features_used() if oblique else clf.tree_.n_splits()
+    assert clf.objective_ == pytest.approx(errors / L_hat + 0.001 * complexity)
+    assert list(clf.feature_names_in_) == list(X.columns)
+
+
+def test_tmo_classifier_is_reproducible_and_reports_its_evolution():
+    X, y = load_iris(return_X_y=True)
+    a = TMOClassifier(max_depth=2, n_estimators=8, n_generations=2, random_state=3).fit(X, y)
+    b = TMOClassifier(max_depth=2, n_estimators=8, n_generations=2, random_state=3, n_jobs=2).fit(X, y)
+    assert np.array_equal(a.predict(X), b.predict(X)) and a.fitness_history_ == b.fitness_history_
+    assert len(a.fitness_history_) == 3 and a.fitness_history_[-1] == pytest.approx((a.predict(X) == y).mean())
+
+
+def test_bad_parameters_are_named():
+    X, y = load_iris(return_X_y=True)
+    for est, match in [(TAOClassifier(max_depth=0), "max_depth"), (TMOClassifier(cross_rate=1.5), "cross_rate"),
+                       (TMOClassifier(n_estimators=1), "n_estimators"),
+                       (TAOClassifier(forbidden_features=[0, 1, 2, 3]), "every feature is forbidden")]:
+        with pytest.raises(ValueError, match=match):
+            est.fit(X, y)
+
+
+@pytest.mark.parametrize("warm_start", ["greedy", "tao", "tmo", "best"])
+def test_mip_estimators_start_from_greedy_tao_or_tmo(cancer, warm_start):
+    X, y = cancer
+    X = X.iloc[:150, :6]
+    y = y[:150]
+    clf = fit_quiet(OLCTClassifier(max_depth=2, warm_start=warm_start, time_limit=10,
+                                   solver_options={"mip_max_nodes": 5}), X, y)
+    starts = clf.start_objectives_
+    assert set(starts) == {"greedy", *({"tao"} if warm_start in ("tao", "best") else set()),
+                           *({"tmo"} if warm_start in ("tmo", "best") else set())}
+    assert clf.greedy_objective_ == starts["greedy"] and clf.warm_start_objective_ == min(starts.values())
+    assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
+    assert clf.method_ in {"greedy", "tao", "tmo", "mip", "mip+tao"}
+    r = clf.solver_result_
+    assert clf.objective_ == r.objectives["returned"]
+
+
+def test_oct_from_tmo_and_octh_refined_by_tao():
+    X, y = load_iris(return_X_y=True)
+    oct_ = fit_quiet(OCTClassifier(max_depth=3, min_samples_leaf=3, warm_start="tmo", time_limit=30,
+                                   solver_options={"mip_max_nodes": 5}), X, y)
+    assert "tmo" in oct_.start_objectives_ and oct_.objective_ <= min(oct_.start_objectives_.values()) + 1e-12
+    octh = fit_quiet(OCTHClassifier(max_depth=2, alpha=0.01, time_limit=20, solver_options={"mip_max_nodes": 5}),
+                     X, y)
+    r = octh.solver_result_
+    assert octh.objective_ <= r.objectives["solver"] + 1e-12 and octh.objective_ <= octh.greedy_objective_
