@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..algorithms.greedy import greedy_tree
 from ..algorithms.node_fit import node_fitter
-from ..algorithms.outer_approximation import solve_outer_approximation
+from ..algorithms.outer_approximation import LogisticCuts, SquareCuts, solve_with_cuts
 from ..algorithms.tao_loss_optimal import tao_loss_optimal
 from ..algorithms.tmo import tmo_loss_optimal
 from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, layer_losses
@@ -53,7 +53,7 @@ _ATTRIBUTES_DOC = """    Attributes
 _MODEL_CONSTRAINTS = {
     "max_depth": [Interval(Integral, 1, None, closed="left")],
     "C": [Interval(Real, 0, None, closed="left"), "array-like"],
-    "tangents": [StrOptions({"V0", "V1", "V2", "V3"}), "array-like"],
+    "tangents": [StrOptions({"V0", "V1", "V2", "V3", "adaptive"}), "array-like"],
     "weight_bound": [Interval(Real, 0, None, closed="neither")],
     "refine": ["boolean"],
 }
@@ -94,8 +94,12 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         HFS budget per node (per layer); ``1`` gives univariate splits.
     alpha : float or sequence of float, optional
         SFS penalty per feature used (per layer).
-    tangents : {"V0", "V1", "V2", "V3"}, default="V0"
-        Tangent set of the logistic-loss underestimator.
+    tangents : {"V0", "V1", "V2", "V3", "adaptive"}, default="V0"
+        Tangent set of the logistic-loss underestimator; ``"adaptive"`` starts
+        from V1 and adds, between warm-started re-solves, the tangent at each
+        point's own margin where the solution is underestimated (the loss is
+        then tracked where the tree lies; the loop's relative error is in
+        ``solver_result_.checks["logistic_relative_error"]``).
     weight_bound : float, default=10.0
         ``||w_t||_1 <= weight_bound`` on standardized features; big-M values are
         derived from it.
@@ -198,11 +202,13 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         return starts
 
     def _solve(self, f, start, budget):
-        if f.problem.spec.l2_method != "outer":
+        spec = f.problem.spec
+        cutters = ([SquareCuts(float(self.l2_tol))] if spec.regularizer == "l2" and spec.l2_method == "outer" else []) \
+            + ([LogisticCuts()] if spec.adaptive else [])
+        if not cutters:
             return super()._solve(f, start, budget)
-        return solve_outer_approximation(f, tol=float(self.l2_tol), warm_start=start,
-                                         deadline=budget.solve_deadline(self._reserve),
-                                         polish_deadline=budget.deadline, **self._solve_options())
+        return solve_with_cuts(f, cutters, warm_start=start, deadline=budget.solve_deadline(self._reserve),
+                               polish_deadline=budget.deadline, **self._solve_options())
 
     def _refine(self, problem, model, budget):
         if not self.refine:

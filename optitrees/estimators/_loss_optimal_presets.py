@@ -24,8 +24,9 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         Number of branching layers.
     C : float or sequence of float, default=1.0
         Loss weight per layer ``C_h`` (a scalar applies to every layer).
-    tangents : {"V0", "V1", "V2", "V3"}, default="V0"
-        Tangent set of the logistic-loss underestimator.
+    tangents : {"V0", "V1", "V2", "V3", "adaptive"}, default="V0"
+        Tangent set of the logistic-loss underestimator; ``"adaptive"`` adds
+        tangents at the solution's margins between re-solves.
     univariate : bool, default=False
         Axis-aligned splits (``||w_t||_0 <= 1``, Remark 2).
     weight_bound : float, default=10.0

@@ -301,10 +301,11 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
             if result.checks.get(key):
                 notes.append((AgreementWarning, f"{result.checks[key]} {what}; its objective is recomputed from "
                               "the model"))
-        error, tol = result.checks.get("l2_relative_error"), result.checks.get("l2_tol")
-        if error is not None and error > tol:
-            notes.append((ApproximationWarning, f"the outer approximation of ||w||^2 stopped at relative error "
-                          f"{error:.2e} (l2_tol={tol:g})"))
+        for term, what in (("l2", "||w||^2"), ("logistic", "the logistic loss")):
+            error, tol = result.checks.get(f"{term}_relative_error"), result.checks.get(f"{term}_tol")
+            if error is not None and error > tol:
+                notes.append((ApproximationWarning, f"the outer approximation of {what} stopped at relative error "
+                              f"{error:.2e} (tolerance {tol:g})"))
         return notes
 
     @staticmethod

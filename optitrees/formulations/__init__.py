@@ -21,7 +21,7 @@ generalized risk score (4.16)       :mod:`~.ogrs`                            (sa
 """
 
 from ..mip import ConstraintGroup, Formulation, VariableGroup
-from . import blocks, family, ogrs, oct, ors, risk_scores, tangents
+from . import blocks, cuts, family, ogrs, oct, ors, risk_scores, tangents
 from .family import MIPFamily
 from .loss_optimal import LossOptimalProblem, LossOptimalSpec, loss_optimal_tree, margot, olct
 from .loss_optimal_solution import LOSS_OPTIMAL
@@ -33,5 +33,5 @@ from .tangents import TANGENT_SETS, logistic_tangents
 __all__ = [
     "Formulation", "VariableGroup", "ConstraintGroup", "MIPFamily", "LossOptimalSpec", "LossOptimalProblem",
     "loss_optimal_tree", "olct", "margot", "LOSS_OPTIMAL", "OCT_FAMILY", "ORS_FAMILY", "OGRS_FAMILY",
-    "TANGENT_SETS", "logistic_tangents", "blocks", "family", "oct", "ors", "ogrs", "risk_scores", "tangents",
+    "TANGENT_SETS", "logistic_tangents", "blocks", "cuts", "family", "oct", "ors", "ogrs", "risk_scores", "tangents",
 ]

@@ -15,10 +15,12 @@ block                         adds                                    equations
 :func:`add_logistic_slacks`   ``xi[i, h]``, ``logistic_tangent``       3.15
 :func:`add_hinge_slacks`      ``zeta[i, h]``, ``hinge``                3.13
 :func:`add_misclassification_slacks`  ``e[i, h]``, ``misclassification``  3.9
-:func:`add_square_outer_approximation`  ``q[t, j]``, ``square_cut_k``   l2 OA
 :func:`add_l0_indicators`     ``delta[t, j]``, ``l0_upper/lower``      3.14
 :func:`forbid_features`       bounds ``w[t, j] = 0``                    --
 ============================  ======================================  ==========
+
+Cuts added between solves (tangents of ``w**2``, tangents of the logistic loss
+at a solution's margins) are in :mod:`optitrees.formulations.cuts`.
 
 Big-M values are derived from the data and the variable bounds, one per row:
 with ``||w_t||_1 <= W`` (the ``l1_bound`` row) and ``|b_t| <= B`` the score of
@@ -36,8 +38,8 @@ from .tangents import TangentLines
 
 __all__ = [
     "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding", "add_layer_slacks",
-    "add_logistic_slacks", "add_hinge_slacks", "add_misclassification_slacks", "add_square_outer_approximation",
-    "add_square_cuts", "add_l0_indicators", "forbid_features", "score_bounds",
+    "add_logistic_slacks", "add_hinge_slacks", "add_misclassification_slacks", "add_l0_indicators",
+    "forbid_features", "score_bounds",
 ]
 
 
@@ -337,38 +339,6 @@ def add_misclassification_slacks(f, topology, scores: Scores, z: VariableGroup, 
     terms += _subset_sum_terms(z, below, -Mz)
     f.add_constraints("misclassification", (t_set, "I"), terms, lower=(eps - Mz).ravel(), equation="3.9")
     return e
-
-
-def add_square_outer_approximation(f, w: VariableGroup, penalty, points):
-    """Outer approximation of ``penalty_t * sum_j w[t, j]**2`` by tangent cuts.
-
-    Adds ``q[t, j]`` in ``[0, max(lower**2, upper**2)]`` with objective weight
-    ``penalty_t`` and the cuts of :func:`add_square_cuts` at each of ``points``
-    (one cut per point for every ``(t, j)``). Since every tangent
-    ``2 a w - a**2`` underestimates ``w**2``, the linear objective is a lower
-    bound of the quadratic one; :func:`optitrees.solvers.outer_approximation.solve_outer_approximation`
-    adds cuts at the solution until the two agree to a tolerance.
-    """
-    qmax = np.maximum(w.lower ** 2, w.upper ** 2).reshape(w.shape)
-    q = f.add_variables("q", w.dims, 0.0, qmax)
-    per_node = np.broadcast_to(np.asarray(penalty, float), (w.shape[0],))
-    f.add_objective(q, np.broadcast_to(per_node[:, None], w.shape))
-    for a in np.atleast_1d(np.asarray(points, float)):
-        add_square_cuts(f, q, w, np.full(w.shape, a))
-    return q
-
-
-def add_square_cuts(f, q: VariableGroup, w: VariableGroup, at) -> str:
-    """One round of tangent cuts ``q[t, j] >= 2 a_tj w[t, j] - a_tj**2`` at ``a = at``.
-
-    The group is named ``square_cut_<k>`` for the ``k``-th round.
-    """
-    at = np.asarray(at, float)
-    k = sum(name.startswith("square_cut_") for name in f.constraints)
-    name = f"square_cut_{k}"
-    f.add_constraints(name, w.dims, [(q.columns, 1.0), (w.columns, -2.0 * at)], lower=-(at * at).ravel(),
-                      equation="tangent of w**2")
-    return name
 
 
 def add_l0_indicators(f, w: VariableGroup, weight_bound: float, budget=None, penalty=None):

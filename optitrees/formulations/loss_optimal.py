@@ -43,7 +43,7 @@ import numpy as np
 from ..mip import Formulation, timed_build
 from ..scaling import ScaledData
 from ..topology import Topology
-from . import blocks
+from . import blocks, cuts
 from .tangents import TANGENT_SETS, TangentLines, logistic_tangents
 
 __all__ = ["LossOptimalSpec", "LossOptimalProblem", "build", "loss_optimal_tree", "olct", "margot",
@@ -104,7 +104,9 @@ class LossOptimalSpec:
     alpha : ndarray of shape (depth,) or None
         SFS penalty per layer.
     tangents : str or tuple of float
-        Tangent set of the logistic loss (3.15).
+        Tangent set of the logistic loss (3.15): ``"V0"``..``"V3"``, explicit
+        points, or ``"adaptive"`` (V1, then tangents at the solution's own
+        margins added by :class:`~optitrees.algorithms.outer_approximation.LogisticCuts`).
     weight_bound : float
         ``W`` in ``||w_t||_1 <= W``.
     l2_method : {"exact", "outer"}
@@ -154,9 +156,11 @@ class LossOptimalSpec:
                 raise ValueError("max_features must be a positive integer per layer")
         elif feature_selection == "soft":
             alpha_h = per_layer(alpha, depth, "alpha (the SFS penalty)")
-        if isinstance(tangents, str) and tangents.upper() not in TANGENT_SETS:
-            raise ValueError(f"tangents must be one of {sorted(TANGENT_SETS)}, got {tangents!r}")
-        logistic_tangents(tangents)                       # checks a custom sequence of points
+        if isinstance(tangents, str) and tangents.upper() not in TANGENT_SETS and tangents != "adaptive":
+            raise ValueError(f"tangents must be one of {sorted(TANGENT_SETS)} or 'adaptive', got {tangents!r}")
+        if tangents == "adaptive" and not score_variables:
+            raise ValueError("tangents='adaptive' needs score_variables=True (the cuts are written on the margins)")
+        logistic_tangents("V1" if tangents == "adaptive" else tangents)    # checks a custom sequence of points
         if not (np.isfinite(weight_bound) and weight_bound > 0):
             raise ValueError(f"weight_bound must be a positive number, got {weight_bound!r}")
         return cls(depth, losses, regularizer, per_layer(C, depth, "C"), per_layer(lam, depth, "lam"),
@@ -167,6 +171,11 @@ class LossOptimalSpec:
     def univariate(self) -> bool:
         """Axis-aligned splits: an HFS budget of one feature on every layer (Remark 2)."""
         return self.budget is not None and bool(np.all(self.budget == 1))
+
+    @property
+    def adaptive(self) -> bool:
+        """Logistic tangents are added at the solution's margins between solves."""
+        return isinstance(self.tangents, str) and self.tangents == "adaptive" and "logistic" in self.losses
 
     @property
     def probabilistic(self) -> bool:
@@ -222,7 +231,8 @@ class LossOptimalProblem:
         eps = max(1e-5, 10.0 * spec.feasibility_tol * float(S.max() + 1.0)) if eps is None else float(eps)
         if not eps > 0:
             raise ValueError("eps must be positive")
-        return cls(spec, data, Topology(spec.depth), logistic_tangents(spec.tangents), B, S, eps)
+        lines = logistic_tangents("V1" if spec.tangents == "adaptive" else spec.tangents)
+        return cls(spec, data, Topology(spec.depth), lines, B, S, eps)
 
 
 @timed_build
@@ -256,7 +266,7 @@ def build(problem: LossOptimalProblem) -> Formulation:
         if spec.l2_method == "exact":
             f.add_quadratic_objective(w, np.broadcast_to(per_node(spec.lam)[:, None], w.shape))
         else:
-            blocks.add_square_outer_approximation(f, w, per_node(spec.lam), SQUARE_POINTS)
+            cuts.add_square_outer_approximation(f, w, per_node(spec.lam), SQUARE_POINTS)
     if spec.feature_selection is not None:
         blocks.add_l0_indicators(f, w, spec.weight_bound,
                                  budget=None if spec.budget is None else per_node(spec.budget),

@@ -59,3 +59,40 @@ def test_rounds_continue_past_a_node_limit_and_repeat_exactly(data):
     assert a.checks["oa_rounds"] == b.checks["oa_rounds"] > 1
     assert np.array_equal(a.x, b.x) and a.checks["l2_relative_error"] <= 1e-4
     assert a.bound is not None and a.bound <= a.objective + 1e-9
+
+
+def test_logistic_cuts_underestimate_the_exact_loss(data):
+    from optitrees.algorithms.greedy import greedy_tree
+    from optitrees.algorithms.node_fit import node_fitter
+    from optitrees.formulations import olct
+    from optitrees.formulations.cuts import add_logistic_cuts
+    from optitrees.formulations.loss_optimal_solution import start
+    from optitrees.formulations.tangents import logistic_loss
+
+    X, y = data
+    f = olct(X, y, depth=2, tangents="V1")
+    tree = greedy_tree(f.problem, node_fitter(f.problem.spec, 0))
+    x = start(f, tree)
+    # the exact slacks: the logistic loss at each point's margin on the node it visits
+    _, values = tree.path_values(X)
+    xi = f.variables["xi"]
+    x[xi.columns.ravel()] = logistic_loss(y[:, None] * values).ravel()
+    rng = np.random.default_rng(0)
+    k = 40
+    add_logistic_cuts(f, rng.integers(1, 4, k), rng.integers(0, len(y), k), rng.normal(0, 3, k))
+    assert f.violation(x) < 1e-9
+    assert "logistic_cut_0" in f.constraints and len(f.sets["P_0"]) == k
+
+
+def test_adaptive_tangents_track_the_exact_loss(data):
+    from optitrees.algorithms.outer_approximation import LogisticCuts, solve_with_cuts
+    from optitrees.formulations import olct
+    from optitrees.formulations.loss_optimal_solution import decode
+
+    X, y = data
+    f = olct(X, y, depth=2, tangents="adaptive", C=2.0)
+    r = solve_with_cuts(f, [LogisticCuts(tol=1e-3)], "highs", mip_gap=0)
+    assert r.checks["logistic_relative_error"] <= 1e-3 and r.checks["oa_rounds"] > 1
+    tree, checks = decode(f, r.x)
+    assert checks["objective_recomputed"] == pytest.approx(r.objective, rel=1e-6)     # exact, reported exactly
+    assert r.bound <= r.objective + 1e-6

@@ -1,0 +1,89 @@
+"""Cuts added to a built formulation between solves: tangents of ``w**2`` and of the logistic loss.
+
+Both underestimate a convex term of the objective, so every MILP they give
+bounds the true optimum from below; the loops of
+:mod:`optitrees.algorithms.outer_approximation` add them where the current
+solution is underestimated and re-solve.
+
+* :func:`add_square_outer_approximation` / :func:`add_square_cuts`: ``q[t, j] >= 2 a w[t, j] - a**2``
+  (squared l2 on MILP solvers, MARGOT on HiGHS).
+* :func:`add_logistic_cuts`: the tangent of ``f(v) = log(1 + exp(-v))`` at a
+  point's own margin ``v`` on the node it visits (3.15 with a point-specific
+  tangent point), so the surrogate matches the exact loss where the solution lies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..mip import VariableGroup
+from .tangents import logistic_derivative, logistic_loss
+
+__all__ = ["add_square_outer_approximation", "add_square_cuts", "add_logistic_cuts"]
+
+
+def add_square_outer_approximation(f, w: VariableGroup, penalty, points):
+    """Outer approximation of ``penalty_t * sum_j w[t, j]**2`` by tangent cuts.
+
+    Adds ``q[t, j]`` in ``[0, max(lower**2, upper**2)]`` with objective weight
+    ``penalty_t`` and the cuts of :func:`add_square_cuts` at each of ``points``
+    (one cut per point for every ``(t, j)``). Since every tangent
+    ``2 a w - a**2`` underestimates ``w**2``, the linear objective is a lower
+    bound of the quadratic one; :func:`optitrees.solvers.outer_approximation.solve_outer_approximation`
+    adds cuts at the solution until the two agree to a tolerance.
+    """
+    qmax = np.maximum(w.lower ** 2, w.upper ** 2).reshape(w.shape)
+    q = f.add_variables("q", w.dims, 0.0, qmax)
+    per_node = np.broadcast_to(np.asarray(penalty, float), (w.shape[0],))
+    f.add_objective(q, np.broadcast_to(per_node[:, None], w.shape))
+    for a in np.atleast_1d(np.asarray(points, float)):
+        add_square_cuts(f, q, w, np.full(w.shape, a))
+    return q
+
+
+def add_square_cuts(f, q: VariableGroup, w: VariableGroup, at) -> str:
+    """One round of tangent cuts ``q[t, j] >= 2 a_tj w[t, j] - a_tj**2`` at ``a = at``.
+
+    The group is named ``square_cut_<k>`` for the ``k``-th round.
+    """
+    at = np.asarray(at, float)
+    k = sum(name.startswith("square_cut_") for name in f.constraints)
+    name = f"square_cut_{k}"
+    f.add_constraints(name, w.dims, [(q.columns, 1.0), (w.columns, -2.0 * at)], lower=-(at * at).ravel(),
+                      equation="tangent of w**2")
+    return name
+
+
+def add_logistic_cuts(f, nodes, points, at) -> str:
+    """Tangents of the logistic loss at margins ``at`` for the pairs ``(nodes[k], points[k])``.
+
+    For each pair, with ``v = at[k]`` and ``h`` the layer of node ``t``:
+
+    ``logistic_cut_<r>[t_i]: xi[i, h] >= f(v) + f'(v) (s[t, i] - v) - M (1 - sum_{s in T_d(t)} z[i, s])``
+
+    with ``M = max(0, f(v) - f'(v) v + |f'(v)| S_i)``, the smallest value that
+    deactivates the row, and no big-M at the root. The rows are indexed by
+    ``"t_i"`` labels (set ``P_<r>``) for the ``r``-th round. Needs the margins as
+    variables (``score_variables=True``).
+    """
+    if "s" not in f.variables or "xi" not in f.variables:
+        raise ValueError("logistic cuts need logistic slacks xi and score variables s (score_variables=True)")
+    problem = f.problem
+    topo = problem.topology
+    xi, s, z = f.variables["xi"], f.variables["s"], f.variables["z"]
+    nodes, points, at = np.asarray(nodes), np.asarray(points), np.asarray(at, float)
+    layers = f.sets[xi.dims[1]]
+    col = np.searchsorted(layers, topo.layer_of(nodes))
+    node_idx = np.searchsorted(f.sets["T"], nodes)
+    slope = logistic_derivative(at)
+    icpt = logistic_loss(at) - slope * at
+    below = topo.descendant_mask(f.sets[z.dims[1]], nodes).astype(float)         # (m, targets)
+    M = np.maximum(0.0, icpt + np.abs(slope) * problem.bound[points])
+    M = np.where(below.all(axis=1), 0.0, M)
+    r = sum(name.startswith("logistic_cut_") for name in f.constraints)
+    f.add_set(f"P_{r}", np.array([f"{t}_{i}" for t, i in zip(nodes, points)]))
+    terms = [(xi.columns[points, col], 1.0), (s.columns[node_idx, points], -slope),
+             (z.columns[points], -M[:, None] * below)]
+    name = f"logistic_cut_{r}"
+    f.add_constraints(name, (f"P_{r}",), terms, lower=icpt - M, equation="3.15 at the solution's margins")
+    return name
