@@ -34,7 +34,14 @@ def binary_target(name: str, y: pd.Series) -> np.ndarray:
     info = manifest()[name]
     if info["task"] == "multiclass" and name == "heart":
         return (pd.to_numeric(y) > 0).astype(int).to_numpy()
-    return (y.astype(str) == str(info["positive_label"])).astype(int).to_numpy()
+    positive = str(info["positive_label"])
+    numeric = pd.to_numeric(y, errors="coerce")
+    if numeric.notna().all():                 # "+1" in the manifest, 1 in the file
+        try:
+            return (numeric == float(positive)).astype(int).to_numpy()
+        except ValueError:
+            pass
+    return (y.astype(str) == positive).astype(int).to_numpy()
 
 
 def load_numeric(name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:

@@ -12,6 +12,7 @@ EXPECTED = {
     "margot_scip_vs_highs.py": ["highs  optimal", "outer approximation"],
     "risk_score_card.py": ["intercept", "P(malignant)", "same predictions: True"],
     "formulation_in_pyomo.py": ["oct_d2:", "routing agrees with z: True", "class:"],
+    "local_search_trees.py": ["TAO oblique=True", "TMO: best training accuracy", "certified by contree"],
 }
 
 
