@@ -150,10 +150,10 @@ def _generation_loop(population, fitness, offspring, n_generations, rng, deadlin
 
 
 class _LabelOffspring:
-    def __init__(self, X, y, n_classes, depth, cross_rate, tao_options, allowed):
+    def __init__(self, X, y, n_classes, depth, cross_rate, tao_options, allowed, deadline):
         self.X, self.y, self.n_classes, self.depth = X, y, n_classes, depth
         self.cross_rate, self.tao_options, self.allowed = cross_rate, tao_options, allowed
-        self.n_points = len(y)
+        self.n_points, self.deadline = len(y), deadline
 
     def fitness(self, ft):
         return float(np.mean(ft.predict(self.X) == self.y))
@@ -163,7 +163,8 @@ class _LabelOffspring:
         code = crossover(encode(ti.to_tree(self.n_classes), self.depth), encode(tj.to_tree(self.n_classes), self.depth),
                          self.cross_rate, rng)
         child = decode(code, self.X[boot], self.y[boot], self.n_classes, rng, self.allowed)
-        child = tao_label_tree(child, self.X[boot], self.y[boot], allowed=self.allowed, **self.tao_options)
+        child = tao_label_tree(child, self.X[boot], self.y[boot], allowed=self.allowed, deadline=self.deadline,
+                               **self.tao_options)
         return child, self.fitness(child)
 
 
@@ -185,11 +186,11 @@ def tmo_label_tree(X, y, depth, n_classes=None, *, n_estimators=100, n_generatio
     forest = RandomForestClassifier(n_estimators=n_estimators, max_depth=depth,
                                     random_state=int(rng.integers(2**31 - 1)), n_jobs=n_jobs).fit(X[:, cols], y)
     tao_options = dict(tao_options or {})
-    offspring = _LabelOffspring(X, y, n_classes, depth, cross_rate, tao_options, allowed)
+    offspring = _LabelOffspring(X, y, n_classes, depth, cross_rate, tao_options, allowed, deadline)
 
     def initial(est):
         ft = decode(encode(_forest_tree(est, cols, X.shape[1]), depth), X, y, n_classes, np.random.default_rng(0))
-        return tao_label_tree(ft, X, y, allowed=allowed, **tao_options)
+        return tao_label_tree(ft, X, y, allowed=allowed, deadline=deadline, **tao_options)
 
     population = Parallel(n_jobs=n_jobs)(delayed(initial)(est) for est in forest.estimators_)
     fitness = [offspring.fitness(ft) for ft in population]
@@ -208,10 +209,11 @@ def _forest_tree(estimator, cols, p):
 
 
 class _LossOffspring:
-    def __init__(self, problem, fit, cross_rate, tao_options):
+    def __init__(self, problem, fit, cross_rate, tao_options, deadline):
         from ..formulations.loss_optimal_solution import tree_objective
 
         self.problem, self.fit, self.cross_rate, self.tao_options = problem, fit, cross_rate, tao_options
+        self.deadline = deadline
         self.objective = lambda tree: tree_objective(problem, tree)
         self.n_points = len(problem.data.y)
 
@@ -227,7 +229,8 @@ class _LossOffspring:
         take = rng.random(a.n_splits) < self.cross_rate      # the inner nodes' hyperplanes; TAO refits the leaves
         a.W[take], a.b[take], a.thr[take] = b.W[take], b.b[take], b.thr[take]
         child = a.to_tree(probabilistic=self.problem.spec.probabilistic)
-        child = tao_loss_optimal(child, _bootstrapped(self.problem, boot), self.fit, **self.tao_options)
+        child = tao_loss_optimal(child, _bootstrapped(self.problem, boot), self.fit, deadline=self.deadline,
+                                 **self.tao_options)
         return child, self.fitness(child)
 
 
@@ -252,7 +255,7 @@ def tmo_loss_optimal(problem, fit_for, *, n_estimators=20, n_generations=5, cros
     rng = np.random.default_rng(random_state)
     n, p = problem.data.X.shape
     tao_options = dict(tao_options or {})
-    offspring = _LossOffspring(problem, fit_for(None), cross_rate, tao_options)
+    offspring = _LossOffspring(problem, fit_for(None), cross_rate, tao_options, deadline)
 
     def initial(seed):
         r = np.random.default_rng(seed)
@@ -261,7 +264,7 @@ def tmo_loss_optimal(problem, fit_for, *, n_estimators=20, n_generations=5, cros
         allowed[r.choice(p, max(1, p // 2), replace=False)] = True
         boot = _bootstrapped(problem, rows)
         tree = greedy_tree(boot, fit_for(allowed))
-        return tao_loss_optimal(tree, problem, fit_for(None), **tao_options)
+        return tao_loss_optimal(tree, problem, fit_for(None), deadline=deadline, **tao_options)
 
     population = Parallel(n_jobs=n_jobs)(delayed(initial)(s) for s in rng.integers(0, 2**31 - 1, n_estimators))
     fitness = [offspring.fitness(t) for t in population]
