@@ -32,16 +32,18 @@ class _BaseOCT(TreeViews, MIPClassifier):
         "max_depth": [Interval(Integral, 1, None, closed="left")],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "refine": ["boolean"],
     }
     #: Share of the budget an exact search (ConTree) may use before the MIP takes over.
     _exact_share = 0.5
 
-    def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, warm_start=True, solver="highs",
-                 time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
+    def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, refine=True, warm_start=True,
+                 solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
                  solver_options=None, forbidden_features=None, constraints=None):
         self.max_depth = max_depth
         self.alpha = alpha
         self.min_samples_leaf = min_samples_leaf
+        self.refine = refine
         self.warm_start = warm_start
         self.solver = solver
         self.time_limit = time_limit
@@ -107,6 +109,8 @@ class _BaseOCT(TreeViews, MIPClassifier):
         return tree, proven, seconds, "contree"
 
     def _refine(self, problem, tree, budget):
+        if not self.refine:
+            return None
         deadline = None if budget.seconds is None else budget.deadline - 0.02 * budget.seconds
         return self._tao(problem, tree, deadline)
 
@@ -140,7 +144,9 @@ _DOC = """{summary}
         Complexity weight.
     min_samples_leaf : int, default=1
         ``N_min``.
-{exact_param}{solver_doc}
+{exact_param}    refine : bool, default=True
+        Improve the solver's tree by TAO on the exact objective (kept only when better).
+{solver_doc}
 
     Attributes
     ----------
@@ -174,10 +180,11 @@ class OCTClassifier(_BaseOCT):
     _greedy_name = "CART"
     _parameter_constraints = {**_BaseOCT._parameter_constraints, "exact_search": [StrOptions({"auto", "mip"})]}
 
-    def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, exact_search="auto", warm_start=True,
-                 solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
-                 solver_options=None, forbidden_features=None, constraints=None):
-        super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, warm_start=warm_start,
+    def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, exact_search="auto", refine=True,
+                 warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None,
+                 verbose=False, solver_options=None, forbidden_features=None, constraints=None):
+        super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
+                         warm_start=warm_start,
                          solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                          random_state=random_state, verbose=verbose, solver_options=solver_options,
                          forbidden_features=forbidden_features, constraints=constraints)
