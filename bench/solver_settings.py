@@ -50,6 +50,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--depths", nargs="+", type=int, default=[2, 3])
+    parser.add_argument("--resume", action="store_true", help="keep the rows of an earlier run's CSV")
     args = parser.parse_args()
     require_shared()
     from sklearn.metrics import balanced_accuracy_score
@@ -59,14 +60,15 @@ def main():
 
     out = Path(__file__).parent / "results" / "solver_settings.csv"
     out.parent.mkdir(exist_ok=True)
-    rows = []
+    rows = pd.read_csv(out).to_dict("records") if args.resume and out.exists() else []
+    done = {(r["dataset"], r["depth"], r["family"], r["setting"]) for r in rows}
     for name in DATASETS:
         X, y, _ = load_numeric(name)
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
         for depth in args.depths:
             for family, make in families().items():
                 for setting, (solver, options) in SETTINGS.items():
-                    if solver not in solvers.available():
+                    if solver not in solvers.available() or (name, depth, family, setting) in done:
                         continue
                     est = make(max_depth=depth, solver=solver, solver_options=options, time_limit=args.time_limit,
                                threads=1, random_state=0, warm_start="greedy", refine=False)

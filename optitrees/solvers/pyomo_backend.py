@@ -8,6 +8,10 @@ Gurobi) are driven through it, the others through the legacy ``SolverFactory``.
 
 from __future__ import annotations
 
+import atexit
+import functools
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -35,6 +39,29 @@ class PyomoSolverSpec:
     supports_miqp: bool
     options: dict = field(default_factory=dict)
     warm_start: bool = True
+    defaults: object = None  # callable returning solver options the user's options override
+
+
+@functools.lru_cache(maxsize=None)
+def _ipopt_options_file() -> str:
+    """An Ipopt options file that keeps MUMPS off its METIS ordering (AMD instead).
+
+    The METIS bundled in pyscipopt's wheels corrupts the heap on some convex
+    quadratic models (SCIP's NLP heuristics call Ipopt, Ipopt calls MUMPS,
+    MUMPS calls METIS); the interpreter then aborts or hangs inside ``free``
+    (seen on MARGOT of depth 3, see scipopt/PySCIPOpt#1234). AMD ordering
+    avoids that code path and keeps every NLP heuristic.
+    """
+    folder = tempfile.mkdtemp(prefix="optitrees-ipopt-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = f"{folder}/ipopt.opt"
+    with open(path, "w") as f:
+        f.write("mumps_pivot_order 0\n")
+    return path
+
+
+def _scip_defaults() -> dict:
+    return {"nlpi/ipopt/optfile": _ipopt_options_file()}
 
 
 PYOMO_SOLVERS = {
@@ -42,7 +69,8 @@ PYOMO_SOLVERS = {
                              {"seed": "random_seed", "integrality_tol": "mip_feasibility_tolerance"},
                              warm_start=False),
     "scip": PyomoSolverSpec("scip", "scip_direct", True, "pip install 'optitrees[scip]' (pyscipopt)", True,
-                            {"seed": "randomization/randomseedshift", "integrality_tol": "numerics/feastol"}),
+                            {"seed": "randomization/randomseedshift", "integrality_tol": "numerics/feastol"},
+                            defaults=_scip_defaults),
     "gurobi": PyomoSolverSpec("gurobi", "gurobi_direct", True, "pip install 'optitrees[gurobi]' (gurobipy)",
                               True, {"seed": "Seed", "integrality_tol": "IntFeasTol"}),
     "cplex": PyomoSolverSpec("cplex", "cplex_direct", False, "pip install 'optitrees[cplex]' (cplex)", True,
@@ -161,8 +189,9 @@ class PyomoBackend:
         with ProgressPrinter(self.name, options):
             if self.spec.contrib:
                 neutral = {"seed": int(options.seed), "integrality_tol": options.integrality_tol}
-                raw = {self.spec.options[k]: v for k, v in neutral.items()
-                       if v is not None and k in self.spec.options}
+                raw = dict(self.spec.defaults()) if self.spec.defaults else {}
+                raw.update({self.spec.options[k]: v for k, v in neutral.items()
+                            if v is not None and k in self.spec.options})
                 raw.update(options.solver_options)
                 kwargs = dict(tee=bool(options.verbose), load_solutions=False,
                               raise_exception_on_nonoptimal_result=False, solver_options=raw)

@@ -180,3 +180,32 @@ def test_deadline_cuts_the_time_limit(small_data):
     t0 = time.perf_counter()
     res = solvers.solve(f, time_limit=60, deadline=t0 + 1.0)
     assert time.perf_counter() - t0 < 2.0 and res.status.startswith("time_limit")
+
+
+def test_scip_keeps_mumps_off_metis_unless_told(formulation, monkeypatch):
+    """SCIP's bundled METIS corrupts the heap on some convex QPs (the process aborts or hangs);
+    every SCIP solve gets an Ipopt options file with AMD ordering, which the user can override."""
+    from optitrees.solvers import pyomo_backend
+
+    seen = []
+    original = pyomo_backend._factory
+
+    def spy_factory(spec):
+        opt = original(spec)
+        solve = opt.solve
+
+        def spy(model, **kwargs):
+            seen.append(dict(kwargs["solver_options"]))
+            return solve(model, **kwargs)
+
+        opt.solve = spy
+        return opt
+
+    monkeypatch.setattr(pyomo_backend, "_factory", spy_factory)
+    res = solvers.solve(formulation, solver="scip", mip_gap=0)
+    path = seen[-1]["nlpi/ipopt/optfile"]
+    with open(path) as f:
+        assert f.read().split() == ["mumps_pivot_order", "0"]
+    assert res.termination.value == "optimal"
+    solvers.solve(formulation, solver="scip", solver_options={"nlpi/ipopt/optfile": ""})
+    assert seen[-1]["nlpi/ipopt/optfile"] == ""
