@@ -20,7 +20,7 @@ def _common(p):
     p.add_argument("--model", default="olct", choices=sorted(MODELS),
                    help="olct (default), margot, oct or octh (the last two take any number of classes)")
     p.add_argument("--depth", type=int, default=2)
-    p.add_argument("--tangents", default="V0", choices=["V0", "V1", "V2", "V3"])
+    p.add_argument("--tangents", default="V3", choices=["V0", "V1", "V2", "V3", "adaptive"])
     p.add_argument("--C", type=float, nargs="+", default=[1.0], help="loss weight, one value or one per layer")
     p.add_argument("--univariate", action="store_true", help="axis-aligned splits (olct)")
     p.add_argument("--feature-selection", choices=["hard", "soft"], help="HFS / SFS (margot)")

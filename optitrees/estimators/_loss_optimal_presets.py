@@ -24,7 +24,7 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         Number of branching layers.
     C : float or sequence of float, default=1.0
         Loss weight per layer ``C_h`` (a scalar applies to every layer).
-    tangents : {"V0", "V1", "V2", "V3", "adaptive"}, default="V0"
+    tangents : {"V0", "V1", "V2", "V3", "adaptive"}, default="V3"
         Tangent set of the logistic-loss underestimator; ``"adaptive"`` adds
         tangents at the solution's margins between re-solves.
     univariate : bool, default=False
@@ -51,7 +51,7 @@ class OLCTClassifier(LossOptimalTreeClassifier):
                               "univariate": ["boolean"]}
     l2_tol = 1e-4
 
-    def __init__(self, max_depth=2, *, C=1.0, tangents="V0", univariate=False, weight_bound=10.0, refine=True,
+    def __init__(self, max_depth=2, *, C=1.0, tangents="V3", univariate=False, weight_bound=10.0, refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None):
         self.max_depth = max_depth

@@ -73,7 +73,9 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
     verbose : bool, default=False
         Show the solver log.
     solver_options : dict, optional
-        Raw solver options, applied last.
+        Raw solver options, applied last, over the family's measured defaults
+        for HiGHS (``_highs_defaults``: presolve off for the loss-optimal
+        trees, see ``bench/solver_settings.py``).
     forbidden_features : sequence of str or int, optional
         Features (names or column indices) no split or rule may use.
     constraints : callable, optional
@@ -101,6 +103,9 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
     _reserve = 0.05
     #: What ``warm_start=True`` means for the family.
     _default_start = "greedy"
+    #: HiGHS options the family solves with unless ``solver_options`` says otherwise (measured by
+    #: ``bench/solver_settings.py``).
+    _highs_defaults: dict = {}
     #: How the solver's model is refined (reported in ``method_``), and what the greedy start is called.
     _refine_name = "refit"
     _greedy_name = "greedy"
@@ -125,8 +130,9 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
 
     def _solve_options(self) -> dict:
         """Options every solve of this fit shares (the greedy steps of a start too)."""
+        raw = {**(self._highs_defaults if self.solver == "highs" else {}), **(self.solver_options or {})}
         return dict(solver=self.solver, mip_gap=self.mip_gap, threads=self.threads, seed=self._seed,
-                    verbose=bool(self.verbose), solver_options=self.solver_options or {})
+                    verbose=bool(self.verbose), solver_options=raw)
 
     def _prepare(self, X, y):
         """Check the solver settings and the data (parameters are validated first); return the family's
