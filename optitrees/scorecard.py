@@ -2,8 +2,12 @@
 
 A :class:`ScoreCard` is a generalized risk score (seed 002, 4.7)
 ``R(x) = sum_t s_t r_t(x) + beta`` with single-clause rules
-``r_t(x) = 1{x_j >= b_t}`` or ``1{x_j < b_t}``; ``R(x)`` is the log-odds of the
-positive class. Rules on 0/1 features read ``x_j = 1`` / ``x_j = 0``.
+``r_t(x) = 1{x_j >= b_t}`` or ``1{x_j < b_t}``, or per-unit rules
+``r_t(x) = x_j`` for integer-valued features (counts, 1-10 scales: ``s_t`` points
+per unit, as FasterRisk scores them); ``R(x) / multiplier`` is the log-odds of
+the positive class (``multiplier = 1`` unless the card was rounded from a
+scaled solution, as FasterRisk's cards are). Rules on 0/1 features read
+``x_j = 1`` / ``x_j = 0``.
 Theorem 4.1 (flip one rule's logic and sign, update the intercept) and
 Corollary 4.1 (an equivalent card with non-negative points) are
 :meth:`ScoreCard.flip` and :meth:`ScoreCard.all_positive`. Text, tables,
@@ -39,6 +43,14 @@ class ScoreCard:
     intercept : float
     binary : ndarray of bool of shape (T,)
         The tested feature only takes the values 0 and 1 (the rule reads ``x_j = 1``).
+    per_unit : ndarray of bool of shape (T,), optional
+        The rule scores ``points`` per unit of ``x_j`` (``thresholds`` and
+        ``greater`` are then unused).
+    multiplier : float, default=1.0
+        The log-odds are ``(total + intercept) / multiplier``.
+    unit_range : ndarray of shape (T, 2), optional
+        Lowest and highest training value of each per-unit rule's feature
+        (for the range of reachable totals).
     """
 
     features: np.ndarray
@@ -47,6 +59,9 @@ class ScoreCard:
     points: np.ndarray
     intercept: float
     binary: np.ndarray = field(default=None)
+    per_unit: np.ndarray = field(default=None)
+    multiplier: float = 1.0
+    unit_range: np.ndarray = field(default=None)
 
     def __post_init__(self):
         self.features = np.asarray(self.features, int).ravel()
@@ -55,27 +70,34 @@ class ScoreCard:
         self.points = np.asarray(self.points, int).ravel()
         T = len(self.features)
         self.binary = np.zeros(T, bool) if self.binary is None else np.asarray(self.binary, bool).ravel()
+        self.per_unit = np.zeros(T, bool) if self.per_unit is None else np.asarray(self.per_unit, bool).ravel()
         self.intercept = float(self.intercept)
-        if not all(len(a) == T for a in (self.thresholds, self.greater, self.points, self.binary)):
-            raise ValueError("features, thresholds, greater, points and binary need one entry per rule")
+        self.multiplier = float(self.multiplier)
+        self.unit_range = np.zeros((T, 2)) if self.unit_range is None else np.asarray(self.unit_range, float)
+        if not all(len(a) == T for a in (self.thresholds, self.greater, self.points, self.binary, self.per_unit)):
+            raise ValueError("features, thresholds, greater, points, binary and per_unit need one entry per rule")
+        if not (np.isfinite(self.multiplier) and self.multiplier > 0):
+            raise ValueError(f"the multiplier must be positive, got {self.multiplier!r}")
 
     @property
     def n_rules(self) -> int:
         return len(self.features)
 
     def rules(self, X) -> np.ndarray:
-        """``r_t(x_i)`` for every point and rule, shape ``(n, T)``, values 0/1."""
+        """``r_t(x_i)`` for every point and rule, shape ``(n, T)``: 0/1, or the value for per-unit rules."""
         X = np.asarray(X, float)
-        ge = X[:, self.features] >= self.thresholds[None, :]
-        return np.where(self.greater[None, :], ge, ~ge).astype(float)
+        values = X[:, self.features]
+        ge = values >= self.thresholds[None, :]
+        hit = np.where(self.greater[None, :], ge, ~ge).astype(float)
+        return np.where(self.per_unit[None, :], values, hit)
 
     def totals(self, X) -> np.ndarray:
-        """Total points of each point (integers)."""
+        """Total points of each point (integers for integer-valued features)."""
         return self.rules(X) @ self.points
 
     def decision_function(self, X) -> np.ndarray:
-        """Total points plus intercept: the log-odds of the positive class."""
-        return self.totals(X) + self.intercept
+        """``(total points + intercept) / multiplier``: the log-odds of the positive class."""
+        return (self.totals(X) + self.intercept) / self.multiplier
 
     def predict_proba(self, X) -> np.ndarray:
         """Probability of the positive class, ``sigmoid(total + intercept)``."""
@@ -86,6 +108,8 @@ class ScoreCard:
         """Theorem 4.1: rule ``k`` tests the opposite condition, its points change sign, ``beta += s_k``."""
         if not 0 <= k < self.n_rules:
             raise IndexError(f"rule {k} out of range (the card has {self.n_rules} rules)")
+        if self.per_unit[k]:
+            raise ValueError(f"rule {k} scores per unit of a feature; it has no opposite condition")
         greater, points = self.greater.copy(), self.points.copy()
         greater[k] = not greater[k]
         intercept = self.intercept + points[k]
@@ -93,9 +117,9 @@ class ScoreCard:
         return replace(self, greater=greater, points=points, intercept=intercept)
 
     def all_positive(self) -> "ScoreCard":
-        """Corollary 4.1: flip every rule with negative points; an equivalent card with points >= 0."""
+        """Corollary 4.1: flip every rule with negative points (per-unit rules keep their sign)."""
         card = self
-        for k in np.flatnonzero(self.points < 0):
+        for k in np.flatnonzero((self.points < 0) & ~self.per_unit):
             card = card.flip(int(k))
         return card
 
@@ -105,7 +129,9 @@ class ScoreCard:
         the labels ``y`` in ``{-1, +1}``, also keeping the logistic loss within ``tol`` (relative)."""
         totals = self.totals(X)
         positive = totals + self.intercept > 0
-        loss = None if y is None else (lambda b: float(np.logaddexp(0.0, -np.asarray(y, float) * (totals + b)).sum()))
+        m = self.multiplier
+        loss = None if y is None else (lambda b: float(np.logaddexp(0.0, -np.asarray(y, float) * (totals + b) / m)
+                                                       .sum()))
         for digits in range(3, 18):
             b = float(round_significant(self.intercept, digits))
             score = totals + b
@@ -117,13 +143,24 @@ class ScoreCard:
 
     # ----------------------------------------------------------- reading
     def reachable_totals(self) -> np.ndarray:
-        """Every total score the rules can add up to, from the lowest to the highest."""
-        low, high = self.points[self.points < 0].sum(), self.points[self.points > 0].sum()
-        return np.arange(low, high + 1)
+        """Every total score from the lowest to the highest the rules can add up to (per-unit rules over
+        their feature's training range)."""
+        pts = self.points.astype(float)
+        lo = np.where(self.per_unit, pts * self.unit_range[:, 0], np.minimum(pts, 0))
+        hi = np.where(self.per_unit, pts * self.unit_range[:, 1], np.maximum(pts, 0))
+        low, high = np.minimum(lo, hi).sum(), np.maximum(lo, hi).sum()
+        return np.arange(int(np.floor(low)), int(np.ceil(high)) + 1)
+
+    def with_unit_range(self, X) -> "ScoreCard":
+        """The card with the training range of its per-unit rules' features recorded."""
+        values = np.asarray(X, float)[:, self.features]
+        return replace(self, unit_range=np.column_stack([values.min(axis=0), values.max(axis=0)]))
 
     def rule_text(self, k: int, feature_names) -> str:
-        """``age >= 62.5``, ``smoker = 1`` ...: the rule exactly as the card evaluates it."""
+        """``age >= 62.5``, ``smoker = 1``, ``each unit of clump_thickness``: the rule exactly as the card evaluates it."""
         name = feature_names[self.features[k]]
+        if self.per_unit[k]:
+            return f"each unit of {name}"
         if self.binary[k]:
             return f"{name} = {1 if self.greater[k] else 0}"
         return f"{name} {'>=' if self.greater[k] else '<'} {format_number(self.thresholds[k])}"

@@ -53,14 +53,16 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
 
 
 def card_dict(card: ScoreCard, feature_names, class_names) -> dict:
-    """Rules (feature, threshold, direction, points), intercept and the risk table with the predicted class."""
+    """Rules (feature, kind, threshold, direction, points), intercept, multiplier (log-odds are
+    ``(total + intercept) / multiplier``) and the risk table with the predicted class."""
     classes = [_plain(c) for c in class_names]
     totals = card.reachable_totals()
-    log_odds = totals + card.intercept
+    log_odds = (totals + card.intercept) / card.multiplier
     return {"model": "risk_score", "positive_class": classes[1], "negative_class": classes[0],
             "rules": [{"rule": card.rule_text(k, feature_names), "feature": str(feature_names[card.features[k]]),
+                       "kind": "per_unit" if card.per_unit[k] else "threshold",
                        "threshold": float(card.thresholds[k]), "greater_or_equal": bool(card.greater[k]),
                        "points": int(card.points[k])} for k in range(card.n_rules)],
-            "intercept": card.intercept,
+            "intercept": card.intercept, "multiplier": card.multiplier,
             "risk": [{"score": int(t), "probability": float(p), "class": classes[1] if lo > 0 else classes[0]}
                      for t, lo, p in zip(totals, log_odds, expit(log_odds))]}

@@ -72,15 +72,19 @@ def card_rows(card: ScoreCard, feature_names):
 
 
 def card_text(card: ScoreCard, feature_names, class_names, digits: int = 4) -> str:
-    """The card (rules and points, intercept), then its risk table: every reachable total score, its
-    probability of ``class_names[1]`` (``digits`` significant digits) and the class it predicts."""
+    """The card (rules and points, intercept, the multiplier when it is not 1), then its risk table: every
+    reachable total score, its probability of ``class_names[1]``, ``sigmoid((score + intercept) / multiplier)``
+    (``digits`` significant digits), and the class it predicts."""
     rows = card_rows(card, feature_names)
     width = max([len(r) for r, _ in rows] + [len("intercept")])
     lines = [f"{'rule':<{width}}  points"]
     lines += [f"{r:<{width}}  {p:+d}" for r, p in rows]
-    lines += [f"{'intercept':<{width}}  {format_number(card.intercept)}", ""]
+    lines.append(f"{'intercept':<{width}}  {format_number(card.intercept)}")
+    if card.multiplier != 1.0:
+        lines.append(f"{'multiplier':<{width}}  {format_number(card.multiplier)}")
+    lines.append("")
     totals = card.reachable_totals()
-    log_odds = totals + card.intercept
+    log_odds = (totals + card.intercept) / card.multiplier
     head = f"P({class_names[1]})"
     width = max(len(head), digits + 6)
     lines.append(f"score  {head:<{width}}  class")

@@ -108,6 +108,8 @@ def tree_dict_predictions(d, frame):
 
 
 def _rule_mask(rule, frame):
+    if rule.startswith("each unit of "):
+        return frame[rule[len("each unit of "):]].to_numpy(float)
     m = re.match(r"(.+) (>=|<|=) (\S+)$", rule)
     name, op, value = m.groups()
     x = frame[name].to_numpy(float)
@@ -126,13 +128,17 @@ def card_text_predictions(text, frame):
         total += int(points) * _rule_mask(rule.strip(), frame)
         k += 1
     intercept = float(lines[k].split()[-1])
+    multiplier = 1.0
+    if lines[k + 1].startswith("multiplier"):
+        k += 1
+        multiplier = float(lines[k].split()[-1])
     table = {}
     for line in lines[k + 1:]:
         parts = line.split()
         if len(parts) >= 3 and re.fullmatch(r"-?\d+", parts[0]):
             table[int(parts[0])] = parts[2]
     labels = np.array([table[int(t)] for t in total], dtype=object)
-    return total + intercept, labels
+    return (total + intercept) / multiplier, labels
 
 
 def card_dict_predictions(d, frame):
@@ -140,6 +146,9 @@ def card_dict_predictions(d, frame):
     total = np.zeros(len(frame))
     for r in d["rules"]:
         x = frame[r["feature"]].to_numpy(float)
+        if r.get("kind") == "per_unit":
+            total += r["points"] * x
+            continue
         sat = x >= r["threshold"] if r["greater_or_equal"] else x < r["threshold"]
         total += r["points"] * sat
     return np.where(total + d["intercept"] > 0, str(d["positive_class"]), str(d["negative_class"]))
