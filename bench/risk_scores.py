@@ -1,31 +1,36 @@
-"""Risk scores: ORS (V0..V3) against FasterRisk, and OGRS against stump-binarized ORS.
+"""Risk scores: ORS against FasterRisk, and OGRS against stump-binarized ORS.
 
-Part 1 (binary features): ORS with each tangent set V0..V3 at T = 3, 5, 7
-rules, A = -5..5, against FasterRisk (PyPI ``fasterrisk``, same sparsity and
-score bounds) on the binary datasets of ``../shared/datasets``: ``rs_mushroom``
-and ``rs_adult`` (binary indicators), ``rs_mammo`` (indicators plus one
-integer column, one-hot encoded here) and ``tic-tac-toe`` (one-hot, Table 4.1).
-80/20 stratified split, seed 0. Printed: test AUC, training logistic loss
-(the model's own probabilities; FasterRisk's divide the score by its
-multiplier), time, final gap (FasterRisk is a heuristic: no gap).
+Part 1 (the risk-score data of ``../shared/datasets``): ORS as a user fits it
+(``RiskScoreClassifier(n_rules=T)``: search, multiplier, aggregate-loss
+cutting planes; points -5..5) at T = 3, 5, 7 against FasterRisk 0.1.10 (same
+sparsity and point bounds) on ``rs_mammo`` (indicators, Density one-hot),
+``rs_mushroom``, ``rs_adult`` (indicators) and ``rs_breastcancer`` (integer
+1-10 features, scored per unit by both). 80/20 stratified split, seed 0,
+``--time-limit`` seconds per fit, 1 thread. Printed: test AUC, training
+logistic loss (each card's own probabilities, multiplier included), time,
+the certified gap on the exact training loss (FasterRisk is a heuristic: no
+gap), the multiplier. ``--methods tangents`` adds the per-point tangent
+model at the same multiplier.
+
+FasterRisk pins numpy < 2, pandas 1.5 and scikit-learn 1.2, so it runs in its
+own environment through ``bench/peers/fasterrisk_fit.py``::
+
+    python -m venv /tmp/frvenv && /tmp/frvenv/bin/pip install fasterrisk==0.1.10
 
 Part 2 (continuous features, Table 4.2): OGRS at T = 3, 5 against the seed's
 baseline: binarize each feature with the one-split stump of least log-loss
 (``x_j >= b_j``), then fit ORS on those indicators. Printed: test AUC, time, gap.
 
-Every MIP uses HiGHS, one thread, ``--time-limit`` seconds.
-
-Needs ``pip install fasterrisk`` (it pins old pandas / scikit-learn; install it
-in a separate environment or reinstall pandas>=2, scikit-learn>=1.6 after). Its
-one numpy-2 incompatibility (``ndarray.tostring``) is patched at load time.
-
-    python bench/risk_scores.py [--part 1 2] [--time-limit 15]
+    python bench/risk_scores.py --part 1 --peer-python /tmp/frvenv/bin/python [--time-limit 60]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -39,16 +44,20 @@ from sklearn.tree import DecisionTreeClassifier
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import binary_target, load_numeric, load_raw, require_shared  # noqa: E402
 
-BINARY = ("rs_mammo", "rs_mushroom", "rs_adult", "tic-tac-toe")
+DATASETS = ("rs_mammo", "rs_mushroom", "rs_adult", "rs_breastcancer")
+INTEGER_VALUED = ("rs_breastcancer",)
 CONTINUOUS = ("breast", "diabetes", "heart", "ionosphere", "parkinsons", "sonar", "spectf", "heart_failure",
               "wholesale", "haberman")
 RESULTS = Path(__file__).resolve().parent / "results"
+PEER = Path(__file__).resolve().parent / "peers" / "fasterrisk_fit.py"
 
 
-def binary_data(name):
+def risk_data(name):
+    """Indicators (columns with more than two values one-hot encoded), or the raw integers."""
     X, y = load_raw(name)
-    X = pd.get_dummies(X, columns=[c for c in X.columns if X[c].nunique() > 2 or not
-                                   pd.api.types.is_numeric_dtype(X[c])], dtype=float)
+    if name not in INTEGER_VALUED:
+        X = pd.get_dummies(X, columns=[c for c in X.columns if X[c].nunique() > 2 or not
+                                       pd.api.types.is_numeric_dtype(X[c])], dtype=float)
     return X.to_numpy(float), binary_target(name, y)
 
 
@@ -57,72 +66,74 @@ def logloss(p, y01):
     return float(-(y01 * np.log(p) + (1 - y01) * np.log(1 - p)).sum())
 
 
-def fit_ors(Xtr, ytr, Xte, yte, T, tangents, time_limit):
+def fit_ors(Xtr, ytr, Xte, yte, T, time_limit, **params):
     from optitrees import RiskScoreClassifier
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        clf = RiskScoreClassifier(n_rules=T, tangents=tangents, time_limit=time_limit, threads=1,
-                                  random_state=0).fit(Xtr, ytr)
+        clf = RiskScoreClassifier(n_rules=T, time_limit=time_limit, threads=1, random_state=0, **params).fit(Xtr, ytr)
     elapsed = time.perf_counter() - t0
     r = clf.solver_result_
     return dict(auc=roc_auc_score(yte, clf.predict_proba(Xte)[:, 1]), train_loss=clf.objective_, time=elapsed,
-                gap=np.nan if r.gap is None else r.gap, status=r.status, source=r.returned)
+                gap=np.nan if r.gap is None else r.gap, status=r.status, source=clf.method_,
+                multiplier=clf.score_card_.multiplier, rules=clf.score_card_.n_rules)
 
 
-def _fasterrisk():
-    """FasterRisk's classes, with its one call removed in numpy 2 (``ndarray.tostring``) mapped to ``tobytes``."""
-    import importlib
-    import inspect
-
-    import fasterrisk.rounding as rounding
-
-    if ".tostring()" in inspect.getsource(rounding):
-        src = inspect.getsource(rounding).replace(".tostring()", ".tobytes()")
-        exec(compile(src, rounding.__file__, "exec"), rounding.__dict__)
-        import fasterrisk.fasterrisk
-
-        importlib.reload(fasterrisk.fasterrisk)
-    from fasterrisk.fasterrisk import RiskScoreClassifier, RiskScoreOptimizer
-
-    return RiskScoreClassifier, RiskScoreOptimizer
-
-
-def fit_fasterrisk(Xtr, ytr, Xte, yte, T):
-    FRClassifier, RiskScoreOptimizer = _fasterrisk()
-
-    t0 = time.perf_counter()
-    opt = RiskScoreOptimizer(X=Xtr, y=np.where(ytr == 1, 1, -1), k=T, lb=-5, ub=5)
-    opt.optimize()
-    multipliers, intercepts, coefs = opt.get_models()
-    clf = FRClassifier(multipliers[0], intercepts[0], coefs[0])
-    elapsed = time.perf_counter() - t0
-    return dict(auc=roc_auc_score(yte, clf.predict_prob(Xte)), train_loss=logloss(clf.predict_prob(Xtr), ytr),
-                time=elapsed, gap=np.nan, status="heuristic", source="fasterrisk")
+def fit_fasterrisk(peer_python, Xtr, ytr, Xte, yte, T):
+    """FasterRisk in its own interpreter; the card is scored here."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "data.npz", Path(tmp) / "model.json"
+        np.savez(src, X=Xtr, y=np.where(ytr == 1, 1.0, -1.0), k=T, lb=-5.0, ub=5.0)
+        subprocess.run([peer_python, str(PEER), str(src), str(out)], check=True)
+        model = json.loads(out.read_text())
+    score = lambda X: (X @ np.array(model["coefficients"]) + model["intercept"]) / model["multiplier"]  # noqa: E731
+    prob = lambda X: 1 / (1 + np.exp(-score(X)))  # noqa: E731
+    return dict(auc=roc_auc_score(yte, prob(Xte)), train_loss=logloss(prob(Xtr), ytr), time=model["seconds"],
+                gap=np.nan, status="heuristic", source="fasterrisk", multiplier=model["multiplier"],
+                rules=int(np.count_nonzero(model["coefficients"])))
 
 
 def part1(args):
-    rows = []
-    for name in BINARY:
-        X, y = binary_data(name)
+    out = RESULTS / "risk_scores_ors.csv"
+    rows = pd.read_csv(out).to_dict("records") if args.resume and out.exists() else []
+    done = {(r["dataset"], r["T"], r["method"]) for r in rows}
+    for name in args.datasets:
+        X, y = risk_data(name)
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
-        for T in (3, 5, 7):
-            fr = fit_fasterrisk(Xtr, ytr, Xte, yte, T)
-            rows.append(dict(dataset=name, n=len(y), p=X.shape[1], T=T, method="FasterRisk", **fr))
-            for tangents in ("V0", "V1", "V2", "V3"):
-                r = fit_ors(Xtr, ytr, Xte, yte, T, tangents, args.time_limit)
-                rows.append(dict(dataset=name, n=len(y), p=X.shape[1], T=T, method=f"ORS-{tangents}", **r))
+        for T in args.T:
+            base = dict(dataset=name, n=len(y), p=X.shape[1], T=T)
+            if args.peer_python and (name, T, "FasterRisk") not in done:
+                rows.append(dict(base, method="FasterRisk", **fit_fasterrisk(args.peer_python, Xtr, ytr, Xte, yte, T)))
+            if (name, T, "ORS") not in done:
+                rows.append(dict(base, method="ORS", **fit_ors(Xtr, ytr, Xte, yte, T, args.time_limit)))
+                m = rows[-1]["multiplier"]
+                if "tangents" in args.methods:
+                    rows.append(dict(base, method="ORS-tangents", **fit_ors(Xtr, ytr, Xte, yte, T, args.time_limit,
+                                                                            method="tangents", multiplier=m)))
             print(f"done {name} T={T}", flush=True)
-    df = pd.DataFrame(rows)
-    df.to_csv(RESULTS / "risk_scores_ors.csv", index=False)
-    print(f"\nPart 1: ORS vs FasterRisk, A = -5..5, HiGHS {args.time_limit:g} s, 1 thread, split seed 0")
-    print("| dataset (n x p) | T | method | test AUC | train log-loss | time s | gap | solution |")
-    print("|---|---|---|---|---|---|---|---|")
+            RESULTS.mkdir(exist_ok=True)
+            pd.DataFrame(rows).to_csv(out, index=False)
+    report1(pd.DataFrame(rows), args.time_limit)
+
+
+def report1(df, time_limit):
+    print(f"\nPart 1: ORS vs FasterRisk, points -5..5, {time_limit:g} s, 1 thread, split seed 0")
+    print("| dataset (n x p) | T | method | test AUC | train log-loss | time s | certified gap | multiplier | "
+          "returned |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in df.itertuples():
-        gap = "-" if np.isnan(r.gap) else f"{100 * r.gap:.1f}%"
-        print(f"| {r.dataset} ({r.n} x {r.p}) | {r.T} | {r.method} | {r.auc:.4f} | {r.train_loss:.1f} | "
-              f"{r.time:.1f} | {gap} | {r.source} |")
+        gap = "-" if np.isnan(r.gap) else f"{100 * r.gap:.2f}%"
+        print(f"| {r.dataset} ({r.n} x {r.p}) | {r.T} | {r.method} | {r.auc:.4f} | {r.train_loss:.2f} | "
+              f"{r.time:.1f} | {gap} | {r.multiplier:.3g} | {r.source} |")
+    if "FasterRisk" in set(df.method):
+        fr = df[df.method == "FasterRisk"].set_index(["dataset", "T"])
+        ors = df[df.method == "ORS"].set_index(["dataset", "T"])
+        both = ors.join(fr, rsuffix="_fr", how="inner")
+        print(f"\nORS vs FasterRisk over {len(both)} fits: AUC >= FR - 0.002 in "
+              f"{int((both.auc >= both.auc_fr - 0.002).sum())}, train loss <= FR in "
+              f"{int((both.train_loss <= both.train_loss_fr + 1e-9).sum())}, certified gap < 5% in "
+              f"{int((both.gap < 0.05).sum())}, slowest ORS fit {both.time.max():.1f} s")
 
 
 def stump_binarize(Xtr, ytr, Xte):
@@ -168,7 +179,7 @@ def part2(args):
             print(f"done {name} T={T}", flush=True)
     df = pd.DataFrame(rows)
     df.to_csv(RESULTS / "risk_scores_ogrs.csv", index=False)
-    print(f"\nPart 2: OGRS vs stump-binarized ORS (V3), max points 5, HiGHS {args.time_limit:g} s "
+    print(f"\nPart 2: OGRS vs stump-binarized ORS, max points 5, HiGHS {args.time_limit:g} s "
           "(OGRS: plus up to a quarter of it for its greedy start), split seed 0")
     print("| dataset (n x p) | T | OGRS AUC / time s / gap | stump+ORS AUC / time s / gap |")
     print("|---|---|---|---|")
@@ -187,8 +198,17 @@ def part2(args):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--part", nargs="+", type=int, default=[1, 2])
-    p.add_argument("--time-limit", type=float, default=15.0)
+    p.add_argument("--time-limit", type=float, default=60.0)
+    p.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    p.add_argument("--T", nargs="+", type=int, default=[3, 5, 7])
+    p.add_argument("--peer-python", help="interpreter of an environment with fasterrisk==0.1.10")
+    p.add_argument("--methods", nargs="*", default=[], help="also 'tangents': the tangent model at ORS's multiplier")
+    p.add_argument("--resume", action="store_true", help="keep the fits of an earlier run's CSV")
+    p.add_argument("--report", action="store_true", help="only print the saved part-1 table")
     args = p.parse_args(argv)
+    if args.report:
+        report1(pd.read_csv(RESULTS / "risk_scores_ors.csv"), args.time_limit)
+        return 0
     require_shared()
     RESULTS.mkdir(exist_ok=True)
     if 1 in args.part:

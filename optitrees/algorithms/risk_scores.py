@@ -19,11 +19,11 @@ __all__ = ["best_intercept", "refit_intercept", "rounded_logistic_points", "roun
            "stump_card", "greedy_rules_card"]
 
 
-def best_intercept(totals, y, bound) -> float:
-    """Intercept minimizing the exact logistic loss ``sum log(1 + exp(-y (total + beta)))`` (1-D convex)."""
-    y = np.asarray(y, float)
+def best_intercept(totals, y, bound, multiplier: float = 1.0) -> float:
+    """Intercept minimizing the exact logistic loss ``sum log(1 + exp(-y (total + beta) / m))`` (1-D convex)."""
+    y = np.asarray(y, float) / multiplier
     res = minimize_scalar(lambda b: float(logistic_loss(y * (totals + b)).sum()), bounds=(-bound, bound),
-                          method="bounded", options={"xatol": 1e-9})
+                          method="bounded", options={"xatol": 1e-9 * max(1.0, multiplier)})
     return float(res.x)
 
 
@@ -32,8 +32,8 @@ def refit_intercept(card: ScoreCard, X, y, bound) -> ScoreCard:
     from dataclasses import replace
 
     totals = card.totals(X)
-    beta = best_intercept(totals, y, bound)
-    y = np.asarray(y, float)
+    beta = best_intercept(totals, y, bound, card.multiplier)
+    y = np.asarray(y, float) / card.multiplier
     if logistic_loss(y * (totals + beta)).sum() <= logistic_loss(y * (totals + card.intercept)).sum():
         return replace(card, intercept=beta)
     return card
@@ -75,12 +75,19 @@ def rounded_logistic_points(X, y, n_rules, A, random_state=None, allowed=None) -
 
 
 def rounded_logistic_card(problem, random_state=None) -> ScoreCard:
-    """ORS warm start: :func:`rounded_logistic_points` on the binary features, with the exact intercept."""
+    """ORS warm start: :func:`rounded_logistic_points` clipped to each feature's point bounds, one rule per
+    group (the largest points kept), with the exact intercept at the problem's multiplier."""
     X, y = problem.data.X, problem.data.y
     allowed = np.ones(X.shape[1], bool)
     allowed[list(problem.spec.forbidden)] = False
     s = rounded_logistic_points(X, y, problem.spec.n_rules, problem.spec.scores, random_state, allowed)
-    return card_from_points(s, best_intercept(X @ s, y, problem.intercept_bound))
+    s = np.where(s != 0, np.clip(s, problem.lower, problem.upper), 0.0)
+    for g in problem.spec.groups:
+        g = np.asarray(g, int)
+        keep = g[np.argmax(np.abs(s[g]))]
+        s[np.setdiff1d(g, [keep])] = 0.0
+    m = problem.multiplier
+    return card_from_points(s, best_intercept(X @ s, y, problem.intercept_bound, m), problem.per_unit, m)
 
 
 def stumps(X01, y, allowed=None):

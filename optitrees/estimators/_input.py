@@ -62,8 +62,8 @@ def feature_names(estimator) -> list[str]:
     return [str(n) for n in names] if names is not None else [f"x{j}" for j in range(estimator.n_features_in_)]
 
 
-def resolve_features(features, names) -> tuple[int, ...]:
-    """Column indices of ``features`` given by name or by index (``None``: none)."""
+def resolve_features(features, names, what: str = "forbidden feature") -> tuple[int, ...]:
+    """Column indices of ``features`` given by name or by index (``None``: none); ``what`` names them in errors."""
     if features is None:
         return ()
     if isinstance(features, (str, int, np.integer)):
@@ -72,10 +72,10 @@ def resolve_features(features, names) -> tuple[int, ...]:
     for f in features:
         if isinstance(f, (int, np.integer)) and not isinstance(f, bool):
             if not 0 <= f < len(names):
-                raise ValueError(f"forbidden feature index {f} is out of range (0..{len(names) - 1})")
+                raise ValueError(f"{what} index {f} is out of range (0..{len(names) - 1})")
             out.append(int(f))
         elif str(f) in names:
             out.append(names.index(str(f)))
         else:
-            raise ValueError(f"forbidden feature {f!r} is not a feature name; names are {names}")
+            raise ValueError(f"{what} {f!r} is not a feature name; names are {names}")
     return tuple(sorted(set(out)))

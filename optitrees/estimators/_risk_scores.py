@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
+import numpy as np
+
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..algorithms.branch_and_cut import branch_and_cut
 from ..algorithms.risk_scores import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
+from ..algorithms.risk_search import risk_search
 from ..formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
-from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec
+from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points
+from ..formulations.ors_master import LossOracle
+from ._input import resolve_features
 from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
 from ._views import ScoreCardViews
 
@@ -48,16 +54,31 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
 
 
 class RiskScoreClassifier(_RiskScore):
-    """Optimal Risk Score on binary features (seed 002, model 4.5): a score card learned by MILP.
+    """Optimal Risk Score (seed 002, model 4.5): a score card learned by MILP, with a certified gap.
 
-    Chooses at most (or exactly) ``n_rules`` binary features and an integer
-    number of points for each from ``min_score..max_score``; the total
-    points plus an intercept is the log-odds of ``classes_[1]``. The logistic
-    loss is modelled by Sato's tangent lines (4.4), V3 by default as in the
-    seed's experiments. The warm start is a rounded sparse logistic
-    regression; the solver's card gets the exactly optimal intercept for its
-    points. A fit never returns a model with a higher exact training loss
-    than its warm start.
+    Chooses at most (or exactly) ``n_rules`` features and an integer number
+    of points for each from ``min_score..max_score`` (or the feature's own
+    bounds); ``(total points + intercept) / multiplier`` is the log-odds of
+    ``classes_[1]``. 0/1 features give rules ``x = 1``; integer-valued
+    features (counts, 1-10 scales) are scored as points x value.
+
+    The fit (one ``time_limit`` for all of it):
+
+    1. a FasterRisk-style search (:mod:`optitrees.algorithms.risk_search`:
+       beam search over supports, ray search of the multiplier, sequential
+       rounding, +-1 moves) finds a card and, with ``multiplier="auto"``, fixes
+       the multiplier;
+    2. the MIP optimizes the points at that multiplier from the better of that
+       card and a rounded sparse logistic regression: with
+       ``method="cutting_planes"`` the aggregate-loss master
+       (:mod:`optitrees.formulations.ors_master`, RiskSLIM's cuts, size
+       independent of the number of rows) in one branch-and-cut search over
+       HiGHS LPs; with ``method="tangents"`` the per-point tangent model (4.5,
+       Sato's lines) on any backend. Both bounds are lower bounds on the exact
+       training loss, so the reported gap is certified (for the fixed multiplier);
+    3. the solver's card gets the exactly optimal intercept.
+
+    A fit never returns a card with a higher exact training loss than its start.
 
     Parameters
     ----------
@@ -67,8 +88,24 @@ class RiskScoreClassifier(_RiskScore):
         The score set ``A = {min_score, ..., max_score}`` (must contain 0).
     exact_rules : bool, default=False
         Exactly ``n_rules`` features selected (4.2) instead of at most.
+    point_bounds : dict, optional
+        ``{feature: (lower, upper)}``: that feature's points, by name or column
+        index (``lower >= 0``: only non-negative points).
+    monotone : dict, optional
+        ``{feature: +1 or -1}``: the feature may only raise (+1) or lower (-1)
+        the risk (its points are >= 0 or <= 0).
+    groups : list of lists, optional
+        At most one rule from each group of features (the one-hot columns of one variable).
+    multiplier : "auto" or float, default="auto"
+        ``"auto"``: the search's multiplier (FasterRisk's ray: 1 up to what the bounds allow,
+        or down to 0.5 when the continuous fit presses on them);
+        ``1.0``: the seed's plain integer log-odds. The card shows it.
+    method : {"auto", "cutting_planes", "tangents"}, default="auto"
+        ``"auto"``: cutting planes with HiGHS, the tangent model with other solvers.
     tangents : {"V0", "V1", "V2", "V3"}, default="V3"
+        Tangent set of ``method="tangents"``.
 {solver_doc}
+        ``method="cutting_planes"`` reads ``solver_options={"mip_max_nodes": n}`` as its node limit.
 
 {attributes_doc}
 
@@ -79,8 +116,8 @@ class RiskScoreClassifier(_RiskScore):
     >>> X = (rng.random((200, 6)) < 0.4).astype(int)
     >>> y = (X[:, 0] + X[:, 1] - X[:, 2] + rng.normal(0, 0.5, 200) > 0.5).astype(int)
     >>> clf = RiskScoreClassifier(n_rules=3, time_limit=20).fit(X, y)
-    >>> clf.score_card_.n_rules <= 3
-    True
+    >>> clf.score_card_.n_rules <= 3, clf.solver_result_.status
+    (True, 'optimal')
     """
 
     _family = ORS_FAMILY
@@ -92,16 +129,27 @@ class RiskScoreClassifier(_RiskScore):
         "n_rules": [Interval(Integral, 1, None, closed="left")],
         "min_score": [Integral], "max_score": [Integral],
         "exact_rules": ["boolean"],
+        "point_bounds": [dict, None],
+        "monotone": [dict, None],
+        "groups": ["array-like", None],
+        "multiplier": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "method": [StrOptions({"auto", "cutting_planes", "tangents"})],
         "tangents": [StrOptions({"V0", "V1", "V2", "V3"}), "array-like"],
     }
 
-    def __init__(self, n_rules=5, *, min_score=-5, max_score=5, exact_rules=False, tangents="V3", warm_start=True,
-                 solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
-                 solver_options=None, forbidden_features=None, constraints=None):
+    def __init__(self, n_rules=5, *, min_score=-5, max_score=5, exact_rules=False, point_bounds=None, monotone=None,
+                 groups=None, multiplier="auto", method="auto", tangents="V3", warm_start=True, solver="highs",
+                 time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
+                 forbidden_features=None, constraints=None):
         self.n_rules = n_rules
         self.min_score = min_score
         self.max_score = max_score
         self.exact_rules = exact_rules
+        self.point_bounds = point_bounds
+        self.monotone = monotone
+        self.groups = groups
+        self.multiplier = multiplier
+        self.method = method
         self.tangents = tangents
         self.warm_start = warm_start
         self.solver = solver
@@ -114,15 +162,65 @@ class RiskScoreClassifier(_RiskScore):
         self.forbidden_features = forbidden_features
         self.constraints = constraints
 
+    def _method(self):
+        if self.method == "auto":
+            return "cutting_planes" if self.solver == "highs" else "tangents"
+        if self.method == "cutting_planes" and self.solver != "highs":
+            raise ValueError(f"method='cutting_planes' runs its own search over HiGHS LPs; use solver='highs' "
+                             f"or method='tangents' with solver={self.solver!r}")
+        return self.method
+
+    def _point_bounds(self, names):
+        """``(j, lower, upper)`` per feature with its own bounds or sign."""
+        bounds = {}
+        for feature, (lo, hi) in (self.point_bounds or {}).items():
+            j, = resolve_features([feature], names, "point_bounds feature")
+            bounds[j] = (lo, hi)
+        for feature, sign in (self.monotone or {}).items():
+            j, = resolve_features([feature], names, "monotone feature")
+            if sign not in (1, -1):
+                raise ValueError(f"monotone[{feature!r}] must be +1 or -1, got {sign!r}")
+            lo, hi = bounds.get(j, (self.min_score, self.max_score))
+            lo, hi = (max(lo, 0), hi) if sign == 1 else (lo, min(hi, 0))
+            if lo > hi:
+                raise ValueError(f"monotone[{feature!r}] = {sign} leaves feature {feature!r} no points in "
+                                 f"{bounds.get(j, (self.min_score, self.max_score))}")
+            bounds[j] = (lo, hi)
+        return tuple((j, lo, hi) for j, (lo, hi) in sorted(bounds.items()))
+
     def _make_spec(self, forbidden, n_classes):
+        names = self._feature_names()
+        groups = tuple(resolve_features(list(g), names, "group feature") for g in (self.groups or []))
         return ORSSpec.create(self.n_rules, range(self.min_score, self.max_score + 1), self.tangents,
-                              self.exact_rules, forbidden)
+                              self.exact_rules, forbidden, self._point_bounds(names), groups, self.multiplier,
+                              self._method())
 
     def _make_problem(self, spec, data):
         return ORSProblem.create(spec, data)
 
+    def _presolve(self, problem, budget):
+        """The search of :func:`~optitrees.algorithms.risk_search.risk_search`; fixes an ``"auto"`` multiplier."""
+        allowed = np.ones(problem.data.n_features, bool)
+        allowed[list(problem.spec.forbidden)] = False
+        fixed = None if problem.spec.multiplier == "auto" else problem.multiplier
+        found = risk_search(problem.loss.with_multiplier(1.0), problem.spec.n_rules, problem.lower, problem.upper,
+                            allowed=allowed, groups=problem.spec.groups,
+                            intercept_bound=problem.with_multiplier(1.0).intercept_bound, multiplier=fixed,
+                            deadline=budget.until(self._start_share))
+        problem = problem.with_multiplier(found.multiplier)
+        card = card_from_points(found.points, found.intercept, problem.per_unit, found.multiplier)
+        return problem.with_multiplier(found.multiplier, starts={"search": card})
+
     def _starts(self, problem, deadline):
-        return {"greedy": rounded_logistic_card(problem, self._seed)}
+        return {"greedy": rounded_logistic_card(problem, self._seed), **(problem.starts or {})}
+
+    def _solve(self, f, start, budget):
+        if "L" not in f.variables:
+            return super()._solve(f, start, budget)
+        nodes = (self.solver_options or {}).get("mip_max_nodes")
+        return branch_and_cut(f, LossOracle(f), incumbent=start, deadline=budget.solve_deadline(self._reserve),
+                              mip_gap=self.mip_gap or 0.0, node_limit=nodes, threads=self.threads or 1,
+                              seed=self._seed, verbose=bool(self.verbose))
 
 
 class GeneralizedRiskScoreClassifier(_RiskScore):

@@ -25,6 +25,7 @@
 
 An estimator provides its family (:class:`~optitrees.formulations.MIPFamily`),
 its scaling, ``_make_spec`` / ``_make_problem``, ``_starts``, and optionally
+``_presolve`` (settle the problem before the build), ``_exact_search``,
 ``_refine`` and ``_solve``.
 """
 
@@ -170,6 +171,10 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         """An improved model from the solver's (``None``: this family has no refinement)."""
         return None
 
+    def _presolve(self, problem, budget):
+        """The problem with what a search before the build decides (e.g. a score card's multiplier)."""
+        return problem
+
     def _exact_search(self, problem, budget):
         """A dedicated exact search that replaces the MIP where it applies: ``None``, or
         ``(model, proven, seconds, engine)`` (a model found without a proof becomes a start)."""
@@ -203,7 +208,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         budget = Budget(self.time_limit)
         family = self._family
-        problem = self._prepare(X, y)
+        problem = self._presolve(self._prepare(X, y), budget)
         exact = self._exact_search(problem, budget)
         if exact is not None and exact[1]:
             return self._certified(problem, exact, budget)
@@ -320,7 +325,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         if "solver" not in objectives:
             notes.append((FallbackWarning, f"solver returned no solution ({result.status}); returning the "
                           f"{start_name} start"))
-        elif returned == "start":
+        elif returned == "start" and objectives["solver"] > objectives["start"] * (1 + 1e-6) + 1e-6:
             notes.append((FallbackWarning, f"the solver's model has a worse exact objective "
                           f"({objectives['solver']:.6g}) than the {start_name} start ({objectives['start']:.6g}); "
                           "returning the start"))

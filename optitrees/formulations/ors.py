@@ -1,37 +1,44 @@
-r"""The optimal risk score on binary features (seed 002, 4.5), its spec, decoding and start.
+r"""The optimal risk score (seed 002, 4.5), its spec, decoding and start.
 
-A risk score assigns an integer number of points ``s_j`` from a user set
-``A`` to each of at most (or exactly) ``T`` binary features; the total score
-plus an intercept ``beta`` is the log-odds of the positive class::
+A risk score assigns an integer number of points ``s_j`` to each of at most
+(or exactly) ``T`` features; the total score plus an intercept ``beta``,
+divided by a multiplier ``m`` (1 in the seed), is the log-odds of the
+positive class::
 
     min  sum_{i in I} xi[i]                                                   (4.5a)
     s.t. sum_j a[j] = T      (or <= T)                                         (4.2)
-         -M a[j] <= s[j] <= M a[j],   M = max |A|                              (4.3)
-         xi[i] >= f(v_k) + f'(v_k) (y_i (s x_i + beta) - v_k)   for v_k in V   (4.4)
-         s[j] integer in [min A, max A], a binary, xi >= 0                     (4.5c)
+         l_j a[j] <= s[j] <= u_j a[j]                                          (4.3)
+         xi[i] >= f(v_k) + f'(v_k) (y_i (s x_i + beta) / m - v_k)  for v_k in V  (4.4)
+         s[j] integer, a binary, xi >= 0                                       (4.5c)
 
 with ``f(v) = log(1 + exp(-v))`` and Sato's tangent sets V0..V3 (the lines at
 ``+-inf`` are the asymptotes ``xi >= 0`` and ``xi >= -v``). The default set is
-V3, which the seed's experiments found best. ``A`` must be a range of
-consecutive integers containing 0, so that the integer bounds of ``s`` are
-the set itself and an unselected feature scores 0.
+V3, which the seed's experiments found best. The bounds ``l_j..u_j`` are
+the score set ``A`` (consecutive integers containing 0) unless a feature has
+its own (a monotone feature: ``l_j = 0``); groups of features (one-hot
+columns of one variable) hold at most one rule each. 0/1 features give rules
+``x_j = 1``; integer-valued features (counts, 1-10 scales) score ``s_j`` points
+per unit, as FasterRisk scores them. For large data the per-point tangent rows
+are replaced by one loss variable and cuts on the aggregate loss
+(:mod:`optitrees.formulations.ors_master`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..mip import Formulation, timed_build
 from ..scaling import ScaledData
 from ..scorecard import ScoreCard
-from . import blocks
 from .family import MIPFamily
-from .risk_scores import card_loss, check_score_set, default_intercept_bound, tangent_terms
-from .tangents import TANGENT_SETS, TangentLines, logistic_tangents
+from .aggregate_loss import AggregateLoss
+from .risk_scores import add_point_rules, card_loss, check_score_set, tangent_terms
+from .tangents import TANGENT_SETS, TangentLines, logistic_loss, logistic_tangents
 
-__all__ = ["ORSSpec", "ORSProblem", "build", "ors", "decode", "start", "finalize", "objective", "ORS_FAMILY"]
+__all__ = ["ORSSpec", "ORSProblem", "build", "ors", "card_from_points", "points_of", "decode", "start", "finalize",
+           "objective", "ORS_FAMILY"]
 
 
 @dataclass(frozen=True)
@@ -43,12 +50,23 @@ class ORSSpec:
     n_rules : int
         ``T``.
     scores : ndarray of int
-        The score set ``A``.
+        The score set ``A`` (the default bounds of every feature's points).
     tangents : str or tuple of float
     exact_rules : bool
         ``sum_j a_j = T`` instead of ``<= T``.
     forbidden : tuple of int
         Features the card may not use.
+    bounds : tuple of (int, int, int)
+        ``(j, lower, upper)``: feature ``j``'s points lie in ``lower..upper``
+        when it is used (``lower >= 0``: never negative).
+    groups : tuple of tuple of int
+        At most one feature of each group is used (one-hot columns of one variable).
+    multiplier : "auto" or float
+        The log-odds are ``(total + beta) / multiplier``; ``"auto"``: chosen by
+        the warm-start search (:mod:`optitrees.algorithms.risk_search`), then fixed.
+    method : {"tangents", "cutting_planes"}
+        Per-point tangent lines (4.4) or the aggregate-loss master of
+        :mod:`optitrees.formulations.ors_master`.
     """
 
     n_rules: int
@@ -56,88 +74,147 @@ class ORSSpec:
     tangents: object = "V3"
     exact_rules: bool = False
     forbidden: tuple = ()
+    bounds: tuple = ()
+    groups: tuple = ()
+    multiplier: object = 1.0
+    method: str = "tangents"
 
     @classmethod
-    def create(cls, n_rules=5, scores=range(-5, 6), tangents="V3", exact_rules=False, forbidden=()) -> "ORSSpec":
+    def create(cls, n_rules=5, scores=range(-5, 6), tangents="V3", exact_rules=False, forbidden=(), bounds=(),
+               groups=(), multiplier=1.0, method="tangents") -> "ORSSpec":
         if not isinstance(n_rules, (int, np.integer)) or isinstance(n_rules, bool) or n_rules < 1:
             raise ValueError(f"n_rules must be an integer >= 1, got {n_rules!r}")
         if isinstance(tangents, str) and tangents.upper() not in TANGENT_SETS:
             raise ValueError(f"tangents must be one of {sorted(TANGENT_SETS)}, got {tangents!r}")
+        if method not in ("tangents", "cutting_planes"):
+            raise ValueError(f"method must be 'tangents' or 'cutting_planes', got {method!r}")
+        if not (multiplier == "auto" or (isinstance(multiplier, (int, float, np.number)) and not
+                                         isinstance(multiplier, bool) and np.isfinite(multiplier) and multiplier > 0)):
+            raise ValueError(f"multiplier must be 'auto' or a positive number, got {multiplier!r}")
+        checked = []
+        for entry in bounds:
+            j, lo, hi = entry
+            if lo != int(lo) or hi != int(hi) or lo > hi:
+                raise ValueError(f"the point bounds of feature {j} must be integers lower <= upper, got ({lo}, {hi})")
+            checked.append((int(j), int(lo), int(hi)))
+        groups = tuple(tuple(int(j) for j in g) for g in groups)
+        seen = [j for g in groups for j in g]
+        if len(seen) != len(set(seen)):
+            raise ValueError("a feature is in more than one group")
         return cls(int(n_rules), check_score_set(scores), tangents, bool(exact_rules),
-                   tuple(int(j) for j in forbidden))
+                   tuple(int(j) for j in forbidden), tuple(checked), groups,
+                   multiplier if multiplier == "auto" else float(multiplier), method)
 
 
 @dataclass(frozen=True)
 class ORSProblem:
-    """A spec with its binary data (``data.y`` in ``{-1, +1}``), tangent lines and intercept bound."""
+    """A spec with its data (``data.y`` in ``{-1, +1}``), per-feature point bounds, multiplier and
+    intercept bound.
+
+    ``per_unit`` marks the integer-valued features that are not 0/1: they are
+    scored as points x value. ``starts`` holds cards found before the build
+    (the warm-start search that fixed the multiplier).
+    """
 
     spec: ORSSpec
     data: ScaledData
     lines: TangentLines
     intercept_bound: float
+    lower: np.ndarray
+    upper: np.ndarray
+    per_unit: np.ndarray
+    multiplier: float = 1.0
+    starts: dict = None
+    fixed_intercept_bound: bool = False
 
     @classmethod
     def create(cls, spec: ORSSpec, data: ScaledData, intercept_bound=None) -> "ORSProblem":
         X, y = data.X, np.asarray(data.y, float)
         if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
-        if not np.all(np.isin(X, (0.0, 1.0))):
-            raise ValueError("ORS takes binary (0/1) features; for continuous features use the generalized risk "
-                             "score (GeneralizedRiskScoreClassifier, model 4.16), or binarize them first")
+        if not np.all(np.isfinite(X)) or not np.array_equal(X, np.round(X)):
+            raise ValueError("ORS takes binary (0/1) or integer-valued features (scored as points x value); for "
+                             "continuous features use the generalized risk score (GeneralizedRiskScoreClassifier, "
+                             "model 4.16), or binarize them first")
         if y.shape != (X.shape[0],) or not np.all(np.isin(y, (-1.0, 1.0))):
             raise ValueError("y must hold one label in {-1, +1} per row of X")
-        if spec.exact_rules and spec.n_rules > X.shape[1] - len(spec.forbidden):
+        p = X.shape[1]
+        if spec.exact_rules and spec.n_rules > p - len(spec.forbidden):
             raise ValueError(f"exactly {spec.n_rules} rules need at least that many usable features, got "
-                             f"{X.shape[1] - len(spec.forbidden)}")
-        B = default_intercept_bound(np.abs(spec.scores).max(), spec.n_rules) if intercept_bound is None \
-            else float(intercept_bound)
-        return cls(spec, data, logistic_tangents(spec.tangents), B)
+                             f"{p - len(spec.forbidden)}")
+        lower = np.full(p, float(spec.scores.min()))
+        upper = np.full(p, float(spec.scores.max()))
+        for j, lo, hi in spec.bounds:
+            if not 0 <= j < p:
+                raise ValueError(f"point bounds given for feature {j}, but X has {p} features")
+            lower[j], upper[j] = lo, hi
+        for g in spec.groups:
+            if any(not 0 <= j < p for j in g):
+                raise ValueError(f"group {list(g)} names a feature outside 0..{p - 1}")
+        per_unit = ~np.all(np.isin(X, (0.0, 1.0)), axis=0)
+        m = 1.0 if spec.multiplier == "auto" else float(spec.multiplier)
+        problem = cls(spec, data, logistic_tangents(spec.tangents), 0.0, lower, upper, per_unit, 1.0, {},
+                      intercept_bound is not None)
+        return problem.with_multiplier(m, intercept_bound=intercept_bound)
+
+    def with_multiplier(self, multiplier: float, starts=None, intercept_bound=None) -> "ORSProblem":
+        """The problem at another multiplier (and intercept bound ``10 m + sum of the T largest
+        max|points_j| max|x_j|``, beyond which every point's log-odds keep their sign)."""
+        if intercept_bound is None and self.fixed_intercept_bound:
+            intercept_bound = self.intercept_bound
+        if intercept_bound is None:
+            reach = np.maximum(np.abs(self.lower), np.abs(self.upper)) * np.abs(self.data.X).max(axis=0)
+            intercept_bound = 10.0 * multiplier + float(np.sort(reach)[::-1][: self.spec.n_rules].sum())
+        return replace(self, multiplier=float(multiplier), intercept_bound=float(intercept_bound),
+                       starts=dict(self.starts or {}) if starts is None else dict(starts))
+
+    @property
+    def loss(self) -> AggregateLoss:
+        """The exact training loss on the distinct rows, at this multiplier."""
+        return AggregateLoss.from_data(self.data.X, self.data.y, self.multiplier)
 
 
 @timed_build
 def build(problem: ORSProblem) -> Formulation:
-    """The ORS MILP (4.5) of ``problem``."""
+    """The ORS MILP of ``problem``: the tangent model (4.5), or the aggregate-loss master when
+    ``spec.method == "cutting_planes"``."""
+    if problem.spec.method == "cutting_planes":
+        from .ors_master import build_master
+
+        return build_master(problem)
     spec = problem.spec
     X, y = problem.data.X, np.asarray(problem.data.y, float)
     n, p = X.shape
-    A = spec.scores
-    M = float(np.abs(A).max())
     lines = problem.lines
     f = Formulation(name=f"ors_T{spec.n_rules}", integrality_tol=1e-6)
     f.problem = problem
     f.add_set("I", np.arange(n))
-    f.add_set("J", problem.data.labels)
     f.add_set("V", lines.labels)
-    a = f.add_variables("a", ("J",), 0.0, 1.0, domain="binary")
-    s = f.add_variables("s", ("J",), float(A.min()), float(A.max()), domain="integer")
-    f.add_set("one", np.array([0]))
+    a, s = add_point_rules(f, problem.data.labels, problem.lower, problem.upper, spec.n_rules, spec.exact_rules,
+                           spec.groups, spec.forbidden)
     beta = f.add_variables("beta", ("one",), -problem.intercept_bound, problem.intercept_bound)
     xi = f.add_variables("xi", ("I",), 0.0, np.inf)
-    f.add_constraints("rule_count", ("one",), [(a.columns[None, :], 1.0)],
-                      lower=float(spec.n_rules) if spec.exact_rules else -np.inf, upper=float(spec.n_rules),
-                      equation="4.2")
-    f.add_constraints("score_upper", ("J",), [(s.columns, 1.0), (a.columns, -M)], upper=0.0, equation="4.3a")
-    f.add_constraints("score_lower", ("J",), [(s.columns, 1.0), (a.columns, M)], lower=0.0, equation="4.3b")
     K = len(lines.slopes)
 
     def score_terms(coef):                    # sum_j coef[k, i] x_ij s_j, p nonzeros per row
         return [(np.broadcast_to(s.columns, (K * n, p)), (coef[:, :, None] * X[None, :, :]).reshape(K * n, p))]
 
-    terms, lower = tangent_terms(lines, y, xi, score_terms, beta)
+    # the log-odds are y (x s + beta) / m: the multiplier scales every coefficient of the rows
+    terms, lower = tangent_terms(lines, y / problem.multiplier, xi, score_terms, beta)
     f.add_constraints("logistic_tangent", ("V", "I"), terms, lower=lower, equation="4.4")
     f.add_objective(xi, 1.0)
-    if spec.forbidden:
-        blocks.forbid_features(f, a, spec.forbidden)
     return f
 
 
 def ors(X, y, n_rules: int = 5, scores=range(-5, 6), tangents="V3", exact_rules: bool = False,
-        intercept_bound: float | None = None, forbidden=(), feature_names=None) -> Formulation:
-    """Build the Optimal Risk Score MILP (4.5) on binary features.
+        intercept_bound: float | None = None, forbidden=(), feature_names=None, *, bounds=(), groups=(),
+        multiplier: float = 1.0, method: str = "tangents") -> Formulation:
+    """Build the Optimal Risk Score MILP (4.5) on binary or integer-valued features.
 
     Parameters
     ----------
-    X : array of shape (n_points, n_features), values in {0, 1}
+    X : array of shape (n_points, n_features)
+        0/1 features (rules ``x_j = 1``) or integer-valued ones (points x value).
     y : array of shape (n_points,), values in {-1, +1}
     n_rules : int, default=5
         ``T``: the number of rules (features with nonzero points).
@@ -147,16 +224,26 @@ def ors(X, y, n_rules: int = 5, scores=range(-5, 6), tangents="V3", exact_rules:
     exact_rules : bool, default=False
         ``sum_j a_j = T`` (4.2) instead of ``<= T``. An exact count needs ``T <= p``.
     intercept_bound : float, optional
-        ``|beta| <= B``; default ``max|A| * T + 10``.
+        ``|beta| <= B``; default ``10 m`` plus the ``T`` largest ``max|points_j| max|x_j|``
+        (``max|A| T + 10`` on 0/1 features).
     forbidden : sequence of int, optional
     feature_names : sequence of str, optional
+    bounds : sequence of (int, int, int), optional
+        ``(j, lower, upper)`` per-feature point bounds.
+    groups : sequence of sequence of int, optional
+        At most one rule from each group.
+    multiplier : float, default=1.0
+        The log-odds are ``(x s + beta) / multiplier``.
+    method : {"tangents", "cutting_planes"}, default="tangents"
+        The tangent model (4.5) or the aggregate-loss master (solve it with
+        :func:`optitrees.algorithms.branch_and_cut` and :class:`~optitrees.formulations.ors_master.LossOracle`).
 
     Returns
     -------
     Formulation
         With ``problem`` an :class:`ORSProblem`.
     """
-    spec = ORSSpec.create(n_rules, scores, tangents, exact_rules, forbidden)
+    spec = ORSSpec.create(n_rules, scores, tangents, exact_rules, forbidden, bounds, groups, multiplier, method)
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
@@ -164,37 +251,53 @@ def ors(X, y, n_rules: int = 5, scores=range(-5, 6), tangents="V3", exact_rules:
                                    intercept_bound))
 
 
-def card_from_points(points, intercept) -> ScoreCard:
-    """The card of points ``s_j`` per binary feature (rules ``x_j = 1`` on the features with nonzero points)."""
+def card_from_points(points, intercept, per_unit=None, multiplier: float = 1.0) -> ScoreCard:
+    """The card of points ``s_j`` per feature: rules ``x_j = 1`` on 0/1 features, ``points x x_j`` on the
+    features marked ``per_unit``, for the features with nonzero points."""
     points = np.asarray(points, float)
     used = np.flatnonzero(points)
     T = len(used)
-    return ScoreCard(used, np.full(T, 0.5), np.ones(T, bool), np.round(points[used]), intercept, np.ones(T, bool))
+    unit = np.zeros(T, bool) if per_unit is None else np.asarray(per_unit, bool)[used]
+    return ScoreCard(used, np.full(T, 0.5), np.ones(T, bool), np.round(points[used]), intercept, ~unit, unit,
+                     multiplier)
+
+
+def points_of(problem: ORSProblem, card: ScoreCard) -> tuple[np.ndarray, float]:
+    """``(s, beta)`` of a card in the model's variables (rules ``x_j = 0`` flipped back, Theorem 4.1)."""
+    s = np.zeros(problem.data.n_features)
+    s[card.features] = np.where(card.greater, card.points, -card.points)
+    return s, card.intercept + float(card.points[~card.greater].sum())
 
 
 def decode(f, x) -> tuple[ScoreCard, dict]:
-    """The card of a solution, and the MIP objective recomputed from it."""
+    """The card of a solution, and the MIP objective recomputed from it (the tangent surrogate, or the
+    exact loss for the cutting-plane master, whose cuts make it exact at its solutions)."""
     problem = f.problem
     v = f.values(x)
-    card = card_from_points(np.round(v["s"]), float(v["beta"][0]))
+    card = card_from_points(np.round(v["s"]), float(v["beta"][0]), problem.per_unit, problem.multiplier)
     y = np.asarray(problem.data.y, float)
-    recomputed = float(problem.lines(y * card.decision_function(problem.data.X)).sum())
+    margins = y * card.decision_function(problem.data.X)
+    recomputed = float((logistic_loss(margins) if "L" in f.variables else problem.lines(margins)).sum())
     return card, {"objective_recomputed": recomputed, "rules": card.n_rules}
 
 
 def start(f, card: ScoreCard) -> np.ndarray:
-    """Complete assignment for a card of rules ``x_j = 1`` (exactly ``T`` rules padded with zero-point features)."""
+    """Complete assignment for a card (exactly ``T`` rules padded with zero-point features whose bounds
+    allow 0 and that are in no group)."""
     problem = f.problem
     X, y = problem.data.X, np.asarray(problem.data.y, float)
-    p = X.shape[1]
-    s = np.zeros(p)
-    s[card.features] = np.where(card.greater, card.points, -card.points)
-    beta = card.intercept + float(card.points[~card.greater].sum())   # x = 0 rules flipped back (Theorem 4.1)
+    s, beta = points_of(problem, card)
     a = (s != 0).astype(float)
     if problem.spec.exact_rules:
-        free = np.setdiff1d(np.flatnonzero(a == 0), problem.spec.forbidden)
+        grouped = [j for g in problem.spec.groups for j in g]
+        ok = (problem.lower <= 0) & (problem.upper >= 0) & (a == 0)
+        ok[list(problem.spec.forbidden) + grouped] = False
+        free = np.flatnonzero(ok)
         a[free[: problem.spec.n_rules - int(a.sum())]] = 1.0
-    return f.vector({"a": a, "s": s, "beta": [beta], "xi": problem.lines(y * (X @ s + beta))})
+    margins = y * (X @ s + beta) / problem.multiplier
+    if "L" in f.variables:
+        return f.vector({"a": a, "s": s, "beta": [beta], "L": [float(logistic_loss(margins).sum())]})
+    return f.vector({"a": a, "s": s, "beta": [beta], "xi": problem.lines(margins)})
 
 
 def objective(problem: ORSProblem, card: ScoreCard) -> float:
@@ -203,7 +306,9 @@ def objective(problem: ORSProblem, card: ScoreCard) -> float:
 
 
 def finalize(problem: ORSProblem, card: ScoreCard) -> ScoreCard:
-    """The card with a short intercept that changes no training prediction."""
+    """The card with a short intercept that changes no training prediction (and the training range of its
+    per-unit features)."""
+    card = card.with_unit_range(problem.data.X_original) if card.per_unit.any() else card
     return card.with_readable_intercept(problem.data.X_original, problem.data.y)
 
 

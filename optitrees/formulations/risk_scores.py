@@ -12,7 +12,7 @@ import numpy as np
 
 from .tangents import logistic_loss
 
-__all__ = ["check_score_set", "card_loss", "tangent_terms", "default_intercept_bound"]
+__all__ = ["check_score_set", "card_loss", "tangent_terms", "default_intercept_bound", "add_point_rules"]
 
 
 def check_score_set(scores) -> np.ndarray:
@@ -51,3 +51,41 @@ def tangent_terms(lines, y, slack, score_terms, beta):
     terms = [(np.tile(slack.columns, K), 1.0)] + score_terms(coef) + \
         [(np.full(K * n, beta.columns[0]), coef.ravel())]
     return terms, np.repeat(lines.intercepts, n)
+
+
+def add_point_rules(f, labels, lower, upper, n_rules, exact_rules=False, groups=(), forbidden=()):
+    """Integer points ``s_j`` in ``[lower_j, upper_j]`` on at most (exactly) ``n_rules`` features (4.2-4.3).
+
+    Adds the binaries ``a_j`` (feature ``j`` is used) and ``s_j`` with
+
+        sum_j a_j <= T   (= T with ``exact_rules``)                          (4.2)
+        lower_j a_j <= s_j <= upper_j a_j                                     (4.3, per feature)
+        sum_{j in g} a_j <= 1   for every group g (one rule per group)
+
+    so an unused feature scores 0 and a used one scores within its own
+    bounds (``lower_j >= 0``: a monotone, non-negative feature). ``labels``
+    names the features (the index set ``J``). Returns ``(a, s)``.
+    """
+    lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+    f.add_set("J", labels)
+    a = f.add_variables("a", ("J",), 0.0, 1.0, domain="binary")
+    s = f.add_variables("s", ("J",), np.minimum(lower, 0.0), np.maximum(upper, 0.0), domain="integer")
+    if "one" not in f.sets:
+        f.add_set("one", np.array([0]))
+    f.add_constraints("rule_count", ("one",), [(a.columns[None, :], 1.0)],
+                      lower=float(n_rules) if exact_rules else -np.inf, upper=float(n_rules), equation="4.2")
+    f.add_constraints("score_upper", ("J",), [(s.columns, 1.0), (a.columns, -upper)], upper=0.0, equation="4.3a")
+    f.add_constraints("score_lower", ("J",), [(s.columns, 1.0), (a.columns, -lower)], lower=0.0, equation="4.3b")
+    if groups:
+        f.add_set("G", np.arange(len(groups)))
+        width = max(len(g) for g in groups)
+        cols = np.full((len(groups), width), -1)
+        for k, g in enumerate(groups):
+            cols[k, : len(g)] = a.columns[list(g)]
+        f.add_constraints("one_rule_per_group", ("G",), [(np.where(cols >= 0, cols, a.columns[0]),
+                                                          (cols >= 0).astype(float))], upper=1.0)
+    if forbidden:
+        from .blocks import forbid_features
+
+        forbid_features(f, a, forbidden)
+    return a, s

@@ -24,7 +24,7 @@ def test_score_card_and_predictions_agree(data):
     s = np.zeros(X.shape[1])
     s[card.features] = card.points
     assert card.n_rules <= 3 and np.all(card.points != 0) and s.min() >= -3 and s.max() <= 3
-    assert np.allclose(clf.decision_function(X), X @ s + card.intercept)
+    assert card.multiplier >= 0.5 and np.allclose(clf.decision_function(X), (X @ s + card.intercept) / card.multiplier)
     proba = clf.predict_proba(X)[:, 1]
     table = clf.risk_table().set_index("score")["probability"]
     assert np.allclose(proba, table.loc[X @ s].to_numpy())
@@ -51,7 +51,8 @@ def test_exactly_t_rules_selects_t_features(data):
 def test_same_optimum_from_two_backends(data):
     X, y = data
     X, y = X[:60], y[:60]
-    opts = dict(n_rules=2, min_score=-2, max_score=2, tangents="V1", mip_gap=0, time_limit=60)
+    opts = dict(n_rules=2, min_score=-2, max_score=2, tangents="V1", mip_gap=0, time_limit=60, method="tangents",
+                multiplier=1.0)
     a = fit_quiet(RiskScoreClassifier(solver="highs", **opts), X, y)
     b = fit_quiet(RiskScoreClassifier(solver="scip", **opts), X, y)
     assert a.solver_result_.status == b.solver_result_.status == "optimal"
@@ -70,6 +71,82 @@ def test_rejects_non_binary_features_and_bad_parameters(data):
             RiskScoreClassifier(**params).fit(X, y)
     with pytest.raises(ValueError, match="OneVsRestClassifier"):
         RiskScoreClassifier().fit(X[:30], np.repeat([0, 1, 2], 10))
+    for params, match in [(dict(method="cutting_planes", solver="scip"), "HiGHS LPs"),
+                          (dict(monotone={"x9": 1}), "monotone feature 'x9' is not a feature name"),
+                          (dict(monotone={0: 2}), r"monotone\[0\] must be \+1 or -1"),
+                          (dict(point_bounds={1: (2, 1)}), "lower <= upper"),
+                          (dict(point_bounds={1: (1, 3)}, monotone={1: -1}), "leaves feature 1 no points"),
+                          (dict(groups=[[0, 1], [1, 2]]), "more than one group"),
+                          (dict(groups=[[0, 7]]), "group feature index 7 is out of range"),
+                          (dict(multiplier=0.0), "multiplier"), (dict(method="lazy"), "method")]:
+        with pytest.raises(ValueError, match=match):
+            RiskScoreClassifier(**params).fit(X, y)
+
+
+def _brute_force(X, y_pm, T, lower, upper, multiplier, groups=()):
+    """Least exact loss over every integer card with at most T rules in the bounds (best intercept each)."""
+    import itertools
+
+    from scipy.optimize import minimize_scalar
+
+    p = X.shape[1]
+    best = np.inf
+    ranges = [range(int(lo), int(hi) + 1) for lo, hi in zip(lower, upper)]
+    for s in itertools.product(*ranges):
+        s = np.array(s, float)
+        if np.count_nonzero(s) > T or any(np.count_nonzero(s[list(g)]) > 1 for g in groups):
+            continue
+        totals = X @ s
+        res = minimize_scalar(lambda b: np.logaddexp(0, -y_pm * (totals + b) / multiplier).sum(),
+                              bounds=(-60, 60), method="bounded", options={"xatol": 1e-10})
+        best = min(best, res.fun)
+    assert p == len(lower)
+    return best
+
+
+@pytest.mark.parametrize("multiplier", [1.0, 1.5])
+def test_cutting_planes_prove_the_brute_force_optimum(data, multiplier):
+    X, y = data
+    X, y = X[:, :5], y
+    y_pm = np.where(y == "yes", 1.0, -1.0)
+    clf = fit_quiet(RiskScoreClassifier(n_rules=2, min_score=-2, max_score=2, multiplier=multiplier, mip_gap=0,
+                                        time_limit=60), X, y)
+    r = clf.solver_result_
+    assert r.solver == "cutting_planes" and r.status == "optimal" and r.certified_by == "cutting_planes"
+    assert clf.score_card_.multiplier == multiplier
+    best = _brute_force(X, y_pm, 2, [-2] * 5, [2] * 5, multiplier)
+    assert clf.objective_ == pytest.approx(best, rel=1e-6)
+    assert r.bound <= best + 1e-6
+
+
+def test_bounds_monotonicity_and_groups_hold_and_are_optimal(data):
+    X, y = data
+    X = X[:, :5]
+    y_pm = np.where(y == "yes", 1.0, -1.0)
+    clf = fit_quiet(RiskScoreClassifier(n_rules=3, min_score=-2, max_score=2, multiplier=1.0, mip_gap=0,
+                                        point_bounds={"x0": (0, 1)}, monotone={2: 1}, groups=[["x0", "x1"]],
+                                        time_limit=60), X, y)
+    s = np.zeros(5)
+    s[clf.score_card_.features] = clf.score_card_.points
+    assert 0 <= s[0] <= 1 and s[2] >= 0 and np.count_nonzero(s[:2]) <= 1
+    best = _brute_force(X, y_pm, 3, [0, -2, 0, -2, -2], [1, 2, 2, 2, 2], 1.0, groups=[(0, 1)])
+    assert clf.solver_result_.status == "optimal"
+    assert clf.objective_ == pytest.approx(best, rel=1e-6)
+
+
+def test_integer_features_are_scored_per_unit():
+    rng = np.random.default_rng(3)
+    n = 300
+    X = np.column_stack([rng.integers(1, 11, n), rng.integers(0, 2, n), rng.integers(1, 11, n)])
+    y = (0.6 * X[:, 0] + 1.5 * X[:, 1] - 4 + rng.logistic(size=n) > 0).astype(int)
+    clf = fit_quiet(RiskScoreClassifier(n_rules=2, min_score=-3, max_score=3, time_limit=30, random_state=0), X, y)
+    card = clf.score_card_
+    assert set(card.features) == {0, 1}
+    assert card.per_unit[list(card.features).index(0)] and not card.per_unit[list(card.features).index(1)]
+    rules = clf.score_card()["rule"].tolist()
+    assert "each unit of x0" in rules and "x1 = 1" in rules
+    assert np.allclose(clf.decision_function(X), (X[:, card.features] @ card.points + card.intercept)
+                       / card.multiplier)
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +282,19 @@ def test_generalized_card_on_a_two_valued_feature_not_coded_01(n):
     assert (clf.predict(X) == y).mean() == 1.0
     card = clf.score_card_
     assert card.features[0] == 0 and 1 < card.thresholds[0] < 2
+
+
+def test_time_limit_covers_the_search_and_the_branch_and_cut():
+    import time
+
+    rng = np.random.default_rng(5)
+    X = (rng.random((4000, 40)) < 0.3).astype(float)
+    y = (X[:, :12] @ rng.normal(0, 1, 12) + rng.logistic(size=4000) > 0).astype(int)
+    clf = RiskScoreClassifier(n_rules=7, time_limit=2, random_state=0)
+    t0 = time.perf_counter()
+    fit_quiet(clf, X, y)
+    elapsed = time.perf_counter() - t0
+    r = clf.solver_result_
+    assert elapsed <= 1.05 * 2 + 1.0, elapsed
+    assert r.bound is not None and r.bound <= clf.objective_ + 1e-9      # a valid, certified lower bound
+    assert clf.objective_ <= clf.warm_start_objective_ + 1e-9

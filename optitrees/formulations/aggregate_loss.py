@@ -1,0 +1,109 @@
+r"""The total logistic loss of a linear score, on data compressed to its distinct rows.
+
+A risk score with points ``s`` (one per column of ``X``), intercept ``beta`` and
+multiplier ``m`` gives point ``i`` the log-odds ``z_i = (x_i s + beta) / m``;
+its training loss is
+
+    l(s, beta) = sum_i log(1 + exp(-y_i z_i)),
+
+convex in ``(s, beta)``. Rows that repeat (same features, same label) are
+stored once with their count as a weight, which shrinks binarized data sets
+by one or two orders of magnitude (``rs_adult``: 26048 training rows, 8498
+distinct). Because ``l`` is convex, its tangent plane at any point is a valid
+lower bound everywhere (Ustun & Rudin's risk-score cutting planes):
+
+    L >= l(s_k, beta_k) + g_s (s - s_k) + g_beta (beta - beta_k),      (RiskSLIM cut)
+
+with ``g`` the gradient at ``(s_k, beta_k)``, so a model holding the points,
+the intercept and one loss variable ``L`` needs no row per training point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+__all__ = ["AggregateLoss"]
+
+
+@dataclass(frozen=True)
+class AggregateLoss:
+    """``l(s, beta)`` of the module docstring on weighted distinct rows.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_distinct, p)
+    y : ndarray of shape (n_distinct,), values in {-1, +1}
+    weight : ndarray of shape (n_distinct,)
+        How often each row occurs.
+    multiplier : float
+        ``m``: the log-odds are ``(x s + beta) / m``.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray
+    multiplier: float = 1.0
+
+    @classmethod
+    def from_data(cls, X, y, multiplier: float = 1.0, sample_weight=None) -> "AggregateLoss":
+        """Compress ``(X, y)`` (``y`` in {-1, +1}) to its distinct rows with counts (or summed weights)."""
+        X = np.asarray(X, float)
+        y = np.asarray(y, float)
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+        rows, inverse = np.unique(np.column_stack([X, y]), axis=0, return_inverse=True)
+        weight = np.bincount(inverse.ravel(), weights=w, minlength=len(rows))
+        return cls(rows[:, :-1], rows[:, -1], weight, float(multiplier))
+
+    def with_multiplier(self, multiplier: float) -> "AggregateLoss":
+        return AggregateLoss(self.X, self.y, self.weight, float(multiplier))
+
+    @property
+    def n_points(self) -> float:
+        return float(self.weight.sum())
+
+    def margins(self, s, beta) -> np.ndarray:
+        """``y_i z_i``; ``s`` of shape (p,) or (k, p) and ``beta`` scalar or (k,) give (n,) or (k, n)."""
+        s = np.asarray(s, float)
+        scores = s @ self.X.T + np.asarray(beta, float)[..., None] if s.ndim == 2 else self.X @ s + float(beta)
+        return self.y * scores / self.multiplier
+
+    def value(self, s, beta):
+        """``l(s, beta)``: a float, or one per row of a (k, p) ``s``."""
+        return np.logaddexp(0.0, -self.margins(s, beta)) @ self.weight
+
+    def gradient(self, s, beta) -> tuple[np.ndarray, float]:
+        """``(dl/ds, dl/dbeta)`` at one point."""
+        q = -self.weight * self.y * expit(-self.margins(s, beta)) / self.multiplier
+        return self.X.T @ q, float(q.sum())
+
+    def cut(self, s, beta) -> tuple[float, np.ndarray, float, float]:
+        """The tangent plane at ``(s, beta)`` as ``(value, g_s, g_beta, rhs)``: the cut reads
+        ``L - g_s s' - g_beta beta' >= rhs`` with ``rhs = value - g_s s - g_beta beta``."""
+        s = np.asarray(s, float)
+        value = float(self.value(s, beta))
+        g_s, g_beta = self.gradient(s, beta)
+        return value, g_s, g_beta, value - float(g_s @ s) - g_beta * float(beta)
+
+    def best_intercept(self, s, bound: float, tol: float = 1e-10) -> float:
+        """The ``beta`` in ``[-bound, bound]`` minimizing ``l(s, beta)`` (Newton's method on a 1-D convex
+        function, safeguarded by bisection)."""
+        base = self.y * (self.X @ np.asarray(s, float)) / self.multiplier
+        lo, hi = -float(bound), float(bound)
+        b = float(np.clip(0.0, lo, hi))
+        for _ in range(100):
+            sig = expit(-(base + self.y * b / self.multiplier))
+            g = -float((self.weight * self.y * sig).sum()) / self.multiplier
+            hess = float((self.weight * sig * (1.0 - sig)).sum()) / self.multiplier ** 2
+            if g > 0:
+                hi = b
+            else:
+                lo = b
+            step = b - g / hess if hess > 1e-300 else (lo + hi) / 2
+            nxt = step if lo < step < hi else (lo + hi) / 2
+            if abs(nxt - b) <= tol * max(1.0, abs(b)) or hi - lo <= tol * max(1.0, abs(b)):
+                return float(nxt)
+            b = nxt
+        return float(b)

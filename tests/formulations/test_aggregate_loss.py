@@ -1,0 +1,56 @@
+"""The aggregate logistic loss of a score: compression, value, gradient, cuts and the best intercept."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+from optitrees.formulations.aggregate_loss import AggregateLoss
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (200, 4)).astype(float)
+    y = np.where(rng.random(200) < 0.4, 1.0, -1.0)
+    return X, y
+
+
+def direct(X, y, s, beta, m):
+    return float(np.log1p(np.exp(-y * (X @ s + beta) / m)).sum())
+
+
+def test_distinct_rows_with_counts_give_the_full_loss(data):
+    X, y = data
+    loss = AggregateLoss.from_data(X, y, multiplier=1.7)
+    assert len(loss.y) < len(y) and loss.n_points == len(y)
+    s, beta = np.array([1.0, -2.0, 0.0, 3.0]), -0.5
+    assert loss.value(s, beta) == pytest.approx(direct(X, y, s, beta, 1.7), rel=1e-12)
+    S = np.array([s, 2 * s, -s])
+    assert np.allclose(loss.value(S, np.array([beta, 0.0, 1.0])),
+                       [direct(X, y, v, b, 1.7) for v, b in zip(S, [beta, 0.0, 1.0])])
+
+
+def test_gradient_matches_finite_differences_and_cuts_are_lower_bounds(data):
+    X, y = data
+    loss = AggregateLoss.from_data(X, y, multiplier=2.0)
+    s, beta = np.array([0.5, -1.0, 2.0, 0.0]), 0.3
+    g_s, g_b = loss.gradient(s, beta)
+    h = 1e-6
+    fd = [(loss.value(s + h * e, beta) - loss.value(s - h * e, beta)) / (2 * h) for e in np.eye(4)]
+    assert np.allclose(g_s, fd, rtol=1e-6)
+    assert g_b == pytest.approx((loss.value(s, beta + h) - loss.value(s, beta - h)) / (2 * h), rel=1e-6)
+    value, g_s, g_b, rhs = loss.cut(s, beta)
+    rng = np.random.default_rng(1)
+    for _ in range(50):                       # convexity: the tangent plane never exceeds the loss
+        s2, b2 = rng.normal(0, 3, 4), rng.normal(0, 3)
+        assert g_s @ s2 + g_b * b2 + rhs <= loss.value(s2, b2) + 1e-9
+
+
+def test_best_intercept_is_the_one_dimensional_minimum(data):
+    X, y = data
+    loss = AggregateLoss.from_data(X, y, multiplier=1.3)
+    s = np.array([2.0, 0.0, -1.0, 1.0])
+    ref = minimize_scalar(lambda b: loss.value(s, b), bounds=(-20, 20), method="bounded",
+                          options={"xatol": 1e-12}).x
+    assert loss.best_intercept(s, 20.0) == pytest.approx(ref, abs=1e-6)
+    assert loss.best_intercept(s, 0.1) == pytest.approx(np.clip(ref, -0.1, 0.1), abs=1e-9)
