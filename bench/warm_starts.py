@@ -48,6 +48,8 @@ def run(args):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
         for depth in args.depths:
             for family, make in families().items():
+                if family not in args.families:
+                    continue
                 for start in STARTS:
                     if (name, depth, family, start) in done:
                         continue
@@ -94,6 +96,7 @@ def main():
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--depths", nargs="+", type=int, default=[2, 3])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    parser.add_argument("--families", nargs="+", default=["OLCT", "MARGOT", "OCT-H"])
     parser.add_argument("--resume", action="store_true", help="keep the rows of an earlier run's CSV")
     parser.add_argument("--report", action="store_true", help="only print the saved runs")
     args = parser.parse_args()

@@ -31,7 +31,11 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None):
     """Minimize ``||w||_1 + C sum_i log(1 + exp(-y_i (w x_i + b)))``.
 
     scikit-learn's liblinear solver with a large ``intercept_scaling`` so that
-    the intercept is practically unpenalized. A node with one class (or none)
+    the intercept is practically unpenalized, at most 100 iterations: on
+    heavily weighted, nearly separable nodes (TAO's routing fits) liblinear's
+    iterations grow slow (1000 took 22 s on a breast-cancer node, 100 took
+    1.3 s for an objective 0.1% higher); callers keep a fit only when it
+    lowers the exact objective. A node with one class (or none)
     gets ``w = 0`` and the intercept of its smoothed class ratio.
 
     Returns
@@ -48,7 +52,7 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         lr = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
-                                tol=1e-6, max_iter=1000, random_state=random_state).fit(X, y, sample_weight)
+                                tol=1e-6, max_iter=100, random_state=random_state).fit(X, y, sample_weight)
     return lr.coef_.ravel().copy(), float(lr.intercept_[0])
 
 

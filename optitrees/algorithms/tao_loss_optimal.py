@@ -172,6 +172,10 @@ class _LossTAO:
         return True
 
 
+class _OutOfTime(Exception):
+    """The deadline passed before a node fit."""
+
+
 def tao_loss_optimal(tree: Tree, problem, fit, max_passes: int = 10, deadline=None) -> Tree:
     """TAO of a loss-optimal tree in standardized units; returns an improved tree (never a worse one).
 
@@ -184,24 +188,32 @@ def tao_loss_optimal(tree: Tree, problem, fit, max_passes: int = 10, deadline=No
         From :func:`~optitrees.algorithms.node_fit.node_fitter` (with ``sample_weight``).
     max_passes : int, default=10
     deadline : float, optional
-        ``time.perf_counter()`` after which no new node is optimized.
+        ``time.perf_counter()`` after which no new node fit starts (a step cut short
+        leaves the tree as the last completed step left it).
     """
-    run = _LossTAO(problem, fit)
+
+    def fit_in_time(*args, **kwargs):
+        if deadline is not None and time.perf_counter() >= deadline:
+            raise _OutOfTime
+        return fit(*args, **kwargs)
+
+    run = _LossTAO(problem, fit_in_time)
     ft = FixedTree.from_tree(tree, problem.spec.depth - 1)
     X = run.X
     S = ft.n_splits
     empty = np.zeros(0, np.int64)
-    for _ in range(max_passes):
-        improved = False
-        rows = ft.rows_by_node(X)
-        for level in range(ft.depth, -1, -1):
-            if deadline is not None and time.perf_counter() >= deadline:
+    try:
+        for _ in range(max_passes):
+            improved = False
+            rows = ft.rows_by_node(X)
+            for level in range(ft.depth, -1, -1):
+                for t in range(2**level, 2 ** (level + 1)):
+                    r = rows.get(t, empty)
+                    improved |= run.leaf_step(ft, t - S - 1, r) if t > S else run.split_step(ft, t, r)
+            if not improved:
                 break
-            for t in range(2**level, 2 ** (level + 1)):
-                r = rows.get(t, empty)
-                improved |= run.leaf_step(ft, t - S - 1, r) if t > S else run.split_step(ft, t, r)
-        if not improved or (deadline is not None and time.perf_counter() >= deadline):
-            break
+    except _OutOfTime:         # steps write the tree only when complete: it is consistent here
+        pass
     reached = set(np.unique(ft.path(X)).tolist())
     for t in range(1, 2 * S + 2):
         if t not in reached:                                 # dead: only its regularizer counts

@@ -54,3 +54,26 @@ def test_unreached_nodes_cost_nothing():
     reached = np.unique(tree.decision_path(X))
     unreached = np.setdiff1d(np.arange(tree.n_nodes), reached)
     assert np.all(tree.weights[unreached] == 0)
+
+
+def test_no_node_fit_starts_after_the_deadline():
+    import time
+
+    X, y = _xor(3, n=200)
+    f = loss_optimal_tree(X, y, depth=2, loss="logistic", regularizer="l1", C=5.0)
+    problem = f.problem
+    fit = node_fitter(problem.spec, 0)
+    greedy = greedy_tree(problem, fit)
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(time.perf_counter())
+        return fit(*args, **kwargs)
+
+    deadline = time.perf_counter() + 0.05
+    tree = tao_loss_optimal(greedy, problem, counting, deadline=deadline)
+    assert all(t < deadline for t in calls)                 # mid-step too: each fit checks the clock
+    assert tree_objective(problem, tree) <= tree_objective(problem, greedy) + 1e-9
+    assert f.violation(start(f, tree)) < 1e-7
+    assert tao_loss_optimal(greedy, problem, counting, deadline=time.perf_counter()).weights.tolist() == \
+        greedy.weights.tolist()
