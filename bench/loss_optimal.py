@@ -45,7 +45,7 @@ def models():
     from optitrees import MARGOTClassifier, OCTHClassifier, OLCTClassifier
 
     return {
-        "OLCT": [OLCTClassifier(max_depth=2, C=c, tangents="V1") for c in (0.1, 1.0, 10.0)],
+        "OLCT": [OLCTClassifier(max_depth=2, C=c) for c in (0.1, 1.0, 10.0)],
         "MARGOT": [MARGOTClassifier(max_depth=2, C=c) for c in (0.1, 1.0, 10.0)],
         "SFS-MARGOT": [MARGOTClassifier(max_depth=2, C=c, feature_selection="soft", alpha=a)
                        for c, a in ((1.0, 0.1), (1.0, 1.0), (10.0, 1.0))],

@@ -129,7 +129,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
 
     _family = LOSS_OPTIMAL
     _scaling = "standard"
-    _default_start = "tao"
+    _default_start = "best"
     _refine_name = "tao"
     #: Presolve off: the solver's tree beat the greedy one more often for OLCT (V3) and MARGOT
     #: (bench/solver_settings.py); OCT-H keeps HiGHS's defaults.

@@ -25,7 +25,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
     _scaling = "unit"
     _binary = False
     _oblique = False
-    _default_start = "tao"
+    _default_start = "best"
     _refine_name = "tao"
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints,

@@ -12,6 +12,7 @@ from ..algorithms.branch_and_cut import branch_and_cut
 from ..algorithms.risk_scores import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
 from ..algorithms.risk_search import risk_search
 from ..formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
+from ..formulations.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
 from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points
 from ..formulations.ors_master import LossOracle
 from ._input import resolve_features
@@ -51,6 +52,30 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
 
     def _store(self, problem, card):
         self.score_card_ = card
+
+    def _presolve(self, problem, budget):
+        """ORS problems (the cutting-plane models): the search of
+        :func:`~optitrees.algorithms.risk_search.risk_search`, which fixes an ``"auto"`` multiplier and
+        gives a start."""
+        if not isinstance(problem, ORSProblem):
+            return problem
+        allowed = np.ones(problem.data.n_features, bool)
+        allowed[list(problem.spec.forbidden)] = False
+        fixed = None if problem.spec.multiplier == "auto" else problem.multiplier
+        found = risk_search(problem.loss.with_multiplier(1.0), problem.spec.n_rules, problem.lower, problem.upper,
+                            allowed=allowed, groups=problem.spec.groups,
+                            intercept_bound=problem.with_multiplier(1.0).intercept_bound, multiplier=fixed,
+                            deadline=budget.until(self._start_share))
+        card = card_from_points(found.points, found.intercept, problem.per_unit, found.multiplier)
+        return problem.with_multiplier(found.multiplier, starts={"search": card})
+
+    def _solve(self, f, start, budget):
+        if "L" not in f.variables:
+            return super()._solve(f, start, budget)
+        nodes = (self.solver_options or {}).get("mip_max_nodes")
+        return branch_and_cut(f, LossOracle(f), incumbent=start, deadline=budget.solve_deadline(self._reserve),
+                              mip_gap=self.mip_gap or 0.0, node_limit=nodes, threads=self.threads or 1,
+                              seed=self._seed, verbose=bool(self.verbose))
 
 
 class RiskScoreClassifier(_RiskScore):
@@ -198,35 +223,14 @@ class RiskScoreClassifier(_RiskScore):
     def _make_problem(self, spec, data):
         return ORSProblem.create(spec, data)
 
-    def _presolve(self, problem, budget):
-        """The search of :func:`~optitrees.algorithms.risk_search.risk_search`; fixes an ``"auto"`` multiplier."""
-        allowed = np.ones(problem.data.n_features, bool)
-        allowed[list(problem.spec.forbidden)] = False
-        fixed = None if problem.spec.multiplier == "auto" else problem.multiplier
-        found = risk_search(problem.loss.with_multiplier(1.0), problem.spec.n_rules, problem.lower, problem.upper,
-                            allowed=allowed, groups=problem.spec.groups,
-                            intercept_bound=problem.with_multiplier(1.0).intercept_bound, multiplier=fixed,
-                            deadline=budget.until(self._start_share))
-        problem = problem.with_multiplier(found.multiplier)
-        card = card_from_points(found.points, found.intercept, problem.per_unit, found.multiplier)
-        return problem.with_multiplier(found.multiplier, starts={"search": card})
-
     def _starts(self, problem, deadline):
         return {"greedy": rounded_logistic_card(problem, self._seed), **(problem.starts or {})}
-
-    def _solve(self, f, start, budget):
-        if "L" not in f.variables:
-            return super()._solve(f, start, budget)
-        nodes = (self.solver_options or {}).get("mip_max_nodes")
-        return branch_and_cut(f, LossOracle(f), incumbent=start, deadline=budget.solve_deadline(self._reserve),
-                              mip_gap=self.mip_gap or 0.0, node_limit=nodes, threads=self.threads or 1,
-                              seed=self._seed, verbose=bool(self.verbose))
 
 
 class GeneralizedRiskScoreClassifier(_RiskScore):
     """Optimal Generalized Risk Score (seed 002, model 4.16): rules ``x_j >= b`` learned with their points.
 
-    Continuous and binary features are scaled to [0, 1] internally. The MILP
+    Continuous and binary features are scaled to [0, 1] internally. The model
     picks ``n_rules`` single-clause rules ``x_j >= b_t``, each feature at most
     once (rules of one logic lose no generality, Corollary 4.2), with integer
     points in ``-max_score..max_score``; the fitted card is then rewritten with
@@ -242,16 +246,31 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
     units as a short number strictly between the largest training value that
     fails the rule and the smallest that passes it.
 
+    Two ways to solve it (``method``): the 4.16 MILP above on any backend
+    (``"tangents"``), or, with HiGHS, the same model over candidate thresholds
+    (``"cutting_planes"``, :mod:`optitrees.formulations.ogrs_candidates`): each
+    distinct training value of a feature (at most ``max_thresholds`` per
+    feature) gives a 0/1 column ``x_j >= b``, one rule per feature, scored by
+    the aggregate-loss cutting planes of ORS from a beam-search start, with a
+    gap certified on the exact training loss (over those candidates: exact
+    OGRS when no feature has more distinct values than ``max_thresholds``).
+
     Parameters
     ----------
     n_rules : int, default=3
+        The most rules (``method="tangents"``: exactly).
     max_score : int, default=5
         Points are in ``-max_score..max_score`` (the tightest big-M is ``max_score``).
     positive_points : bool, default=True
         Report the equivalent card with non-negative points (Corollary 4.1).
     tangents : {"V0", "V1", "V2", "V3"}, default="V3"
     eps : float, default=1e-4
-        Strictness of ``x_j < b_t`` on the [0, 1] scale.
+        Strictness of ``x_j < b_t`` on the [0, 1] scale (``method="tangents"``).
+    method : {"auto", "cutting_planes", "tangents"}, default="auto"
+        ``"auto"``: cutting planes with HiGHS, unless a ``constraints`` hook is
+        given (it is written for the 4.16 variables) or another solver is chosen.
+    max_thresholds : int, default=64
+        Candidate thresholds per feature for ``method="cutting_planes"``.
 {solver_doc}
         The greedy start may use up to a quarter of ``time_limit``.
 
@@ -266,9 +285,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
     2
     """
 
-    _family = OGRS_FAMILY
     _scaling = "unit"
-    _greedy_name = "greedy rules"
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints,
         "warm_start": ["boolean", StrOptions({"greedy"})],
@@ -277,16 +294,20 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
         "positive_points": ["boolean"],
         "tangents": [StrOptions({"V0", "V1", "V2", "V3"}), "array-like"],
         "eps": [Interval(Real, 0, 0.5, closed="neither")],
+        "method": [StrOptions({"auto", "cutting_planes", "tangents"})],
+        "max_thresholds": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, n_rules=3, *, max_score=5, positive_points=True, tangents="V3", eps=1e-4, warm_start=True,
-                 solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
-                 solver_options=None, forbidden_features=None, constraints=None):
+    def __init__(self, n_rules=3, *, max_score=5, positive_points=True, tangents="V3", eps=1e-4, method="auto",
+                 max_thresholds=64, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
+                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None):
         self.n_rules = n_rules
         self.max_score = max_score
         self.positive_points = positive_points
         self.tangents = tangents
         self.eps = eps
+        self.method = method
+        self.max_thresholds = max_thresholds
         self.warm_start = warm_start
         self.solver = solver
         self.time_limit = time_limit
@@ -302,10 +323,30 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
         return OGRSSpec.create(self.n_rules, self.max_score, self.tangents, float(self.eps),
                                positive_points=self.positive_points, forbidden=forbidden)
 
+    def _method(self):
+        if self.method == "auto":
+            return "cutting_planes" if self.solver == "highs" and self.constraints is None else "tangents"
+        if self.method == "cutting_planes" and self.solver != "highs":
+            raise ValueError(f"method='cutting_planes' runs its own search over HiGHS LPs; use solver='highs' "
+                             f"or method='tangents' with solver={self.solver!r}")
+        return self.method
+
+    @property
+    def _family(self):
+        return OGRS_CANDIDATES_FAMILY if self._method() == "cutting_planes" else OGRS_FAMILY
+
+    @property
+    def _greedy_name(self):
+        return "rounded logistic" if self._method() == "cutting_planes" else "greedy rules"
+
     def _make_problem(self, spec, data):
+        if self._method() == "cutting_planes":
+            return OGRSCandidateProblem.from_ogrs(spec, data, self.max_thresholds)
         return OGRSProblem.create(spec, data)
 
     def _starts(self, problem, deadline):
+        if isinstance(problem, OGRSCandidateProblem):
+            return {"greedy": rounded_logistic_card(problem, self._seed), **(problem.starts or {})}
         starts = {"greedy": greedy_rules_card(problem, deadline=deadline, **self._solve_options())}
         stumps = stump_card(problem, self._seed)
         if stumps is not None:

@@ -166,7 +166,7 @@ def clinical():
 def test_generalized_score_card(clinical):
     X, y = clinical
     clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=8,
-                                                   random_state=0), X, y)
+                                                   method="tangents", random_state=0), X, y)
     card = clf.score_card_
     assert card.n_rules == 3 and len(set(card.features)) == 3
     assert np.all(card.points >= 0) and np.all(card.points <= 3)          # Corollary 4.1: positive points
@@ -217,7 +217,7 @@ def test_flipped_and_all_positive_models_are_equivalent(clinical, data):
 def test_generalized_same_optimum_from_two_backends(clinical):
     X, y = clinical
     X, y = X.iloc[:30], y[:30]
-    opts = dict(n_rules=2, max_score=2, tangents="V0", mip_gap=0, time_limit=120)
+    opts = dict(n_rules=2, max_score=2, tangents="V0", mip_gap=0, time_limit=120, method="tangents")
     a = fit_quiet(GeneralizedRiskScoreClassifier(solver="highs", **opts), X, y)
     b = fit_quiet(GeneralizedRiskScoreClassifier(solver="scip", **opts), X, y)
     assert a.solver_result_.status == b.solver_result_.status == "optimal"
@@ -229,9 +229,38 @@ def test_generalized_same_optimum_from_two_backends(clinical):
     assert mip_optimum(b) == pytest.approx(mip_optimum(a), rel=1e-7, abs=1e-7)
 
 
+def test_generalized_cutting_planes_prove_the_brute_force_optimum():
+    """Every distinct value is a candidate threshold here, so the certified optimum is OGRS's own."""
+    import itertools
+
+    from scipy.optimize import minimize_scalar
+
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.integers(0, 5, 80), rng.integers(0, 4, 80), rng.normal(size=80).round(1)])
+    y = (X[:, 0] - 1.5 * (X[:, 1] >= 2) + rng.logistic(size=80) > 1).astype(int)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=2, mip_gap=0, time_limit=60,
+                                                   max_thresholds=100), X, y)
+    r = clf.solver_result_
+    assert r.solver == "cutting_planes" and r.status == "optimal"
+    rules = [(j, b, s) for j in range(2) for b in np.unique(X[:, j])[1:] for s in (-2, -1, 1, 2)]
+    best = np.inf
+    for pair in itertools.chain([()], ((r1,) for r1 in rules), itertools.combinations(rules, 2)):
+        if len({j for j, _, _ in pair}) < len(pair):
+            continue
+        totals = sum((s * (X[:, j] >= b) for j, b, s in pair), np.zeros(80))
+        res = minimize_scalar(lambda c: np.logaddexp(0, -y_pm * (totals + c)).sum(), bounds=(-30, 30),
+                              method="bounded", options={"xatol": 1e-10})
+        best = min(best, res.fun)
+    assert clf.objective_ == pytest.approx(best, rel=1e-6)
+    assert 2 not in set(clf.score_card_.features)                     # the noise column is never worth a rule
+
+
 def test_generalized_bad_parameters(clinical):
     X, y = clinical
     for params, match in [(dict(n_rules=0), "n_rules"), (dict(max_score=0), "max_score"), (dict(eps=0.7), "eps"),
+                          (dict(method="cutting_planes", solver="scip"), "HiGHS LPs"),
+                          (dict(max_thresholds=0), "max_thresholds"),
                           (dict(n_rules=9), "exceeds the 4 usable features"),
                           (dict(n_rules=4, forbidden_features=["noise"]), "exceeds the 3 usable features")]:
         with pytest.raises(ValueError, match=match):
@@ -241,7 +270,8 @@ def test_generalized_bad_parameters(clinical):
 def test_greedy_start_without_time_still_gives_a_complete_card(clinical):
     X, y = clinical
     # a start budget too small for any MIP step falls back to stump rules
-    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=2, tangents="V0", time_limit=1e-3), X, y)
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=2, tangents="V0", time_limit=1e-3,
+                                                   method="tangents"), X, y)
     assert clf.score_card_.n_rules == 2
 
 
@@ -259,7 +289,8 @@ def test_forbidden_features_and_user_constraints(clinical):
         f.add_constraints("age_used", ("one",), [(a.columns[j][None, :], 1.0)], lower=1.0)
 
     X, y = X.iloc[:60], y[:60]
-    opts = dict(n_rules=2, max_score=3, tangents="V0", time_limit=20, solver_options={"mip_max_nodes": 200})
+    opts = dict(n_rules=2, max_score=3, tangents="V0", time_limit=20, solver_options={"mip_max_nodes": 200},
+                method="tangents")
     free = fit_quiet(GeneralizedRiskScoreClassifier(**opts), X, y)
     clf = fit_quiet(GeneralizedRiskScoreClassifier(constraints=age_rule_with_one_point, **opts), X, y)
     card = clf.score_card_
@@ -270,14 +301,16 @@ def test_forbidden_features_and_user_constraints(clinical):
     assert "age_points_hi" in f.constraints and not hasattr(clf.__class__(), "classes_")
 
 
+@pytest.mark.parametrize("method", ["tangents", "cutting_planes"])
 @pytest.mark.parametrize("n", [2, 40])
-def test_generalized_card_on_a_two_valued_feature_not_coded_01(n):
+def test_generalized_card_on_a_two_valued_feature_not_coded_01(n, method):
     """A feature coded 1/2 (sex) used to get the threshold 0.5 in original units: a wrong card."""
     rng = np.random.default_rng(0)
     sex = np.tile([1, 2], n // 2)
     X = np.column_stack([sex, rng.normal(size=n)])
     y = sex - 1
-    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=1, max_score=3, tangents="V1", time_limit=20), X, y)
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=1, max_score=3, tangents="V1", time_limit=20,
+                                                   method=method), X, y)
     assert clf.solver_result_.checks.get("rule_mismatches", 0) == 0
     assert (clf.predict(X) == y).mean() == 1.0
     card = clf.score_card_

@@ -85,7 +85,8 @@ def test_risk_score_greedy_steps_receive_solver_options(monkeypatch, cancer):
     monkeypatch.setattr(solvers_module, "solve", spy)
     X, y = cancer
     opts = {"mip_max_nodes": 5}
-    fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, time_limit=20, solver_options=opts), X[:100, :5], y[:100])
+    fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, time_limit=20, solver_options=opts, method="tangents"),
+              X[:100, :5], y[:100])
     assert len(seen) >= 3                             # two greedy steps and the final solve
     assert all(o == opts and v is False for o, v in seen)
 
