@@ -108,6 +108,17 @@ def test_risk_score_card_prints_its_predictions():
     _assert_card_printed_as_predicted(clf, X)
 
 
+def test_per_unit_card_with_a_multiplier_prints_its_predictions():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"clump": rng.integers(1, 11, 300), "nuclei": rng.integers(1, 11, 300),
+                      "mitoses": rng.integers(0, 2, 300)})
+    y = np.where(0.7 * X["clump"] + 0.4 * X["nuclei"] + X["mitoses"] - 6 + rng.logistic(size=300) > 0, "M", "B")
+    clf = fit_quiet(RiskScoreClassifier(n_rules=3, min_score=-5, max_score=5, time_limit=10, random_state=0), X, y)
+    card = clf.score_card_
+    assert card.per_unit.any() and card.multiplier != 1.0 and "multiplier" in clf.export_text()
+    _assert_card_printed_as_predicted(clf, X)
+
+
 @pytest.mark.skipif(not SHARED.exists(), reason="../shared/datasets not available")
 def test_heart_failure_card_prints_its_predictions():
     frame = pd.read_csv(SHARED / "heart_failure.csv.gz")
