@@ -198,12 +198,12 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         mask[list(problem.spec.forbidden)] = False
         return node_fitter(problem.spec, self._seed, mask)
 
-    def _starts(self, problem, deadline):
+    def _starts(self, problem, deadline, methods):
         fit = self._fitter(problem)
         starts = {"greedy": greedy_tree(problem, fit)}
-        if "tao" in self._start_methods:
+        if "tao" in methods:
             starts["tao"] = tao_loss_optimal(starts["greedy"], problem, fit, deadline=deadline)
-        if "tmo" in self._start_methods:
+        if "tmo" in methods:
             starts["tmo"], _ = tmo_loss_optimal(problem, lambda allowed: self._fitter(problem, allowed),
                                                 random_state=self._seed, deadline=deadline)
         return starts

@@ -77,7 +77,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
                             random_state=self._seed)
         return ft.to_tree(spec.n_classes).with_counts(data.X, data.y)
 
-    def _starts(self, problem, deadline):
+    def _starts(self, problem, deadline, methods):
         spec, data = problem.spec, problem.data
         allowed = self._allowed(problem)
         if self._oblique:
@@ -86,9 +86,9 @@ class _BaseOCT(TreeViews, MIPClassifier):
         else:
             greedy = cart_tree(data.X, data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed)
         starts = {"greedy": greedy.with_counts(data.X, data.y)}
-        if "tao" in self._start_methods:
+        if "tao" in methods:
             starts["tao"] = self._tao(problem, starts["greedy"], deadline)
-        if "tmo" in self._start_methods:
+        if "tmo" in methods:
             ft, _ = tmo_label_tree(data.X, data.y, spec.depth, spec.n_classes, random_state=self._seed,
                                    deadline=deadline, allowed=allowed,
                                    tao_options=dict(L_hat=problem.L_hat, alpha=spec.alpha,

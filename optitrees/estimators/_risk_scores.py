@@ -223,7 +223,7 @@ class RiskScoreClassifier(_RiskScore):
     def _make_problem(self, spec, data):
         return ORSProblem.create(spec, data)
 
-    def _starts(self, problem, deadline):
+    def _starts(self, problem, deadline, methods):
         return {"greedy": rounded_logistic_card(problem, self._seed), **(problem.starts or {})}
 
 
@@ -344,7 +344,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
             return OGRSCandidateProblem.from_ogrs(spec, data, self.max_thresholds)
         return OGRSProblem.create(spec, data)
 
-    def _starts(self, problem, deadline):
+    def _starts(self, problem, deadline, methods):
         if isinstance(problem, OGRSCandidateProblem):
             return {"greedy": rounded_logistic_card(problem, self._seed), **(problem.starts or {})}
         starts = {"greedy": greedy_rules_card(problem, deadline=deadline, **self._solve_options())}

@@ -24,7 +24,8 @@
    (:mod:`optitrees.exceptions`).
 
 An estimator provides its family (:class:`~optitrees.formulations.MIPFamily`),
-its scaling, ``_make_spec`` / ``_make_problem``, ``_starts``, and optionally
+its scaling, ``_make_spec`` / ``_make_problem``, ``_starts(problem, deadline,
+methods)`` (the greedy start and those of ``methods``), and optionally
 ``_presolve`` (settle the problem before the build), ``_exact_search``,
 ``_refine`` and ``_solve``.
 """
@@ -216,7 +217,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
             return self._certified(problem, exact, budget)
         f = self._build(problem)
         notes = []
-        starts = self._starts(problem, self._start_deadline(budget))
+        starts = self._starts(problem, self._start_deadline(budget), self._start_methods)
         if exact is not None:
             starts[exact[3]] = exact[0]
         finals = {name: family.finalize(problem, m) for name, m in starts.items()}
@@ -280,7 +281,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         model, _, seconds, engine = exact
         family = self._family
         final = family.finalize(problem, model)
-        greedy = family.finalize(problem, self._starts(problem, None)["greedy"]) if self._default_start else None
+        greedy = family.finalize(problem, self._starts(problem, None, ("greedy",))["greedy"])
         objective = family.objective(problem, final)
         greedy_objective = family.objective(problem, greedy)
         result = SolverResult(solver=engine, solver_version=_version(engine),

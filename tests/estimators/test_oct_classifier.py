@@ -144,6 +144,19 @@ def test_contree_certifies_the_mip_optimum(depth, alpha):
     assert "no MIP built" in exact.formulation_summary_
 
 
+def test_a_certified_fit_computes_only_the_greedy_tree_beside_contree(monkeypatch):
+    import optitrees.estimators._oct as oct_estimators
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("TAO / TMO ran although ConTree had proved the optimum")
+
+    monkeypatch.setattr(oct_estimators, "tmo_label_tree", no_search)
+    monkeypatch.setattr(OCTClassifier, "_tao", no_search)
+    X, y = load_iris(return_X_y=True)
+    clf = fit_quiet(OCTClassifier(max_depth=2, time_limit=30), X, y)
+    assert clf.method_ == "contree" and clf.greedy_objective_ >= clf.objective_
+
+
 def test_contree_is_not_used_where_it_cannot_express_the_model():
     X, y = load_iris(return_X_y=True)
     clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=10, time_limit=10,
