@@ -158,10 +158,15 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
     multiplier : float, optional
         Round at this multiplier only (no ray search).
     deadline : float, optional
-        ``time.perf_counter()`` after which no new support is refitted.
+        ``time.perf_counter()`` by which the search ends: supports are searched
+        until 60% of the time left, the rest is for rounding, where the best
+        continuous support always gets its whole ray.
     """
     lower, upper = np.asarray(lower, float), np.asarray(upper, float)
     p = loss.X.shape[1]
+    rounding_deadline = deadline
+    if deadline is not None:
+        deadline = time.perf_counter() + 0.6 * max(0.0, deadline - time.perf_counter())
     allowed = np.ones(p, bool) if allowed is None else np.asarray(allowed, bool).copy()
     allowed &= np.ptp(loss.X, axis=0) > 0
     group_of = np.full(p, -1)
@@ -205,7 +210,7 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
     pool = beam + _swaps(base, beam[0], allowed, group_of, box_lo, box_hi, B, n_swaps, deadline) if beam[0][1] else beam
     tried += len(pool) - len(beam)
     best = None
-    for _, support, w, b in pool:
+    for rank, (_, support, w, b) in enumerate(sorted(pool, key=lambda entry: entry[0])):
         cols = np.asarray(support, int)
         if cols.size == 0:
             continue
@@ -218,7 +223,7 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
         ray = np.linspace(1.0, top, n_multipliers) if top > 1.0 + 1e-6 else np.linspace(1.0, 0.5, n_multipliers)
         grid = [float(multiplier)] if multiplier is not None else np.unique(round_significant(ray, 3))
         for m in grid:
-            if deadline is not None and time.perf_counter() > deadline and best is not None:
+            if rank and rounding_deadline is not None and time.perf_counter() > rounding_deadline:
                 break
             value, s, beta = _round(sub, w, b, m, lo, hi, B * m)
             if best is None or value < best[0]:
