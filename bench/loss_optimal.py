@@ -74,13 +74,17 @@ def fit(est, X, y, time_limit, seed):
 def run(args):
     from sklearn.base import clone
 
-    rows = []
+    out = RESULTS / f"loss_optimal_{args.tag}.csv"
+    rows = pd.read_csv(out).to_dict("records") if args.resume and out.exists() else []
+    done = {(r["dataset"], r["seed"], r["model"]) for r in rows}
     for name in args.datasets:
         X, y, _ = load_numeric(name)
         for seed in args.seeds:
             Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=seed, stratify=y)
             Xa, Xv, ya, yv = train_test_split(Xtr, ytr, test_size=0.25, random_state=seed, stratify=ytr)
             for model, grid in models().items():
+                if (name, seed, model) in done:
+                    continue
                 scores = []
                 for est in grid:
                     clf, _ = fit(clone(est), Xa, ya, args.val_time_limit, seed)
@@ -214,6 +218,7 @@ def main(argv=None):
     p.add_argument("--tag", default="issue9")
     p.add_argument("--baseline", nargs="*", default=["a", "b"], help="tags of the runs to compare with")
     p.add_argument("--report", action="store_true")
+    p.add_argument("--resume", action="store_true", help="keep the fits of an earlier run with this tag")
     args = p.parse_args(argv)
     require_shared()
     if not args.report:
