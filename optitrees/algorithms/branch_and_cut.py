@@ -58,7 +58,6 @@ class _NodeLP:
         h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.full(n, highspy.HighsVarType.kContinuous))
         self.h = h
         self.all = np.arange(n, dtype=np.int32)
-        self.offset = float(getattr(formulation, "objective_offset", 0.0) or 0.0)
 
     def add_cut(self, index, coef, lower):
         keep = np.abs(coef) > 1e-13
