@@ -58,7 +58,8 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         family's default (``"best"`` for the tree models: in
         ``bench/warm_starts.py`` it beat the greedy tree on 10 of 10 instances of
         every family at 10 s, with the lowest median objective), ``False``
-        gives the solver no start. The returned
+        gives the solver no start (only the greedy model is computed, as the
+        fallback). The returned
         model is never worse than the best start in the exact training objective.
     solver : str, default="highs"
         See :func:`optitrees.solvers.solve`.
@@ -185,7 +186,10 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def _start_methods(self) -> tuple:
-        """The starts to compute: always the greedy one, then what ``warm_start`` asks for."""
+        """The starts to compute: always the greedy one, then what ``warm_start`` asks for (nothing more
+        with ``warm_start=False``: the greedy model is only the fallback then)."""
+        if self.warm_start is False or self.warm_start is np.False_:
+            return ("greedy",)
         choice = self._default_start if isinstance(self.warm_start, (bool, np.bool_)) else self.warm_start
         return {"greedy": ("greedy",), "tao": ("greedy", "tao"), "tmo": ("greedy", "tmo"),
                 "best": ("greedy", "tao", "tmo")}[choice]

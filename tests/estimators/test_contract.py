@@ -17,21 +17,26 @@ _PIPELINE_OWN = {"check_estimators_overwrite_params": "Pipeline sets steps in fi
 
 # A wall-clock limit makes the returned incumbent depend on timing, which would
 # make checks that fit twice and compare flaky; the depth-2 case stops on a
-# node limit instead (deterministic), with a generous time limit as a guard.
-@parametrize_with_checks([OLCTClassifier(max_depth=1, time_limit=10, refine=False),
-                          OLCTClassifier(max_depth=2, time_limit=60, tangents="V0",
+# node limit instead (deterministic), with a generous time limit as a guard. The
+# MIP trees start from TAO here: the default start (best of greedy, TAO and a
+# 100-tree TMO) costs seconds per fit, and these checks fit hundreds of times.
+@parametrize_with_checks([OLCTClassifier(max_depth=1, time_limit=10, refine=False, warm_start="tao"),
+                          OLCTClassifier(max_depth=2, time_limit=60, tangents="V0", warm_start="tao",
                                          solver_options={"mip_max_nodes": 20}),
-                          MARGOTClassifier(max_depth=1, time_limit=30, solver_options={"mip_max_nodes": 20}),
-                          MARGOTClassifier(max_depth=1, solver="scip", time_limit=30),
+                          MARGOTClassifier(max_depth=1, time_limit=30, warm_start="tao",
+                                           solver_options={"mip_max_nodes": 20}),
+                          MARGOTClassifier(max_depth=1, solver="scip", time_limit=30, warm_start="tao"),
                           LossOptimalTreeClassifier(max_depth=2, loss=["misclassification", "hinge"],
-                                                    regularizer=None, time_limit=60,
+                                                    regularizer=None, time_limit=60, warm_start="tao",
                                                     solver_options={"mip_max_nodes": 5}),
-                          OCTClassifier(max_depth=2, alpha=0.01, time_limit=60, solver_options={"mip_max_nodes": 20}),
+                          OCTClassifier(max_depth=2, alpha=0.01, time_limit=60, warm_start="tao",
+                                        solver_options={"mip_max_nodes": 20}),
                           OCTClassifier(max_depth=2, min_samples_leaf=2, exact_search="mip", time_limit=60,
-                                        solver_options={"mip_max_nodes": 5}),
+                                        warm_start="tao", solver_options={"mip_max_nodes": 5}),
                           TAOClassifier(max_depth=2, oblique=True, alpha=0.01, random_state=0),
                           TMOClassifier(max_depth=2, n_estimators=4, n_generations=1, random_state=0),
-                          OCTHClassifier(max_depth=2, alpha=0.01, time_limit=60, solver_options={"mip_max_nodes": 5}),
+                          OCTHClassifier(max_depth=2, alpha=0.01, time_limit=60, warm_start="tao",
+                                         solver_options={"mip_max_nodes": 5}),
                           GeneralizedRiskScoreClassifier(n_rules=1, max_score=3, tangents="V1", time_limit=20),
                           # RiskScoreClassifier takes binary features only: checked behind a Binarizer
                           make_pipeline(Binarizer(threshold=0.0),

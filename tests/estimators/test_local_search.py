@@ -44,7 +44,7 @@ def test_bad_parameters_are_named():
             est.fit(X, y)
 
 
-@pytest.mark.parametrize("warm_start", ["greedy", "tao", "tmo", "best"])
+@pytest.mark.parametrize("warm_start", ["greedy", "tao", "tmo", "best", True, False])
 def test_mip_estimators_start_from_greedy_tao_or_tmo(cancer, warm_start):
     X, y = cancer
     X = X.iloc[:150, :6]
@@ -52,8 +52,9 @@ def test_mip_estimators_start_from_greedy_tao_or_tmo(cancer, warm_start):
     clf = fit_quiet(OLCTClassifier(max_depth=2, warm_start=warm_start, time_limit=10,
                                    solver_options={"mip_max_nodes": 5}), X, y)
     starts = clf.start_objectives_
-    assert set(starts) == {"greedy", *({"tao"} if warm_start in ("tao", "best") else set()),
-                           *({"tmo"} if warm_start in ("tmo", "best") else set())}
+    kind = {True: "best", False: "greedy"}.get(warm_start, warm_start)     # True: the default, "best"
+    assert set(starts) == {"greedy", *({"tao"} if kind in ("tao", "best") else set()),
+                           *({"tmo"} if kind in ("tmo", "best") else set())}
     assert clf.greedy_objective_ == starts["greedy"] and clf.warm_start_objective_ == min(starts.values())
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
     assert clf.method_ in {"greedy", "tao", "tmo", "mip", "mip+tao"}

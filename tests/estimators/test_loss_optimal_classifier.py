@@ -22,8 +22,10 @@ def cancer():
 @needs_scip
 def test_margot_same_optimum_exact_and_outer(cancer):
     X, y = cancer
-    a = fit_quiet(MARGOTClassifier(max_depth=2, C=2.0, solver="scip", mip_gap=0, time_limit=120, refine=False), X, y)
-    b = fit_quiet(MARGOTClassifier(max_depth=2, C=2.0, solver="highs", mip_gap=0, time_limit=120, refine=False), X, y)
+    a = fit_quiet(MARGOTClassifier(max_depth=2, C=2.0, solver="scip", mip_gap=0, time_limit=120, refine=False,
+                                   warm_start="tao"), X, y)
+    b = fit_quiet(MARGOTClassifier(max_depth=2, C=2.0, solver="highs", mip_gap=0, time_limit=120, refine=False,
+                                   warm_start="tao"), X, y)
     assert a.solver_result_.status == b.solver_result_.status == "optimal"
     assert "l2_relative_error" not in a.solver_result_.checks
     err = b.solver_result_.checks["l2_relative_error"]
