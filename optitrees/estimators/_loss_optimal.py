@@ -132,7 +132,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     _default_start = "best"
     _refine_name = "tao"
     #: Presolve off: the solver's tree beat the greedy one more often for OLCT (V3) and MARGOT
-    #: (bench/solver_settings.py); OCT-H keeps HiGHS's defaults.
+    #: (bench/solver_settings.py); OCT and OCT-H turn it off too (see _oct.py).
     _highs_defaults = {"presolve": "off"}
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints, **_MODEL_CONSTRAINTS,

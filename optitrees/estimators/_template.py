@@ -80,7 +80,8 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
     solver_options : dict, optional
         Raw solver options, applied last, over the family's measured defaults
         for HiGHS (``_highs_defaults``: presolve off for the loss-optimal
-        trees, see ``bench/solver_settings.py``).
+        trees, see ``bench/solver_settings.py``, and for OCT / OCT-H, whose
+        presolve overran the time limit).
     forbidden_features : sequence of str or int, optional
         Features (names or column indices) no split or rule may use.
     constraints : callable, optional

@@ -146,3 +146,11 @@ def test_user_constraint_hook_and_a_start_that_violates_it(cancer):
     r = clf.solver_result_
     assert r.returned == "solver" and "start" not in r.objectives
     assert clf.tree_.feature[0] != j and clf.objective_ >= free.objective_
+
+
+def test_family_highs_defaults_sit_under_the_users_options():
+    assert OCTHClassifier()._solve_options()["solver_options"] == {"presolve": "off"}
+    assert OLCTClassifier(solver_options={"presolve": "on", "mip_max_nodes": 3})._solve_options()["solver_options"] \
+        == {"presolve": "on", "mip_max_nodes": 3}
+    assert MARGOTClassifier(solver="scip")._solve_options()["solver_options"] == {}
+    assert GeneralizedRiskScoreClassifier()._solve_options()["solver_options"] == {}
