@@ -53,6 +53,20 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
     def _store(self, problem, card):
         self.score_card_ = card
 
+    #: Whether a ``constraints`` hook makes ``method="auto"`` pick the tangent model.
+    _hook_needs_tangents = False
+
+    def _method(self):
+        """``method`` resolved: ``"auto"`` is cutting planes with HiGHS (and no hook written for the
+        tangent model's variables), the tangent model otherwise."""
+        if self.method == "auto":
+            hook = self._hook_needs_tangents and self.constraints is not None
+            return "cutting_planes" if self.solver == "highs" and not hook else "tangents"
+        if self.method == "cutting_planes" and self.solver != "highs":
+            raise ValueError(f"method='cutting_planes' runs its own search over HiGHS LPs; use solver='highs' "
+                             f"or method='tangents' with solver={self.solver!r}")
+        return self.method
+
     def _presolve(self, problem, budget):
         """ORS problems (the cutting-plane models): the search of
         :func:`~optitrees.algorithms.risk_search.risk_search`, which fixes an ``"auto"`` multiplier and
@@ -187,14 +201,6 @@ class RiskScoreClassifier(_RiskScore):
         self.forbidden_features = forbidden_features
         self.constraints = constraints
 
-    def _method(self):
-        if self.method == "auto":
-            return "cutting_planes" if self.solver == "highs" else "tangents"
-        if self.method == "cutting_planes" and self.solver != "highs":
-            raise ValueError(f"method='cutting_planes' runs its own search over HiGHS LPs; use solver='highs' "
-                             f"or method='tangents' with solver={self.solver!r}")
-        return self.method
-
     def _point_bounds(self, names):
         """``(j, lower, upper)`` per feature with its own bounds or sign."""
         bounds = {}
@@ -323,13 +329,8 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
         return OGRSSpec.create(self.n_rules, self.max_score, self.tangents, float(self.eps),
                                positive_points=self.positive_points, forbidden=forbidden)
 
-    def _method(self):
-        if self.method == "auto":
-            return "cutting_planes" if self.solver == "highs" and self.constraints is None else "tangents"
-        if self.method == "cutting_planes" and self.solver != "highs":
-            raise ValueError(f"method='cutting_planes' runs its own search over HiGHS LPs; use solver='highs' "
-                             f"or method='tangents' with solver={self.solver!r}")
-        return self.method
+    #: A ``constraints`` hook is written for the 4.16 variables, which only the tangent model has.
+    _hook_needs_tangents = True
 
     @property
     def _family(self):
