@@ -76,7 +76,7 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
         allowed = np.ones(problem.data.n_features, bool)
         allowed[list(problem.spec.forbidden)] = False
         fixed = None if problem.spec.multiplier == "auto" else problem.multiplier
-        found = risk_search(problem.loss.with_multiplier(1.0), problem.spec.n_rules, problem.lower, problem.upper,
+        found = risk_search(problem.rows, problem.spec.n_rules, problem.lower, problem.upper,
                             allowed=allowed, groups=problem.spec.groups,
                             intercept_bound=problem.with_multiplier(1.0).intercept_bound, multiplier=fixed,
                             deadline=budget.until(self._start_share))

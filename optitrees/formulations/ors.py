@@ -112,7 +112,8 @@ class ORSProblem:
     intercept bound.
 
     ``per_unit`` marks the integer-valued features that are not 0/1: they are
-    scored as points x value. ``starts`` holds cards found before the build
+    scored as points x value. ``rows`` is the training loss on the distinct
+    rows, compressed once (see :attr:`loss`). ``starts`` holds cards found before the build
     (the warm-start search that fixed the multiplier).
     """
 
@@ -126,6 +127,7 @@ class ORSProblem:
     multiplier: float = 1.0
     starts: dict = None
     fixed_intercept_bound: bool = False
+    rows: AggregateLoss = None
 
     @classmethod
     def create(cls, spec: ORSSpec, data: ScaledData, intercept_bound=None) -> "ORSProblem":
@@ -154,7 +156,7 @@ class ORSProblem:
         per_unit = ~np.all(np.isin(X, (0.0, 1.0)), axis=0)
         m = 1.0 if spec.multiplier == "auto" else float(spec.multiplier)
         problem = cls(spec, data, logistic_tangents(spec.tangents), 0.0, lower, upper, per_unit, 1.0, {},
-                      intercept_bound is not None)
+                      intercept_bound is not None, AggregateLoss.from_data(X, y))
         return problem.with_multiplier(m, intercept_bound=intercept_bound)
 
     def with_multiplier(self, multiplier: float, starts=None, intercept_bound=None) -> "ORSProblem":
@@ -171,7 +173,7 @@ class ORSProblem:
     @property
     def loss(self) -> AggregateLoss:
         """The exact training loss on the distinct rows, at this multiplier."""
-        return AggregateLoss.from_data(self.data.X, self.data.y, self.multiplier)
+        return self.rows.with_multiplier(self.multiplier)
 
 
 @timed_build
