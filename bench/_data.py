@@ -50,3 +50,12 @@ def load_numeric(name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     categorical = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
     X = pd.get_dummies(X, columns=categorical, dtype=float) if categorical else X.astype(float)
     return X.to_numpy(float), binary_target(name, y), list(X.columns)
+
+
+def load_with_missing(name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Numeric features with missing cells kept as ``nan`` (for C4.5) and the labels (binary rule for heart)."""
+    frame = pd.read_csv(SHARED / manifest()[name]["file"])
+    X, y = frame.drop(columns=["target"]), frame["target"]
+    if manifest()[name]["task"] == "multiclass" and name != "heart":
+        return X.to_numpy(float), pd.factorize(y, sort=True)[0], list(X.columns)
+    return X.to_numpy(float), binary_target(name, y), list(X.columns)

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-__all__ = ["format_number", "round_significant", "readable_between", "round_into"]
+__all__ = ["format_number", "format_count", "round_significant", "readable_between", "round_into"]
 
 
 def format_number(v) -> str:
@@ -29,6 +29,12 @@ def format_number(v) -> str:
         return "0"
     text = repr(v)
     return text[:-2] if text.endswith(".0") else text
+
+
+def format_count(n) -> str:
+    """A training count: ``12`` when whole, else 4 significant digits (fractional C4.5 weights, ``3.333``)."""
+    n = float(n)
+    return str(int(round(n))) if abs(n - round(n)) < 1e-9 else f"{n:.4g}"
 
 
 def round_significant(values, digits: int):

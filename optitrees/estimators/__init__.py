@@ -1,5 +1,6 @@
 """scikit-learn estimators, one module per model family, all on one fit template (:mod:`._template`)."""
 
+from ._c45 import C45Classifier
 from ._loss_optimal import LossOptimalTreeClassifier
 from ._local_search import TAOClassifier, TMOClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
@@ -8,4 +9,5 @@ from ._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 from ._template import MIPClassifier
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier"]
+           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier",
+           "C45Classifier"]

@@ -12,7 +12,7 @@ from scipy.special import expit
 from ..scorecard import ScoreCard
 from ..trees import Tree
 from ._text import card_rows, linear_text
-from ..readable import format_number
+from ..readable import format_count, format_number
 
 __all__ = ["plot_tree", "plot_score_card", "plot_feature_influence", "plot_solve_trace"]
 
@@ -35,7 +35,7 @@ def _node_label(tree: Tree, t, feature_names, class_names):
     if not tree.is_leaf[t]:
         return f"[{t}] {linear_text(tree.weights[t], feature_names)} <= {format_number(tree.threshold[t])}"
     if tree.leaf_model == "label":
-        counts = "/".join(str(int(n)) for n in tree.value[t])
+        counts = "/".join(format_count(n) for n in tree.value[t])
         return f"[{t}] class {class_names[tree.label[t]]}\n{counts}"
     score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
     head = f"P({class_names[1]}) = sigmoid(...)" if tree.probabilistic else "score"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ..readable import format_number
+from ..readable import format_count, format_number
 from ..scorecard import ScoreCard
 from ..trees import Tree
 
@@ -47,7 +47,7 @@ def tree_text(tree: Tree, feature_names, class_names) -> str:
         pad = "|   " * level
         if tree.is_leaf[t]:
             if tree.leaf_model == "label":
-                counts = ", ".join(f"{c} {int(n)}" for c, n in zip(class_names, tree.value[t]))
+                counts = ", ".join(f"{c} {format_count(n)}" for c, n in zip(class_names, tree.value[t]))
                 lines.append(f"{pad}|--- class: {class_names[tree.label[t]]}  (training counts: {counts})")
             else:
                 score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))

@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier)
+                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier)
 from _support import fit_quiet
 from export._printed import (card_dict_predictions, card_text_predictions, tree_dict_predictions,
                              tree_text_predictions)
@@ -68,7 +68,9 @@ def test_olct_weights_at_feature_scale_1e9_are_printed(cancer):
     lambda: OCTHClassifier(max_depth=2, alpha=0.01, time_limit=5, solver_options=NODES, random_state=0),
     lambda: TAOClassifier(max_depth=3, oblique=True, random_state=0),
     lambda: TMOClassifier(max_depth=3, n_estimators=6, n_generations=1, random_state=0),
-], ids=["oct-contree", "oct-mip", "octh", "tao-oblique", "tmo"])
+    lambda: C45Classifier(min_samples_leaf=1),
+    lambda: C45Classifier(search_uncertainty=0.05, propagation_uncertainty=0.05),
+], ids=["oct-contree", "oct-mip", "octh", "tao-oblique", "tmo", "c45", "c45-soft-training"])
 def test_label_trees_print_their_predictions(iris, make):
     X, y = iris
     clf = fit_quiet(make(), X, y)

@@ -1,0 +1,195 @@
+"""C4.5 and soft decision trees for uncertain measurements (seed 000, chapters 2 and 3)."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..algorithms.c45 import grow_c45, to_tree
+from ..algorithms.pessimistic_pruning import collapse, prune
+from ..trees import node_membership
+from ._input import check_numeric_frame, encode_labels, feature_names, resolve_features
+from ._views import TreeViews
+
+__all__ = ["C45Classifier"]
+
+
+class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
+    """C4.5 decision tree (seed 000, ch. 2) with the soft components of ch. 3 for uncertain measurements.
+
+    Induction (Algorithm 1, eqs. 2.1-2.6): binary tests ``x_j <= tau``, the
+    threshold of each feature chosen by information gain with C4.5 release 8's
+    penalty for the number of candidate cuts, the feature by gain ratio among
+    those with at least average gain (``criterion="gain_ratio"``) or by gain
+    alone (``"information_gain"``, the seed's simplification). Missing values
+    (``nan``) are C4.5's: a feature's gain is scaled by its known share, and a
+    row with a missing value goes down both branches with fractional weights,
+    in training and in prediction (2.2.4). Pruning is C4.5's error-based
+    pruning with subtree raising and the Laplace correction (2.2.3), see
+    :mod:`optitrees.algorithms.pessimistic_pruning`. Leaves predict with
+    Laplace-smoothed class frequencies ``(n_y + 1) / (n + K)``.
+
+    Soft trees (ch. 3), each on its own or together: the noise of feature
+    ``j`` is ``N(0, sigma_j^2)`` with ``sigma_j = u * |mean(x_j)|`` on the
+    training data and
+
+    * ``search_uncertainty`` (``u_s``): soft search for thresholds (eqs. 3.5-3.8)
+      on the grid of eq. 3.7 (``window`` = omega, ``resolution`` = delta);
+    * ``propagation_uncertainty`` (``u_t``): soft training propagation (eq. 3.9),
+      each training row goes down both branches weighted by ``Phi((tau - x) / sigma)``;
+    * ``evaluation_uncertainty`` (``u_e``): soft evaluation (eq. 3.10), predictions
+      mix the leaves with the same gates.
+
+    Parameters
+    ----------
+    confidence_factor : float in (0, 1), default=0.25
+        C4.5's CF: the pessimistic error rate is the upper limit ``U`` with
+        ``P(p > U) = CF`` (smaller prunes more; the seed's two-tailed ``c`` is ``2 CF``).
+    min_samples_leaf : int, default=2
+        C4.5's minimum weight on each side of a split (``-m``).
+    max_depth : int, optional
+    criterion : {"gain_ratio", "information_gain"}, default="gain_ratio"
+    pruning : bool, default=True
+    subtree_raising : bool, default=True
+    laplace : bool, default=True
+        Laplace correction of the pruning errors and of the leaf probabilities.
+    search_uncertainty, propagation_uncertainty, evaluation_uncertainty : float, default=0.0
+        ``u_s``, ``u_t``, ``u_e`` of seed 000, ch. 3 (0 = hard, plain C4.5).
+    window, resolution : float, default=6.0, 0.1
+        omega and delta of the soft search grid (eq. 3.7).
+    forbidden_features : sequence of str or int, optional
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_
+    tree_ : Tree
+        The pruned tree; ``value`` holds the (fractional) training class weights.
+    n_leaves_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = C45Classifier().fit(X, y)
+    >>> bool(clf.score(X, y) > 0.95), clf.n_leaves_ < 30
+    (True, True)
+    """
+
+    _parameter_constraints = {
+        "confidence_factor": [Interval(Real, 0, 1, closed="neither")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "criterion": [StrOptions({"gain_ratio", "information_gain"})],
+        "pruning": ["boolean"],
+        "subtree_raising": ["boolean"],
+        "laplace": ["boolean"],
+        "search_uncertainty": [Interval(Real, 0, None, closed="left")],
+        "propagation_uncertainty": [Interval(Real, 0, None, closed="left")],
+        "evaluation_uncertainty": [Interval(Real, 0, None, closed="left")],
+        "window": [Interval(Real, 0, None, closed="neither")],
+        "resolution": [Interval(Real, 0, None, closed="neither")],
+        "forbidden_features": ["array-like", str, Integral, None],
+    }
+
+    def __init__(self, confidence_factor=0.25, *, min_samples_leaf=2, max_depth=None, criterion="gain_ratio",
+                 pruning=True, subtree_raising=True, laplace=True, search_uncertainty=0.0,
+                 propagation_uncertainty=0.0, evaluation_uncertainty=0.0, window=6.0, resolution=0.1,
+                 forbidden_features=None):
+        self.confidence_factor = confidence_factor
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.pruning = pruning
+        self.subtree_raising = subtree_raising
+        self.laplace = laplace
+        self.search_uncertainty = search_uncertainty
+        self.propagation_uncertainty = propagation_uncertainty
+        self.evaluation_uncertainty = evaluation_uncertainty
+        self.window = window
+        self.resolution = resolution
+        self.forbidden_features = forbidden_features
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _sigma(self, u):
+        """Per-feature noise deviation ``u * |mean(x_j)|`` (seed 000, 3.2.1), or ``None`` when ``u == 0``."""
+        return None if u == 0 else u * self.feature_scale_
+
+    def fit(self, X, y):
+        """Grow the tree (soft search / propagation when asked), then prune it."""
+        self._validate_params()
+        check_numeric_frame(X)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", ensure_min_samples=2)
+        self.classes_, y_idx = encode_labels(y, binary=False)
+        allowed = np.ones(X.shape[1], bool)
+        allowed[list(resolve_features(self.forbidden_features, feature_names(self)))] = False
+        if not allowed.any():
+            raise ValueError("every feature is forbidden")
+        known = ~np.isnan(X)
+        sums = np.where(known, X, 0.0).sum(axis=0)
+        self.feature_scale_ = np.abs(np.divide(sums, known.sum(axis=0), out=np.zeros(X.shape[1]),
+                                               where=known.any(axis=0)))
+        Y = np.eye(len(self.classes_))[y_idx]
+        propagation = self._sigma(self.propagation_uncertainty)
+        root = grow_c45(X, Y, allowed=allowed, min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
+                        criterion=self.criterion, search_sigma=self._sigma(self.search_uncertainty),
+                        propagation_sigma=propagation, window=self.window, resolution=self.resolution)
+        if self.pruning:
+            collapse(root)
+            prune(X, Y, root, self.confidence_factor, self.laplace, self.subtree_raising, propagation)
+        self.tree_ = to_tree(root, X.shape[1])
+        self.n_leaves_ = self.tree_.n_leaves
+        return self
+
+    def _X(self, X):
+        check_is_fitted(self)
+        check_numeric_frame(X)
+        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+
+    def _feature_names(self):
+        return feature_names(self)
+
+    def export_text(self):
+        """The tree as text, then how points with missing values (and under soft evaluation) are predicted."""
+        from ..readable import format_number
+
+        text = super().export_text()
+        names = feature_names(self)
+        K = len(self.classes_)
+        notes = ["A missing value goes down both branches of a split, weighted by the training counts of the "
+                 "two branches."]
+        if self.evaluation_uncertainty > 0:
+            used = sorted(set(self.tree_.feature[~self.tree_.is_leaf].tolist()))
+            scales = ", ".join(f"{names[j]}: {format_number(self._sigma(self.evaluation_uncertainty)[j])}"
+                               for j in used)
+            notes.append(f"Soft evaluation: a split 'x <= t' sends a point left with probability "
+                         f"Phi((t - x) / s), s = {{{scales}}}.")
+        if self.evaluation_uncertainty > 0 or self.laplace:
+            smooth = f"(count + 1) / (total + {K})" if self.laplace else "count / total"
+            notes.append(f"Prediction: the class with the largest sum over the leaves of P(reach leaf) * {smooth}.")
+        return text + "\n" + "\n".join(notes)
+
+    def leaf_probabilities(self) -> np.ndarray:
+        """Class probabilities of every node as a leaf: ``(n_y + 1) / (n + K)`` (Laplace) or ``n_y / n``."""
+        check_is_fitted(self)
+        counts = self.tree_.value + (1.0 if self.laplace else 0.0)
+        return counts / counts.sum(axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """Gate-weighted mixture of the leaves' class probabilities (eqs. 3.2, 3.10; fractional missing values)."""
+        X = self._X(X)
+        reach = node_membership(self.tree_, X, self._sigma(self.evaluation_uncertainty))
+        leaves = np.flatnonzero(self.tree_.is_leaf)
+        return reach[:, leaves] @ self.leaf_probabilities()[leaves]
+
+    def predict(self, X):
+        """The most probable class (the leaf's class for a complete point under hard evaluation)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

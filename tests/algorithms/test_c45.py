@@ -1,0 +1,45 @@
+"""C4.5 growth: fractional instances for missing values and soft training propagation (seed 000, 2.2.4, 3.2.2)."""
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from optitrees.algorithms.c45 import grow_c45, to_tree
+
+
+def test_a_missing_value_goes_down_both_branches_with_the_known_shares():
+    X = np.array([[0.0], [0], [0], [1], [1], [np.nan]])
+    Y = np.eye(2)[[0, 0, 0, 1, 1, 1]]
+    root = grow_c45(X, Y, allowed=np.ones(1, bool), min_samples_leaf=1)
+    assert (root.feature, root.threshold) == (0, 0.0)
+    left, right = root.left, root.right
+    assert dict(zip(left.rows, left.weights))[5] == pytest.approx(3 / 5)
+    assert dict(zip(right.rows, right.weights))[5] == pytest.approx(2 / 5)
+    assert left.counts == pytest.approx([3, 0.6]) and right.counts == pytest.approx([0, 2.4])
+    tree = to_tree(root, 1)
+    assert tree.value[1:].sum() == pytest.approx(6)
+
+
+def test_soft_training_propagation_weights_rows_by_the_gaussian_gate():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=60)
+    X, Y = x[:, None], np.eye(2)[(x > 0.1).astype(int)]
+    sigma = np.array([0.5])
+    root = grow_c45(X, Y, allowed=np.ones(1, bool), max_depth=1, propagation_sigma=sigma)
+    tau = root.threshold
+    left = dict(zip(root.left.rows, root.left.weights))
+    right = dict(zip(root.right.rows, root.right.weights))
+    for i in range(60):
+        g = norm.cdf((tau - x[i]) / 0.5)
+        assert left.get(i, 0.0) == pytest.approx(g, abs=1e-6)
+        assert right.get(i, 0.0) == pytest.approx(1 - g, abs=1e-6)
+
+
+def test_growth_stops_at_pure_nodes_and_small_nodes():
+    X = np.arange(10, dtype=float)[:, None]
+    Y = np.eye(2)[[0] * 5 + [1] * 5]
+    tree = to_tree(grow_c45(X, Y, allowed=np.ones(1, bool)), 1)
+    assert tree.n_leaves == 2 and tree.threshold[0] == 4.0          # x <= 4 left: the largest left value
+    assert tree.value[tree.is_leaf].tolist() == [[5, 0], [0, 5]]
+    small = to_tree(grow_c45(X[:3], Y[[0, 0, 5]], allowed=np.ones(1, bool)), 1)
+    assert small.n_leaves == 1                                       # weight 3 < 2 * min_samples_leaf
