@@ -141,6 +141,9 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
             node.threshold = _c45_threshold(X[:, split.feature], X[node.rows, split.feature], split.threshold)
         sigma = 0.0 if propagation_sigma is None else propagation_sigma[split.feature]
         (lr, lw), (rr, rw) = _children(X, Y, node, sigma, _known_left_share(X, node, sigma))
+        if min(lw.sum(), rw.sum()) < MIN_ROW_WEIGHT:        # a soft-search threshold outside the node's rows
+            node.make_leaf()
+            continue
         node.left = GrowNode(lr, lw, _class_counts(Y, lr, lw))
         node.right = GrowNode(rr, rw, _class_counts(Y, rr, rw))
         stack += [(node.right, depth + 1), (node.left, depth + 1)]

@@ -86,16 +86,34 @@ def _hard_candidates(X, Yw, allowed, min_samples_leaf):
         valid.sum(axis=0)
 
 
-def soft_density(x, Yw, tau, sigma) -> np.ndarray:
+def soft_density(x, Yw, tau, sigma, window=None) -> np.ndarray:
     """``rho_L(y, tau)`` of eq. 3.5 for each candidate ``tau``: shape ``(len(tau), n_classes)``.
 
     ``Phi((tau - x_i) / sigma)`` is the probability that the measurement ``x_i``
     plus Gaussian noise of deviation ``sigma`` falls left of ``tau`` (eq. 3.9).
+    With ``window`` (omega), the kernel is cut at ``|tau - x_i| > omega sigma`` as
+    in 3.2.1: values further left count fully, further right not at all, and
+    only the pairs inside the window evaluate ``Phi`` (``tau`` ascending).
     """
     values, inverse = np.unique(x, return_inverse=True)
     per_value = np.zeros((len(values), Yw.shape[1]))
     np.add.at(per_value, inverse, Yw)                           # N(y, x^(i))
-    return ndtr((tau[:, None] - values[None, :]) / sigma) @ per_value
+    if window is None:
+        return ndtr((tau[:, None] - values[None, :]) / sigma) @ per_value
+    lo, hi = tau - window * sigma, tau + window * sigma
+    below = np.searchsorted(values, lo, side="left")            # values with x_i < tau_k - omega sigma
+    cumulative = np.vstack([np.zeros(Yw.shape[1]), np.cumsum(per_value, axis=0)])
+    out = cumulative[below]
+    first = np.searchsorted(hi, values, side="left")            # first k with x_i <= tau_k + omega sigma
+    last = np.searchsorted(lo, values, side="right")            # one past the last k with tau_k - omega sigma <= x_i
+    lengths = np.maximum(last - first, 0)
+    if lengths.sum():
+        owner = np.repeat(np.arange(len(values)), lengths)
+        ks = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths) + np.repeat(first, lengths)
+        phi = ndtr((tau[ks] - values[owner]) / sigma)
+        for c in range(Yw.shape[1]):
+            out[:, c] += np.bincount(ks, weights=phi * per_value[owner, c], minlength=len(tau))
+    return out
 
 
 def _soft_candidates(X, Yw, allowed, min_samples_leaf, sigma, window, resolution, max_grid):
@@ -112,7 +130,7 @@ def _soft_candidates(X, Yw, allowed, min_samples_leaf, sigma, window, resolution
         lo, hi = x.min() - window * sigma[j] / 2, x.max() + window * sigma[j] / 2
         step = max(resolution * sigma[j], (hi - lo) / max_grid)
         tau = np.arange(lo, hi + step / 2, step)
-        left = soft_density(x, yw, tau, sigma[j])
+        left = soft_density(x, yw, tau, sigma[j], window)
         right = yw.sum(axis=0)[None] - left
         wl, wr = left.sum(axis=1), right.sum(axis=1)
         ms = _min_split(wk, C, min_samples_leaf)
@@ -121,6 +139,8 @@ def _soft_candidates(X, Yw, allowed, min_samples_leaf, sigma, window, resolution
             continue
         gain = np.where(valid, entropy(yw.sum(axis=0)) - (wl * entropy(left) + wr * entropy(right)) / wk, -np.inf)
         b = int(np.argmax(gain))
+        run_end = b + int(np.argmin(np.r_[gain[b:] >= gain[b] - 1e-12, False]))
+        b = (b + run_end - 1) // 2                              # the middle of a flat maximum
         out[1][j], out[2][j], out[3][j], out[4][j], out[5][j] = gain[b], tau[b], wl[b], wr[b], valid.sum()
     return out
 

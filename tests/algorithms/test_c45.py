@@ -43,3 +43,12 @@ def test_growth_stops_at_pure_nodes_and_small_nodes():
     assert tree.value[tree.is_leaf].tolist() == [[5, 0], [0, 5]]
     small = to_tree(grow_c45(X[:3], Y[[0, 0, 5]], allowed=np.ones(1, bool)), 1)
     assert small.n_leaves == 1                                       # weight 3 < 2 * min_samples_leaf
+
+
+def test_a_soft_threshold_that_splits_no_row_ends_the_branch():
+    """A wide noise model can put the soft-search threshold beyond every row: the node stays a leaf."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(50, 5, 40), [400.0, 410]][:, None]
+    Y = np.eye(2)[np.r_[rng.integers(0, 2, 40), [1, 1]]]
+    root = grow_c45(X, Y, allowed=np.ones(1, bool), search_sigma=np.array([60.0]))
+    assert all(leaf.weights.sum() > 0 for leaf in root.leaves())

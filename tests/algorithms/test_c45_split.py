@@ -93,6 +93,7 @@ def test_soft_density_equals_the_running_sums_of_eq_3_8():
     density = soft_density(x, np.eye(2)[y], tau, sigma)
     assert np.allclose(density.sum(axis=1), rho_left)
     assert np.allclose(density[:, 1], [(norm.cdf((t - x[y == 1]) / sigma)).sum() for t in tau])
+    assert np.allclose(soft_density(x, np.eye(2)[y], tau, sigma, window=omega), density, atol=1e-8)
 
 
 def test_soft_search_puts_the_toy_threshold_between_the_classes():
