@@ -13,7 +13,8 @@ fitted models are :class:`~optitrees.trees.Tree` or
 
 from . import algorithms, exceptions, export, formulations, solvers
 from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                         OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier)
+                         OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
+                         UCTDTClassifier)
 from .mip import Formulation
 from .scorecard import ScoreCard
 from .solvers import solve
@@ -23,5 +24,5 @@ from .trees import Tree
 __version__ = "0.1.0"
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier", "ScoreCard", "Tree", "Topology", "Formulation",
+           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier", "UCTDTClassifier", "ScoreCard", "Tree", "Topology", "Formulation",
            "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

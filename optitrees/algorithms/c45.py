@@ -29,7 +29,7 @@ from scipy.special import ndtr
 from ..trees import LEAF, Tree
 from .c45_split import best_split
 
-__all__ = ["GrowNode", "grow_c45", "gate", "distribute", "to_tree"]
+__all__ = ["GrowNode", "grow_c45", "gate", "distribute", "to_tree", "c45_threshold"]
 
 #: Rows whose weight falls below this after soft propagation are dropped.
 MIN_ROW_WEIGHT = 1e-6
@@ -106,7 +106,7 @@ def distribute(X, Y, node: GrowNode, rows, weights, propagation_sigma=None) -> N
     distribute(X, Y, node.right, rr, rw, propagation_sigma)
 
 
-def _c45_threshold(column, node_values, lower) -> float:
+def c45_threshold(column, node_values, lower) -> float:
     """C4.5's threshold for a cut above ``lower``: the largest training value (of all rows) not above the
     midpoint between ``lower`` and the node's next larger value; the node's rows split the same way."""
     upper = node_values[node_values > lower].min()
@@ -115,14 +115,16 @@ def _c45_threshold(column, node_values, lower) -> float:
 
 
 def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="gain_ratio", search_sigma=None,
-             propagation_sigma=None, window=6.0, resolution=0.1) -> GrowNode:
+             propagation_sigma=None, window=6.0, resolution=0.1, rows=None, weights=None) -> GrowNode:
     """Grow the unpruned C4.5 tree of ``(X, Y)`` (``Y`` one-hot), Algorithm 1 of seed 000.
 
     ``search_sigma`` / ``propagation_sigma``: per-feature noise deviations of the
     soft search (3.2.1) and soft training propagation (3.2.2); ``None`` = hard.
+    ``rows`` / ``weights``: grow from these rows only (default: all, weight 1).
     """
     n = X.shape[0]
-    rows, weights = np.arange(n), np.ones(n)
+    rows = np.arange(n) if rows is None else np.asarray(rows)
+    weights = np.ones(len(rows)) if weights is None else np.asarray(weights, float)
     root = GrowNode(rows, weights, _class_counts(Y, rows, weights))
     stack = [(root, 0)]
     while stack:
@@ -138,7 +140,7 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
             continue
         node.feature, node.threshold = split.feature, split.threshold
         if search_sigma is None:
-            node.threshold = _c45_threshold(X[:, split.feature], X[node.rows, split.feature], split.threshold)
+            node.threshold = c45_threshold(X[:, split.feature], X[node.rows, split.feature], split.threshold)
         sigma = 0.0 if propagation_sigma is None else propagation_sigma[split.feature]
         (lr, lw), (rr, rw) = _children(X, Y, node, sigma, _known_left_share(X, node, sigma))
         if min(lw.sum(), rw.sum()) < MIN_ROW_WEIGHT:        # a soft-search threshold outside the node's rows

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
-__all__ = ["Split", "entropy", "best_split", "soft_density"]
+__all__ = ["Split", "entropy", "best_split", "top_tests", "soft_density"]
 
 
 @dataclass
@@ -180,3 +180,17 @@ def best_split(X, Y, weights, *, allowed, min_samples_leaf=2, criterion="gain_ra
         j = int(np.argmax(ratios))
         ratio = ratios[j]
     return Split(feature=j, threshold=float(thr[j]), gain=float(gain[j]), gain_ratio=float(ratio))
+
+
+def top_tests(X, Y, weights, *, allowed, k, min_samples_leaf=2) -> list[Split]:
+    """The ``k`` features with the largest gain (as :func:`best_split` scores them), each with its best cut.
+
+    UCT-DT's candidate tests of a leaf (seed 000, Algorithm 2, GETACTIONS), one per feature.
+    """
+    Yw = Y * weights[:, None]
+    total = weights.sum()
+    wk, gain_known, thr, wl, wr, n_cuts = _hard_candidates(X, Yw, allowed, min_samples_leaf)
+    gain = wk / total * gain_known - np.log2(np.maximum(n_cuts, 1)) / total
+    order = [j for j in np.argsort(-gain, kind="stable") if np.isfinite(gain[j]) and gain[j] > 0][:k]
+    return [Split(int(j), float(thr[j]), float(gain[j]), float(gain[j] / max(_split_info(wl[j], wr[j], total), 1e-12)))
+            for j in order]

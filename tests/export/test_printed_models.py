@@ -9,7 +9,8 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier)
+                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
+                       UCTDTClassifier)
 from _support import fit_quiet
 from export._printed import (card_dict_predictions, card_text_predictions, tree_dict_predictions,
                              tree_text_predictions)
@@ -70,7 +71,8 @@ def test_olct_weights_at_feature_scale_1e9_are_printed(cancer):
     lambda: TMOClassifier(max_depth=3, n_estimators=6, n_generations=1, random_state=0),
     lambda: C45Classifier(min_samples_leaf=1),
     lambda: C45Classifier(search_uncertainty=0.05, propagation_uncertainty=0.05),
-], ids=["oct-contree", "oct-mip", "octh", "tao-oblique", "tmo", "c45", "c45-soft-training"])
+    lambda: UCTDTClassifier(n_iterations=100, random_state=0),
+], ids=["oct-contree", "oct-mip", "octh", "tao-oblique", "tmo", "c45", "c45-soft-training", "uct-dt"])
 def test_label_trees_print_their_predictions(iris, make):
     X, y = iris
     clf = fit_quiet(make(), X, y)

@@ -1,0 +1,193 @@
+"""UCT-DT: decision trees found by Monte Carlo tree search (seed 000, ch. 4)."""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..algorithms.c45 import grow_c45
+from ..algorithms.pessimistic_pruning import collapse, prune
+from ..algorithms.uct_dt import UCTSearch
+from ._input import encode_labels, feature_names, resolve_features, validate_xy
+from ._views import TreeViews
+
+__all__ = ["UCTDTClassifier"]
+
+
+def _search(X, y, ind, val, n_classes, allowed, depth, params, n_iterations, deadline, seed):
+    search = UCTSearch(X, y, ind, val, n_classes=n_classes, allowed=allowed, max_depth=depth,
+                       rng=np.random.default_rng(seed), **params)
+    return search.run(n_iterations, deadline)
+
+
+class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
+    """Monte Carlo tree search over decision trees, UCT-DT (seed 000, ch. 4; see :mod:`optitrees.algorithms.uct_dt`).
+
+    The training data are split into induction (``1 - validation_fraction``)
+    and validation rows, stratified. Each search node holds a tree; an action
+    splits one leaf with one of the ``n_candidates`` best tests (information
+    gain on the induction rows); UCB1 with constant ``exploration`` (C_p)
+    chooses where to expand; the reward is the average F1 over the classes
+    on the validation rows, of the tree itself (``policy="vs"``) or of the tree
+    completed by C4.5 (``"c45"``) or by C4.5 on bootstrap samples (``"c45b"``).
+    The returned tree is the search tree's best by validation F1.
+
+    Parameters
+    ----------
+    n_iterations : int, default=2000
+        MCTS iterations (the seed used 2e5).
+    time_limit : float, optional
+        Seconds for the whole fit; the search stops at it.
+    n_candidates : int, default=3
+        K, the tests generated per new leaf (K = 1 is the greedy search).
+    exploration : float, default=1.0
+        C_p of UCB1.
+    policy : {"vs", "c45", "c45b"}, default="vs"
+    dt_pruning : bool, default=True
+        Remove search nodes whose split C4.5's pessimistic pruning removes.
+    value_pruning : bool, default=True
+    value_pruning_every : int, default=300
+        n_vp: iterations between value-based prunings (the seed: 3000 of 2e5).
+    value_pruning_depth : int, default=5
+        d_vp.
+    max_depth : int, optional
+        eta_depth; default: the depth of C4.5's tree on the training data (the seed's choice).
+    min_samples_split : int, default=4
+        eta_instances.
+    confidence_factor : float, default=0.25
+        C4.5's pruning confidence (DT-based pruning, ``max_depth`` default).
+    validation_fraction : float, default=0.3
+    n_jobs : int, optional
+        Independent searches run in parallel (root parallelization); the
+        iterations are shared among them and the best tree is kept.
+    random_state : int, optional
+    forbidden_features : sequence of str or int, optional
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_
+    tree_ : Tree
+    validation_f1_ : float
+    n_iterations_ : int
+        Iterations run (over all searches).
+    search_nodes_ : int
+        Trees in the search tree(s) at the end.
+    search_depth_ : int
+        Deepest search node (number of splits).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = UCTDTClassifier(n_iterations=200, random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.9), clf.search_nodes_ > 1
+    (True, True)
+    """
+
+    _parameter_constraints = {
+        "n_iterations": [Interval(Integral, 1, None, closed="left")],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "n_candidates": [Interval(Integral, 1, None, closed="left")],
+        "exploration": [Interval(Real, 0, None, closed="neither")],
+        "policy": [StrOptions({"vs", "c45", "c45b"})],
+        "dt_pruning": ["boolean"],
+        "value_pruning": ["boolean"],
+        "value_pruning_every": [Interval(Integral, 1, None, closed="left")],
+        "value_pruning_depth": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+        "confidence_factor": [Interval(Real, 0, 1, closed="neither")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_jobs": [Integral, None],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+        "forbidden_features": ["array-like", str, Integral, None],
+    }
+
+    def __init__(self, n_iterations=2000, *, time_limit=None, n_candidates=3, exploration=1.0, policy="vs",
+                 dt_pruning=True, value_pruning=True, value_pruning_every=300, value_pruning_depth=5,
+                 max_depth=None, min_samples_split=4, confidence_factor=0.25, validation_fraction=0.3,
+                 n_jobs=None, random_state=None, forbidden_features=None):
+        self.n_iterations = n_iterations
+        self.time_limit = time_limit
+        self.n_candidates = n_candidates
+        self.exploration = exploration
+        self.policy = policy
+        self.dt_pruning = dt_pruning
+        self.value_pruning = value_pruning
+        self.value_pruning_every = value_pruning_every
+        self.value_pruning_depth = value_pruning_depth
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.confidence_factor = confidence_factor
+        self.validation_fraction = validation_fraction
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.forbidden_features = forbidden_features
+
+    def _c45_depth(self, X, y_idx, allowed):
+        Y = np.eye(len(self.classes_))[y_idx]
+        root = grow_c45(X, Y, allowed=allowed)
+        collapse(root)
+        prune(X, Y, root, self.confidence_factor)
+        depth, stack = 0, [(root, 0)]
+        while stack:
+            node, d = stack.pop()
+            depth = max(depth, d)
+            if not node.is_leaf:
+                stack += [(node.left, d + 1), (node.right, d + 1)]
+        return max(depth, 1)
+
+    def fit(self, X, y):
+        """Split induction / validation rows, search, keep the tree of best validation F1."""
+        t0 = time.perf_counter()
+        self._validate_params()
+        X, y = validate_xy(self, X, y)
+        self.classes_, y_idx = encode_labels(y, binary=False)
+        K = len(self.classes_)
+        allowed = np.ones(X.shape[1], bool)
+        allowed[list(resolve_features(self.forbidden_features, feature_names(self)))] = False
+        if not allowed.any():
+            raise ValueError("every feature is forbidden")
+        rows = np.arange(len(y_idx))
+        stratify = y_idx if np.bincount(y_idx).min() >= 2 else None
+        ind, val = train_test_split(rows, test_size=self.validation_fraction, stratify=stratify,
+                                    random_state=self.random_state)
+        depth = self.max_depth if self.max_depth is not None else self._c45_depth(X, y_idx, allowed)
+        params = {"n_candidates": self.n_candidates, "exploration": self.exploration, "policy": self.policy,
+                  "dt_pruning": self.dt_pruning, "value_pruning": self.value_pruning,
+                  "vp_every": self.value_pruning_every, "vp_depth": self.value_pruning_depth,
+                  "min_samples_split": self.min_samples_split, "confidence_factor": self.confidence_factor}
+        deadline = None if self.time_limit is None else t0 + self.time_limit
+        n_searches = 1 if self.n_jobs in (None, 1) else max(1, min(abs(self.n_jobs), self.n_iterations))
+        shares = [self.n_iterations // n_searches + (i < self.n_iterations % n_searches) for i in range(n_searches)]
+        seed = np.random.default_rng(self.random_state).integers(2**31, size=n_searches)
+        searches = Parallel(n_jobs=n_searches if n_searches > 1 else None)(
+            delayed(_search)(X, y_idx, ind, val, K, allowed, depth, params, share, deadline, int(s))
+            for share, s in zip(shares, seed))
+        best = max((s.best() for s in searches), key=lambda n: (n.state.f1, -n.state.n_leaves()))
+        self.tree_ = best.state.to_tree(X.shape[1])
+        self.validation_f1_ = best.state.f1
+        self.max_depth_ = depth
+        self.n_iterations_ = sum(s.iterations for s in searches)
+        self.search_nodes_ = sum(len(s.nodes) for s in searches)
+        self.search_depth_ = max(s.max_depth_reached() for s in searches)
+        return self
+
+    def _X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _feature_names(self):
+        return feature_names(self)
+
+    def predict_proba(self, X):
+        """Induction-row class frequencies of the leaf each sample reaches."""
+        X = self._X(X)
+        return self.tree_.predict_proba(X)
