@@ -18,7 +18,7 @@ splits that do not lower the training errors.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import beta
+from scipy.special import betaincinv
 
 from .c45 import GrowNode, distribute
 
@@ -36,7 +36,7 @@ def upper_error_rate(n, errors, confidence) -> np.ndarray:
     """
     n, errors = np.asarray(n, float), np.asarray(errors, float)
     safe_n = np.where(n > errors, n, errors + 1.0)
-    rate = beta.ppf(1.0 - confidence, errors + 1.0, safe_n - errors)
+    rate = betaincinv(errors + 1.0, safe_n - errors, 1.0 - confidence)
     return np.where(n > 0, np.where(n > errors, rate, 1.0), 0.0)
 
 

@@ -37,7 +37,7 @@ import numpy as np
 from ..trees import LEAF, Tree
 from .c45 import GrowNode, c45_threshold, distribute, grow_c45
 from .c45_split import top_tests
-from .pessimistic_pruning import collapse, prune
+from .pessimistic_pruning import SIMPLER_TOLERANCE, collapse, expected_errors, prune
 
 __all__ = ["macro_f1", "DTState", "SearchNode", "UCTSearch"]
 
@@ -134,6 +134,7 @@ class UCTSearch:
         self.nodes = [self.root]
         self.iterations = 0
         self.removed_by_dt_pruning = 0
+        self._completions = {}
 
     # ------------------------------------------------------------------ states
     def _leaf(self, rows, val_rows, depth, path, parent_label):
@@ -241,18 +242,93 @@ class UCTSearch:
         np.add.at(confusion, (self.y[val_rows], pred), 1.0)
         return macro_f1(confusion)
 
+    def _leaf_confusion(self, node, rows, label, out):
+        """Add the predictions of a grown subtree on validation ``rows`` to the confusion matrix ``out``."""
+        own = int(np.argmax(node.counts)) if node.counts.sum() > 0 else label
+        if node.is_leaf:
+            out[:, own] += np.bincount(self.y[rows], minlength=self.K)
+            return
+        go = self.X[rows, node.feature] <= node.threshold
+        self._leaf_confusion(node.left, rows[go], own, out)
+        self._leaf_confusion(node.right, rows[~go], own, out)
+
+    def _leaf_completion(self, leaf):
+        """C4.5's completion of one leaf, cached: training errors, pruned pessimistic errors, validation confusions.
+
+        Pruning is bottom-up and local (without subtree raising), so a state's
+        completed-and-pruned tree is decided by these per-leaf figures and its
+        own splits (:meth:`_fast_simulation`).
+        """
+        key = (leaf.depth, leaf.rows.tobytes(), leaf.val_rows.tobytes())
+        if key in self._completions:
+            return self._completions[key]
+        ones = np.ones(len(leaf.rows))
+        if len(leaf.rows) >= self.min_samples_split and leaf.depth < self.max_depth:
+            root = grow_c45(self.X, self.Y, allowed=self.allowed, max_depth=self.max_depth - leaf.depth,
+                            rows=leaf.rows)
+        else:
+            root = GrowNode(leaf.rows, ones, self.Y[leaf.rows].sum(axis=0))
+        full = np.zeros((self.K, self.K))
+        self._leaf_confusion(root, leaf.val_rows, leaf.label, full)
+        train = sum(lf.counts.sum() - lf.counts.max() for lf in root.leaves())
+        collapse(root)
+        prune(self.X, self.Y, root, self.confidence_factor, laplace=True, subtree_raising=False)
+        estimate = sum(expected_errors(lf.counts, self.confidence_factor) for lf in root.leaves())
+        pruned = np.zeros((self.K, self.K))
+        self._leaf_confusion(root, leaf.val_rows, leaf.label, pruned)
+        self._completions[key] = out = (train, estimate, full, pruned)
+        return out
+
+    def _fast_simulation(self, state, target):
+        """``(keep, confusion)`` of the state completed by C4.5 (pruned when DT-based pruning is on).
+
+        Equal to completing the whole tree and pruning it (:meth:`_complete`), from cached leaf completions.
+        """
+        pruned_nodes = set()
+
+        def visit(t):
+            if t in state.leaves:
+                leaf = state.leaves[t]
+                train, estimate, full, pruned = self._leaf_completion(leaf)
+                val_counts = np.bincount(self.y[leaf.val_rows], minlength=self.K)
+                return leaf.counts, train, estimate, (pruned if self.dt_pruning else full), val_counts
+            _, _, lt, rt = state.splits[t]
+            a, b = visit(lt), visit(rt)
+            counts, train, estimate = a[0] + b[0], a[1] + b[1], a[2] + b[2]
+            confusion, val_counts = a[3] + b[3], a[4] + b[4]
+            if self.dt_pruning:
+                own_train = counts.sum() - counts.max()
+                leaf_estimate = expected_errors(counts, self.confidence_factor)
+                if train >= own_train - 1e-3 or leaf_estimate <= estimate + SIMPLER_TOLERANCE:
+                    pruned_nodes.add(t)
+                    confusion = np.zeros((self.K, self.K))
+                    confusion[:, int(np.argmax(counts))] = val_counts
+                    estimate, train = leaf_estimate, own_train
+            return counts, train, estimate, confusion, val_counts
+
+        confusion = visit(0)[3]
+        keep = True
+        if target is not None:
+            parent = {c: t for t, (_, _, lt, rt) in state.splits.items() for c in (lt, rt)}
+            t = target
+            while True:
+                if t in pruned_nodes:
+                    keep = False
+                    break
+                if t == 0:
+                    break
+                t = parent[t]
+        return keep, confusion
+
     def _simulate(self, node):
         """``(reward, keep)``: the policy's reward, and whether DT-based pruning keeps the node."""
-        keep = True
-        completed = None
+        keep, confusion = True, None
         if self.dt_pruning or self.policy == "c45":
-            completed, skeleton = self._complete(node.state)
-            if self.dt_pruning and node.action is not None:
-                keep = self._survives(completed, skeleton[node.action[0]])
+            keep, confusion = self._fast_simulation(node.state, None if node.action is None else node.action[0])
         if self.policy == "vs":
             return node.state.f1, keep
         if self.policy == "c45":
-            return self._grown_f1(completed, self.val), keep
+            return macro_f1(confusion), keep
         boot = self.rng.choice(self.ind, len(self.ind))
         boot_val = self.rng.choice(self.val, len(self.val))
         grown, _ = self._complete(node.state, np.sort(boot))
