@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..algorithms.c45 import grow_c45, to_tree
 from ..algorithms.pessimistic_pruning import collapse, prune
+from ..readable import format_number
 from ..trees import node_membership
 from ._input import check_numeric_frame, encode_labels, feature_names, resolve_features
 from ._views import TreeViews
@@ -158,8 +159,6 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
 
     def export_text(self):
         """The tree as text, then how points with missing values (and under soft evaluation) are predicted."""
-        from ..readable import format_number
-
         text = super().export_text()
         names = feature_names(self)
         K = len(self.classes_)

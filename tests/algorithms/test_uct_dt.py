@@ -91,18 +91,18 @@ def test_cached_completion_equals_completing_and_pruning_the_whole_tree(data, dt
     search = _search(data, dt_pruning=dt_pruning, value_pruning=False, confidence_factor=0.05, policy="c45")
     search.run(120)
     for node in search.nodes[1:]:
-        completed, skeleton = search._complete(node.state)
-        keep, confusion = search._fast_simulation(node.state, node.action[0])
-        assert keep == (search._survives(completed, skeleton[node.action[0]]) or not dt_pruning)
-        assert macro_f1(confusion) == pytest.approx(search._grown_f1(completed, search.val))
+        completed, skeleton = search.completion.complete(node.state)
+        keep, confusion = search.completion.simulate(node.state, node.action[0])
+        assert keep == (search.completion.survives(completed, skeleton[node.action[0]]) or not dt_pruning)
+        assert macro_f1(confusion) == pytest.approx(search.completion.grown_f1(completed, search.val))
 
 
 def test_dt_pruning_removes_nodes_whose_split_is_pruned(data):
     search = _search(data, dt_pruning=True, value_pruning=False, confidence_factor=0.01).run(150)
     assert search.removed_by_dt_pruning > 0
     for node in search.nodes[1:]:
-        completed, skeleton = search._complete(node.state)
-        assert search._survives(completed, skeleton[node.action[0]])
+        completed, skeleton = search.completion.complete(node.state)
+        assert search.completion.survives(completed, skeleton[node.action[0]])
 
 
 def test_value_pruning_keeps_one_node_at_its_depth(data):
