@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .c45 import GrowNode, distribute, grow_c45, to_tree
+from .c45 import GrowNode, grow_c45, to_tree
 from .pessimistic_pruning import SIMPLER_TOLERANCE, collapse, expected_errors, prune
 
 __all__ = ["macro_f1", "C45Completion"]
@@ -64,13 +64,13 @@ class C45Completion:
 
         root = build(0, rows, 0)
         if self.dt_pruning:
-            distribute(self.X, self.Y, root, rows, np.ones(len(rows)))
             collapse(root)
             prune(self.X, self.Y, root, self.confidence_factor, laplace=True, subtree_raising=False)
         return root, skeleton
 
     @staticmethod
     def survives(root, target) -> bool:
+        """Whether ``target`` is still a split reachable from ``root``."""
         stack = [root]
         while stack:
             node = stack.pop()
