@@ -29,7 +29,7 @@ from scipy.special import ndtr
 from ..trees import LEAF, Tree
 from .c45_split import best_split
 
-__all__ = ["GrowNode", "grow_c45", "gate", "distribute", "to_tree", "c45_threshold"]
+__all__ = ["GrowNode", "grow_c45", "gate", "distribute", "to_tree", "c45_threshold", "nominal_chain"]
 
 #: Rows whose weight falls below this after soft propagation are dropped.
 MIN_ROW_WEIGHT = 1e-6
@@ -51,7 +51,18 @@ class GrowNode:
         return self.left is None
 
     def make_leaf(self) -> None:
-        self.feature, self.threshold, self.left, self.right = LEAF, 0.0, None, None
+        self.feature, self.threshold, self.left, self.right, self.extra = LEAF, 0.0, None, None, {}
+
+    def branches(self) -> list:
+        """The children of this test: two, or one per value when it heads a nominal chain (:func:`grow_c45`)."""
+        if not self.extra.get("nominal"):
+            return [self.left, self.right]
+        out, node = [], self
+        while True:
+            out.append(node.left)
+            if not node.right.extra.get("member"):
+                return out + [node.right]
+            node = node.right
 
     def leaves(self):
         return [self] if self.is_leaf else self.left.leaves() + self.right.leaves()
@@ -114,13 +125,38 @@ def c45_threshold(column, node_values, lower) -> float:
     return float(column[column <= midpoint].max())
 
 
+def nominal_chain(X, Y, node: GrowNode, feature, values) -> list:
+    """Split ``node`` into one branch per value of a nominal feature, as a chain of binary tests.
+
+    The multiway test of C4.5 on ``values`` (ascending) becomes ``x <= v_1``
+    (branch ``v_1``), then on the right ``x <= v_2`` (branch ``v_2``) ... and
+    the last right child (branch ``v_m``). Missing values go down every branch
+    with the known shares (the chain's gates multiply to them). The head is
+    flagged ``extra["nominal"]``, the other chain tests ``extra["member"]``, so
+    pruning treats the chain as one test. Returns the branch nodes.
+    """
+    node.extra["nominal"] = True
+    current, branches = node, []
+    for k, v in enumerate(values[:-1]):
+        current.feature, current.threshold = feature, float(v)
+        if k:
+            current.extra["member"] = True
+        (lr, lw), (rr, rw) = _children(X, Y, current, 0.0, _known_left_share(X, current, 0.0))
+        current.left = GrowNode(lr, lw, _class_counts(Y, lr, lw))
+        current.right = GrowNode(rr, rw, _class_counts(Y, rr, rw))
+        branches.append(current.left)
+        current = current.right
+    return branches + [current]
+
+
 def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="gain_ratio", search_sigma=None,
-             propagation_sigma=None, window=6.0, resolution=0.1, rows=None, weights=None) -> GrowNode:
+             propagation_sigma=None, window=6.0, resolution=0.1, rows=None, weights=None, nominal=None) -> GrowNode:
     """Grow the unpruned C4.5 tree of ``(X, Y)`` (``Y`` one-hot), Algorithm 1 of seed 000.
 
     ``search_sigma`` / ``propagation_sigma``: per-feature noise deviations of the
     soft search (3.2.1) and soft training propagation (3.2.2); ``None`` = hard.
     ``rows`` / ``weights``: grow from these rows only (default: all, weight 1).
+    ``nominal``: bool mask of nominal features (multiway tests, :func:`nominal_chain`).
     """
     n = X.shape[0]
     rows = np.arange(n) if rows is None else np.asarray(rows)
@@ -135,8 +171,12 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
             continue
         split = best_split(X[node.rows], Y[node.rows], node.weights, allowed=allowed,
                            min_samples_leaf=min_samples_leaf, criterion=criterion, search_sigma=search_sigma,
-                           window=window, resolution=resolution)
+                           window=window, resolution=resolution, nominal=nominal)
         if split is None:
+            continue
+        if split.values is not None:
+            branches = nominal_chain(X, Y, node, split.feature, split.values)
+            stack += [(b, depth + 1) for b in reversed(branches)]
             continue
         node.feature, node.threshold = split.feature, split.threshold
         if search_sigma is None:

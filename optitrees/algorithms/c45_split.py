@@ -18,6 +18,7 @@ on the rows whose value of ``x_j`` is known:
 Across features, ``criterion="gain_ratio"`` divides the gain by the split
 information of the left, right and unknown shares and picks the best ratio
 among the features whose gain is at least the average gain (C4.5);
+a nominal feature splits into one branch per value (C4.5's multiway test);
 ``"information_gain"`` picks the best gain (the seed's simplification).
 """
 
@@ -37,6 +38,7 @@ class Split:
     threshold: float
     gain: float
     gain_ratio: float
+    values: tuple | None = None     # a nominal feature's values, one branch each (multiway split)
 
 
 def entropy(counts, axis=-1) -> np.ndarray:
@@ -145,8 +147,29 @@ def _soft_candidates(X, Yw, allowed, min_samples_leaf, sigma, window, resolution
     return out
 
 
+def _nominal_candidates(X, Yw, nominal, min_samples_leaf, total):
+    """Per nominal feature: ``(gain scaled by the known share, split information, sorted values)`` of the
+    multiway split with one branch per value (C4.5); ``-inf`` gain unless two branches reach ``min_samples_leaf``."""
+    out = {}
+    for j in np.flatnonzero(nominal):
+        known = ~np.isnan(X[:, j])
+        values, inverse = np.unique(X[known, j], return_inverse=True)
+        per_value = np.zeros((len(values), Yw.shape[1]))
+        np.add.at(per_value, inverse, Yw[known])
+        w = per_value.sum(axis=1)
+        wk = w.sum()
+        if wk <= 0 or np.count_nonzero(w >= min_samples_leaf - 1e-9) < 2:
+            out[j] = (-np.inf, 1.0, tuple(values))
+            continue
+        gain = wk / total * (entropy(per_value.sum(axis=0)) - (w * entropy(per_value)).sum() / wk)
+        shares = np.r_[w, total - wk] / total
+        shares = shares[shares > 0]
+        out[j] = (gain, float(-(shares * np.log2(shares)).sum()), tuple(float(v) for v in values))
+    return out
+
+
 def best_split(X, Y, weights, *, allowed, min_samples_leaf=2, criterion="gain_ratio", search_sigma=None,
-               window=6.0, resolution=0.1, max_grid=2000) -> Split | None:
+               window=6.0, resolution=0.1, max_grid=2000, nominal=None) -> Split | None:
     """The C4.5 test of a node, or ``None`` when no test gains information.
 
     Parameters
@@ -156,30 +179,41 @@ def best_split(X, Y, weights, *, allowed, min_samples_leaf=2, criterion="gain_ra
     allowed : bool mask of features that may be tested.
     search_sigma : per-feature noise deviation for the soft search (``None``: hard search).
     window, resolution : omega and delta of eq. 3.7; ``max_grid`` caps the grid size.
+    nominal : bool mask of nominal features: one branch per value (C4.5's multiway split, gain and
+        gain ratio over all branches, no threshold penalty); the others are numeric.
     """
     Yw = Y * weights[:, None]
     total = weights.sum()
+    nominal = np.zeros(X.shape[1], bool) if nominal is None else nominal & allowed
+    numeric = allowed & ~nominal
     if search_sigma is None:
-        wk, gain_known, thr, wl, wr, n_cuts = _hard_candidates(X, Yw, allowed, min_samples_leaf)
+        wk, gain_known, thr, wl, wr, n_cuts = _hard_candidates(X, Yw, numeric, min_samples_leaf)
     else:
-        wk, gain_known, thr, wl, wr, n_cuts = _soft_candidates(X, Yw, allowed, min_samples_leaf, search_sigma,
+        wk, gain_known, thr, wl, wr, n_cuts = _soft_candidates(X, Yw, numeric, min_samples_leaf, search_sigma,
                                                                window, resolution, max_grid)
     gain = wk / total * gain_known
     if search_sigma is None:
         gain = gain - np.log2(np.maximum(n_cuts, 1)) / total
+    gain = np.where(numeric, gain, -np.inf)
+    info = _split_info(wl, wr, total)
+    multiway = _nominal_candidates(X, Yw, nominal, min_samples_leaf, total)
+    for j, (g, si, _) in multiway.items():
+        gain[j], info[j] = g, si
     usable = np.isfinite(gain) & (gain > 0)
     if not usable.any():
         return None
     if criterion == "information_gain":
         j = int(np.argmax(np.where(usable, gain, -np.inf)))
-        ratio = gain[j] / _split_info(wl[j], wr[j], total)
+        ratio = gain[j] / max(info[j], 1e-12)
     else:
-        ratios = np.where(usable, gain / np.maximum(_split_info(wl, wr, total), 1e-12), -np.inf)
+        ratios = np.where(usable, gain / np.maximum(info, 1e-12), -np.inf)
         average = gain[usable].mean()
         ratios[gain < average - 1e-3] = -np.inf
         j = int(np.argmax(ratios))
         ratio = ratios[j]
-    return Split(feature=j, threshold=float(thr[j]), gain=float(gain[j]), gain_ratio=float(ratio))
+    values = multiway[j][2] if j in multiway else None
+    threshold = values[0] if values else float(thr[j])
+    return Split(feature=j, threshold=float(threshold), gain=float(gain[j]), gain_ratio=float(ratio), values=values)
 
 
 def top_tests(X, Y, weights, *, allowed, k, min_samples_leaf=2) -> list[Split]:

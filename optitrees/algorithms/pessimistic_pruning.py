@@ -9,7 +9,7 @@ With the Laplace correction ``E`` is first replaced by ``N (E + 1) / (N + C)``.
 Bottom-up, from the lowest left-most node, each split compares the expected
 errors of (1) keeping it, (2) a leaf, (3) its largest branch raised into its
 place with all of the node's rows passed through it (subtree raising), and
-takes the smallest, preferring the simpler one when it is within
+takes the smallest (a nominal chain is one test with one branch per value), preferring the simpler one when it is within
 :data:`SIMPLER_TOLERANCE` (0.1) expected errors, as C4.5's code does. A raised branch is pruned
 again with its new rows, as C4.5 does. Before that, :func:`collapse` removes
 splits that do not lower the training errors.
@@ -64,14 +64,14 @@ def collapse(node: GrowNode) -> None:
     """Turn splits whose subtree does not lower the training errors into leaves (bottom-up)."""
     if node.is_leaf:
         return
-    collapse(node.left)
-    collapse(node.right)
+    for branch in node.branches():
+        collapse(branch)
     if _training_errors(node) >= node.counts.sum() - node.counts.max() - 1e-3:
         node.make_leaf()
 
 
 def _copy_tests(node: GrowNode) -> GrowNode:
-    out = GrowNode(node.rows, node.weights, node.counts, node.feature, node.threshold)
+    out = GrowNode(node.rows, node.weights, node.counts, node.feature, node.threshold, extra=dict(node.extra))
     if not node.is_leaf:
         out.left, out.right = _copy_tests(node.left), _copy_tests(node.right)
     return out
@@ -82,13 +82,14 @@ def prune(X, Y, node: GrowNode, confidence=0.25, laplace=True, subtree_raising=T
     """Error-based pruning of the subtree of ``node`` in place (seed 000, 2.2.3: keep / leaf / raise)."""
     if node.is_leaf:
         return
-    prune(X, Y, node.left, confidence, laplace, subtree_raising, propagation_sigma)
-    prune(X, Y, node.right, confidence, laplace, subtree_raising, propagation_sigma)
+    branches = node.branches()
+    for branch in branches:
+        prune(X, Y, branch, confidence, laplace, subtree_raising, propagation_sigma)
     leaf = expected_errors(node.counts, confidence, laplace)
     keep = _subtree_errors(node, confidence, laplace)
     raised, branch = None, np.inf
     if subtree_raising:
-        largest = node.left if node.left.weights.sum() >= node.right.weights.sum() else node.right
+        largest = max(branches, key=lambda b: b.weights.sum())
         raised = _copy_tests(largest)
         distribute(X, Y, raised, node.rows, node.weights, propagation_sigma)
         branch = _subtree_errors(raised, confidence, laplace)
@@ -98,6 +99,7 @@ def prune(X, Y, node: GrowNode, confidence=0.25, laplace=True, subtree_raising=T
     elif branch <= keep + tol:
         node.feature, node.threshold, node.left, node.right = raised.feature, raised.threshold, raised.left, \
             raised.right
+        node.extra = dict(raised.extra)
         if raised.is_leaf:
             node.make_leaf()
         else:

@@ -62,6 +62,13 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         ``u_s``, ``u_t``, ``u_e`` of seed 000, ch. 3 (0 = hard, plain C4.5).
     window, resolution : float, default=6.0, 0.1
         omega and delta of the soft search grid (eq. 3.7).
+    categorical_features : sequence of str or int, optional
+        Nominal features, given as numeric codes (``nan`` = missing): C4.5's
+        multiway test, one branch per value seen at the node, scored by gain
+        ratio over all branches. The fitted tree writes it as a chain of
+        binary tests ``x <= v_1``, ``x <= v_2``, ... (one branch per value); a
+        code not seen at a node in training follows the next larger seen code.
+        The soft components leave nominal features hard.
     forbidden_features : sequence of str or int, optional
 
     Attributes
@@ -69,6 +76,8 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
     classes_, n_features_in_, feature_names_in_
     tree_ : Tree
         The pruned tree; ``value`` holds the (fractional) training class weights.
+    nominal_ : ndarray of bool
+        Which features were treated as nominal.
     n_leaves_ : int
 
     Examples
@@ -93,13 +102,14 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         "evaluation_uncertainty": [Interval(Real, 0, None, closed="left")],
         "window": [Interval(Real, 0, None, closed="neither")],
         "resolution": [Interval(Real, 0, None, closed="neither")],
+        "categorical_features": ["array-like", str, Integral, None],
         "forbidden_features": ["array-like", str, Integral, None],
     }
 
     def __init__(self, confidence_factor=0.25, *, min_samples_leaf=2, max_depth=None, criterion="gain_ratio",
                  pruning=True, subtree_raising=True, laplace=True, search_uncertainty=0.0,
                  propagation_uncertainty=0.0, evaluation_uncertainty=0.0, window=6.0, resolution=0.1,
-                 forbidden_features=None):
+                 categorical_features=None, forbidden_features=None):
         self.confidence_factor = confidence_factor
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
@@ -112,6 +122,7 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         self.evaluation_uncertainty = evaluation_uncertainty
         self.window = window
         self.resolution = resolution
+        self.categorical_features = categorical_features
         self.forbidden_features = forbidden_features
 
     def __sklearn_tags__(self):
@@ -133,15 +144,20 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         allowed[list(resolve_features(self.forbidden_features, feature_names(self)))] = False
         if not allowed.any():
             raise ValueError("every feature is forbidden")
+        self.nominal_ = np.zeros(X.shape[1], bool)
+        self.nominal_[list(resolve_features(self.categorical_features, feature_names(self),
+                                            "categorical feature"))] = True
         known = ~np.isnan(X)
         sums = np.where(known, X, 0.0).sum(axis=0)
         self.feature_scale_ = np.abs(np.divide(sums, known.sum(axis=0), out=np.zeros(X.shape[1]),
                                                where=known.any(axis=0)))
+        self.feature_scale_[self.nominal_] = 0.0                  # codes carry no measurement noise
         Y = np.eye(len(self.classes_))[y_idx]
         propagation = self._sigma(self.propagation_uncertainty)
         root = grow_c45(X, Y, allowed=allowed, min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
                         criterion=self.criterion, search_sigma=self._sigma(self.search_uncertainty),
-                        propagation_sigma=propagation, window=self.window, resolution=self.resolution)
+                        propagation_sigma=propagation, window=self.window, resolution=self.resolution,
+                        nominal=self.nominal_)
         if self.pruning:
             collapse(root)
             prune(X, Y, root, self.confidence_factor, self.laplace, self.subtree_raising, propagation)

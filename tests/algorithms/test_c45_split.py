@@ -104,3 +104,18 @@ def test_soft_search_puts_the_toy_threshold_between_the_classes():
     soft = best_split(np.array([[-2.0], [-2], [2], [2]]), Y, np.ones(4), allowed=np.ones(1, bool),
                       min_samples_leaf=1, search_sigma=np.array([0.3]))
     assert abs(soft.threshold) <= 0.1 * 0.3
+
+
+def test_a_nominal_feature_is_scored_as_a_multiway_split():
+    """Gain and gain ratio over one branch per value (and the unknown share), eqs. 2.3-2.6."""
+    x = np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 2, np.nan, np.nan])
+    y = np.array([0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0])
+    X = np.column_stack([x, np.zeros(12)])
+    split = best_split(X, np.eye(2)[y], np.ones(12), allowed=np.ones(2, bool), min_samples_leaf=2,
+                       nominal=np.array([True, False]))
+    known = y[:10]
+    gain = 10 / 12 * (_h(np.bincount(known)) - (3 * _h([2, 1]) + 4 * _h([1, 3]) + 3 * _h([3, 0])) / 10)
+    shares = np.array([3, 4, 3, 2]) / 12
+    assert split.feature == 0 and split.values == (0.0, 1.0, 2.0)
+    assert split.gain == pytest.approx(gain)
+    assert split.gain_ratio == pytest.approx(gain / -(shares * np.log2(shares)).sum())

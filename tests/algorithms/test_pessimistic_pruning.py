@@ -82,3 +82,31 @@ def test_collapse_removes_splits_that_do_not_lower_training_errors():
                     left=_leaf([3, 1]), right=_leaf([2, 0]))
     collapse(node)
     assert node.is_leaf
+
+
+@pytest.mark.parametrize("confidence", [0.01, 0.25, 0.5])
+def test_a_nominal_chain_is_pruned_or_kept_as_one_test(confidence):
+    from optitrees.algorithms.c45 import grow_c45
+
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(0, 4, 300).astype(float), rng.normal(size=300)])
+    y = ((X[:, 0] >= 2) ^ (rng.random(300) < 0.2 + 0.1 * X[:, 0])).astype(int)
+    Y = np.eye(2)[y]
+    root = grow_c45(X, Y, allowed=np.ones(2, bool), nominal=np.array([True, False]))
+    collapse(root)
+    prune(X, Y, root, confidence)
+    stack, heads = [root], 0
+    while stack:
+        node = stack.pop()
+        if node.is_leaf:
+            continue
+        if node.extra.get("nominal"):
+            heads += 1
+            branches = node.branches()
+            values = np.unique(X[node.rows[node.weights > 0], 0])
+            assert len(branches) == len(values)                  # every value keeps its branch
+            stack += branches
+        else:
+            assert not node.extra.get("member")
+            stack += [node.left, node.right]
+    assert heads >= 1

@@ -103,3 +103,45 @@ def test_iris_tree_is_j48s():
     assert list(zip(tree.feature[inner], tree.threshold[inner])) == [(3, 0.6), (3, 1.7), (2, 4.9), (3, 1.5)]
     leaves = tree.value[tree.is_leaf]
     assert sorted(map(tuple, leaves.tolist())) == sorted([(50, 0, 0), (0, 47, 1), (0, 0, 3), (0, 2, 1), (0, 1, 45)])
+
+
+WEATHER = """sunny,85,85,0,no sunny,80,90,1,no overcast,83,86,0,yes rainy,70,96,0,yes rainy,68,80,0,yes
+rainy,65,70,1,no overcast,64,65,1,yes sunny,72,95,0,no sunny,69,70,0,yes rainy,75,80,0,yes sunny,75,70,1,yes
+overcast,72,90,1,yes overcast,81,75,0,yes rainy,71,91,1,no"""
+
+
+def test_quinlans_weather_tree_with_nominal_features_is_j48s():
+    """Weka 3.6.14's J48 on weather.numeric (outlook, windy nominal) prints:
+
+    outlook = sunny
+    |   humidity <= 75: yes (2.0)
+    |   humidity > 75: no (3.0)
+    outlook = overcast: yes (4.0)
+    outlook = rainy
+    |   windy = TRUE: no (2.0)
+    |   windy = FALSE: yes (3.0)
+    """
+    rows = [r.split(",") for r in WEATHER.split()]
+    codes = {"sunny": 0, "overcast": 1, "rainy": 2}
+    X = pd.DataFrame({"outlook": [codes[r[0]] for r in rows], "temperature": [float(r[1]) for r in rows],
+                      "humidity": [float(r[2]) for r in rows], "windy": [int(r[3]) for r in rows]})
+    y = np.array([r[4] for r in rows])
+    clf = C45Classifier(laplace=False, categorical_features=["outlook", "windy"]).fit(X, y)
+    assert clf.n_leaves_ == 5 and clf.nominal_.tolist() == [True, False, False, True]
+    tree = clf.tree_
+    assert (clf.predict(X) == y).all()                                            # J48's tree has no error
+    by_leaf = sorted(map(tuple, tree.value[tree.is_leaf].tolist()))
+    assert by_leaf == sorted([(0, 2), (3, 0), (0, 4), (2, 0), (0, 3)])           # classes_ = [no, yes]
+    assert set(tree.feature[~tree.is_leaf].tolist()) == {0, 2, 3}
+
+
+def test_a_missing_nominal_value_goes_down_every_branch_with_the_known_shares():
+    X = np.array([[0.0], [0], [1], [1], [1], [2], [2], [2], [2], [np.nan]])
+    y = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 0])
+    clf = C45Classifier(min_samples_leaf=1, pruning=False, laplace=False, categorical_features=[0]).fit(X, y)
+    assert clf.n_leaves_ == 3
+    proba = clf.predict_proba([[np.nan]])[0]
+    shares = np.array([2, 3, 4]) / 9                            # known weights of the three values
+    leaves = clf.tree_.value[clf.tree_.is_leaf]
+    want = sum(s * leaf / leaf.sum() for s, leaf in zip(shares, leaves))
+    np.testing.assert_allclose(proba, want)
