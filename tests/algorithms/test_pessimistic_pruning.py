@@ -90,7 +90,7 @@ def test_a_nominal_chain_is_pruned_or_kept_as_one_test(confidence):
 
     rng = np.random.default_rng(2)
     X = np.column_stack([rng.integers(0, 4, 300).astype(float), rng.normal(size=300)])
-    y = ((X[:, 0] >= 2) ^ (rng.random(300) < 0.2 + 0.1 * X[:, 0])).astype(int)
+    y = ((X[:, 0] >= 2) ^ (rng.random(300) < 0.05 * X[:, 0])).astype(int)
     Y = np.eye(2)[y]
     root = grow_c45(X, Y, allowed=np.ones(2, bool), nominal=np.array([True, False]))
     collapse(root)
