@@ -65,6 +65,8 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
     -------
     SolverResult
     """
+    import time
+
     from ..exceptions import WarmStartWarning
     from ..mip import Formulation
 
@@ -79,6 +81,10 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
         opts.integrality_tol = formulation.integrality_tol
     if is_formulation and model.is_quadratic and model.integrality.any() and not backend.supports_miqp:
         raise ValueError(f"solver {solver!r} cannot solve mixed-integer quadratic programs; use 'scip' or 'gurobi'")
+    if deadline is not None and time.perf_counter() >= deadline:
+        # handing a large model to the solver alone can take seconds: do not start a solve with no time left
+        return SolverResult(solver=solver, termination=TerminationCondition.TIME_LIMIT,
+                            timings={"solve": 0.0}, message="the time budget ran out before the solve started")
 
     start = None
     if warm_start is not None and warm_start is not False:

@@ -209,3 +209,17 @@ def test_scip_keeps_mumps_off_metis_unless_told(formulation, monkeypatch):
     assert res.termination.value == "optimal"
     solvers.solve(formulation, solver="scip", solver_options={"nlpi/ipopt/optfile": ""})
     assert seen[-1]["nlpi/ipopt/optfile"] == ""
+
+
+def test_no_solve_is_started_once_the_deadline_has_passed(formulation, monkeypatch):
+    """Handing a large model to a solver takes seconds of its own: with the budget spent, none is called."""
+    import time
+
+    from optitrees.solvers import highs
+
+    def fail(*args, **kwargs):
+        raise AssertionError("the solver was called after the deadline")
+
+    monkeypatch.setattr(highs.HighsBackend, "solve", fail)
+    res = solvers.solve(formulation, solver="highs", deadline=time.perf_counter() - 1.0)
+    assert res.status == "time_limit_no_solution" and res.x is None and "ran out" in res.message
