@@ -12,9 +12,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..algorithms.c45 import grow_c45
-from ..algorithms.pessimistic_pruning import collapse, prune
 from ..algorithms.uct_dt import UCTSearch
+from ._c45 import C45Classifier
 from ._input import encode_labels, feature_names, resolve_features, validate_xy
 from ._views import TreeViews
 
@@ -131,19 +130,6 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.forbidden_features = forbidden_features
 
-    def _c45_depth(self, X, y_idx, allowed):
-        Y = np.eye(len(self.classes_))[y_idx]
-        root = grow_c45(X, Y, allowed=allowed)
-        collapse(root)
-        prune(X, Y, root, self.confidence_factor)
-        depth, stack = 0, [(root, 0)]
-        while stack:
-            node, d = stack.pop()
-            depth = max(depth, d)
-            if not node.is_leaf:
-                stack += [(node.left, d + 1), (node.right, d + 1)]
-        return max(depth, 1)
-
     def fit(self, X, y):
         """Split induction / validation rows, search, keep the tree of best validation F1."""
         t0 = time.perf_counter()
@@ -159,7 +145,11 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
         stratify = y_idx if np.bincount(y_idx).min() >= 2 else None
         ind, val = train_test_split(rows, test_size=self.validation_fraction, stratify=stratify,
                                     random_state=self.random_state)
-        depth = self.max_depth if self.max_depth is not None else self._c45_depth(X, y_idx, allowed)
+        if self.max_depth is not None:
+            depth = self.max_depth
+        else:                                   # eta_depth: the depth of C4.5's tree (seed 000, 4.5.1)
+            c45 = C45Classifier(self.confidence_factor, forbidden_features=self.forbidden_features).fit(X, y_idx)
+            depth = max(c45.tree_.max_depth, 1)
         params = {"n_candidates": self.n_candidates, "exploration": self.exploration, "policy": self.policy,
                   "dt_pruning": self.dt_pruning, "value_pruning": self.value_pruning,
                   "vp_every": self.value_pruning_every, "vp_depth": self.value_pruning_depth,
