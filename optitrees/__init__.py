@@ -14,8 +14,9 @@ fitted models are :class:`~optitrees.trees.Tree` or
 from . import algorithms, exceptions, export, formulations, solvers
 from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                          OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
-                         UCTDTClassifier)
+                         UCTDTClassifier, RuleSetClassifier)
 from .mip import Formulation
+from .rule_set import RuleSet
 from .scorecard import ScoreCard
 from .solvers import solve
 from .topology import Topology
@@ -24,5 +25,6 @@ from .trees import Tree
 __version__ = "0.1.0"
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier", "UCTDTClassifier", "ScoreCard", "Tree", "Topology", "Formulation",
+           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier", "UCTDTClassifier", "RuleSetClassifier",
+           "ScoreCard", "RuleSet", "Tree", "Topology", "Formulation",
            "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

@@ -6,9 +6,10 @@ from ._local_search import TAOClassifier, TMOClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
 from ._oct import OCTClassifier, OCTHClassifier
 from ._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
+from ._rule_set import RuleSetClassifier
 from ._template import MIPClassifier
 from ._uct_dt import UCTDTClassifier
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier",
-           "C45Classifier", "UCTDTClassifier"]
+           "C45Classifier", "UCTDTClassifier", "RuleSetClassifier"]

@@ -18,24 +18,29 @@ True
 
 from __future__ import annotations
 
+from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import Tree
 from . import _plot
-from ._dict import card_dict, tree_dict
-from ._text import card_text, linear_text, tree_text
+from ._dict import card_dict, rule_set_dict, tree_dict
+from ._text import card_text, linear_text, rule_set_text, tree_text
 
 __all__ = ["export_text", "export_dict", "plot_tree", "plot_score_card", "plot_feature_influence",
-           "plot_solve_trace", "tree_text", "card_text", "tree_dict", "card_dict", "linear_text"]
+           "plot_solve_trace", "tree_text", "card_text", "tree_dict", "card_dict", "linear_text", "rule_set_text",
+           "rule_set_dict"]
 
 
 def _resolve(model, feature_names, class_names):
     """``(Tree or ScoreCard, feature names, class names)`` of an estimator or a model object."""
-    obj = getattr(model, "tree_", None) or getattr(model, "score_card_", None) or model
-    if not isinstance(obj, (Tree, ScoreCard)):
-        raise TypeError(f"expected a fitted optitrees estimator, a Tree or a ScoreCard, got {type(model).__name__}")
+    obj = (getattr(model, "tree_", None) or getattr(model, "score_card_", None) or getattr(model, "rule_set_", None)
+           or model)
+    if not isinstance(obj, (Tree, ScoreCard, RuleSet)):
+        raise TypeError("expected a fitted optitrees estimator, a Tree, a ScoreCard or a RuleSet, got "
+                        f"{type(model).__name__}")
     if feature_names is None:
         names = getattr(model, "feature_names_in_", None)
-        n = obj.n_features if isinstance(obj, Tree) else int(max(obj.features, default=-1)) + 1
+        n = obj.n_features if isinstance(obj, Tree) else (obj.trust_weights.shape[1] if isinstance(obj, RuleSet)
+                                                          else int(max(obj.features, default=-1)) + 1)
         n = getattr(model, "n_features_in_", n)
         feature_names = list(names) if names is not None else [f"x{j}" for j in range(n)]
     if class_names is None:
@@ -46,14 +51,19 @@ def _resolve(model, feature_names, class_names):
 
 
 def export_text(model, feature_names=None, class_names=None) -> str:
-    """The model as text: an indented tree (``sklearn.tree.export_text`` style) or a score card with its risk table."""
+    """The model as text: an indented tree (``sklearn.tree.export_text`` style), a score card with its risk table,
+    or a rule set with its correctness models."""
     obj, names, classes = _resolve(model, feature_names, class_names)
+    if isinstance(obj, RuleSet):
+        return rule_set_text(obj, names, classes)
     return tree_text(obj, names, classes) if isinstance(obj, Tree) else card_text(obj, names, classes)
 
 
 def export_dict(model, feature_names=None, class_names=None) -> dict:
-    """The model as a JSON-serializable dict (see :func:`tree_dict` and :func:`card_dict`)."""
+    """The model as a JSON-serializable dict (see :func:`tree_dict`, :func:`card_dict` and :func:`rule_set_dict`)."""
     obj, names, classes = _resolve(model, feature_names, class_names)
+    if isinstance(obj, RuleSet):
+        return rule_set_dict(obj, names, classes)
     return tree_dict(obj, names, classes) if isinstance(obj, Tree) else card_dict(obj, names, classes)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import Tree
 
-__all__ = ["tree_dict", "card_dict"]
+__all__ = ["tree_dict", "card_dict", "rule_set_dict"]
 
 
 def _plain(v):
@@ -66,3 +67,23 @@ def card_dict(card: ScoreCard, feature_names, class_names) -> dict:
             "intercept": card.intercept, "multiplier": card.multiplier,
             "risk": [{"score": int(t), "probability": float(p), "class": classes[1] if lo > 0 else classes[0]}
                      for t, lo, p in zip(totals, log_odds, expit(log_odds))]}
+
+
+def rule_set_dict(rule_set: RuleSet, feature_names, class_names) -> dict:
+    """Rules (conditions ``{feature, op, value}`` with op ``">"`` or ``"<="``, ``then``, ``else``, and the
+    correctness model ``trust``: trusted when ``weights . x + intercept > 0``) and the weights of eq. (2)."""
+    classes = [_plain(c) for c in class_names]
+    rules = []
+    for m, rule in enumerate(rule_set.rules):
+        conditions = []
+        for j, lo, hi in zip(rule.features, rule.lower, rule.upper):
+            if np.isfinite(lo):
+                conditions.append({"feature": str(feature_names[j]), "op": ">", "value": float(lo)})
+            if np.isfinite(hi):
+                conditions.append({"feature": str(feature_names[j]), "op": "<=", "value": float(hi)})
+        rules.append({"conditions": conditions, "then": classes[rule.then], "else": classes[1 - rule.then],
+                      "trust": {"weights": _weights(rule_set.trust_weights[m], feature_names),
+                                "intercept": float(rule_set.trust_intercept[m])}})
+    return {"model": "rule_set", "positive_class": classes[1], "negative_class": classes[0],
+            "correct_weight": rule_set.correct_weight, "incorrect_weight": rule_set.incorrect_weight,
+            "rules": rules}

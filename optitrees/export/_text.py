@@ -6,10 +6,11 @@ import numpy as np
 from scipy.special import expit
 
 from ..readable import format_count, format_number
+from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import Tree
 
-__all__ = ["linear_text", "tree_text", "card_text", "card_rows"]
+__all__ = ["linear_text", "tree_text", "card_text", "card_rows", "rule_set_text"]
 
 
 def linear_text(weights, feature_names, constant=None) -> str:
@@ -90,4 +91,23 @@ def card_text(card: ScoreCard, feature_names, class_names, digits: int = 4) -> s
     lines.append(f"score  {head:<{width}}  class")
     for t, lo, p in zip(totals, log_odds, expit(log_odds)):
         lines.append(f"{t:>5d}  {p:<{width}.{digits}g}  {class_names[1] if lo > 0 else class_names[0]}")
+    return "\n".join(lines)
+
+
+def rule_set_text(rule_set: RuleSet, feature_names, class_names) -> str:
+    """A :class:`~optitrees.rule_set.RuleSet`: the combination rule of eq. (2), then each rule and when it is trusted.
+
+    ``rule m: IF <cond> AND <cond> THEN <class> (ELSE <class>)`` followed by
+    ``trusted if <w . x + b> > 0``; conditions read ``name > t`` or ``name <= t``.
+    """
+    neg, pos = class_names[0], class_names[1]
+    cw, iw = format_number(rule_set.correct_weight), format_number(rule_set.incorrect_weight)
+    lines = [f"P({pos}) = sum(weight * vote) / sum(weight) over the {rule_set.n_rules} rules; "
+             f"vote = 1 if the rule says {pos}, else 0; weight = {cw} if the rule is trusted, else {iw}",
+             f"class: {pos} if P({pos}) > 0.5, else {neg}"]
+    for m, rule in enumerate(rule_set.rules, start=1):
+        cond = " AND ".join(rule.conditions(feature_names)) or "true"
+        lines.append(f"rule {m}: IF {cond} THEN {class_names[rule.then]} (ELSE {class_names[1 - rule.then]})")
+        trust = linear_text(rule_set.trust_weights[m - 1], feature_names, float(rule_set.trust_intercept[m - 1]))
+        lines.append(f"    trusted if {trust} > 0")
     return "\n".join(lines)

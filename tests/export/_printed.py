@@ -152,3 +152,55 @@ def card_dict_predictions(d, frame):
         sat = x >= r["threshold"] if r["greater_or_equal"] else x < r["threshold"]
         total += r["points"] * sat
     return np.where(total + d["intercept"] > 0, str(d["positive_class"]), str(d["negative_class"]))
+
+
+_RULE_LINE = re.compile(r"^rule \d+: IF (?P<cond>.+) THEN (?P<then>.+) \(ELSE (?P<else>.+)\)$")
+_WEIGHTS_LINE = re.compile(r"weight = (?P<cw>\S+) if the rule is trusted, else (?P<iw>\S+)$")
+
+
+def _condition_mask(cond, frame):
+    if cond == "true":
+        return np.ones(len(frame), bool)
+    mask = np.ones(len(frame), bool)
+    for part in cond.split(" AND "):
+        name, op, value = re.match(r"(.+) (>|<=) (\S+)$", part).groups()
+        x = frame[name].to_numpy(float)
+        mask &= x > float(value) if op == ">" else x <= float(value)
+    return mask
+
+
+def rule_set_text_predictions(text, frame):
+    """``(P(positive), class label)`` per row from a rule set's text (seed 004's eq. 2 as printed)."""
+    lines = text.splitlines()
+    weights = _WEIGHTS_LINE.search(lines[0])
+    cw, iw = float(weights["cw"]), float(weights["iw"])
+    pos, neg = re.match(r"class: (.+) if P\(.+\) > 0.5, else (.+)$", lines[1]).groups()
+    columns = set(frame.columns)
+    num, den = np.zeros(len(frame)), np.zeros(len(frame))
+    for k in range(2, len(lines), 2):
+        m = _RULE_LINE.match(lines[k])
+        fires = _condition_mask(m["cond"], frame)
+        says = np.where(fires, m["then"], m["else"])
+        trust = re.match(r"^    trusted if (.+) > 0$", lines[k + 1]).group(1)
+        w = np.where(_evaluate(linear_expression(trust, columns), frame) > 0, cw, iw)
+        num += w * (says == pos)
+        den += w
+    p = num / den
+    return p, np.where(p > 0.5, pos, neg)
+
+
+def rule_set_dict_predictions(d, frame):
+    """Class labels from a rule set's ``to_dict()`` description."""
+    num, den = np.zeros(len(frame)), np.zeros(len(frame))
+    for r in d["rules"]:
+        fires = np.ones(len(frame), bool)
+        for c in r["conditions"]:
+            x = frame[c["feature"]].to_numpy(float)
+            fires &= x > c["value"] if c["op"] == ">" else x <= c["value"]
+        score = np.full(len(frame), r["trust"]["intercept"])
+        for name, w in r["trust"]["weights"].items():
+            score = score + w * frame[name].to_numpy(float)
+        w = np.where(score > 0, d["correct_weight"], d["incorrect_weight"])
+        num += w * (np.where(fires, str(r["then"]), str(r["else"])) == str(d["positive_class"]))
+        den += w
+    return np.where(num / den > 0.5, str(d["positive_class"]), str(d["negative_class"]))

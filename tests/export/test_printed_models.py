@@ -10,10 +10,10 @@ from sklearn.datasets import load_breast_cancer, load_iris
 
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                        OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
-                       UCTDTClassifier)
+                       UCTDTClassifier, RuleSetClassifier)
 from _support import fit_quiet
-from export._printed import (card_dict_predictions, card_text_predictions, tree_dict_predictions,
-                             tree_text_predictions)
+from export._printed import (card_dict_predictions, card_text_predictions, rule_set_dict_predictions,
+                             rule_set_text_predictions, tree_dict_predictions, tree_text_predictions)
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 NODES = {"mip_max_nodes": 10}
@@ -129,3 +129,13 @@ def test_heart_failure_card_prints_its_predictions():
     X, y = frame.drop(columns="target"), frame["target"].to_numpy()
     clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=5, time_limit=6, random_state=0), X, y)
     _assert_card_printed_as_predicted(clf, X)
+
+
+def test_rule_set_prints_its_probabilities_and_predictions(cancer):
+    X, y = cancer
+    clf = RuleSetClassifier(n_rules=6, n_estimators=20, random_state=0).fit(X, y)
+    p, labels = rule_set_text_predictions(clf.export_text(), X)
+    assert np.array_equal(p, clf.predict_proba(X)[:, 1])
+    assert np.array_equal(labels.astype(str), clf.predict(X).astype(str))
+    d = json.loads(json.dumps(clf.to_dict()))
+    assert np.array_equal(rule_set_dict_predictions(d, X), clf.predict(X).astype(str))

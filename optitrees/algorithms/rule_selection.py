@@ -1,0 +1,96 @@
+"""LASSO selection of M rules and the per-rule correctness models (seed 004, II-B and II-C).
+
+Selection (II-B): an L1-regularized logistic regression of the labels on the
+binary rule matrix, its strength chosen by ``cv``-fold cross-validation (the
+seed's 3-fold LASSO); the M rules of largest absolute coefficient are kept.
+When the cross-validated model has fewer than M nonzero coefficients, the
+regularization is weakened along the same grid until M rules are nonzero
+(or the grid ends; then every nonzero rule is kept).
+
+Correctness (II-C): for each selected rule, an L1 logistic regression (on
+standardized features, strength by cross-validation) of "the rule is right
+for this row" on the K features used by the selected rules. Its weights are
+returned on the original feature scale, so ``w @ x + b > 0`` is the model.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
+
+__all__ = ["lasso_select", "correctness_model", "N_CS"]
+
+#: Values of the inverse regularization strength C tried by cross-validation.
+N_CS = 12
+
+
+def _l1_params() -> dict:
+    """Keyword arguments that make scikit-learn's logistic regressions L1 (the API changed in 1.8)."""
+    if inspect.signature(LogisticRegression).parameters["penalty"].default == "deprecated":
+        return {"l1_ratio": 1.0, "solver": "liblinear"}
+    return {"penalty": "l1", "solver": "liblinear"}
+
+
+def _l1_cv(Cs, cv, random_state):
+    params = _l1_params()
+    if "l1_ratio" in params:
+        params = {"l1_ratios": (1.0,), "solver": "liblinear", "use_legacy_attributes": False}
+    return LogisticRegressionCV(Cs=Cs, cv=cv, scoring="neg_log_loss", random_state=random_state, **params)
+
+
+def _quiet(fit, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return fit(*args)
+
+
+def _grid(Z, y) -> np.ndarray:
+    """C values from just above the all-zero model (``l1_min_c``) over four decades."""
+    from sklearn.svm import l1_min_c
+
+    c0 = l1_min_c(Z, y, loss="log") if Z.any() else 1.0
+    return c0 * np.logspace(0.05, 4, N_CS)
+
+
+def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(indices, coefficients)`` of the ``n_rules`` columns of the rule matrix ``Z`` kept by LASSO (II-B).
+
+    Indices are ordered by decreasing ``|coefficient|`` (ties: lower index
+    first); ``coefficients`` are those of the model that selected them.
+    """
+    Z = np.asarray(Z, dtype=float)
+    Cs = _grid(Z, y)
+    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Z, y)
+    coef = model.coef_.ravel()
+    start = int(np.searchsorted(Cs, float(np.ravel(model.C_)[0])))
+    for C in Cs[start + 1:]:
+        if np.count_nonzero(coef) >= n_rules:
+            break
+        coef = _quiet(LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit, Z, y).coef_.ravel()
+    order = np.lexsort((np.arange(len(coef)), -np.abs(coef)))
+    keep = order[:min(n_rules, np.count_nonzero(coef))]
+    return keep, coef[keep]
+
+
+def correctness_model(X, correct, cv: int = 3, random_state=None) -> tuple[np.ndarray, float]:
+    """``(weights, intercept)`` on the original scale of ``X`` of an L1 logistic model of ``correct`` (II-C).
+
+    When one outcome has fewer than ``cv`` rows (no stratified cross-validation
+    possible) the model is the constant majority: zero weights and intercept
+    +1 (always trusted) or -1 (never trusted).
+    """
+    X = np.asarray(X, dtype=float)
+    correct = np.asarray(correct, dtype=bool)
+    n_correct = int(correct.sum())
+    if min(n_correct, len(correct) - n_correct) < cv or X.shape[1] == 0:
+        return np.zeros(X.shape[1]), 1.0 if 2 * n_correct >= len(correct) else -1.0
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale == 0] = 1.0
+    Xs = (X - mean) / scale
+    model = _quiet(_l1_cv(_grid(Xs, correct), cv, random_state).fit, Xs, correct)
+    w = model.coef_.ravel() / scale
+    return w, float(model.intercept_[0] - w @ mean)

@@ -1,0 +1,166 @@
+"""Rule sets drawn from a random forest, with personalized rule correctness (seed 004)."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..algorithms.rule_extraction import forest_rules, rule_matrix
+from ..algorithms.rule_selection import correctness_model, lasso_select
+from ..rule_set import RuleSet
+from ._input import encode_labels, feature_names, validate_xy
+from ._views import _Printed
+
+__all__ = ["RuleSetClassifier"]
+
+
+class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
+    """M decision rules of a random forest, weighted per point by predicted correctness (seed 004).
+
+    1. A random forest of ``n_estimators`` trees of depth at most ``max_depth``
+       is grown; every root-to-leaf path is a rule "IF conditions THEN class
+       (ELSE the other class)"; duplicates are removed (II-A, II-B). Thresholds are shortened to
+       the shortest numbers that route every training row the same way.
+    2. LASSO (L1 logistic regression, ``cv``-fold) on the binary matrix of
+       "rule fires" keeps the ``n_rules`` rules of largest |coefficient| (II-B).
+    3. Per kept rule, an L1 logistic model on the K features the kept rules
+       use predicts whether the rule is right for a point (II-C).
+    4. ``P(class 1)`` is the average of the rules' votes weighted
+       ``correct_weight`` where the rule is trusted, ``incorrect_weight``
+       elsewhere, eq. (2); equal weights give the plain average of eq. (1).
+       ``predict`` gives ``classes_[1]`` when ``P > 0.5``.
+
+    Binary classification only (the seed's setting).
+
+    Parameters
+    ----------
+    n_rules : int, default=10
+        M, the rules kept (the seed: 3, 5, 10, 15, 20).
+    n_estimators : int, default=100
+    max_depth : int, default=3
+        Depth of the forest's trees, so a rule has at most this many conditions per path.
+    correct_weight, incorrect_weight : float, default=2.0, 1.0
+        Weights of eq. (2).
+    cv : int, default=3
+        Folds of the cross-validated LASSO models.
+    max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"
+        Of the forest (scikit-learn's meaning).
+    random_state : int, optional
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_
+    forest_ : RandomForestClassifier
+    rule_set_ : RuleSet
+        The kept rules and their correctness models; the fitted model.
+    n_candidate_rules_ : int
+        P, distinct rules of the forest.
+    lasso_coef_ : ndarray of shape (M,)
+        LASSO coefficient of each kept rule.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = RuleSetClassifier(n_rules=5, random_state=0).fit(X, y)
+    >>> clf.rule_set_.n_rules, bool(clf.score(X, y) > 0.9)
+    (5, True)
+    """
+
+    _parameter_constraints = {
+        "n_rules": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "correct_weight": [Interval(Real, 0, None, closed="neither")],
+        "incorrect_weight": [Interval(Real, 0, None, closed="neither")],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right"),
+                         StrOptions({"sqrt", "log2"}), None],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    def __init__(self, n_rules=10, *, n_estimators=100, max_depth=3, correct_weight=2.0, incorrect_weight=1.0, cv=3,
+                 max_features="sqrt", random_state=None):
+        self.n_rules = n_rules
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.correct_weight = correct_weight
+        self.incorrect_weight = incorrect_weight
+        self.cv = cv
+        self.max_features = max_features
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Grow the forest, pool and select its rules, fit one correctness model per rule."""
+        self._validate_params()
+        X, y = validate_xy(self, X, y)
+        self.classes_, y_pm = encode_labels(y, binary=True, name="RuleSetClassifier",
+                                            hint="the rule sets of seed 004 vote for one class or the other")
+        y01 = (y_pm > 0).astype(np.int64)
+        if np.bincount(y01).min() < self.cv:
+            raise ValueError(f"each class needs at least cv={self.cv} rows for the cross-validated LASSO")
+        self.forest_ = RandomForestClassifier(self.n_estimators, max_depth=self.max_depth,
+                                              max_features=self.max_features, random_state=self.random_state,
+                                              n_jobs=1).fit(X, y01)
+        candidates = forest_rules(self.forest_, X)
+        self.n_candidate_rules_ = len(candidates)
+        keep, self.lasso_coef_ = lasso_select(rule_matrix(candidates, X), y01, self.n_rules, self.cv, self.random_state)
+        rules = [candidates[k] for k in keep]
+        used = sorted({j for r in rules for j in r.features})
+        W = np.zeros((len(rules), X.shape[1]))
+        b = np.zeros(len(rules))
+        for m, rule in enumerate(rules):
+            W[m, used], b[m] = correctness_model(X[:, used], rule.predict(X) == y01, self.cv,
+                                                     self.random_state)
+        self.rule_set_ = RuleSet(rules, W, b, float(self.correct_weight), float(self.incorrect_weight))
+        return self
+
+    def _X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _feature_names(self):
+        return feature_names(self)
+
+    def predict_proba(self, X):
+        """``[1 - P, P]`` with P of eq. (2)."""
+        X = self._X(X)
+        p = self.rule_set_.proba(X)
+        return np.column_stack([1.0 - p, p])
+
+    def decision_function(self, X):
+        """P(``classes_[1]``) of eq. (2) minus 0.5 (positive: ``classes_[1]``)."""
+        X = self._X(X)
+        return self.rule_set_.proba(X) - 0.5
+
+    def predict(self, X):
+        """``classes_[1]`` where eq. (2) gives more than 0.5, else ``classes_[0]``."""
+        X = self._X(X)
+        return self.classes_[(self.rule_set_.proba(X) > 0.5).astype(int)]
+
+    def explain(self, X) -> pd.DataFrame:
+        """Per point and rule: does it fire, what it predicts, is it trusted, its weight (the personalization of II-C).
+
+        One row per (sample, rule), columns ``sample, rule, condition,
+        fires, predicts, trusted, weight``; the predicted probability of
+        ``classes_[1]`` is ``sum(weight * (predicts == classes_[1])) / sum(weight)`` per sample.
+        """
+        X = self._X(X)
+        rs, names = self.rule_set_, feature_names(self)
+        n, M = len(X), rs.n_rules
+        text = [" AND ".join(r.conditions(names)) or "true" for r in rs.rules]
+        return pd.DataFrame({"sample": np.repeat(np.arange(n), M), "rule": np.tile(np.arange(1, M + 1), n),
+                             "condition": np.tile(text, n), "fires": rs.fires(X).ravel(),
+                             "predicts": self.classes_[rs.outputs(X).ravel()], "trusted": rs.trusted(X).ravel(),
+                             "weight": rs.weights(X).ravel()})
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
