@@ -14,7 +14,8 @@ fitted models are :class:`~optitrees.trees.Tree` or
 from . import algorithms, exceptions, export, formulations, solvers
 from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                          OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
-                         UCTDTClassifier, RuleSetClassifier)
+                         UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier,
+                         ContextualTreeRegressor)
 from .mip import Formulation
 from .rule_set import RuleSet
 from .scorecard import ScoreCard
@@ -25,6 +26,7 @@ from .trees import Tree
 __version__ = "0.1.0"
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier", "UCTDTClassifier", "RuleSetClassifier",
+           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier", "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier",
+           "ContextualTreeRegressor",
            "ScoreCard", "RuleSet", "Tree", "Topology", "Formulation",
            "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

@@ -1,6 +1,7 @@
 """scikit-learn estimators, one module per model family, all on one fit template (:mod:`._template`)."""
 
 from ._c45 import C45Classifier
+from ._contextual_trees import ContextualTreeClassifier, ContextualTreeRegressor
 from ._loss_optimal import LossOptimalTreeClassifier
 from ._local_search import TAOClassifier, TMOClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
@@ -12,4 +13,5 @@ from ._uct_dt import UCTDTClassifier
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier",
-           "C45Classifier", "UCTDTClassifier", "RuleSetClassifier"]
+           "C45Classifier", "UCTDTClassifier", "RuleSetClassifier",
+           "ContextualTreeClassifier", "ContextualTreeRegressor"]

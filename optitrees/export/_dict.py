@@ -27,7 +27,7 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
     ``left`` when ``weights . x <= threshold``, else ``right``); in
     linear-model trees also ``node_intercept``, the offset of the node's own
     classifier (its training loss and path confidence, not its routing).
-    Label leaves: ``class`` and training ``counts``. Linear leaves:
+    Label leaves: ``class`` and training ``counts``. Value leaves (regression): ``value`` and training ``samples``. Linear leaves:
     ``weights``, ``intercept``, and ``positive_class`` when
     ``weights . x + intercept > 0`` (``probability: "sigmoid"`` for logistic leaves).
     """
@@ -40,6 +40,8 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
                          left=int(tree.children_left[t]), right=int(tree.children_right[t]))
             if tree.leaf_model == "linear":
                 entry["node_intercept"] = float(tree.intercept[t])
+        elif tree.leaf_model == "value":
+            entry.update(value=float(tree.intercept[t]), samples=float(tree.value[t, 0]))
         elif tree.leaf_model == "label":
             entry.update({"class": classes[tree.label[t]],
                           "counts": {str(c): (int(round(n)) if abs(n - round(n)) < 1e-9 else float(n)) for c, n in zip(classes, tree.value[t])}})

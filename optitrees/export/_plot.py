@@ -37,6 +37,8 @@ def _node_label(tree: Tree, t, feature_names, class_names):
     if tree.leaf_model == "label":
         counts = "/".join(format_count(n) for n in tree.value[t])
         return f"[{t}] class {class_names[tree.label[t]]}\n{counts}"
+    if tree.leaf_model == "value":
+        return f"[{t}] value {format_number(tree.intercept[t])}\n{format_count(tree.value[t, 0])}"
     score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
     head = f"P({class_names[1]}) = sigmoid(...)" if tree.probabilistic else "score"
     return f"[{t}] {head}\n{score}"

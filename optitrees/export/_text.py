@@ -38,7 +38,8 @@ def tree_text(tree: Tree, feature_names, class_names) -> str:
 
     Inner nodes read ``lhs <= t`` (left branch) / ``lhs >  t`` (right branch)
     with ``lhs`` a feature name or a weighted sum of features. Label leaves read
-    ``class: <label>`` with their training counts; linear leaves show their
+    ``class: <label>`` with their training counts; value leaves (regression)
+    ``value: <number>`` with their training samples; linear leaves show their
     model ``P(<class 1>) = sigmoid(score)`` (logistic) or ``score = ...`` and the
     class it predicts.
     """
@@ -50,6 +51,9 @@ def tree_text(tree: Tree, feature_names, class_names) -> str:
             if tree.leaf_model == "label":
                 counts = ", ".join(f"{c} {format_count(n)}" for c, n in zip(class_names, tree.value[t]))
                 lines.append(f"{pad}|--- class: {class_names[tree.label[t]]}  (training counts: {counts})")
+            elif tree.leaf_model == "value":
+                lines.append(f"{pad}|--- value: {format_number(tree.intercept[t])}  "
+                             f"(training samples: {format_count(tree.value[t, 0])})")
             else:
                 score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
                 head = f"P({class_names[1]}) = sigmoid({score})" if tree.probabilistic else f"score = {score}"

@@ -10,10 +10,12 @@ __all__ = ["from_sklearn"]
 
 
 def from_sklearn(estimator) -> Tree:
-    """The :class:`Tree` of a fitted ``DecisionTreeClassifier`` (splits ``x_j <= threshold`` go left).
+    """The :class:`Tree` of a fitted ``DecisionTreeClassifier`` or ``DecisionTreeRegressor`` (splits ``x_j <= threshold`` go left).
 
-    Leaf labels are indices into ``estimator.classes_``; ``value`` holds the
-    (weighted) training class counts of every node.
+    Classifiers: leaf labels are indices into ``estimator.classes_``; ``value``
+    holds the (weighted) training class counts of every node. Regressors
+    (one output): value leaves predicting the node mean ``intercept``, with
+    the (weighted) training samples in ``value``.
 
     Examples
     --------
@@ -30,7 +32,13 @@ def from_sklearn(estimator) -> Tree:
     weights = np.zeros((n, t.n_features))
     inner = np.flatnonzero(t.children_left >= 0)
     weights[inner, t.feature[inner]] = 1.0
+    threshold = np.where(t.children_left >= 0, t.threshold, 0.0)
+    if not hasattr(estimator, "classes_"):
+        if t.n_outputs != 1:
+            raise ValueError("only single-output regression trees convert to a Tree")
+        return Tree(t.children_left, t.children_right, weights, threshold, intercept=t.value[:, 0, 0],
+                    value=t.weighted_n_node_samples[:, None], leaf_model="value")
     counts = t.value[:, 0, :] * t.weighted_n_node_samples[:, None] if np.all(t.value.sum(axis=2) <= 1 + 1e-9) \
         else t.value[:, 0, :]
-    return Tree(t.children_left, t.children_right, weights, np.where(t.children_left >= 0, t.threshold, 0.0),
+    return Tree(t.children_left, t.children_right, weights, threshold,
                 value=counts, label=np.argmax(t.value[:, 0, :], axis=1))

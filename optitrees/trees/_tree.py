@@ -6,7 +6,8 @@ and right otherwise, and a leaf either predicts the class ``label[t]`` (label
 leaves: OCT, OCT-H, TAO, C4.5 ...) or scores the point with its own linear
 model ``weights[t] @ x + intercept[t]``, positive meaning class 1 (linear
 leaves: the loss-optimal trees of seed 002, 3.12, whose last branching layer
-classifies). In linear-model trees every node also keeps the offset of its
+classifies), or, in regression trees, predicts the number ``intercept[t]``
+(value leaves: the regression trees of a forest, seed 002 ch. 5). In linear-model trees every node also keeps the offset of its
 own classifier in ``intercept`` (the inner nodes' losses of 3.12 and the path
 confidence of Figure 3.6 are computed from ``weights @ x + intercept``).
 
@@ -49,7 +50,9 @@ class Tree:
         Training points of each class reaching each node.
     label : ndarray of int of shape (n_nodes,)
         Class index predicted at each node (leaves of label trees).
-    leaf_model : {"label", "linear"}, default="label"
+    leaf_model : {"label", "linear", "value"}, default="label"
+        ``"value"``: a leaf predicts the number ``intercept[leaf]`` (regression);
+        ``value`` then holds the training samples of each node in one column.
     probabilistic : bool, default=False
         Linear leaves give ``sigmoid(score)`` as the probability of class 1.
 
@@ -82,8 +85,8 @@ class Tree:
         self.intercept = np.zeros(n) if self.intercept is None else np.asarray(self.intercept, float).ravel()
         self.value = np.zeros((n, 2)) if self.value is None else np.atleast_2d(np.asarray(self.value, float))
         self.label = np.zeros(n, np.int64) if self.label is None else np.asarray(self.label, np.int64).ravel()
-        if self.leaf_model not in ("label", "linear"):
-            raise ValueError(f"leaf_model must be 'label' or 'linear', got {self.leaf_model!r}")
+        if self.leaf_model not in ("label", "linear", "value"):
+            raise ValueError(f"leaf_model must be 'label', 'linear' or 'value', got {self.leaf_model!r}")
         shapes = [len(self.children_right), self.weights.shape[0], len(self.threshold), len(self.intercept),
                   self.value.shape[0], len(self.label)]
         if n < 1 or any(s != n for s in shapes):
@@ -207,8 +210,10 @@ class Tree:
 
     # ------------------------------------------------------------- prediction
     def predict(self, X) -> np.ndarray:
-        """Class index of each point."""
+        """Class index of each point (the leaf's number for value leaves)."""
         leaves = self.apply(X)
+        if self.leaf_model == "value":
+            return self.intercept[leaves]
         if self.leaf_model == "linear":
             return (self.leaf_scores(X, leaves) > 0).astype(np.int64)
         return self.label[leaves]
@@ -226,6 +231,8 @@ class Tree:
         training points gives its label probability 1). Logistic linear leaves:
         ``[1 - sigmoid(score), sigmoid(score)]``.
         """
+        if self.leaf_model == "value":
+            raise AttributeError("a regression tree has no class probabilities")
         if self.leaf_model == "linear":
             if not self.probabilistic:
                 raise AttributeError("this tree's linear leaves give scores, not probabilities")

@@ -8,7 +8,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                        OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
-                       UCTDTClassifier, RuleSetClassifier)
+                       UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier, ContextualTreeRegressor)
 
 
 # sklearn's Pipeline itself fails these two (it sets `steps` during fit); they are not about our estimator
@@ -40,6 +40,10 @@ _PIPELINE_OWN = {"check_estimators_overwrite_params": "Pipeline sets steps in fi
                                          solver_options={"mip_max_nodes": 5}),
                           C45Classifier(),
                           RuleSetClassifier(n_rules=3, n_estimators=10, random_state=0),
+                          ContextualTreeClassifier(n_estimators=5, max_epochs=3, hidden_layer_sizes=(8,),
+                                                   random_state=0),
+                          ContextualTreeRegressor(n_estimators=5, max_epochs=3, hidden_layer_sizes=(8,),
+                                                  random_state=0),
                           UCTDTClassifier(n_iterations=20, random_state=0),
                           UCTDTClassifier(n_iterations=20, policy="c45b", n_jobs=2, random_state=0),
                           C45Classifier(search_uncertainty=0.1, propagation_uncertainty=0.1,

@@ -63,6 +63,9 @@ def tree_text_predictions(text, frame):
         if body.startswith("class: "):
             out[rows] = body[len("class: "):].split("  ")[0].strip()
             return
+        if body.startswith("value: "):
+            out[rows] = float(body[len("value: "):].split("  ")[0])
+            return
         if body.startswith("score = ") or body.startswith("P("):
             expr = linear_expression(body.split(" = ", 1)[1].removeprefix("sigmoid(").removesuffix(")"), columns)
             decision = lines[start + 1][lines[start + 1].index("|---") + 5:]
@@ -95,6 +98,9 @@ def tree_dict_predictions(d, frame):
         n = nodes[i]
         if "class" in n:
             out[rows] = n["class"]
+            return
+        if "value" in n:                        # a regression leaf
+            out[rows] = n["value"]
             return
         values = _evaluate((n["weights"], n.get("intercept", 0.0)), frame.iloc[rows])
         if "threshold" not in n:                # a linear leaf

@@ -10,7 +10,7 @@ from sklearn.datasets import load_breast_cancer, load_iris
 
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                        OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
-                       UCTDTClassifier, RuleSetClassifier)
+                       UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier, ContextualTreeRegressor)
 from _support import fit_quiet
 from export._printed import (card_dict_predictions, card_text_predictions, rule_set_dict_predictions,
                              rule_set_text_predictions, tree_dict_predictions, tree_text_predictions)
@@ -139,3 +139,26 @@ def test_rule_set_prints_its_probabilities_and_predictions(cancer):
     assert np.array_equal(labels.astype(str), clf.predict(X).astype(str))
     d = json.loads(json.dumps(clf.to_dict()))
     assert np.array_equal(rule_set_dict_predictions(d, X), clf.predict(X).astype(str))
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["cct", "crt"])
+def test_chosen_trees_print_the_contextual_predictions(cancer, regression):
+    X, y = cancer
+    params = {"n_estimators": 6, "max_epochs": 5, "hidden_layer_sizes": (16,), "random_state": 0}
+    if regression:
+        target = X["mean area"].to_numpy()
+        X = X.drop(columns="mean area")
+        clf = ContextualTreeRegressor(**params).fit(X, target)
+    else:
+        clf = ContextualTreeClassifier(**params).fit(X, y)
+    predicted, choice = clf.predict(X), clf.choose(X)
+    for tree in np.unique(choice):
+        rows = choice == tree
+        from_text = tree_text_predictions(clf.export_text(int(tree)), X[rows])
+        from_dict = tree_dict_predictions(json.loads(json.dumps(clf.to_dict(int(tree)))), X[rows])
+        if regression:
+            assert np.array_equal(from_text.astype(float), predicted[rows])
+            assert np.array_equal(from_dict.astype(float), predicted[rows])
+        else:
+            assert np.array_equal(from_text.astype(str), predicted[rows].astype(str))
+            assert np.array_equal(from_dict.astype(str), predicted[rows].astype(str))

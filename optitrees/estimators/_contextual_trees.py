@@ -1,0 +1,367 @@
+"""CCT and CRT: one tree of a random forest chosen per point by a learned policy (seed 002, ch. 5)."""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import export
+from ..algorithms.contextual_bandit import (classification_rewards, cross_entropy_gradient, policy_gradient,
+                                            regression_rewards, sample_actions, supervised_targets, train_policy)
+from ..algorithms.policy_network import PolicyNetwork
+from ..readable import format_number
+from ..trees import LEAF, from_sklearn
+from ._input import check_numeric_frame, encode_labels, feature_names, validate_xy
+
+__all__ = ["ContextualTreeClassifier", "ContextualTreeRegressor"]
+
+#: Depths the seed validates for CART (and then the forest's trees) when ``max_depth`` is None.
+DEPTH_GRID = (2, 3, 4)
+
+
+class _ContextualTrees(BaseEstimator):
+    """Shared fit of CCT / CRT; subclasses set the task-specific pieces."""
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "policy": [StrOptions({"bandit", "supervised"})],
+        "hidden_layer_sizes": ["array-like"],
+        "dropout": [Interval(Real, 0, 1, closed="left")],
+        "entropy_weight": [Interval(Real, 0, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "patience": [Interval(Integral, 1, None, closed="left")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    def __init__(self, n_estimators=50, *, max_depth=None, policy="bandit", hidden_layer_sizes=(128, 128),
+                 dropout=0.2, entropy_weight=1e-4, learning_rate=1e-3, batch_size=64, max_epochs=300, patience=30,
+                 validation_fraction=0.2, time_limit=None, random_state=None):
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.policy = policy
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.dropout = dropout
+        self.entropy_weight = entropy_weight
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.validation_fraction = validation_fraction
+        self.time_limit = time_limit
+        self.random_state = random_state
+
+    # ---------------------------------------------------------------- fit
+    def fit(self, X, y):
+        """Validate CART's depth, grow the forest, train the policy (Algorithm 4) with early stopping."""
+        t0 = time.perf_counter()
+        self._validate_params()
+        hidden = tuple(int(h) for h in np.atleast_1d(self.hidden_layer_sizes))
+        if any(h < 1 for h in hidden):
+            raise ValueError(f"hidden_layer_sizes must be positive widths, got {self.hidden_layer_sizes!r}")
+        X, y = validate_xy(self, X, y) if self._is_classifier else self._validate_regression(X, y)
+        target = self._encode(y)
+        rng = np.random.default_rng(self.random_state)
+        rows = np.arange(len(X))
+        stratify = target if self._is_classifier and np.bincount(target).min() >= 2 else None
+        train, val = train_test_split(rows, test_size=self.validation_fraction, stratify=stratify,
+                                      random_state=self.random_state)
+        if len(val) == 0 or len(train) == 0:
+            raise ValueError("too few rows to split off a validation part")
+        Xt, yt, Xv, yv = X[train], target[train], X[val], target[val]
+        self.max_depth_, self.cart_ = self._validated_cart(Xt, yt, Xv, yv)
+        self.forest_ = self._forest().fit(Xt, yt)
+        self.trees_ = [from_sklearn(e) for e in self.forest_.estimators_]
+        self._mean = Xt.mean(axis=0)
+        self._scale = np.where(Xt.std(axis=0) > 0, Xt.std(axis=0), 1.0)
+        Pt, Pv = self._tree_predictions(Xt), self._tree_predictions(Xv)
+        Zt, Zv = self._standardize(Xt), self._standardize(Xv)
+        net = PolicyNetwork(X.shape[1], len(self.trees_), hidden, self.dropout, rng)
+
+        if self.policy == "bandit":
+            rewards = self._rewards(Pt, yt)
+
+            def batch_signal(batch, probabilities):
+                actions = sample_actions(probabilities, rng)
+                r = rewards[batch, actions]
+                return float(r.mean()), policy_gradient(probabilities, actions, r, self.entropy_weight)[1]
+        else:
+            targets = self._supervised_targets(Xt, Pt, yt, rng)
+
+            def batch_signal(batch, probabilities):
+                return cross_entropy_gradient(probabilities, targets[batch])
+
+        def validation_score(network):
+            choice = np.argmax(network.logits(Zv), axis=1)
+            return self._choice_score(Pv[np.arange(len(Xv)), choice], yv)
+
+        deadline = None if self.time_limit is None else t0 + self.time_limit
+        self.history_ = train_policy(net, Zt, batch_signal, validation_score, max_epochs=self.max_epochs,
+                                     batch_size=self.batch_size, learning_rate=self.learning_rate,
+                                     patience=self.patience, rng=rng, deadline=deadline)
+        self.policy_ = net
+        self.validation_score_ = validation_score(net)
+        self.n_epochs_ = len(self.history_.validation)
+        self.tree_usage_ = np.bincount(self._choose(X), minlength=len(self.trees_))
+        return self
+
+    def _validated_cart(self, Xt, yt, Xv, yv):
+        depths = DEPTH_GRID if self.max_depth is None else (self.max_depth,)
+        best = None
+        for depth in depths:
+            cart = self._cart(depth).fit(Xt, yt)
+            score = self._choice_score(self._cart_predict(cart, Xv), yv)
+            if best is None or score > best[0]:
+                best = (score, depth, cart)
+        return best[1], best[2]
+
+    def _standardize(self, X):
+        return (X - self._mean) / self._scale
+
+    def _tree_predictions(self, X) -> np.ndarray:
+        return np.column_stack([t.predict(X) for t in self.trees_])
+
+    # ---------------------------------------------------------- prediction
+    def _X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def choose(self, X) -> np.ndarray:
+        """Index into ``trees_`` of the tree the policy picks for each point: ``argmax_i pi(i | x)``."""
+        return self._choose(self._X(X))
+
+    def _choose(self, X):
+        return np.argmax(self.policy_.logits(self._standardize(X)), axis=1)
+
+    def policy_proba(self, X) -> np.ndarray:
+        """``pi(. | x)``: the policy's distribution over the trees, shape ``(n, n_estimators)``."""
+        X = self._X(X)
+        return self.policy_.probabilities(self._standardize(X))
+
+    def _chosen_predictions(self, X) -> np.ndarray:
+        choice = self._choose(X)
+        out = np.empty(len(X), dtype=float)
+        for i in np.unique(choice):
+            rows = choice == i
+            out[rows] = self.trees_[i].predict(X[rows])
+        return out
+
+    def explain(self, X) -> pd.DataFrame:
+        """Per point: the chosen tree, its decision path as conditions, and the prediction it gives."""
+        X = self._X(X)
+        names = feature_names(self)
+        choice = self._choose(X)
+        paths = []
+        for x, i in zip(X, choice):
+            tree, node, conditions = self.trees_[i], 0, []
+            while tree.children_left[node] != LEAF:
+                j, thr = int(tree.feature[node]), format_number(tree.threshold[node])
+                if x[j] <= tree.threshold[node]:
+                    conditions.append(f"{names[j]} <= {thr}")
+                    node = tree.children_left[node]
+                else:
+                    conditions.append(f"{names[j]} > {thr}")
+                    node = tree.children_right[node]
+            paths.append(" AND ".join(conditions) or "true")
+        return pd.DataFrame({"sample": np.arange(len(X)), "tree": choice, "path": paths,
+                             "prediction": self._predict_array(X)})
+
+    def export_text(self, tree: int) -> str:
+        """Tree ``tree`` of the forest as text (the explanation of every point the policy sends to it)."""
+        check_is_fitted(self)
+        return export.export_text(self.trees_[self._tree_index(tree)], feature_names(self), self._class_names())
+
+    def to_dict(self, tree: int) -> dict:
+        """Tree ``tree`` of the forest as a JSON-serializable dict."""
+        check_is_fitted(self)
+        return export.export_dict(self.trees_[self._tree_index(tree)], feature_names(self), self._class_names())
+
+    def _tree_index(self, tree) -> int:
+        if not isinstance(tree, Integral) or not 0 <= tree < len(self.trees_):
+            raise ValueError(f"tree must be an index in [0, {len(self.trees_)}), got {tree!r}")
+        return int(tree)
+
+    def _feature_names(self):
+        return feature_names(self)
+
+
+class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
+    """Contextual Classification Tree, CCT (seed 002, ch. 5): the policy picks the forest tree that classifies each point.
+
+    The training rows are split into a training and a validation part
+    (``validation_fraction``; the seed's 64/16 of a 64/16/20 split). CART's
+    depth is chosen in {2, 3, 4} on the validation part (or fixed by
+    ``max_depth``); a random forest of ``n_estimators`` trees of that depth is
+    grown on the training part; a policy network (ReLU layers
+    ``hidden_layer_sizes``, dropout, softmax over the trees) is trained by
+    Algorithm 4 with reward (5.4) and entropy weight lambda
+    (``policy="bandit"``) or by cross-entropy on the seed's supervised labels
+    (``policy="supervised"``), with Adam, a cosine learning-rate schedule per
+    epoch and early stopping on the validation accuracy of the chosen trees.
+    A point is classified by the tree ``argmax pi(. | x)``, which is its
+    explanation (:meth:`explain`, :meth:`export_text`).
+
+    Parameters
+    ----------
+    n_estimators : int, default=50
+    max_depth : int, optional
+        Depth of CART and of the forest's trees; default: validated in {2, 3, 4}.
+    policy : {"bandit", "supervised"}, default="bandit"
+    hidden_layer_sizes : tuple of int, default=(128, 128)
+    dropout : float, default=0.2
+    entropy_weight : float, default=1e-4
+        lambda of Algorithm 4.
+    learning_rate : float, default=1e-3
+        Initial Adam step, annealed by a cosine over ``max_epochs``.
+    batch_size : int, default=64
+    max_epochs : int, default=300
+    patience : int, default=30
+        Epochs without a better validation score before stopping.
+    validation_fraction : float, default=0.2
+    time_limit : float, optional
+        Seconds for the whole fit; training stops at the first epoch end past it.
+    random_state : int, optional
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_
+    trees_ : list of Tree
+        The forest's trees (leaf labels index ``classes_``).
+    forest_ : RandomForestClassifier
+    cart_ : DecisionTreeClassifier
+        CART of the validated depth (the seed's baseline), on the training part.
+    max_depth_ : int
+    policy_ : PolicyNetwork
+    history_ : TrainingHistory
+        Mean reward (bandit) or loss (supervised) and validation accuracy per epoch.
+    validation_score_ : float
+    n_epochs_ : int
+    tree_usage_ : ndarray
+        How many training rows the policy sends to each tree.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> cct = ContextualTreeClassifier(n_estimators=10, max_epochs=20, random_state=0).fit(X, y)
+    >>> bool(cct.score(X, y) > 0.9), int(cct.choose(X[:1])[0]) in range(10)
+    (True, True)
+    """
+
+    _is_classifier = True
+
+    def _encode(self, y):
+        self.classes_, idx = encode_labels(y, binary=False)
+        return idx
+
+    def _cart(self, depth):
+        return DecisionTreeClassifier(max_depth=depth, random_state=self.random_state)
+
+    def _cart_predict(self, cart, X):
+        return cart.predict(X)
+
+    def _forest(self):
+        return RandomForestClassifier(self.n_estimators, max_depth=self.max_depth_, random_state=self.random_state,
+                                      n_jobs=1)
+
+    def _rewards(self, P, y):
+        return classification_rewards(P, y)
+
+    def _supervised_targets(self, X, P, y, rng):
+        proba = np.column_stack([t.predict_proba(X)[np.arange(len(X)), y] for t in self.trees_])
+        return supervised_targets(P, y, rng, true_class_proba=proba)
+
+    @staticmethod
+    def _choice_score(predictions, y):
+        return float(np.mean(predictions == y))
+
+    def _class_names(self):
+        return list(self.classes_)
+
+    def predict(self, X):
+        """The label the chosen tree gives each point."""
+        return self._predict_array(self._X(X))
+
+    def _predict_array(self, X):
+        return self.classes_[self._chosen_predictions(X).astype(np.int64)]
+
+    def predict_proba(self, X):
+        """Class frequencies (training part) of the leaf of the chosen tree."""
+        X = self._X(X)
+        choice = self._choose(X)
+        out = np.zeros((len(X), len(self.classes_)))
+        for i in np.unique(choice):
+            rows = choice == i
+            p = self.trees_[i].predict_proba(X[rows])
+            out[np.ix_(rows, np.arange(p.shape[1]))] = p
+        return out
+
+
+class ContextualTreeRegressor(RegressorMixin, _ContextualTrees):
+    """Contextual Regression Tree, CRT (seed 002, ch. 5): the policy picks the forest tree that predicts each point.
+
+    As :class:`ContextualTreeClassifier`, with regression trees, reward (5.5)
+    (``1 - 2 d``, d the squared error scaled between the best and the worst
+    tree on the point), the supervised label "tree of least squared error",
+    and early stopping on the validation RMSE. Same parameters.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> X, y = make_friedman1(n_samples=400, random_state=0)
+    >>> crt = ContextualTreeRegressor(n_estimators=10, max_epochs=20, random_state=0).fit(X, y)
+    >>> bool(crt.score(X, y) > 0.3), crt.max_depth_ in (2, 3, 4)
+    (True, True)
+    """
+
+    _is_classifier = False
+
+    def _validate_regression(self, X, y):
+        check_numeric_frame(X)
+        return validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=True)
+
+    def _encode(self, y):
+        return np.asarray(y, dtype=float)
+
+    def _cart(self, depth):
+        return DecisionTreeRegressor(max_depth=depth, random_state=self.random_state)
+
+    def _cart_predict(self, cart, X):
+        return cart.predict(X)
+
+    def _forest(self):
+        return RandomForestRegressor(self.n_estimators, max_depth=self.max_depth_, random_state=self.random_state,
+                                     n_jobs=1)
+
+    def _rewards(self, P, y):
+        return regression_rewards(P, y)
+
+    def _supervised_targets(self, X, P, y, rng):
+        return supervised_targets(P, y, rng)
+
+    @staticmethod
+    def _choice_score(predictions, y):
+        return -float(np.sqrt(np.mean((predictions - y) ** 2)))
+
+    def _class_names(self):
+        return None
+
+    def predict(self, X):
+        """The value the chosen tree gives each point."""
+        return self._predict_array(self._X(X))
+
+    def _predict_array(self, X):
+        return self._chosen_predictions(X)
