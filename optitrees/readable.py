@@ -19,7 +19,12 @@ import math
 
 import numpy as np
 
-__all__ = ["format_number", "format_count", "round_significant", "readable_between", "round_into"]
+__all__ = ["format_number", "format_count", "round_significant", "readable_between", "round_into",
+           "round_linear_model"]
+
+#: A training point counts as off a linear model's boundary when its score is
+#: at least this fraction of the score's scale away from 0.
+_OFF_BOUNDARY = 1e-9
 
 
 def format_number(v) -> str:
@@ -91,3 +96,27 @@ def round_into(value: float, lo: float, hi: float, min_digits: int = 3) -> float
         if lo < v < hi:
             return v
     return readable_between(lo, hi)
+
+
+def round_linear_model(w, b, X, min_digits: int = 3):
+    """Fewest significant digits (at least ``max(min_digits, 3)``) of ``(w, b)`` that keep the sign of
+    ``X @ w + b`` on every row of ``X``, with no row on the boundary if possible; ``(w, b)`` unchanged otherwise.
+
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0]])
+    >>> round_linear_model(np.array([0.123456789, -0.98765]), 0.3333333, X)
+    (array([ 0.123, -0.988]), 0.333)
+    """
+    w = np.asarray(w, dtype=float)
+    X = np.asarray(X, dtype=float)
+    positive = X @ w + b > 0
+    fallback = None
+    for digits in range(max(min_digits, 3), 18):
+        wr, br = round_significant(w, digits), float(round_significant(b, digits))
+        s = X @ wr + br
+        if not np.array_equal(s > 0, positive):
+            continue
+        scale = np.abs(X) @ np.abs(wr) + abs(br)
+        if np.all(np.abs(s) > _OFF_BOUNDARY * np.maximum(scale, 1e-300)):
+            return wr, br
+        fallback = fallback or (wr, br)
+    return fallback or (w, float(b))

@@ -83,7 +83,7 @@ class _ContextualTrees(BaseEstimator):
             raise ValueError("too few rows to split off a validation part")
         Xt, yt, Xv, yv = X[train], target[train], X[val], target[val]
         self.max_depth_, self.cart_ = self._validated_cart(Xt, yt, Xv, yv)
-        self.forest_ = self._forest().fit(Xt, yt)
+        self.forest_ = self._forest().fit(Xt, self._decode(yt))
         self.trees_ = [from_sklearn(e) for e in self.forest_.estimators_]
         self._mean = Xt.mean(axis=0)
         self._scale = np.where(Xt.std(axis=0) > 0, Xt.std(axis=0), 1.0)
@@ -122,8 +122,8 @@ class _ContextualTrees(BaseEstimator):
         depths = DEPTH_GRID if self.max_depth is None else (self.max_depth,)
         best = None
         for depth in depths:
-            cart = self._cart(depth).fit(Xt, yt)
-            score = self._choice_score(self._cart_predict(cart, Xv), yv)
+            cart = self._cart(depth).fit(Xt, self._decode(yt))
+            score = self._choice_score(self._encode_predictions(cart.predict(Xv)), yv)
             if best is None or score > best[0]:
                 best = (score, depth, cart)
         return best[1], best[2]
@@ -241,6 +241,7 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
     trees_ : list of Tree
         The forest's trees (leaf labels index ``classes_``).
     forest_ : RandomForestClassifier
+        The forest on the training part (predicts the original labels).
     cart_ : DecisionTreeClassifier
         CART of the validated depth (the seed's baseline), on the training part.
     max_depth_ : int
@@ -267,11 +268,14 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
         self.classes_, idx = encode_labels(y, binary=False)
         return idx
 
+    def _decode(self, y_idx):
+        return self.classes_[y_idx]
+
+    def _encode_predictions(self, labels):
+        return np.searchsorted(self.classes_, labels)
+
     def _cart(self, depth):
         return DecisionTreeClassifier(max_depth=depth, random_state=self.random_state)
-
-    def _cart_predict(self, cart, X):
-        return cart.predict(X)
 
     def _forest(self):
         return RandomForestClassifier(self.n_estimators, max_depth=self.max_depth_, random_state=self.random_state,
@@ -336,11 +340,14 @@ class ContextualTreeRegressor(RegressorMixin, _ContextualTrees):
     def _encode(self, y):
         return np.asarray(y, dtype=float)
 
+    def _decode(self, y):
+        return y
+
+    def _encode_predictions(self, values):
+        return values
+
     def _cart(self, depth):
         return DecisionTreeRegressor(max_depth=depth, random_state=self.random_state)
-
-    def _cart_predict(self, cart, X):
-        return cart.predict(X)
 
     def _forest(self):
         return RandomForestRegressor(self.n_estimators, max_depth=self.max_depth_, random_state=self.random_state,

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..algorithms.rule_extraction import forest_rules, rule_matrix
 from ..algorithms.rule_selection import correctness_model, lasso_select
+from ..readable import round_linear_model
 from ..rule_set import RuleSet
 from ._input import encode_labels, feature_names, validate_xy
 from ._views import _Printed
@@ -30,7 +31,9 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
     2. LASSO (L1 logistic regression, ``cv``-fold) on the binary matrix of
        "rule fires" keeps the ``n_rules`` rules of largest |coefficient| (II-B).
     3. Per kept rule, an L1 logistic model on the K features the kept rules
-       use predicts whether the rule is right for a point (II-C).
+       use predicts whether the rule is right for a point (II-C); its
+       weights are rounded to the fewest digits that change no training
+       point's trusted / not trusted.
     4. ``P(class 1)`` is the average of the rules' votes weighted
        ``correct_weight`` where the rule is trusted, ``incorrect_weight``
        elsewhere, eq. (2); equal weights give the plain average of eq. (1).
@@ -116,8 +119,8 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
         W = np.zeros((len(rules), X.shape[1]))
         b = np.zeros(len(rules))
         for m, rule in enumerate(rules):
-            W[m, used], b[m] = correctness_model(X[:, used], rule.predict(X) == y01, self.cv,
-                                                     self.random_state)
+            w, b0 = correctness_model(X[:, used], rule.predict(X) == y01, self.cv, self.random_state)
+            W[m, used], b[m] = round_linear_model(w, b0, X[:, used])
         self.rule_set_ = RuleSet(rules, W, b, float(self.correct_weight), float(self.incorrect_weight))
         return self
 

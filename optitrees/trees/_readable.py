@@ -16,14 +16,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..readable import readable_between, round_into, round_significant
+from ..readable import readable_between, round_into, round_linear_model, round_significant
 from ._tree import Tree
 
 __all__ = ["readable_tree"]
 
-#: A training point counts as off the linear leaves' boundary when its score is
-#: at least this fraction of the score's scale away from 0.
-_OFF_BOUNDARY = 1e-9
 
 
 def readable_tree(tree: Tree, X, threshold: str = "between", normalize: bool = True, min_digits: int = 2) -> Tree:
@@ -56,7 +53,7 @@ def readable_tree(tree: Tree, X, threshold: str = "between", normalize: bool = T
         Xt = X[rows_of[t]]
         if tree.is_leaf[t]:
             if tree.leaf_model == "linear":
-                W[t], b[t] = _round_linear_leaf(W[t], b[t], Xt, min_digits)
+                W[t], b[t] = round_linear_model(W[t], b[t], Xt, min_digits)
             continue
         goes_left = left_of[t]
         w = W[t]
@@ -123,19 +120,3 @@ def _round_split(w, Xt, goes_left, min_digits):
         if lo < hi:
             return wr, v
     return w, Xt @ w
-
-
-def _round_linear_leaf(w, b, Xt, min_digits):
-    """Fewest significant digits of ``(w, b)`` keeping each point's class, off the boundary if possible."""
-    positive = Xt @ w + b > 0
-    fallback = None
-    for digits in range(max(min_digits, 3), 18):
-        wr, br = round_significant(w, digits), float(round_significant(b, digits))
-        s = Xt @ wr + br
-        if not np.array_equal(s > 0, positive):
-            continue
-        scale = np.abs(Xt) @ np.abs(wr) + abs(br)
-        if np.all(np.abs(s) > _OFF_BOUNDARY * np.maximum(scale, 1e-300)):
-            return wr, br
-        fallback = fallback or (wr, br)
-    return fallback or (w, b)

@@ -38,6 +38,7 @@ def test_each_point_is_classified_by_its_chosen_tree(cct, cancer):
 def test_trees_are_the_forest_of_the_validated_depth(cct, cancer):
     X, _ = cancer
     assert cct.max_depth_ in (2, 3, 4) and cct.cart_.get_depth() <= cct.max_depth_
+    assert set(cct.cart_.predict(X)) <= set(cct.classes_) and set(cct.forest_.predict(X)) <= set(cct.classes_)
     for tree, est in zip(cct.trees_, cct.forest_.estimators_):
         assert tree.max_depth <= cct.max_depth_
         assert np.array_equal(tree.predict(X), est.predict(X).astype(int))
