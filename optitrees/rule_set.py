@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .readable import format_number
+
 __all__ = ["Rule", "RuleSet", "combine"]
 
 
@@ -58,8 +60,6 @@ class Rule:
 
     def conditions(self, feature_names) -> list[str]:
         """``name > lower`` and ``name <= upper`` for every finite bound, in feature order."""
-        from .readable import format_number
-
         out = []
         for j, lo, hi in zip(self.features, self.lower, self.upper):
             if np.isfinite(lo):

@@ -19,7 +19,7 @@ from ..algorithms.contextual_bandit import (classification_rewards, cross_entrop
                                             regression_rewards, sample_actions, supervised_targets, train_policy)
 from ..algorithms.policy_network import PolicyNetwork
 from ..readable import format_number
-from ..trees import LEAF, from_sklearn
+from ..trees import from_sklearn
 from ._input import check_numeric_frame, encode_labels, feature_names, validate_xy
 
 __all__ = ["ContextualTreeClassifier", "ContextualTreeRegressor"]
@@ -164,18 +164,16 @@ class _ContextualTrees(BaseEstimator):
         X = self._X(X)
         names = feature_names(self)
         choice = self._choose(X)
-        paths = []
-        for x, i in zip(X, choice):
-            tree, node, conditions = self.trees_[i], 0, []
-            while tree.children_left[node] != LEAF:
-                j, thr = int(tree.feature[node]), format_number(tree.threshold[node])
-                if x[j] <= tree.threshold[node]:
-                    conditions.append(f"{names[j]} <= {thr}")
-                    node = tree.children_left[node]
-                else:
-                    conditions.append(f"{names[j]} > {thr}")
-                    node = tree.children_right[node]
-            paths.append(" AND ".join(conditions) or "true")
+        paths = np.empty(len(X), dtype=object)
+        for i in np.unique(choice):
+            rows = np.flatnonzero(choice == i)
+            tree = self.trees_[i]
+            visited = tree.decision_path(X[rows])
+            # the test of each visited inner node, read in the direction the point took
+            conditions = [[f"{names[tree.feature[a]]} {'<=' if b == tree.children_left[a] else '>'} "
+                           f"{format_number(tree.threshold[a])}" for a, b in zip(path[:-1], path[1:]) if b >= 0]
+                          for path in visited]
+            paths[rows] = [" AND ".join(c) or "true" for c in conditions]
         return pd.DataFrame({"sample": np.arange(len(X)), "tree": choice, "path": paths,
                              "prediction": self._predict_array(X)})
 
