@@ -58,20 +58,24 @@ class Rule:
         """``then`` where the rule fires, the other class elsewhere (the ELSE part of II-A)."""
         return np.where(self.fires(X), self.then, 1 - self.then)
 
-    def conditions(self, feature_names) -> list[str]:
-        """``name > lower`` and ``name <= upper`` for every finite bound, in feature order."""
+    def tests(self) -> list[tuple[int, str, float]]:
+        """``(feature, ">", lower)`` and ``(feature, "<=", upper)`` for every finite bound, in feature order."""
         out = []
         for j, lo, hi in zip(self.features, self.lower, self.upper):
             if np.isfinite(lo):
-                out.append(f"{feature_names[j]} > {format_number(lo)}")
+                out.append((j, ">", lo))
             if np.isfinite(hi):
-                out.append(f"{feature_names[j]} <= {format_number(hi)}")
+                out.append((j, "<=", hi))
         return out
+
+    def conditions(self, feature_names) -> list[str]:
+        """The :meth:`tests` as text, ``name > t`` / ``name <= t``."""
+        return [f"{feature_names[j]} {op} {format_number(v)}" for j, op, v in self.tests()]
 
     @property
     def length(self) -> int:
         """Number of conditions (the AND-ed elements of II-A)."""
-        return int(np.isfinite(self.lower).sum() + np.isfinite(self.upper).sum())
+        return len(self.tests())
 
 
 @dataclass

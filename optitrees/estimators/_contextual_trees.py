@@ -85,8 +85,8 @@ class _ContextualTrees(BaseEstimator):
         self.max_depth_, self.cart_ = self._validated_cart(Xt, yt, Xv, yv)
         self.forest_ = self._forest().fit(Xt, self._decode(yt))
         self.trees_ = [from_sklearn(e) for e in self.forest_.estimators_]
-        self._mean = Xt.mean(axis=0)
-        self._scale = np.where(Xt.std(axis=0) > 0, Xt.std(axis=0), 1.0)
+        self.input_mean_ = Xt.mean(axis=0)
+        self.input_scale_ = np.where(Xt.std(axis=0) > 0, Xt.std(axis=0), 1.0)
         Pt, Pv = self._tree_predictions(Xt), self._tree_predictions(Xv)
         Zt, Zv = self._standardize(Xt), self._standardize(Xv)
         net = PolicyNetwork(X.shape[1], len(self.trees_), hidden, self.dropout, rng)
@@ -129,7 +129,7 @@ class _ContextualTrees(BaseEstimator):
         return best[1], best[2]
 
     def _standardize(self, X):
-        return (X - self._mean) / self._scale
+        return (X - self.input_mean_) / self.input_scale_
 
     def _tree_predictions(self, X) -> np.ndarray:
         return np.column_stack([t.predict(X) for t in self.trees_])
@@ -230,7 +230,8 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
         Epochs without a better validation score before stopping.
     validation_fraction : float, default=0.2
     time_limit : float, optional
-        Seconds for the whole fit; training stops at the first epoch end past it.
+        Seconds for the whole fit; training stops at the first batch past it
+        and keeps the parameters of the best validated epoch.
     random_state : int, optional
 
     Attributes
@@ -250,6 +251,8 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
     n_epochs_ : int
     tree_usage_ : ndarray
         How many training rows the policy sends to each tree.
+    input_mean_, input_scale_ : ndarray
+        The policy sees ``(x - input_mean_) / input_scale_`` (training-part statistics).
 
     Examples
     --------

@@ -27,7 +27,8 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
     ``left`` when ``weights . x <= threshold``, else ``right``); in
     linear-model trees also ``node_intercept``, the offset of the node's own
     classifier (its training loss and path confidence, not its routing).
-    Label leaves: ``class`` and training ``counts``. Value leaves (regression): ``value`` and training ``samples``. Linear leaves:
+    Label leaves: ``class`` and training ``counts``. Value leaves
+    (regression): ``value`` and training ``samples``. Linear leaves:
     ``weights``, ``intercept``, and ``positive_class`` when
     ``weights . x + intercept > 0`` (``probability: "sigmoid"`` for logistic leaves).
     """
@@ -77,12 +78,7 @@ def rule_set_dict(rule_set: RuleSet, feature_names, class_names) -> dict:
     classes = [_plain(c) for c in class_names]
     rules = []
     for m, rule in enumerate(rule_set.rules):
-        conditions = []
-        for j, lo, hi in zip(rule.features, rule.lower, rule.upper):
-            if np.isfinite(lo):
-                conditions.append({"feature": str(feature_names[j]), "op": ">", "value": float(lo)})
-            if np.isfinite(hi):
-                conditions.append({"feature": str(feature_names[j]), "op": "<=", "value": float(hi)})
+        conditions = [{"feature": str(feature_names[j]), "op": op, "value": float(v)} for j, op, v in rule.tests()]
         rules.append({"conditions": conditions, "then": classes[rule.then], "else": classes[1 - rule.then],
                       "trust": {"weights": _weights(rule_set.trust_weights[m], feature_names),
                                 "intercept": float(rule_set.trust_intercept[m])}})
