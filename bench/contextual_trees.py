@@ -4,8 +4,9 @@ Protocol of the seed: per dataset and seed (5 seeds) a 64/16/20 split — the
 estimator gets the 80 % training part and splits off its own 20 %
 validation rows (16 % of the data); CART's depth is validated in {2, 3, 4};
 a 50-tree forest of that depth is grown on the 64 %; the policy (two ReLU
-layers of 128, dropout 0.2, Adam 1e-3 with a cosine schedule, lambda = 1e-4,
-early stopping on validation) is trained by Algorithm 4 ("CCT"/"CRT") or by
+layers of 128, dropout 0.2, Adam 1e-3 with a cosine schedule over 1000
+epochs, lambda = 1e-4, early stopping after 150 epochs without a better
+validation score, and at most ``--time-limit`` seconds per fit) is trained by Algorithm 4 ("CCT"/"CRT") or by
 cross-entropy on the supervised labels ("Supervised"). CART and RF are the
 estimator's own ``cart_`` and ``forest_`` (same split, same depth).
 
