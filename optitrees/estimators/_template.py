@@ -70,7 +70,10 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         stating the gap. Same data, seed and options give the same model when
         the solve ends on the gap or a node limit (``solver_options=
         {"mip_max_nodes": n}`` for HiGHS); where a wall-clock limit stops it,
-        the incumbent depends on machine speed.
+        the incumbent depends on machine speed. A node limit counts
+        branch-and-bound nodes, not the root node's cuts and heuristics: on a
+        150-row depth-2 OLCT the root alone used a 10 s limit, so a quick fit
+        needs a time limit too.
     mip_gap : float, default=1e-4
     threads : int, optional
     random_state : int, optional
