@@ -28,18 +28,20 @@ __all__ = ["lasso_select", "correctness_model", "N_CS"]
 N_CS = 12
 
 
+#: scikit-learn 1.8 replaced ``penalty`` by ``l1_ratio`` (``l1_ratios`` in the CV class).
+_L1_RATIO_API = inspect.signature(LogisticRegression).parameters["penalty"].default == "deprecated"
+
+
 def _l1_params() -> dict:
-    """Keyword arguments that make scikit-learn's logistic regressions L1 (the API changed in 1.8)."""
-    if inspect.signature(LogisticRegression).parameters["penalty"].default == "deprecated":
-        return {"l1_ratio": 1.0, "solver": "liblinear"}
-    return {"penalty": "l1", "solver": "liblinear"}
+    """Keyword arguments that make a ``LogisticRegression`` L1."""
+    return {"l1_ratio": 1.0, "solver": "liblinear"} if _L1_RATIO_API else {"penalty": "l1", "solver": "liblinear"}
 
 
 def _l1_cv(Cs, cv, random_state):
-    params = _l1_params()
-    if "l1_ratio" in params:
-        params = {"l1_ratios": (1.0,), "solver": "liblinear", "use_legacy_attributes": False}
-    return LogisticRegressionCV(Cs=Cs, cv=cv, scoring="neg_log_loss", random_state=random_state, **params)
+    """A ``LogisticRegressionCV`` over ``Cs`` with the L1 penalty, scored by log loss."""
+    params = {"l1_ratios": (1.0,), "use_legacy_attributes": False} if _L1_RATIO_API else {"penalty": "l1"}
+    return LogisticRegressionCV(Cs=Cs, cv=cv, scoring="neg_log_loss", solver="liblinear", random_state=random_state,
+                                **params)
 
 
 def _quiet(fit, *args):

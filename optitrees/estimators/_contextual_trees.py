@@ -72,7 +72,7 @@ class _ContextualTrees(BaseEstimator):
         hidden = tuple(int(h) for h in np.atleast_1d(self.hidden_layer_sizes))
         if any(h < 1 for h in hidden):
             raise ValueError(f"hidden_layer_sizes must be positive widths, got {self.hidden_layer_sizes!r}")
-        X, y = validate_xy(self, X, y) if self._is_classifier else self._validate_regression(X, y)
+        X, y = self._validate_xy(X, y)
         target = self._encode(y)
         rng = np.random.default_rng(self.random_state)
         rows = np.arange(len(X))
@@ -268,6 +268,9 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
 
     _is_classifier = True
 
+    def _validate_xy(self, X, y):
+        return validate_xy(self, X, y)
+
     def _encode(self, y):
         self.classes_, idx = encode_labels(y, binary=False)
         return idx
@@ -337,7 +340,7 @@ class ContextualTreeRegressor(RegressorMixin, _ContextualTrees):
 
     _is_classifier = False
 
-    def _validate_regression(self, X, y):
+    def _validate_xy(self, X, y):
         check_numeric_frame(X)
         return validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=True)
 
