@@ -13,15 +13,17 @@ with weights):
    ``T`` rules;
 2. *ray search of the multiplier*: each final support's coefficients ``w``
    are scaled by multipliers ``m`` from 1 to the largest that keeps ``m w``
-   in the point bounds (from 1 down to 0.5 when the fit already presses on
-   the bounds, as FasterRisk does; three significant digits, so the card
-   prints it exactly), and
+   in the point bounds, as FasterRisk does; when some coefficients are at
+   their bounds, from 0.5 to the largest that keeps the others in theirs
+   (:func:`_ray`), and
 3. *rounding*: ``m w`` is rounded one coordinate at a time to the neighbour
    that gives the lower loss (sequential rounding), the intercept is refitted
    exactly, and ``+-1`` moves of single points are taken while they lower the
-   loss (the intercept refitted after each).
+   loss (the intercept refitted after each); the support's best card then
+   gets its exactly best multiplier
+   (:meth:`~optitrees.formulations.aggregate_loss.AggregateLoss.best_multiplier`).
 
-The card of least loss ``l(s, beta) / m`` is returned with its multiplier.
+The card of least loss ``l(s, beta)`` is returned with its multiplier.
 It is a heuristic (no bound); the MIP then optimizes the points at that
 multiplier and certifies a gap.
 """
@@ -106,6 +108,29 @@ def _round(loss: AggregateLoss, w, b, m, lower, upper, bound):
             break
         s, beta, value = cand, cand_beta, cand_value
     return value, s, beta
+
+
+def _ray(w, lower, upper, n_multipliers):
+    """The multipliers tried for continuous coefficients ``w`` (three significant digits, so the card prints
+    them exactly).
+
+    FasterRisk's ray runs from 1 to the largest multiplier that keeps ``m w``
+    in the bounds, or from 1 down to 0.5 when the fit presses on them. A
+    coefficient *at* its bound usually wants to go further (a rule almost
+    only one class has): scaling it past the bound only clips it, while the
+    other coefficients gain resolution. So when some coefficients are at
+    their bounds the ray runs from 0.5 to the largest multiplier that keeps
+    the *others* in theirs.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        room = np.where(w > 0, np.maximum(upper, 0) / w, np.where(w < 0, np.minimum(lower, 0) / w, np.inf))
+    at_bound = room <= 1.0 + 1e-6
+    if not at_bound.any():
+        ray = np.linspace(1.0, min(float(np.min(room)), 1e6), n_multipliers)
+    else:
+        top = float(np.min(room[~at_bound])) if (~at_bound).any() else 1.0
+        ray = np.linspace(0.5, min(max(top, 1.0), 1e6), n_multipliers)
+    return np.unique(round_significant(ray, 3))
 
 
 def _swaps(base, best, allowed, group_of, box_lo, box_hi, bound, n_swaps, deadline):
@@ -216,20 +241,24 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
             continue
         sub = AggregateLoss(base.X[:, cols], base.y, base.weight, 1.0)
         lo, hi = lower[cols], upper[cols]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            room = np.where(w > 0, np.maximum(hi, 0) / w, np.where(w < 0, np.minimum(lo, 0) / w, np.inf))
-        top = float(np.clip(np.min(room), 1.0, 1e6))
-        # FasterRisk's ray: 1 .. the largest multiplier the bounds allow, or 1 .. 0.5 when the fit presses on them
-        ray = np.linspace(1.0, top, n_multipliers) if top > 1.0 + 1e-6 else np.linspace(1.0, 0.5, n_multipliers)
-        grid = [float(multiplier)] if multiplier is not None else np.unique(round_significant(ray, 3))
+        grid = [float(multiplier)] if multiplier is not None else _ray(w, lo, hi, n_multipliers)
+        rounded = None
         for m in grid:
             if rank and rounding_deadline is not None and time.perf_counter() > rounding_deadline:
                 break
             value, s, beta = _round(sub, w, b, m, lo, hi, B * m)
-            if best is None or value < best[0]:
-                points = np.zeros(p)
-                points[cols] = s
-                best = (value, points, beta, m)
+            if rounded is None or value < rounded[0]:
+                rounded = (value, s, beta, m)
+        if rounded is None:
+            break
+        if multiplier is None:          # the support's best card at its own best multiplier
+            m, beta, value = sub.with_multiplier(rounded[3]).best_multiplier(rounded[1], B)
+            if value < rounded[0]:
+                rounded = (value, rounded[1], beta, m)
+        if best is None or rounded[0] < best[0]:
+            points = np.zeros(p)
+            points[cols] = rounded[1]
+            best = (rounded[0], points, rounded[2], rounded[3])
     if best is None:           # no feature helps: the intercept-only card
         lm = base.with_multiplier(1.0 if multiplier is None else float(multiplier))
         beta = lm.best_intercept(np.zeros(p), B * lm.multiplier)

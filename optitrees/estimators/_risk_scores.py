@@ -13,7 +13,7 @@ from ..algorithms.risk_scores import greedy_rules_card, refit_intercept, rounded
 from ..algorithms.risk_search import risk_search
 from ..formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
 from ..formulations.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
-from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points
+from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
 from ..formulations.ors_master import LossOracle
 from ._input import resolve_features
 from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
@@ -47,7 +47,13 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
         return tags
 
     def _refine(self, problem, card, budget):
-        """The exact intercept for the solver's rules and points (a 1-D convex problem)."""
+        """The exact intercept for the solver's rules and points (a 1-D convex problem); with
+        ``multiplier="auto"``, the exactly best multiplier and intercept for them (convex in ``1/m`` and
+        ``beta/m``: :meth:`~optitrees.formulations.aggregate_loss.AggregateLoss.best_multiplier`)."""
+        if isinstance(problem, ORSProblem) and problem.spec.multiplier == "auto":
+            s, _ = points_of(problem, card)
+            m, beta, _ = problem.loss.best_multiplier(s, problem.with_multiplier(1.0).intercept_bound)
+            return card_from_points(s, beta, problem.per_unit, m)
         return refit_intercept(card, problem.data.X, problem.data.y, problem.intercept_bound)
 
     def _store(self, problem, card):
@@ -115,7 +121,9 @@ class RiskScoreClassifier(_RiskScore):
        HiGHS LPs; with ``method="tangents"`` the per-point tangent model (4.5,
        Sato's lines) on any backend. Both bounds are lower bounds on the exact
        training loss, so the reported gap is certified (for the fixed multiplier);
-    3. the solver's card gets the exactly optimal intercept.
+    3. the solver's card gets the exactly optimal intercept (with
+       ``multiplier="auto"``: the exactly optimal multiplier and intercept for
+       its points, which may move the multiplier off the one the MIP fixed).
 
     A fit never returns a card with a higher exact training loss than its start.
 
@@ -136,8 +144,8 @@ class RiskScoreClassifier(_RiskScore):
     groups : list of lists, optional
         At most one rule from each group of features (the one-hot columns of one variable).
     multiplier : "auto" or float, default="auto"
-        ``"auto"``: the search's multiplier (FasterRisk's ray: 1 up to what the bounds allow,
-        or down to 0.5 when the continuous fit presses on them);
+        ``"auto"``: the search's multiplier (FasterRisk's ray: 1 up to what the bounds allow;
+        when some continuous points sit at their bounds, 0.5 up to what the others' bounds allow);
         ``1.0``: the seed's plain integer log-odds. The card shows it.
     method : {"auto", "cutting_planes", "tangents"}, default="auto"
         ``"auto"``: cutting planes with HiGHS, the tangent model with other solvers.
@@ -228,6 +236,10 @@ class RiskScoreClassifier(_RiskScore):
 
     def _make_problem(self, spec, data):
         return ORSProblem.create(spec, data)
+
+    @property
+    def _refine_name(self):
+        return "multiplier" if self.multiplier == "auto" else "intercept"
 
     def _starts(self, problem, deadline, methods):
         return {"greedy": rounded_logistic_card(problem, self._seed), **(problem.starts or {})}

@@ -107,3 +107,48 @@ class AggregateLoss:
                 return float(nxt)
             b = nxt
         return float(b)
+
+    def best_multiplier(self, s, intercept_bound: float, m_range=(0.5, 1000.0), digits: int = 3):
+        r"""The multiplier and intercept minimizing ``l(s, beta)`` for fixed points ``s``: ``(m, beta, value)``.
+
+        With ``t = 1/m`` and ``v = beta/m`` the loss ``sum_i w_i log(1 + exp(-y_i (t x_i s + v)))`` is
+        convex in ``(t, v)``, so its minimum over ``m`` in ``m_range`` is found exactly (L-BFGS-B).
+        The loss with the best intercept is then unimodal in ``m``, so the better of the two numbers
+        of ``digits`` significant digits around the minimum is the best multiplier a card prints
+        exactly; its intercept is refitted within ``|beta| <= intercept_bound * m``.
+
+        The range starts at 0.5, where the search's ray does: on nearly separable data the loss
+        keeps falling as ``m`` shrinks (every point's log-odds grow), which only makes the card
+        overconfident.
+        """
+        from scipy.optimize import minimize
+
+        a = self.y * (self.X @ np.asarray(s, float))
+        w, y = self.weight, self.y
+
+        def fun(theta):
+            margins = theta[0] * a + theta[1] * y
+            q = -w * expit(-margins)
+            return float(np.logaddexp(0.0, -margins) @ w), np.array([q @ a, q @ y])
+
+        t0, v0 = 1.0 / self.multiplier, self.best_intercept(s, intercept_bound * self.multiplier) / self.multiplier
+        res = minimize(fun, np.array([t0, v0]), jac=True, method="L-BFGS-B",
+                       bounds=[(1.0 / m_range[1], 1.0 / m_range[0]), (-intercept_bound, intercept_bound)],
+                       options={"gtol": 1e-10, "ftol": 1e-14})
+        best = None
+        m_best = float(np.clip(1.0 / float(res.x[0]), *m_range))
+        for m in [c for c in _printable_neighbours(m_best, digits) if m_range[0] <= c <= m_range[1]] or [m_best]:
+            at_m = self.with_multiplier(m)
+            beta = at_m.best_intercept(s, intercept_bound * m)
+            value = float(at_m.value(s, beta))
+            if best is None or value < best[2]:
+                best = (m, beta, value)
+        return best
+
+
+def _printable_neighbours(m: float, digits: int) -> list:
+    """The numbers of ``digits`` significant digits just below and above ``m > 0`` (one if ``m`` is one)."""
+    e = int(np.floor(np.log10(m))) - digits + 1
+    k = int(np.floor(m / 10.0 ** e + 1e-9))
+    return sorted({float(f"{k}e{e}"), float(f"{k + 1}e{e}")} if abs(k * 10.0 ** e - m) > 1e-12 * m
+                  else {float(f"{k}e{e}")})

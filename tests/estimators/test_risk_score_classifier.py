@@ -119,6 +119,29 @@ def test_cutting_planes_prove_the_brute_force_optimum(data, multiplier):
     assert r.bound <= best + 1e-6
 
 
+def test_an_auto_multiplier_is_the_best_one_the_card_can_print_for_its_points(data):
+    """The solver's points get their exactly best multiplier: no neighbouring multiplier of three
+    significant digits (with its best intercept) lowers the training loss."""
+    from optitrees.formulations.aggregate_loss import AggregateLoss
+
+    X, y = data
+    y_pm = np.where(y == "yes", 1.0, -1.0)
+    clf = fit_quiet(RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=30, random_state=0), X, y)
+    card = clf.score_card_
+    s = np.zeros(X.shape[1])
+    s[card.features] = card.points
+    m = card.multiplier
+    step = 10.0 ** (np.floor(np.log10(m)) - 2)
+
+    def loss(mult):
+        at = AggregateLoss.from_data(X, y_pm, mult)
+        return at.value(s, at.best_intercept(s, 100.0))
+
+    assert float(f"{m:.3g}") == m and clf.objective_ == pytest.approx(loss(m), rel=1e-6)
+    assert loss(m) <= min(loss(m - step), loss(m + step)) + 1e-9
+    assert clf.method_ in ("search", "greedy", "mip", "mip+multiplier")
+
+
 def test_bounds_monotonicity_and_groups_hold_and_are_optimal(data):
     X, y = data
     X = X[:, :5]

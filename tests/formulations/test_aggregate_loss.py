@@ -1,4 +1,4 @@
-"""The aggregate logistic loss of a score: compression, value, gradient, cuts and the best intercept."""
+"""The aggregate logistic loss of a score: compression, value, gradient, cuts, the best intercept and multiplier."""
 
 import numpy as np
 import pytest
@@ -54,3 +54,21 @@ def test_best_intercept_is_the_one_dimensional_minimum(data):
                           options={"xatol": 1e-12}).x
     assert loss.best_intercept(s, 20.0) == pytest.approx(ref, abs=1e-6)
     assert loss.best_intercept(s, 0.1) == pytest.approx(np.clip(ref, -0.1, 0.1), abs=1e-9)
+
+
+def test_best_multiplier_is_the_minimum_over_a_fine_grid():
+    rng = np.random.default_rng(3)
+    X = (rng.random((300, 4)) < 0.4).astype(float)
+    y = np.where(rng.random(300) < 1 / (1 + np.exp(-(X @ [1.0, -1.0, 0.5, 0.0] - 0.2))), 1.0, -1.0)
+    loss = AggregateLoss.from_data(X, y, multiplier=1.0)
+    s = np.array([2.0, -2.0, 1.0, 0.0])
+    m, beta, value = loss.best_multiplier(s, 20.0)
+    assert float(f"{m:.3g}") == m                    # three significant digits: the card prints it exactly
+    at_m = loss.with_multiplier(m)
+    assert value == pytest.approx(at_m.value(s, beta), rel=1e-12)
+    assert beta == pytest.approx(at_m.best_intercept(s, 20.0 * m), abs=1e-9)
+    printable = [float(f"{k}e-3") for k in range(500, 1000)] + [float(f"{k}e-2") for k in range(100, 601)]
+    on_grid = [loss.with_multiplier(g).value(s, loss.with_multiplier(g).best_intercept(s, 20.0 * g))
+               for g in printable]
+    assert value <= min(on_grid) + 1e-9 and m == printable[int(np.argmin(on_grid))]
+    assert 0.6 < m < 5.0                             # an interior minimum, not a bound of the grid
