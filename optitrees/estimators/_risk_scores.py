@@ -91,11 +91,15 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
 
     def _solve(self, f, start, budget):
         if "L" not in f.variables:
-            return super()._solve(f, start, budget)
-        nodes = (self.solver_options or {}).get("mip_max_nodes")
-        return branch_and_cut(f, LossOracle(f), incumbent=start, deadline=budget.solve_deadline(self._reserve),
-                              mip_gap=self.mip_gap or 0.0, node_limit=nodes, threads=self.threads or 1,
-                              seed=self._seed, verbose=bool(self.verbose))
+            result = super()._solve(f, start, budget)
+        else:
+            nodes = (self.solver_options or {}).get("mip_max_nodes")
+            result = branch_and_cut(f, LossOracle(f), incumbent=start, deadline=budget.solve_deadline(self._reserve),
+                                    mip_gap=self.mip_gap or 0.0, node_limit=nodes, threads=self.threads or 1,
+                                    seed=self._seed, verbose=bool(self.verbose))
+        if isinstance(f.problem, ORSProblem):
+            result.checks["multiplier"] = f.problem.multiplier     # the one the MIP's bound and gap are for
+        return result
 
 
 class RiskScoreClassifier(_RiskScore):
@@ -369,7 +373,8 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
 
 RiskScoreClassifier.__doc__ = RiskScoreClassifier.__doc__.replace("{solver_doc}", SOLVER_PARAMETERS_DOC).replace(
     "{attributes_doc}", _ATTRIBUTES_DOC.format(card="Rules ``feature = 1`` with their points, and the intercept.",
-                                               checks="the recomputed objective"))
+                                               checks="the recomputed objective; ``multiplier``: the one "
+                                                      "the MIP fixed, which its bound and gap are for"))
 GeneralizedRiskScoreClassifier.__doc__ = GeneralizedRiskScoreClassifier.__doc__.replace(
     "{solver_doc}", SOLVER_PARAMETERS_DOC).replace("{attributes_doc}", _ATTRIBUTES_DOC.format(
         card="Rules ``x_j >= threshold`` / ``x_j < threshold`` (original units) with their points, and the "
