@@ -5,7 +5,8 @@ Part 1 (the risk-score data of ``../shared/datasets``): ORS as a user fits it
 cutting planes; points -5..5) at T = 3, 5, 7 against FasterRisk 0.1.10 (same
 sparsity and point bounds) on ``rs_mammo`` (indicators, Density one-hot),
 ``rs_mushroom``, ``rs_adult`` (indicators) and ``rs_breastcancer`` (integer
-1-10 features, scored per unit by both). 80/20 stratified split, seed 0,
+1-10 features, scored per unit by both). 80/20 stratified split, seed 0
+(``--seeds`` repeats on other splits and prints the mean per dataset and T),
 ``--time-limit`` seconds per fit, 1 thread. Printed: test AUC, training
 logistic loss (each card's own probabilities, multiplier included), time,
 the certified gap on the exact training loss (FasterRisk is a heuristic: no
@@ -97,43 +98,72 @@ def fit_fasterrisk(peer_python, Xtr, ytr, Xte, yte, T):
 def part1(args):
     out = RESULTS / "risk_scores_ors.csv"
     rows = pd.read_csv(out).to_dict("records") if args.resume and out.exists() else []
-    done = {(r["dataset"], r["T"], r["method"]) for r in rows}
+    for r in rows:
+        r.setdefault("seed", 0)
+    done = {(r["dataset"], r["seed"], r["T"], r["method"]) for r in rows}
     for name in args.datasets:
         X, y = risk_data(name)
-        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
-        for T in args.T:
-            base = dict(dataset=name, n=len(y), p=X.shape[1], T=T)
-            if args.peer_python and (name, T, "FasterRisk") not in done:
-                rows.append(dict(base, method="FasterRisk", **fit_fasterrisk(args.peer_python, Xtr, ytr, Xte, yte, T)))
-            if (name, T, "ORS") not in done:
-                rows.append(dict(base, method="ORS", **fit_ors(Xtr, ytr, Xte, yte, T, args.time_limit)))
-                m = rows[-1]["multiplier"]
-                if "tangents" in args.methods:
-                    rows.append(dict(base, method="ORS-tangents", **fit_ors(Xtr, ytr, Xte, yte, T, args.time_limit,
-                                                                            method="tangents", multiplier=m)))
-            print(f"done {name} T={T}", flush=True)
-            RESULTS.mkdir(exist_ok=True)
-            pd.DataFrame(rows).to_csv(out, index=False)
+        for seed in args.seeds:
+            Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=seed, stratify=y)
+            for T in args.T:
+                base = dict(dataset=name, n=len(y), p=X.shape[1], seed=seed, T=T)
+                if args.peer_python and (name, seed, T, "FasterRisk") not in done:
+                    rows.append(dict(base, method="FasterRisk",
+                                     **fit_fasterrisk(args.peer_python, Xtr, ytr, Xte, yte, T)))
+                if (name, seed, T, "ORS") not in done:
+                    rows.append(dict(base, method="ORS", **fit_ors(Xtr, ytr, Xte, yte, T, args.time_limit)))
+                    m = rows[-1]["multiplier"]
+                    if "tangents" in args.methods:
+                        rows.append(dict(base, method="ORS-tangents", **fit_ors(
+                            Xtr, ytr, Xte, yte, T, args.time_limit, method="tangents", multiplier=m)))
+                print(f"done {name} split {seed} T={T}", flush=True)
+                RESULTS.mkdir(exist_ok=True)
+                pd.DataFrame(rows).to_csv(out, index=False)
     report1(pd.DataFrame(rows), args.time_limit)
 
 
 def report1(df, time_limit):
+    if "seed" not in df:
+        df = df.assign(seed=0)
+    repeats = df[df.seed != 0]
+    df = df[df.seed == 0]
     print(f"\nPart 1: ORS vs FasterRisk, points -5..5, {time_limit:g} s, 1 thread, split seed 0")
     print("| dataset (n x p) | T | method | test AUC | train log-loss | time s | certified gap | multiplier | "
           "returned |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for r in df.itertuples():
+    for r in df.sort_values(["dataset", "T", "method"], key=_dataset_order).itertuples():
         gap = "-" if np.isnan(r.gap) else f"{100 * r.gap:.2f}%"
         print(f"| {r.dataset} ({r.n} x {r.p}) | {r.T} | {r.method} | {r.auc:.4f} | {r.train_loss:.2f} | "
               f"{r.time:.1f} | {gap} | {r.multiplier:.3g} | {r.source} |")
     if "FasterRisk" in set(df.method):
         fr = df[df.method == "FasterRisk"].set_index(["dataset", "T"])
         ors = df[df.method == "ORS"].set_index(["dataset", "T"])
-        both = ors.join(fr, rsuffix="_fr", how="inner")
+        both = ors.join(fr.add_suffix("_fr"), how="inner")
         print(f"\nORS vs FasterRisk over {len(both)} fits: AUC >= FR - 0.002 in "
               f"{int((both.auc >= both.auc_fr - 0.002).sum())}, train loss <= FR in "
               f"{int((both.train_loss <= both.train_loss_fr + 1e-9).sum())}, certified gap < 5% in "
               f"{int((both.gap < 0.05).sum())}, slowest ORS fit {both.time.max():.1f} s")
+    if len(repeats) and "FasterRisk" in set(repeats.method):
+        every = pd.concat([df, repeats])
+        wide = every.pivot_table(index=["dataset", "T", "seed"], columns="method", values=["auc", "train_loss"])
+        wide = wide.dropna()
+        print(f"\nSplits {sorted(set(wide.index.get_level_values('seed')))}: mean test AUC and training loss "
+              "(ORS - FasterRisk per split)")
+        print("| dataset | T | splits | ORS AUC | FasterRisk AUC | mean AUC difference | ORS AUC >= FR - 0.002 | "
+              "ORS train loss <= FR |")
+        print("|---|---|---|---|---|---|---|---|")
+        for (name, T), g in wide.groupby(level=["dataset", "T"], sort=False):
+            d_auc = g["auc", "ORS"] - g["auc", "FasterRisk"]
+            print(f"| {name} | {T} | {len(g)} | {g['auc', 'ORS'].mean():.4f} | {g['auc', 'FasterRisk'].mean():.4f} | "
+                  f"{d_auc.mean():+.4f} | {int((d_auc >= -0.002).sum())}/{len(g)} | "
+                  f"{int((g['train_loss', 'ORS'] <= g['train_loss', 'FasterRisk'] + 1e-9).sum())}/{len(g)} |")
+
+
+def _dataset_order(column):
+    """Datasets in the order of ``DATASETS``, methods FasterRisk first (the sort key of the report)."""
+    if column.name == "dataset":
+        return column.map({name: k for k, name in enumerate(DATASETS)})
+    return column
 
 
 def stump_binarize(Xtr, ytr, Xte):
@@ -201,6 +231,7 @@ def main(argv=None):
     p.add_argument("--time-limit", type=float, default=60.0)
     p.add_argument("--datasets", nargs="+", default=list(DATASETS))
     p.add_argument("--T", nargs="+", type=int, default=[3, 5, 7])
+    p.add_argument("--seeds", nargs="+", type=int, default=[0], help="train/test split seeds (part 1)")
     p.add_argument("--peer-python", help="interpreter of an environment with fasterrisk==0.1.10")
     p.add_argument("--methods", nargs="*", default=[], help="also 'tangents': the tangent model at ORS's multiplier")
     p.add_argument("--resume", action="store_true", help="keep the fits of an earlier run's CSV")
