@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-__all__ = ["format_number", "format_count", "round_significant", "readable_between", "round_into",
-           "round_linear_model"]
+__all__ = ["format_number", "format_count", "round_significant", "significant_neighbours", "readable_between",
+           "round_into", "round_linear_model"]
 
 #: A training point counts as off a linear model's boundary when its score is
 #: at least this fraction of the score's scale away from 0.
@@ -47,6 +47,20 @@ def round_significant(values, digits: int):
     values = np.asarray(values, dtype=float)
     flat = [float(f"{v:.{digits}g}") if np.isfinite(v) else v for v in values.ravel()]
     return np.array(flat, dtype=float).reshape(values.shape)
+
+
+def significant_neighbours(value: float, digits: int) -> list:
+    """The numbers of ``digits`` significant digits just below and just above ``value > 0`` (only ``value``
+    when it has that many digits).
+
+    >>> significant_neighbours(1.7534, 3), significant_neighbours(9.996, 3), significant_neighbours(2.0, 3)
+    ([1.75, 1.76], [9.99, 10.0], [2.0])
+    """
+    e = math.floor(math.log10(value)) - digits + 1
+    k = math.floor(value / 10.0 ** e + 1e-9)
+    if abs(k * 10.0 ** e - value) <= 1e-12 * value:
+        return [_decimal(k, e)]
+    return [_decimal(k, e), _decimal(k + 1, e)]
 
 
 def _decimal(k: int, e: int) -> float:

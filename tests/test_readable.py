@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from optitrees.readable import format_number, readable_between, round_into, round_significant
+from optitrees.readable import format_number, readable_between, round_into, round_significant, significant_neighbours
 
 
 def _significant_digits(v):
@@ -54,3 +54,18 @@ def test_round_significant_and_round_into():
     assert round_significant([0.0123456, 12345.6, -7.77], 3).tolist() == [0.0123, 12300.0, -7.77]
     assert round_into(3.14159, 3.1, 3.2) == 3.14 and round_into(3.14159, 3.14, 3.142) == 3.1416
     assert round_into(5.0, 5.0, 6.0) == readable_between(5.0, 6.0)          # not strictly inside: the gap's number
+
+
+def test_significant_neighbours_bracket_the_value_with_printable_numbers():
+    from optitrees.readable import significant_neighbours
+
+    rng = np.random.default_rng(0)
+    for value in np.concatenate([10.0 ** rng.uniform(-3, 3, 200), [0.5, 1.0, 2.5, 999.5, 0.0999]]):
+        found = significant_neighbours(float(value), 3)
+        assert all(float(f"{v:.3g}") == v for v in found)
+        if len(found) == 1:
+            assert found[0] == pytest.approx(value, rel=1e-12)
+        else:
+            lo, hi = found
+            assert lo < value < hi and float(f"{value:.3g}") in found
+            assert hi - lo == pytest.approx(10.0 ** (np.floor(np.log10(value)) - 2), rel=1e-9)

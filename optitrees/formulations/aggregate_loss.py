@@ -23,7 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import minimize
 from scipy.special import expit
+
+from ..readable import significant_neighbours
 
 __all__ = ["AggregateLoss"]
 
@@ -121,8 +124,6 @@ class AggregateLoss:
         keeps falling as ``m`` shrinks (every point's log-odds grow), which only makes the card
         overconfident.
         """
-        from scipy.optimize import minimize
-
         a = self.y * (self.X @ np.asarray(s, float))
         w, y = self.weight, self.y
 
@@ -137,7 +138,7 @@ class AggregateLoss:
                        options={"gtol": 1e-10, "ftol": 1e-14})
         best = None
         m_best = float(np.clip(1.0 / float(res.x[0]), *m_range))
-        for m in [c for c in _printable_neighbours(m_best, digits) if m_range[0] <= c <= m_range[1]] or [m_best]:
+        for m in [c for c in significant_neighbours(m_best, digits) if m_range[0] <= c <= m_range[1]] or [m_best]:
             at_m = self.with_multiplier(m)
             beta = at_m.best_intercept(s, intercept_bound * m)
             value = float(at_m.value(s, beta))
@@ -145,10 +146,3 @@ class AggregateLoss:
                 best = (m, beta, value)
         return best
 
-
-def _printable_neighbours(m: float, digits: int) -> list:
-    """The numbers of ``digits`` significant digits just below and above ``m > 0`` (one if ``m`` is one)."""
-    e = int(np.floor(np.log10(m))) - digits + 1
-    k = int(np.floor(m / 10.0 ** e + 1e-9))
-    return sorted({float(f"{k}e{e}"), float(f"{k + 1}e{e}")} if abs(k * 10.0 ** e - m) > 1e-12 * m
-                  else {float(f"{k}e{e}")})
