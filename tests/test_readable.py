@@ -57,7 +57,6 @@ def test_round_significant_and_round_into():
 
 
 def test_significant_neighbours_bracket_the_value_with_printable_numbers():
-
     rng = np.random.default_rng(0)
     for value in np.concatenate([10.0 ** rng.uniform(-3, 3, 200), [0.5, 1.0, 2.5, 999.5, 0.0999]]):
         found = significant_neighbours(float(value), 3)
