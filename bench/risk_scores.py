@@ -149,13 +149,14 @@ def report1(df, time_limit):
         wide = wide.dropna()
         print(f"\nSplits {sorted(set(wide.index.get_level_values('seed')))}: mean test AUC and training loss "
               "(ORS - FasterRisk per split)")
-        print("| dataset | T | splits | ORS AUC | FasterRisk AUC | mean AUC difference | ORS AUC >= FR - 0.002 | "
-              "ORS train loss <= FR |")
+        print("| dataset | T | splits | ORS AUC | FasterRisk AUC | mean AUC difference (standard error) | "
+              "ORS AUC >= FR - 0.002 | ORS train loss <= FR |")
         print("|---|---|---|---|---|---|---|---|")
         for (name, T), g in wide.groupby(level=["dataset", "T"], sort=False):
             d_auc = g["auc", "ORS"] - g["auc", "FasterRisk"]
+            se = f"{d_auc.std(ddof=1) / np.sqrt(len(g)):.4f}" if len(g) > 1 else "-"
             print(f"| {name} | {T} | {len(g)} | {g['auc', 'ORS'].mean():.4f} | {g['auc', 'FasterRisk'].mean():.4f} | "
-                  f"{d_auc.mean():+.4f} | {int((d_auc >= -0.002).sum())}/{len(g)} | "
+                  f"{d_auc.mean():+.4f} ({se}) | {int((d_auc >= -0.002).sum())}/{len(g)} | "
                   f"{int((g['train_loss', 'ORS'] <= g['train_loss', 'FasterRisk'] + 1e-9).sum())}/{len(g)} |")
 
 
