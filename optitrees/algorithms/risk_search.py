@@ -14,8 +14,8 @@ with weights):
 2. *ray search of the multiplier*: each final support's coefficients ``w``
    are scaled by multipliers ``m`` from 1 to the largest that keeps ``m w``
    in the point bounds, as FasterRisk does; when some coefficients are at
-   their bounds, from 0.5 to the largest that keeps the others in theirs
-   (:func:`_ray`), and
+   their bounds, from 0.5 to the largest that keeps the others in theirs;
+   then on to where a second coefficient would reach its bound (:func:`_ray`), and
 3. *rounding*: ``m w`` is rounded one coordinate at a time to the neighbour
    that gives the lower loss (sequential rounding), the intercept is refitted
    exactly, and ``+-1`` moves of single points are taken while they lower the
@@ -120,16 +120,20 @@ def _ray(w, lower, upper, n_multipliers):
     only one class has): scaling it past the bound only clips it, while the
     other coefficients gain resolution. So when some coefficients are at
     their bounds the ray runs from 0.5 to the largest multiplier that keeps
-    the *others* in theirs.
+    the *others* in theirs. For the same reason the ray then goes on, with
+    half as many multipliers, to where a second coefficient reaches its bound
+    (at most twice as far, where the first is clipped to half its scaled value).
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         room = np.where(w > 0, np.maximum(upper, 0) / w, np.where(w < 0, np.minimum(lower, 0) / w, np.inf))
     at_bound = room <= 1.0 + 1e-6
-    if not at_bound.any():
-        ray = np.linspace(1.0, min(float(np.min(room)), 1e6), n_multipliers)
-    else:
-        top = float(np.min(room[~at_bound])) if (~at_bound).any() else 1.0
-        ray = np.linspace(0.5, min(max(top, 1.0), 1e6), n_multipliers)
+    free = np.sort(room[~at_bound])
+    top = min(max(float(free[0]), 1.0), 1e6) if free.size else 1.0
+    ray = np.linspace(0.5 if at_bound.any() else 1.0, top, n_multipliers)
+    if free.size > 1 and np.isfinite(free[0]):
+        far = min(float(free[1]), 2.0 * top, 1e6)
+        if far > 1.01 * top:
+            ray = np.append(ray, np.linspace(top, far, n_multipliers // 2 + 1)[1:])
     return np.unique(round_significant(ray, 3))
 
 

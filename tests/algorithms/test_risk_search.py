@@ -1,10 +1,17 @@
 """The FasterRisk-style search: bounds, groups and forbidden features hold; the loss it reports is the card's."""
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn.model_selection import train_test_split
 
 from optitrees.algorithms.risk_search import _ray, risk_search
 from optitrees.formulations.aggregate_loss import AggregateLoss
+
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +48,13 @@ def test_bounds_signs_groups_and_forbidden_features_hold(loss):
 
 def test_the_ray_follows_fasterrisk_and_looks_past_coefficients_at_their_bounds():
     lower, upper = np.full(3, -4.0), np.full(3, 4.0)
-    inside = _ray(np.array([1.0, -2.0, 0.5]), lower, upper, 7)        # room up to 4 / 2 = 2
-    assert inside[0] == 1.0 and inside[-1] == 2.0 and len(inside) == 7
+    inside = _ray(np.array([1.0, -2.0, 0.5]), lower, upper, 7)        # room up to 4 / 2 = 2, then 4 / 1 = 4
+    np.testing.assert_allclose(inside, [1.0, 1.17, 1.33, 1.5, 1.67, 1.83, 2.0, 2.67, 3.33, 4.0])
     at_bound = _ray(np.array([-4.0, 0.8, 0.5]), lower, upper, 7)      # the others have room up to 4 / 0.8 = 5
-    assert at_bound[0] == 0.5 and at_bound[-1] == 5.0
+    assert at_bound[0] == 0.5 and at_bound[6] == 5.0
+    np.testing.assert_allclose(at_bound[7:], [6.0, 7.0, 8.0])         # then on to 4 / 0.5 = 8
+    far = _ray(np.array([2.0, 0.1]), lower[:2], upper[:2], 4)          # the second bound (40) is past twice 2
+    np.testing.assert_allclose(far, [1.0, 1.33, 1.67, 2.0, 3.0, 4.0])
     all_at_bounds = _ray(np.array([-4.0, 4.0]), lower[:2], upper[:2], 6)   # FasterRisk's 1 .. 0.5, ascending
     np.testing.assert_allclose(all_at_bounds, [0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
 
@@ -66,3 +76,17 @@ def test_a_rule_at_its_bound_does_not_cap_the_multiplier():
     down_from_one = min(risk_search(loss, 4, lower, upper, multiplier=m).loss
                         for m in np.unique(np.round(np.linspace(1.0, 0.5, 20), 3)))
     assert r.loss < down_from_one - 0.5
+
+
+@pytest.mark.skipif(not (SHARED / "rs_breastcancer.csv.gz").exists(), reason="../shared/datasets not available")
+def test_the_ray_goes_past_the_first_coefficient_to_reach_its_bound():
+    """rs_breastcancer (1-10 scales scored per unit), the benchmark's split 12, T = 7, points -5..5. The
+    continuous fit's largest coefficient (1.365 per unit) stops FasterRisk's ray at 5 / 1.365 = 3.66; the
+    best card found up to there loses 37.37. Past it (that rule clipped at 5 points) the search finds
+    36.57 at m = 4.25, below FasterRisk 0.1.10's 36.76 on the same split (``bench/risk_scores.py``)."""
+    frame = pd.read_csv(SHARED / "rs_breastcancer.csv.gz").dropna()
+    X, y = frame.drop(columns="target").to_numpy(float), np.where(frame["target"].to_numpy() == 1, 1.0, -1.0)
+    X, _, y, _ = train_test_split(X, y, test_size=0.2, random_state=12, stratify=y)
+    r = risk_search(AggregateLoss.from_data(X, y), 7, np.full(9, -5.0), np.full(9, 5.0))
+    assert r.loss < 36.76 and r.multiplier > 3.66
+    assert np.max(np.abs(r.points)) == 5.0
