@@ -149,7 +149,8 @@ class RiskScoreClassifier(_RiskScore):
         At most one rule from each group of features (the one-hot columns of one variable).
     multiplier : "auto" or float, default="auto"
         ``"auto"``: the search's multiplier (FasterRisk's ray: 1 up to what the bounds allow;
-        when some continuous points sit at their bounds, 0.5 up to what the others' bounds allow);
+        when some continuous points sit at their bounds, 0.5 up to what the others' bounds allow;
+        then on until a second coefficient reaches its bound);
         ``1.0``: the seed's plain integer log-odds. The card shows it.
     method : {"auto", "cutting_planes", "tangents"}, default="auto"
         ``"auto"``: cutting planes with HiGHS, the tangent model with other solvers.
