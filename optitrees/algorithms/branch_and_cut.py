@@ -38,6 +38,7 @@ from ..solvers.results import SolutionStatus, SolverResult, TerminationCondition
 __all__ = ["branch_and_cut"]
 
 _INTEGRAL = 1e-6
+_UNSOLVED = "unsolved"
 
 
 class _NodeLP:
@@ -65,12 +66,18 @@ class _NodeLP:
                       np.asarray(coef, float)[keep])
 
     def solve(self, lo, hi, time_left):
+        """``(value, x)`` at the LP optimum, ``None`` when the node is infeasible, ``_UNSOLVED`` otherwise
+        (time limit, numerical trouble: the node is neither bounded nor closed)."""
         h = self.h
         h.changeColsBounds(self.n, self.all, lo, hi)
-        h.setOptionValue("time_limit", max(float(time_left), 1e-3))
+        # HiGHS's time limit counts the run time of every solve of this object, not of this one
+        h.setOptionValue("time_limit", h.getRunTime() + max(float(time_left), 1e-3))
         h.run()
-        if h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
+        status = h.getModelStatus()
+        if status == self.highspy.HighsModelStatus.kInfeasible:
             return None
+        if status != self.highspy.HighsModelStatus.kOptimal:
+            return _UNSOLVED
         x = np.array(h.getSolution().col_value)
         return float(h.getInfo().objective_function_value), x
 
@@ -142,14 +149,15 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         return bound >= state["ub"] - max(mip_gap * abs(state["ub"]), cut_tol * max(1.0, abs(state["ub"])))
 
     def solve_node(lo, hi, rounds):
-        """``(bound, x, closed)`` of a node, ``None`` when infeasible or out of time; ``closed``: its LP
-        optimum is an integral point whose exact objective it matches (nothing left below it)."""
+        """``(bound, x, closed)`` of a node, ``None`` when infeasible, ``_UNSOLVED`` when out of time or
+        the LP ends without an answer; ``closed``: its LP optimum is an integral point whose exact
+        objective it matches (nothing left below it)."""
         for r in range(rounds + 1):
             if time_left() <= 0:
-                return None
+                return _UNSOLVED
             res = lp.solve(lo, hi, time_left())
-            if res is None:
-                return None
+            if res is None or res is _UNSOLVED:
+                return res
             value, x = res
             if pruned(value):
                 return value, x, True
@@ -172,9 +180,12 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
     heap, counter, nodes = [], 0, 0
     root = solve_node(lo0, hi0, root_rounds)
     termination = TerminationCondition.OPTIMAL
-    if root is None and time_left() > 0:
+    unsolved = []            # bounds of nodes whose LP gave no answer: they stay open for the certificate
+    if root is None:
         termination = TerminationCondition.INFEASIBLE if state["x"] is None else TerminationCondition.OPTIMAL
-    elif root is not None and not root[2]:
+    elif root is _UNSOLVED:
+        unsolved.append(-np.inf)
+    elif not root[2]:
         heap.append((root[0], counter, lo0, hi0, root[1]))
         trace.append((now(), state["ub"] if np.isfinite(state["ub"]) else None, root[0]))
     last_report = now()
@@ -192,9 +203,8 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         if col is None:                   # integral with stale cuts: solve it again
             res = solve_node(lo, hi, node_rounds)
             nodes += 1
-            if res is None and time_left() <= 0:
-                counter += 1
-                heapq.heappush(heap, (bound, counter, lo, hi, x))
+            if res is _UNSOLVED:
+                unsolved.append(bound)
             elif res is not None and not res[2] and not pruned(res[0]):
                 counter += 1
                 heapq.heappush(heap, (max(res[0], bound), counter, lo, hi, res[1]))
@@ -209,9 +219,8 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
                 continue
             res = solve_node(lo2, hi2, node_rounds)
             nodes += 1
-            if res is None and time_left() <= 0:      # the child is unexplored: keep the parent's bound
-                counter += 1
-                heapq.heappush(heap, (bound, counter, lo2, hi2, x))
+            if res is _UNSOLVED:                      # the child is unexplored: it keeps the parent's bound
+                unsolved.append(bound)
             elif res is not None and not res[2] and not pruned(res[0]):
                 counter += 1
                 heapq.heappush(heap, (max(res[0], bound), counter, lo2, hi2, res[1]))
@@ -220,12 +229,17 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
             trace.append((last_report, state["ub"] if np.isfinite(state["ub"]) else None,
                           min([e[0] for e in heap], default=state["ub"])))
     ub = state["ub"]
-    lower = min([e[0] for e in heap], default=ub if np.isfinite(ub) else None)
+    open_bounds = [e[0] for e in heap] + unsolved
+    lower = min(open_bounds, default=ub if np.isfinite(ub) else None)
     if lower is not None and np.isfinite(ub):
         lower = min(lower, ub)
+    if lower is not None and not np.isfinite(lower):
+        lower = None
     has = state["x"] is not None
     if has and not heap and termination != TerminationCondition.INFEASIBLE:
         termination = TerminationCondition.OPTIMAL
+    if unsolved and termination == TerminationCondition.OPTIMAL and (lower is None or not pruned(lower)):
+        termination = TerminationCondition.TIME_LIMIT if time_left() <= 0 else TerminationCondition.OTHER
     seconds = now()
     trace.append((seconds, ub if has else None, lower))
     from .. import solvers

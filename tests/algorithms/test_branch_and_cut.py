@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from optitrees.algorithms.branch_and_cut import branch_and_cut
+from optitrees.algorithms.branch_and_cut import _NodeLP, _UNSOLVED, branch_and_cut
 from optitrees.formulations.ors import ors
 from optitrees.formulations.ors_master import LossOracle
 
@@ -51,3 +51,41 @@ def test_node_limit_keeps_a_valid_bound_and_the_start(data):
     assert r.objective <= start_loss + 1e-9
     assert r.bound <= brute(X, y, 3, -3, 3) + 1e-7
     assert r.status in ("feasible", "optimal")
+
+
+def test_each_node_lp_gets_the_time_left_not_what_remains_of_it_after_earlier_lps(data):
+    """HiGHS's ``time_limit`` counts every run of one ``Highs`` object. A limit of the time left, set
+    anew for each node, ran out once the node LPs together had taken that long: every later node
+    ended at the time limit, was dropped as if infeasible, and an unfinished search reported a false
+    optimum (rs_mushroom, T = 5: "optimal" at 152.42 and at 178.85 where 139.89 exists)."""
+    X, y = data
+    f = ors(X, y, n_rules=2, scores=range(-2, 3), method="cutting_planes")
+    lp = _NodeLP(f, 1, 0, False)
+    lo, hi = f.col_lower.astype(float), f.col_upper.astype(float)
+    first = lp.solve(lo, hi, 0.01)
+    s = f.variables["s"].columns
+    branched = [(lo.copy(), hi.copy()) for _ in range(2)]
+    branched[0][1][s[0]] = -1.0                  # two nodes: the LP must move between them
+    branched[1][0][s[0]] = 1.0
+    k = 0
+    while lp.h.getRunTime() < 0.05:              # the runs together take longer than any one limit
+        k += 1
+        res = lp.solve(*branched[k % 2], 0.01)
+        assert res is not None and res is not _UNSOLVED
+    assert lp.solve(lo, hi, 0.01)[0] == pytest.approx(first[0])
+
+
+def test_a_node_lp_without_an_answer_stays_open_in_the_bound(data, monkeypatch):
+    """An LP that ends without an optimum or a proof of infeasibility must not close its node."""
+    X, y = data
+    f = ors(X, y, n_rules=2, scores=range(-2, 3), method="cutting_planes")
+    solve, calls = _NodeLP.solve, []
+
+    def flaky(self, lo, hi, time_left):
+        calls.append(1)
+        return _UNSOLVED if len(calls) == 2 else solve(self, lo, hi, time_left)
+
+    monkeypatch.setattr(_NodeLP, "solve", flaky)
+    r = branch_and_cut(f, LossOracle(f), mip_gap=0.0, root_rounds=0, node_rounds=0)
+    assert len(calls) >= 2 and r.status != "optimal"
+    assert r.bound is None or r.bound <= brute(X, y, 2, -2, 2) + 1e-7
