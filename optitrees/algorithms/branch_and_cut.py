@@ -22,7 +22,9 @@ the previous basis):
   otherwise it branches on the most fractional binary column (then integer).
 
 The lower bound is the smallest bound of the open nodes: a valid bound on the
-exact objective, so the gap is certified. The search stops at the deadline,
+exact objective, so the gap is certified. Only an LP proven infeasible drops
+its node; one that ends otherwise (time limit, numerical trouble) leaves the
+node open at its parent's bound, and the search is then not optimal. The search stops at the deadline,
 the node limit, or when no node is left (optimal within ``mip_gap``).
 """
 
