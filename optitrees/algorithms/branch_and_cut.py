@@ -11,10 +11,19 @@ here, best bound first, with HiGHS solving each node's LP (warm-started from
 the previous basis):
 
 * at a node, the LP is solved; while its solution's exact objective exceeds
-  the LP value by more than ``cut_tol`` (relative) a cut at that point is added
-  and the LP re-solved (``root_rounds`` times at the root, ``node_rounds``
-  elsewhere). Cuts are global: a tangent of a convex function is valid
-  everywhere, so every bound computed before stays valid;
+  the LP value by more than ``cut_tol`` (relative) a cut is added and the LP
+  re-solved (``root_rounds`` times at the root, ``node_rounds`` elsewhere).
+  The first cut is at the LP's point (Kelley). Later ones, when the oracle
+  has a line search, are *in-out* cuts (Ben-Ameur & Neto): at the point of
+  least exact objective on the segment from the node's best point so far
+  (its *center*) to the LP's, which becomes the new center. On nearly
+  separable data the LP's vertices (rules at full points) have a loss and a
+  gradient of almost 0, so cuts there bound nothing (``rs_mushroom``, T = 7:
+  a root bound of 0 after 300 cuts, where the relaxation is 10.5); in-out
+  cuts reach the relaxation in a few dozen. The node's relaxation is solved
+  when the LP value reaches the center's objective. Cuts are global: a tangent
+  of a convex function is valid everywhere, so every bound computed before
+  stays valid;
 * an integral LP solution is *completed* by the oracle (the risk score: the
   exactly best intercept for its points) and becomes the incumbent if better;
   its cut makes the LP exact there, so the node closes or moves on;
@@ -97,7 +106,9 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         objective at an LP solution and a cut row ``coef x[index] >= lower``
         that is tight there (added when the LP underestimates the exact
         objective); ``oracle.complete(x) -> (x2,
-        exact)`` completes an integral solution (e.g. its best intercept).
+        exact)`` completes an integral solution (e.g. its best intercept);
+        optionally ``oracle.line_search(x0, x1) -> x`` the point of least
+        exact objective on the segment (then the search adds in-out cuts).
     incumbent : array of shape (n_cols,), optional
         A feasible solution to start from (completed by the oracle).
     deadline : float, optional
@@ -150,10 +161,13 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
     def pruned(bound):
         return bound >= state["ub"] - max(mip_gap * abs(state["ub"]), cut_tol * max(1.0, abs(state["ub"])))
 
+    line_search = getattr(oracle, "line_search", None)
+
     def solve_node(lo, hi, rounds):
         """``(bound, x, closed)`` of a node, ``None`` when infeasible, ``_UNSOLVED`` when out of time or
         the LP ends without an answer; ``closed``: its LP optimum is an integral point whose exact
         objective it matches (nothing left below it)."""
+        center = None               # the point of least exact objective in the node seen so far: (x, exact)
         for r in range(rounds + 1):
             if time_left() <= 0:
                 return _UNSOLVED
@@ -163,19 +177,31 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
             value, x = res
             if pruned(value):
                 return value, x, True
+            tol = cut_tol * max(1.0, abs(value))
             frac = np.abs(x[integer] - np.round(x[integer]))
-            if frac.size == 0 or frac.max() <= _INTEGRAL:
+            integral = frac.size == 0 or frac.max() <= _INTEGRAL
+            if integral:
                 xi = x.copy()
                 xi[integer] = np.round(xi[integer])
-                completed, exact = offer(xi, "solver")
-                if exact <= value + cut_tol * max(1.0, abs(value)):
+                point, exact = offer(xi, "solver")
+                if exact <= value + tol:
                     return value, x, True
-                cut(oracle.separate(completed)[1])      # exact at these integers: the LP moves or closes
-                continue
-            exact, row = oracle.separate(x)
-            if r == rounds or exact <= value + cut_tol * max(1.0, abs(value)):
-                return value, x, False
-            cut(row)
+                cut(oracle.separate(point)[1])       # exact at these integers: the LP moves or closes
+            else:
+                point = x
+                exact, row = oracle.separate(x)
+                solved = exact <= value + tol or (center is not None and center[1] <= value + tol)
+                if solved or r == rounds:
+                    return value, x, False
+                if line_search is None or center is None:
+                    cut(row)
+            if line_search is not None and center is not None:
+                # in-out: a cut where the objective is least between the node's best point and the LP's
+                point = line_search(center[0], point)
+                exact, row = oracle.separate(point)
+                cut(row)
+            if center is None or exact < center[1]:
+                center = (point, exact)
         return value, x, False
 
     lo0, hi0 = formulation.col_lower.astype(float).copy(), formulation.col_upper.astype(float).copy()

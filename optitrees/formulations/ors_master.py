@@ -21,6 +21,7 @@ from the start.
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 
 from ..mip import Formulation, timed_build
 from .risk_scores import add_point_rules
@@ -48,7 +49,8 @@ class LossOracle:
     ``separate(x)`` returns the exact loss at ``(s, beta)`` of ``x`` and the
     RiskSLIM cut there as ``(columns, coefficients, lower)`` (the search adds
     it when the exact loss exceeds the LP's value); ``complete(x)`` gives an integral ``x`` the exactly best intercept
-    for its points and ``L`` its exact loss.
+    for its points and ``L`` its exact loss; ``line_search(x0, x1)`` the point of least loss between two
+    points (where the search's in-out cuts go).
     """
 
     def __init__(self, f: Formulation):
@@ -65,6 +67,16 @@ class LossOracle:
         s, beta = x[self.s], float(x[self.beta])
         value, g_s, g_beta, rhs = self.loss.cut(s, beta)
         return value, (self.columns, np.concatenate([[1.0], -g_s, [-g_beta]]), rhs)
+
+    def line_search(self, x0, x1):
+        """The point of least exact loss on the segment from ``x0`` to ``x1`` (the loss is convex along it;
+        the margins are linear in the step, so each trial costs one pass over the rows)."""
+        z0 = self.loss.margins(x0[self.s], float(x0[self.beta]))
+        dz = self.loss.margins(x1[self.s], float(x1[self.beta])) - z0
+        w = self.loss.weight
+        t = minimize_scalar(lambda t: float(np.logaddexp(0.0, -(z0 + t * dz)) @ w), bounds=(0.0, 1.0),
+                            method="bounded", options={"xatol": 1e-6}).x
+        return x0 + float(t) * (np.asarray(x1, float) - x0)
 
     def complete(self, x):
         x = np.array(x, float)

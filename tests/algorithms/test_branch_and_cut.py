@@ -89,3 +89,43 @@ def test_a_node_lp_without_an_answer_stays_open_in_the_bound(data, monkeypatch):
     r = branch_and_cut(f, LossOracle(f), mip_gap=0.0, root_rounds=0, node_rounds=0)
     assert len(calls) >= 2 and r.status != "optimal"
     assert r.bound is None or r.bound <= brute(X, y, 2, -2, 2) + 1e-7
+
+
+def _relaxation(X, y, T, top, multiplier):
+    """The master's continuous relaxation by SLSQP: ``min l(s, beta)`` over ``|s_j| <= top``,
+    ``sum |s_j| <= top T`` (``|s_j| <= top a_j``, ``sum a_j <= T``, ``0 <= a <= 1``)."""
+    from scipy.optimize import minimize
+
+    from optitrees.formulations.aggregate_loss import AggregateLoss
+
+    loss, p = AggregateLoss.from_data(X, y, multiplier), X.shape[1]
+
+    def fun(theta):
+        s, beta = theta[:p] - theta[p:2 * p], theta[-1]
+        g_s, g_beta = loss.gradient(s, beta)
+        return loss.value(s, beta), np.concatenate([g_s, -g_s, [g_beta]])
+
+    budget = {"type": "ineq", "fun": lambda th: top * T - th[:2 * p].sum(), "jac": lambda th: np.r_[-np.ones(2 * p), 0]}
+    res = minimize(fun, np.zeros(2 * p + 1), jac=True, method="SLSQP", bounds=[(0, top)] * (2 * p) + [(-40, 40)],
+                   constraints=[budget], options={"maxiter": 500, "ftol": 1e-12})
+    assert res.success
+    return res.fun
+
+
+def test_in_out_cuts_reach_the_relaxation_where_cuts_at_lp_vertices_stall():
+    """Nearly separable data: at the LP's vertices (rules at full points) the loss is almost 0 and so
+    is its gradient, so a cut there bounds nothing, and the root bound stays 0 (rs_mushroom, T = 7:
+    0 for 30 s). Cutting where the loss is least between the node's best point and the LP's reaches
+    the relaxation's value in the same rounds."""
+    rng = np.random.default_rng(3)
+    X = (rng.random((300, 30)) < 0.5).astype(float)
+    y = np.where(X @ rng.normal(0, 3, 30) - 1.0 + rng.logistic(size=300) > 0, 1.0, -1.0)
+    relaxed = _relaxation(X, y, 2, 5, 0.5)
+    f = ors(X, y, n_rules=2, multiplier=0.5, method="cutting_planes")
+    r = branch_and_cut(f, LossOracle(f), node_limit=0, root_rounds=100)
+    assert relaxed * (1 - 1e-3) <= r.bound <= relaxed + 1e-6
+
+    kelley = LossOracle(f)
+    kelley.line_search = None                     # cuts at the LP's points only
+    f = ors(X, y, n_rules=2, multiplier=0.5, method="cutting_planes")
+    assert branch_and_cut(f, kelley, node_limit=0, root_rounds=100).bound < 0.5 * relaxed
