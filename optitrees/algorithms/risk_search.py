@@ -23,7 +23,10 @@ with weights):
    gets its exactly best multiplier
    (:meth:`~optitrees.formulations.aggregate_loss.AggregateLoss.best_multiplier`).
 
-The card of least loss ``l(s, beta)`` is returned with its multiplier.
+The card of least loss ``l(s, beta)`` is returned with its multiplier. With a
+fixed multiplier the ray is still followed: each card rounded on it is scored,
+given its intercept and moved at the fixed one (on nearly separable data the
+sharper cards rounded at larger multipliers are the better ones).
 It is a heuristic (no bound); the MIP then optimizes the points at that
 multiplier and certifies a gap.
 """
@@ -78,8 +81,9 @@ def _newton_gains(loss: AggregateLoss, score, lower, upper):
     return -(g * step + 0.5 * h * step ** 2)
 
 
-def _round(loss: AggregateLoss, w, b, m, lower, upper, bound):
-    """Sequential rounding of ``m w``, exact intercept, then +-1 moves while the loss drops."""
+def _round(loss: AggregateLoss, w, b, m, lower, upper, bound, at=None):
+    """Sequential rounding of ``m w``, exact intercept, then +-1 moves while the loss drops; the loss, the
+    intercept and the moves at multiplier ``at`` when given (a card rounded at ``m``, scored at ``at``)."""
     lm = loss.with_multiplier(m)
     target = np.clip(m * w, lower, upper)
     s = target.copy()
@@ -89,6 +93,8 @@ def _round(loss: AggregateLoss, w, b, m, lower, upper, bound):
         trial = np.repeat(s[None, :], len(options), axis=0)
         trial[:, k] = options
         s = trial[int(np.argmin(lm.value(trial, np.full(len(options), beta))))]
+    if at is not None:
+        lm, bound = loss.with_multiplier(at), bound / m * at
     beta = lm.best_intercept(s, bound)
     value = float(lm.value(s, beta))
     p = len(s)
@@ -185,7 +191,9 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
         ``|beta| <= B`` at multiplier 1 (scaled with ``m``).
     beam_width, n_candidates, n_swaps, n_multipliers : int
     multiplier : float, optional
-        Round at this multiplier only (no ray search).
+        The card's multiplier: ``m w`` is still rounded along the ray (a card
+        rounded at a larger multiplier is a sharper card at this one), but
+        every card is scored, given its intercept and moved at this one.
     deadline : float, optional
         ``time.perf_counter()`` by which the search ends: supports are searched
         until 60% of the time left, the rest is for rounding, where the best
@@ -245,14 +253,16 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
             continue
         sub = AggregateLoss(base.X[:, cols], base.y, base.weight, 1.0)
         lo, hi = lower[cols], upper[cols]
-        grid = [float(multiplier)] if multiplier is not None else _ray(w, lo, hi, n_multipliers)
+        grid = _ray(w, lo, hi, n_multipliers)
+        if multiplier is not None:      # the fixed multiplier first; cards rounded on the ray are scored at it
+            grid = np.append(float(multiplier), grid[grid != float(multiplier)])
         rounded = None
         for m in grid:
             if rank and rounding_deadline is not None and time.perf_counter() > rounding_deadline:
                 break
-            value, s, beta = _round(sub, w, b, m, lo, hi, B * m)
+            value, s, beta = _round(sub, w, b, m, lo, hi, B * m, at=multiplier)
             if rounded is None or value < rounded[0]:
-                rounded = (value, s, beta, m)
+                rounded = (value, s, beta, m if multiplier is None else float(multiplier))
         if rounded is None:
             break
         if multiplier is None:          # the support's best card at its own best multiplier
