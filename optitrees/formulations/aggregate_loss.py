@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit
 
 from ..readable import significant_neighbours
@@ -76,6 +76,14 @@ class AggregateLoss:
     def value(self, s, beta):
         """``l(s, beta)``: a float, or one per row of a (k, p) ``s``."""
         return np.logaddexp(0.0, -self.margins(s, beta)) @ self.weight
+
+    def segment_minimum(self, s0, beta0, s1, beta1) -> float:
+        """The step ``t`` in [0, 1] of least loss at ``(s0, beta0) + t ((s1, beta1) - (s0, beta0))``: the
+        margins are linear in ``t``, so each trial of the 1-D convex search is one pass over the rows."""
+        z0 = self.margins(s0, beta0)
+        dz = self.margins(s1, beta1) - z0
+        return float(minimize_scalar(lambda t: float(np.logaddexp(0.0, -(z0 + t * dz)) @ self.weight),
+                                     bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-6}).x)
 
     def gradient(self, s, beta) -> tuple[np.ndarray, float]:
         """``(dl/ds, dl/dbeta)`` at one point."""

@@ -21,7 +21,6 @@ from the start.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from ..mip import Formulation, timed_build
 from .risk_scores import add_point_rules
@@ -69,14 +68,10 @@ class LossOracle:
         return value, (self.columns, np.concatenate([[1.0], -g_s, [-g_beta]]), rhs)
 
     def line_search(self, x0, x1):
-        """The point of least exact loss on the segment from ``x0`` to ``x1`` (the loss is convex along it;
-        the margins are linear in the step, so each trial costs one pass over the rows)."""
-        z0 = self.loss.margins(x0[self.s], float(x0[self.beta]))
-        dz = self.loss.margins(x1[self.s], float(x1[self.beta])) - z0
-        w = self.loss.weight
-        t = minimize_scalar(lambda t: float(np.logaddexp(0.0, -(z0 + t * dz)) @ w), bounds=(0.0, 1.0),
-                            method="bounded", options={"xatol": 1e-6}).x
-        return x0 + float(t) * (np.asarray(x1, float) - x0)
+        """The point of least exact loss on the segment from ``x0`` to ``x1``
+        (:meth:`~optitrees.formulations.aggregate_loss.AggregateLoss.segment_minimum`)."""
+        t = self.loss.segment_minimum(x0[self.s], float(x0[self.beta]), x1[self.s], float(x1[self.beta]))
+        return x0 + t * (np.asarray(x1, float) - x0)
 
     def complete(self, x):
         x = np.array(x, float)

@@ -72,3 +72,14 @@ def test_best_multiplier_is_the_minimum_over_a_fine_grid():
                for g in printable]
     assert value <= min(on_grid) + 1e-9 and m == printable[int(np.argmin(on_grid))]
     assert 0.6 < m < 5.0                             # an interior minimum, not a bound of the grid
+
+
+def test_segment_minimum_is_the_least_loss_on_the_segment(data):
+    X, y = data
+    loss = AggregateLoss.from_data(X, y, multiplier=0.8)
+    s0, s1 = np.array([2.0, 0.0, -1.0, 0.0]), np.array([-2.0, 1.0, 0.0, 3.0])
+    t = loss.segment_minimum(s0, 1.0, s1, -3.0)
+    grid = np.linspace(0, 1, 2001)
+    values = loss.value(s0 + grid[:, None] * (s1 - s0), 1.0 + grid * -4.0)
+    assert 0 < grid[np.argmin(values)] < 1
+    assert loss.value(s0 + t * (s1 - s0), 1.0 - 4.0 * t) <= values.min() + 1e-9
