@@ -193,10 +193,11 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
                 solved = exact <= value + tol or (center is not None and center[1] <= value + tol)
                 if solved or r == rounds:
                     return value, x, False
-                if line_search is None or center is None:
-                    cut(row)
-            if line_search is not None and center is not None:
-                # in-out: a cut where the objective is least between the node's best point and the LP's
+            in_out = line_search is not None and center is not None
+            if not integral and not in_out:
+                cut(row)
+            if in_out:
+                # a cut where the objective is least between the node's best point and the LP's
                 point = line_search(center[0], point)
                 exact, row = oracle.separate(point)
                 cut(row)
@@ -255,7 +256,7 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         if now() - last_report >= 0.25:
             last_report = now()
             trace.append((last_report, state["ub"] if np.isfinite(state["ub"]) else None,
-                          min([e[0] for e in heap], default=state["ub"])))
+                          min([e[0] for e in heap] + unsolved, default=state["ub"])))
     ub = state["ub"]
     open_bounds = [e[0] for e in heap] + unsolved
     lower = min(open_bounds, default=ub if np.isfinite(ub) else None)

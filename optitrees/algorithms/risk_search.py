@@ -82,8 +82,9 @@ def _newton_gains(loss: AggregateLoss, score, lower, upper):
 
 
 def _round(loss: AggregateLoss, w, b, m, lower, upper, bound, at=None):
-    """Sequential rounding of ``m w``, exact intercept, then +-1 moves while the loss drops; the loss, the
-    intercept and the moves at multiplier ``at`` when given (a card rounded at ``m``, scored at ``at``)."""
+    """Sequential rounding of ``m w``, exact intercept (``|beta| <= bound`` at multiplier 1, scaled), then
+    +-1 moves while the loss drops; the loss, the intercept and the moves at multiplier ``at`` when given
+    (a card rounded at ``m``, scored at ``at``)."""
     lm = loss.with_multiplier(m)
     target = np.clip(m * w, lower, upper)
     s = target.copy()
@@ -94,7 +95,8 @@ def _round(loss: AggregateLoss, w, b, m, lower, upper, bound, at=None):
         trial[:, k] = options
         s = trial[int(np.argmin(lm.value(trial, np.full(len(options), beta))))]
     if at is not None:
-        lm, bound = loss.with_multiplier(at), bound / m * at
+        lm = loss.with_multiplier(at)
+    bound = bound * lm.multiplier
     beta = lm.best_intercept(s, bound)
     value = float(lm.value(s, beta))
     p = len(s)
@@ -260,7 +262,7 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
         for m in grid:
             if rank and rounding_deadline is not None and time.perf_counter() > rounding_deadline:
                 break
-            value, s, beta = _round(sub, w, b, m, lo, hi, B * m, at=multiplier)
+            value, s, beta = _round(sub, w, b, m, lo, hi, B, at=multiplier)
             if rounded is None or value < rounded[0]:
                 rounded = (value, s, beta, m if multiplier is None else float(multiplier))
         if rounded is None:
