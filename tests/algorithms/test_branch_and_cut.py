@@ -129,3 +129,53 @@ def test_in_out_cuts_reach_the_relaxation_where_cuts_at_lp_vertices_stall():
     kelley.line_search = None                     # cuts at the LP's points only
     f = ors(X, y, n_rules=2, multiplier=0.5, method="cutting_planes")
     assert branch_and_cut(f, kelley, node_limit=0, root_rounds=100).bound < 0.5 * relaxed
+
+
+def _cuts_at_random_points(f, oracle, k, seed):
+    rng = np.random.default_rng(seed)
+    x = np.zeros(f.n_cols)
+    for _ in range(k):
+        x[oracle.s] = rng.uniform(-3, 3, len(oracle.s))
+        x[oracle.beta] = rng.uniform(-2, 2)
+        yield oracle.separate(x)[1]
+
+
+def test_the_lp_over_a_cut_pool_has_the_value_of_the_lp_with_every_cut(data):
+    """Cuts slack for a while leave the LP and come back when an optimum violates them: every value
+    equals that of the LP that keeps them all, at the root and at branched bounds."""
+    X, y = data
+    f = ors(X, y, n_rules=2, scores=range(-3, 4), method="cutting_planes")
+    oracle = LossOracle(f)
+    pooled, full = _NodeLP(f, 1, 0, False, max_age=1, min_rows=0), _NodeLP(f, 1, 0, False, min_rows=10 ** 6)
+    for row in _cuts_at_random_points(f, oracle, 60, seed=0):
+        pooled.add_cut(*row)
+        full.add_cut(*row)
+    lo, hi = f.col_lower.astype(float), f.col_upper.astype(float)
+    a, s = f.variables["a"].columns, f.variables["s"].columns
+    rng = np.random.default_rng(1)
+    for trial in range(30):
+        lo2, hi2 = lo.copy(), hi.copy()
+        j = rng.integers(len(a))
+        if trial % 3 == 1:
+            hi2[a[j]] = hi2[s[j]] = lo2[s[j]] = 0.0          # feature j unused
+        elif trial % 3 == 2:
+            lo2[s[j]] = 1.0                                   # feature j at >= 1 point
+        v_pooled, x = pooled.solve(lo2, hi2, 10.0)
+        v_full, _ = full.solve(lo2, hi2, 10.0)
+        assert v_pooled == pytest.approx(v_full, rel=1e-7, abs=1e-7)
+        assert np.all(pooled.pool @ x >= pooled.lower - 1e-6 * np.maximum(1, np.abs(pooled.lower)))
+    assert len(pooled.rows) < pooled.n_cuts == 60          # cuts did leave the LP
+
+
+def test_optimum_with_cuts_leaving_the_lp_equals_brute_force(data, monkeypatch):
+    from functools import partial
+
+    import optitrees.algorithms.branch_and_cut as bc
+
+    monkeypatch.setattr(bc, "_NodeLP", partial(_NodeLP, max_age=1, min_rows=0))
+    X, y = data
+    f = ors(X, y, n_rules=3, scores=range(-3, 4), method="cutting_planes")
+    r = branch_and_cut(f, LossOracle(f), mip_gap=0.0)
+    assert r.status == "optimal"
+    assert r.objective == pytest.approx(brute(X, y, 3, -3, 3), rel=1e-7)
+    assert r.bound == pytest.approx(r.objective, rel=1e-6)
