@@ -59,7 +59,7 @@ class RiskSearchResult:
 def _fit(loss: AggregateLoss, support, lower, upper, w0, b0, bound):
     """Continuous coefficients on ``support`` (within ``lower..upper``) and a free intercept, least loss."""
     cols = np.asarray(support, int)
-    sub = AggregateLoss(loss.X[:, cols], loss.y, loss.weight, 1.0)
+    sub = loss.with_multiplier(1.0).restricted(cols)
 
     def fun(theta):
         value, g_s, g_b, _ = sub.cut(theta[:-1], theta[-1])
@@ -253,7 +253,7 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
         cols = np.asarray(support, int)
         if cols.size == 0:
             continue
-        sub = AggregateLoss(base.X[:, cols], base.y, base.weight, 1.0)
+        sub = base.restricted(cols)
         lo, hi = lower[cols], upper[cols]
         grid = _ray(w, lo, hi, n_multipliers)
         if multiplier is not None:      # the fixed multiplier first; cards rounded on the ray are scored at it

@@ -56,12 +56,18 @@ class AggregateLoss:
         X = np.asarray(X, float)
         y = np.asarray(y, float)
         w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-        rows, inverse = np.unique(np.column_stack([X, y]), axis=0, return_inverse=True)
-        weight = np.bincount(inverse.ravel(), weights=w, minlength=len(rows))
-        return cls(rows[:, :-1], rows[:, -1], weight, float(multiplier))
+        first, inverse = _distinct_rows(np.column_stack([X, y]))
+        weight = np.bincount(inverse, weights=w, minlength=len(first))
+        return cls(X[first], y[first], weight, float(multiplier))
 
     def with_multiplier(self, multiplier: float) -> "AggregateLoss":
         return AggregateLoss(self.X, self.y, self.weight, float(multiplier))
+
+    def restricted(self, columns) -> "AggregateLoss":
+        """The loss of scores on ``columns`` only, its rows compressed again: on a few columns many rows
+        coincide (``rs_mushroom``: 6499 distinct training rows, at most ``2^(T+1)`` on ``T`` 0/1 columns),
+        so a search over one support costs a fraction of a pass over the data."""
+        return AggregateLoss.from_data(self.X[:, np.asarray(columns, int)], self.y, self.multiplier, self.weight)
 
     @property
     def n_points(self) -> float:
@@ -154,3 +160,22 @@ class AggregateLoss:
                 best = (m, beta, value)
         return best
 
+
+def _distinct_rows(A):
+    """``(first, inverse)``: the index of one occurrence of each distinct row of ``A`` (in sorted order of
+    the rows) and each row's position among them. Rows are keyed as one integer (each column's values
+    numbered, the numbers combined in mixed radix) when the key fits in 62 bits, which is far faster than
+    sorting whole rows; otherwise by ``np.unique(axis=0)``."""
+    codes, radix = [], []
+    for column in A.T:
+        values, code = np.unique(column, return_inverse=True)
+        codes.append(code.ravel())
+        radix.append(len(values))
+    if np.sum(np.log2(np.maximum(radix, 1))) >= 62:
+        _, first, inverse = np.unique(A, axis=0, return_index=True, return_inverse=True)
+        return first, inverse.ravel()
+    key = np.zeros(len(A), np.int64)
+    for code, r in zip(codes, radix):
+        key = key * r + code
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, inverse.ravel()

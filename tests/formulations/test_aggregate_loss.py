@@ -30,6 +30,29 @@ def test_distinct_rows_with_counts_give_the_full_loss(data):
                        [direct(X, y, v, b, 1.7) for v, b in zip(S, [beta, 0.0, 1.0])])
 
 
+@pytest.mark.parametrize("width", [4, 70])     # 70 two-valued columns: too many for one integer key
+def test_distinct_rows_are_those_of_numpy_unique_in_the_same_order(width):
+    from optitrees.formulations.aggregate_loss import _distinct_rows
+
+    rng = np.random.default_rng(width)
+    A = np.column_stack([rng.integers(0, 2, (300, width)), rng.choice([-1.0, 2.5, 7.0], 300)]).astype(float)
+    A = A[rng.integers(0, 300, 900)]
+    first, inverse = _distinct_rows(A)
+    rows, expected = np.unique(A, axis=0, return_inverse=True)
+    assert np.array_equal(A[first], rows) and np.array_equal(inverse, expected.ravel())
+
+
+def test_the_loss_restricted_to_some_columns_is_the_full_loss_of_scores_on_them(data):
+    X, y = data
+    loss = AggregateLoss.from_data(X, y, multiplier=1.3, sample_weight=np.linspace(0.5, 2.0, len(y)))
+    sub = loss.restricted([3, 1])
+    assert len(sub.y) < len(loss.y) and sub.n_points == pytest.approx(loss.n_points)
+    assert sub.multiplier == 1.3
+    s = np.array([0.0, -2.0, 0.0, 1.5])
+    assert sub.value(s[[3, 1]], 0.4) == pytest.approx(loss.value(s, 0.4), rel=1e-12)
+    assert np.allclose(sub.gradient(s[[3, 1]], 0.4)[0], loss.gradient(s, 0.4)[0][[3, 1]])
+
+
 def test_gradient_matches_finite_differences_and_cuts_are_lower_bounds(data):
     X, y = data
     loss = AggregateLoss.from_data(X, y, multiplier=2.0)
