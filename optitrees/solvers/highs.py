@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -76,26 +77,18 @@ class HighsBackend:
         remaining = options.remaining()
         if remaining is not None and "time_limit" not in options.solver_options:
             h.setOptionValue("time_limit", float(remaining))
+        limit = _option(h, "time_limit")
         t1 = time.perf_counter()
 
+        mip = bool(formulation.integrality.any())
         progress = ProgressPrinter(self.name, options)
-        if formulation.integrality.any():
-            last = [-1.0]
-
-            def record(event):
-                d = event.data_out
-                progress.update(incumbent=d.mip_primal_bound, bound=d.mip_dual_bound, gap=d.mip_gap,
-                                nodes=d.mip_node_count)
-
-            def sample(event):          # the bound moves between improving solutions: sample it 4 times a second
-                if event.data_out.running_time - last[0] >= 0.25:
-                    last[0] = event.data_out.running_time
-                    record(event)
-            h.cbMipImprovingSolution.subscribe(record)
-            h.cbMipInterrupt.subscribe(sample)
+        run = _WatchedRun(h, progress if mip else None)
         with progress:
-            h.run()
+            finished = run.wait(limit + _GRACE if np.isfinite(limit) else None)
         t2 = time.perf_counter()
+        timings = {"build": formulation.build_time, "handoff": t1 - t0, "solve": t2 - t1}
+        if not finished:
+            return self._abandoned(formulation, run, start, timings, progress)
 
         info = h.getInfo()
         model_status = h.getModelStatus()
@@ -104,7 +97,6 @@ class HighsBackend:
         x = np.array(h.getSolution().col_value) if has_primal else None
         if x is not None and x.shape != (formulation.n_cols,):
             x = None
-        mip = bool(formulation.integrality.any())
         objective = float(info.objective_function_value) if x is not None else None
         if mip:
             bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
@@ -116,7 +108,98 @@ class HighsBackend:
             solution_status=solution, objective=objective, bound=bound,
             gap=relative_gap(objective, bound) if mip else (0.0 if solution == SolutionStatus.OPTIMAL else None),
             node_count=int(info.mip_node_count) if mip else 0,
-            timings={"build": formulation.build_time, "handoff": t1 - t0, "solve": t2 - t1},
-            solution_source=source, x=x, message=h.modelStatusToString(model_status),
+            timings=timings, solution_source=source, x=x, message=h.modelStatusToString(model_status),
             trace=progress.trace + ([(t2 - t1, objective, bound)] if mip else []),
         )
+
+    def _abandoned(self, formulation, run, start, timings, progress) -> SolverResult:
+        """The result of a solve HiGHS did not end by its time limit: the last incumbent and bound its
+        callbacks reported.  (Some root steps of HiGHS's MIP solver -- its mod-k cut separator on big-M
+        rows, for one -- check no limit; the worker is told to stop and ends at its next check.)"""
+        x = run.incumbent
+        if x is not None and x.shape != (formulation.n_cols,):
+            x = None
+        objective = float(formulation.objective_value(x)) if x is not None else None
+        bound = run.bound
+        solution, source = classify_solution(x is not None, TerminationCondition.TIME_LIMIT, x, start)
+        return SolverResult(
+            solver=self.name, solver_version=self.version(), termination=TerminationCondition.TIME_LIMIT,
+            solution_status=solution, objective=objective, bound=bound, gap=relative_gap(objective, bound),
+            node_count=run.nodes, timings=timings, solution_source=source, x=x,
+            message="HiGHS ran past its time limit in a step that does not check it; it was stopped at the "
+                    "deadline and its last reported incumbent is used",
+            trace=progress.trace + [(timings["solve"], objective, bound)],
+        )
+
+
+#: Seconds past HiGHS's own time limit before the solve is abandoned (HiGHS itself stops within
+#: milliseconds of its limit wherever it checks it).
+_GRACE = 0.2
+
+
+def _option(h, name):
+    """An option's value (``getOptionValue`` returns ``(status, value)`` in some highspy versions)."""
+    value = h.getOptionValue(name)
+    return value[1] if isinstance(value, tuple) else value
+
+
+class _WatchedRun:
+    """``Highs.run`` in a worker thread that the caller waits for until a deadline.
+
+    HiGHS releases the GIL while it runs, so the caller can stop waiting at the deadline even when
+    HiGHS is inside a step that never checks its time limit.  The MIP callbacks keep the latest
+    incumbent (its column values), bound and node count, so a solve abandoned at the deadline still
+    returns what HiGHS had found; from then on the callbacks ask HiGHS to stop at its next check.
+    The worker is not a daemon thread: the interpreter waits for it at exit instead of stopping it
+    inside native code.
+    """
+
+    def __init__(self, h, progress=None):
+        self.progress = progress
+        self.incumbent = None
+        self.bound = None
+        self.nodes = None
+        self._last_sample = -1.0
+        self._stop = threading.Event()
+        if progress is not None:
+            h.cbMipImprovingSolution.subscribe(self._improving)
+            h.cbMipInterrupt.subscribe(self._interrupt)
+        self._worker = threading.Thread(target=h.run, name="optitrees-highs", daemon=False)
+        self._worker.start()
+
+    def wait(self, seconds) -> bool:
+        """Wait until HiGHS ends or ``seconds`` pass (``None``: no limit); ``True`` if it ended.  On
+        Ctrl-C, HiGHS is asked to stop and waited for, and the interrupt propagates."""
+        try:
+            self._worker.join(seconds)
+        except KeyboardInterrupt:
+            self._stop.set()
+            self._worker.join()
+            raise
+        if self._worker.is_alive():
+            self._stop.set()
+            return False
+        return True
+
+    def _record(self, event):
+        d = event.data_out
+        if np.isfinite(d.mip_dual_bound):
+            self.bound = float(d.mip_dual_bound)
+        self.nodes = int(d.mip_node_count)
+        self.progress.update(incumbent=d.mip_primal_bound, bound=d.mip_dual_bound, gap=d.mip_gap,
+                             nodes=d.mip_node_count)
+
+    def _improving(self, event):
+        if self._stop.is_set():
+            return
+        self.incumbent = np.array(event.data_out.mip_solution, dtype=float)
+        self._record(event)
+
+    def _interrupt(self, event):
+        if self._stop.is_set():
+            event.interrupt()
+            return
+        # the bound moves between improving solutions: sample it 4 times a second
+        if event.data_out.running_time - self._last_sample >= 0.25:
+            self._last_sample = event.data_out.running_time
+            self._record(event)

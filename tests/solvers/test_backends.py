@@ -223,3 +223,34 @@ def test_no_solve_is_started_once_the_deadline_has_passed(formulation, monkeypat
     monkeypatch.setattr(highs.HighsBackend, "solve", fail)
     res = solvers.solve(formulation, solver="highs", deadline=time.perf_counter() - 1.0)
     assert res.status == "time_limit_no_solution" and res.x is None and "ran out" in res.message
+
+
+def test_highs_is_left_at_the_deadline_when_it_overruns_its_limit(formulation, reference, monkeypatch):
+    """Some steps of HiGHS check no time limit (its mod-k cut separator on big-M rows runs for seconds):
+    the solve stops waiting at the deadline and returns the last incumbent HiGHS's callbacks reported."""
+    import threading
+    import time
+
+    import highspy
+
+    original = highspy.Highs.run
+    release = threading.Event()
+    calls = []
+
+    def overrunning(self):
+        status = original(self)
+        calls.append(1)
+        if len(calls) == 1:                   # the MIP solve, not the polishing LP after it
+            release.wait(10)                  # a step that checks no limit
+        return status
+
+    monkeypatch.setattr(highspy.Highs, "run", overrunning)
+    t0 = time.perf_counter()
+    res = solvers.solve(formulation, time_limit=1.0, mip_gap=0)
+    elapsed = time.perf_counter() - t0
+    release.set()
+    assert elapsed < 1.5, elapsed
+    assert res.status == "time_limit_feasible" and "past its time limit" in res.message
+    assert res.objective == pytest.approx(reference.objective, rel=1e-6)    # HiGHS had reported its optimum
+    assert formulation.violation(res.x) < 1e-7
+    assert formulation.objective_value(res.x) == pytest.approx(res.objective)
