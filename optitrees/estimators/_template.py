@@ -340,8 +340,8 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
             notes.append((FallbackWarning, f"the solver's model has a worse exact objective "
                           f"({objectives['solver']:.6g}) than the {start_name} start ({objectives['start']:.6g}); "
                           "returning the start"))
-        if result.status in ("time_limit_feasible", "feasible"):
-            why = "time limit reached" if result.status == "time_limit_feasible" else "solver stopped early"
+        if result.status in ("time_limit_feasible", "time_limit_no_solution", "feasible"):
+            why = "solver stopped early" if result.status == "feasible" else "time limit reached"
             gap = "unknown" if result.gap is None or not np.isfinite(result.gap) else f"{100 * result.gap:.2f}%"
             notes.append((TimeLimitWarning, f"{why}: the model is not proven optimal (gap {gap} in the MIP's "
                           f"objective); returning the {returned} model"))

@@ -59,6 +59,24 @@ def test_time_limit_is_the_budget_of_the_whole_fit(cancer, make):
     assert est.solver_result_.timings["fit"] == pytest.approx(elapsed, abs=0.5)
 
 
+@pytest.mark.parametrize("termination, solution, kinds", [
+    ("time_limit", "none", {FallbackWarning, TimeLimitWarning}),     # the start is returned, and it is unproven
+    ("time_limit", "feasible", {TimeLimitWarning}),
+    ("optimal", "optimal", set()),
+])
+def test_status_notes_name_every_unproven_return(termination, solution, kinds):
+    from optitrees.estimators._template import MIPClassifier
+    from optitrees.solvers.results import SolutionStatus, SolverResult, TerminationCondition
+
+    result = SolverResult(solver="highs", termination=TerminationCondition(termination),
+                          solution_status=SolutionStatus(solution))
+    objectives = {"start": 1.0} if solution == "none" else {"start": 1.0, "solver": 1.0}
+    returned = "start" if solution == "none" else "solver"
+    notes = MIPClassifier._status_notes(result, returned, objectives, "greedy")
+    assert {kind for kind, _ in notes} == kinds
+    assert all("not proven optimal" in text for kind, text in notes if kind is TimeLimitWarning)
+
+
 def test_time_limit_warning_is_a_convergence_warning(cancer):
     X, y = cancer
     assert issubclass(TimeLimitWarning, ConvergenceWarning)
