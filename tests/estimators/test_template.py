@@ -111,9 +111,9 @@ def test_risk_score_greedy_steps_receive_solver_options(monkeypatch, cancer):
 
 def test_margot_outer_approximation_is_deterministic_under_a_node_limit(cancer):
     X, y = cancer
-    X, y = X[:60, :4], y[:60]
+    X, y = X[:40, :4], y[:40]
     make = lambda: MARGOTClassifier(max_depth=2, time_limit=120, warm_start="tao",
-                                   solver_options={"mip_max_nodes": 15})
+                                   solver_options={"mip_max_nodes": 5})
     a, b = fit_quiet(make(), X, y), fit_quiet(make(), X, y)
     assert np.array_equal(a.tree_.weights, b.tree_.weights) and a.objective_ == b.objective_
     ra = a.solver_result_
