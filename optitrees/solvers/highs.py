@@ -169,7 +169,8 @@ class _WatchedRun:
 
     def wait(self, seconds) -> bool:
         """Wait until HiGHS ends or ``seconds`` pass (``None``: no limit); ``True`` if it ended.  On
-        Ctrl-C, HiGHS is asked to stop and waited for, and the interrupt propagates."""
+        Ctrl-C, HiGHS is waited for (a MIP is asked to stop at its next check; an LP runs to its end)
+        and the interrupt propagates."""
         try:
             self._worker.join(seconds)
         except KeyboardInterrupt:
