@@ -46,6 +46,7 @@ import time
 
 import numpy as np
 
+from ..mip import new_highs
 from ..solvers.results import SolutionStatus, SolverResult, TerminationCondition, relative_gap
 
 __all__ = ["branch_and_cut"]
@@ -73,11 +74,8 @@ class _NodeLP:
         import highspy
 
         self.highspy = highspy
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", bool(verbose))
+        h = new_highs(verbose)        # LPs only: dual simplex is serial, so ``threads`` is left to the scheduler
         h.setOptionValue("random_seed", int(seed))
-        if threads is not None:
-            h.setOptionValue("threads", int(threads))
         formulation.to_highs(names=False, highs=h)
         n = formulation.n_cols
         self.n = n

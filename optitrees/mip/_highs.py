@@ -3,11 +3,45 @@
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["to_highs", "write"]
+__all__ = ["to_highs", "write", "new_highs"]
+
+_first_made = threading.Lock()
+_made = False
+
+
+def new_highs(verbose: bool = False):
+    """A ``highspy.Highs`` whose output is off unless ``verbose``.
+
+    The first ``Highs`` of a process prints HiGHS's copyright banner on stdout
+    before any option can silence it (in every joblib or grid-search worker
+    too); without ``verbose`` that first one is made with file descriptor 1
+    pointed at ``/dev/null``.
+    """
+    import highspy
+
+    global _made
+    with _first_made:
+        if _made or verbose:
+            h = highspy.Highs()
+        else:
+            sys.stdout.flush()
+            saved = os.dup(1)
+            try:
+                with open(os.devnull, "w") as null:
+                    os.dup2(null.fileno(), 1)
+                    h = highspy.Highs()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+        _made = True
+    h.setOptionValue("output_flag", bool(verbose))
+    return h
 
 
 def to_highs(f, names: bool = True, start=None, highs=None, allow_quadratic: bool = False):
@@ -40,9 +74,7 @@ def to_highs(f, names: bool = True, start=None, highs=None, allow_quadratic: boo
             "this formulation has a quadratic objective; HiGHS cannot solve MIQP. "
             "Use solver='scip' or 'gurobi', or a linear outer approximation."
         )
-    h = highspy.Highs() if highs is None else highs
-    if highs is None:
-        h.setOptionValue("output_flag", False)
+    h = new_highs() if highs is None else highs
     A = f.matrix
     if not names:
         # array overload: no per-column Python objects (about 4x faster than HighsLp)
@@ -125,8 +157,7 @@ def write(f, path) -> Path:
     if path.suffix.lower() not in (".lp", ".mps"):
         raise ValueError(f"unsupported file type {path.suffix!r} for {path}; use .lp or .mps")
     _check_writable(path)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = new_highs()
     to_highs(f, names=True, highs=h, allow_quadratic=True)
     if h.writeModel(str(path)) == highspy.HighsStatus.kError:
         raise OSError(f"HiGHS could not write the model to {path}")

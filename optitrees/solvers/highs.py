@@ -7,10 +7,58 @@ import time
 
 import numpy as np
 
+from ..mip import new_highs
 from .options import ProgressPrinter, SolveOptions
 from .results import SolutionStatus, SolverResult, TerminationCondition, classify_solution, relative_gap
 
-__all__ = ["HighsBackend"]
+__all__ = ["HighsBackend", "configured_highs"]
+
+#: HiGHS runs of this process in progress (an abandoned solve's worker counts until it ends).
+_active_runs = 0
+_runs_lock = threading.Lock()
+
+
+def configured_highs(options: SolveOptions):
+    """A ``highspy.Highs`` with every option a solve of ``options`` sets: the one place they are set.
+
+    Output (``verbose``), ``mip_rel_gap``, ``random_seed``, ``threads``, the
+    integrality tolerance and the raw ``solver_options`` (last, so they win).
+    HiGHS sizes one process-wide task scheduler at its first run, and a later
+    run whose ``threads`` differs fails before solving (status ``kNotset``:
+    a risk score fitted with ``threads=1`` after any default fit got no LP
+    solved). So an explicit ``threads`` re-creates the scheduler when no HiGHS
+    run of this process is in progress, and is otherwise left to the scheduler
+    as it is.
+    """
+    import highspy
+
+    h = new_highs(options.verbose)
+    if options.mip_gap is not None:
+        h.setOptionValue("mip_rel_gap", float(options.mip_gap))
+    if options.threads is not None:
+        with _runs_lock:
+            if _active_runs == 0:
+                highspy.Highs.resetThreadScheduler(False)
+                h.setOptionValue("threads", int(options.threads))
+    h.setOptionValue("random_seed", int(options.seed))
+    if options.integrality_tol is not None:
+        h.setOptionValue("mip_feasibility_tolerance", float(options.integrality_tol))
+    for key, value in options.solver_options.items():
+        if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
+            raise ValueError(f"HiGHS rejected option {key}={value!r}")
+    return h
+
+
+def counted_run(h):
+    """``h.run()``, counted among the runs in progress (see :func:`configured_highs`)."""
+    global _active_runs
+    with _runs_lock:
+        _active_runs += 1
+    try:
+        return h.run()
+    finally:
+        with _runs_lock:
+            _active_runs -= 1
 
 
 def _status_map():
@@ -54,25 +102,14 @@ class HighsBackend:
     def version() -> str:
         import highspy
 
-        h = highspy.Highs()
+        h = new_highs()
         return f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
 
     def solve(self, formulation, options: SolveOptions, start=None) -> SolverResult:
         import highspy
 
         t0 = time.perf_counter()
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", bool(options.verbose))
-        if options.mip_gap is not None:
-            h.setOptionValue("mip_rel_gap", float(options.mip_gap))
-        if options.threads is not None:
-            h.setOptionValue("threads", int(options.threads))
-        h.setOptionValue("random_seed", int(options.seed))
-        if options.integrality_tol is not None:
-            h.setOptionValue("mip_feasibility_tolerance", float(options.integrality_tol))
-        for key, value in options.solver_options.items():
-            if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
-                raise ValueError(f"HiGHS rejected option {key}={value!r}")
+        h = configured_highs(options)
         formulation.to_highs(names=False, start=start, highs=h)
         remaining = options.remaining()
         if remaining is not None and "time_limit" not in options.solver_options:
@@ -164,7 +201,7 @@ class _WatchedRun:
         if progress is not None:
             h.cbMipImprovingSolution.subscribe(self._improving)
             h.cbMipInterrupt.subscribe(self._interrupt)
-        self._worker = threading.Thread(target=h.run, name="optitrees-highs", daemon=False)
+        self._worker = threading.Thread(target=counted_run, args=(h,), name="optitrees-highs", daemon=False)
         self._worker.start()
 
     def wait(self, seconds) -> bool:

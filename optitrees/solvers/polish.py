@@ -13,8 +13,11 @@ decoded from it agree with the routing variables by construction.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
+
+from .highs import configured_highs, counted_run
 
 __all__ = ["polish"]
 
@@ -40,11 +43,7 @@ def polish(formulation, x, options, deadline=None):
     import highspy
 
     t0 = time.perf_counter()
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(options.verbose))
-    h.setOptionValue("random_seed", int(options.seed))
-    if options.threads is not None:
-        h.setOptionValue("threads", int(options.threads))
+    h = configured_highs(replace(options, solver_options={}))
     if deadline is not None:
         h.setOptionValue("time_limit", max(0.0, deadline - time.perf_counter()))
     formulation.to_highs(names=False, highs=h, allow_quadratic=True)
@@ -52,7 +51,7 @@ def polish(formulation, x, options, deadline=None):
     fixed = np.clip(np.round(x[cols]), formulation.col_lower[cols], formulation.col_upper[cols])
     h.changeColsBounds(len(cols), cols, fixed, fixed)
     h.changeColsIntegrality(len(cols), cols, np.zeros(len(cols), dtype=np.uint8))
-    h.run()
+    counted_run(h)
     seconds = time.perf_counter() - t0
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None, None, seconds
