@@ -17,6 +17,6 @@ goes here, produces a :class:`~optitrees.trees.Tree`, and gets a thin
 estimator in :mod:`optitrees.estimators`.
 """
 
-from .budget import Budget
+from .budget import Budget, expired, remaining
 
-__all__ = ["Budget"]
+__all__ = ["Budget", "expired", "remaining"]

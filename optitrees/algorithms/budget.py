@@ -1,10 +1,34 @@
-"""The time budget of a whole fit, shared by its phases (starts, solve, polishing, refinement)."""
+"""The time budget of a whole fit, shared by its phases (starts, solve, polishing, refinement).
+
+A *deadline* is one ``time.perf_counter()`` value (or ``None``: no limit): the
+one form in which the budget reaches every algorithm, picklable into joblib
+workers. :func:`expired` is the check every long loop makes; a loop whose
+deadline has passed returns its best result so far.
+"""
 
 from __future__ import annotations
 
 import time
 
-__all__ = ["Budget"]
+__all__ = ["Budget", "expired", "remaining", "UNLIMITED_START_SECONDS"]
+
+#: Seconds the warm starts of a fit without a time limit may use: no stage runs unbounded because the user
+#: gave the solver no limit (a TMO start on 80 rows ran past 50 s before this bound).
+UNLIMITED_START_SECONDS = 60.0
+
+
+def expired(deadline: float | None) -> bool:
+    """Whether ``deadline`` (a ``time.perf_counter()`` value, ``None``: never) has passed.
+
+    >>> expired(None), expired(time.perf_counter() - 1.0)
+    (False, True)
+    """
+    return deadline is not None and time.perf_counter() >= deadline
+
+
+def remaining(deadline: float | None) -> float | None:
+    """Seconds until ``deadline`` (never negative), ``None`` without one."""
+    return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
 class Budget:
@@ -45,6 +69,13 @@ class Budget:
         if self.seconds is None:
             return None
         return min(self.deadline, time.perf_counter() + share * self.seconds)
+
+    def starts_until(self, share: float) -> float:
+        """Deadline of the warm starts: :meth:`until`, or ``share`` of :data:`UNLIMITED_START_SECONDS` from now
+        without a limit (the starts are always bounded)."""
+        if self.seconds is None:
+            return time.perf_counter() + share * UNLIMITED_START_SECONDS
+        return self.until(share)
 
     def before_end(self, reserve: float) -> float | None:
         """Deadline that leaves ``reserve`` of the whole budget for what follows (decoding, refinement)."""

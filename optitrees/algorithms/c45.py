@@ -21,12 +21,14 @@ the result into the library's :class:`~optitrees.trees.Tree`.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import ndtr
 
 from ..trees import LEAF, Tree
+from .budget import expired
 from .c45_split import best_split
 
 __all__ = ["GrowNode", "grow_c45", "gate", "distribute", "to_tree", "c45_threshold", "nominal_chain"]
@@ -150,21 +152,25 @@ def nominal_chain(X, Y, node: GrowNode, feature, values) -> list:
 
 
 def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="gain_ratio", search_sigma=None,
-             propagation_sigma=None, window=6.0, resolution=0.1, rows=None, weights=None, nominal=None) -> GrowNode:
+             propagation_sigma=None, window=6.0, resolution=0.1, rows=None, weights=None, nominal=None,
+             deadline=None) -> GrowNode:
     """Grow the unpruned C4.5 tree of ``(X, Y)`` (``Y`` one-hot), Algorithm 1 of seed 000.
 
     ``search_sigma`` / ``propagation_sigma``: per-feature noise deviations of the
     soft search (3.2.1) and soft training propagation (3.2.2); ``None`` = hard.
     ``rows`` / ``weights``: grow from these rows only (default: all, weight 1).
     ``nominal``: bool mask of nominal features (multiway tests, :func:`nominal_chain`).
+    Nodes are split breadth-first; once ``deadline`` (a ``time.perf_counter()``
+    value) passes, the nodes not yet split stay leaves, so a tree cut short
+    is the complete tree's top levels.
     """
     n = X.shape[0]
     rows = np.arange(n) if rows is None else np.asarray(rows)
     weights = np.ones(len(rows)) if weights is None else np.asarray(weights, float)
     root = GrowNode(rows, weights, _class_counts(Y, rows, weights))
-    stack = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
+    stack = deque([(root, 0)])
+    while stack and not expired(deadline):
+        node, depth = stack.popleft()
         total = node.weights.sum()
         if (np.count_nonzero(node.counts > 1e-9) <= 1 or total < 2 * min_samples_leaf
                 or (max_depth is not None and depth >= max_depth)):
@@ -176,7 +182,7 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
             continue
         if split.values is not None:
             branches = nominal_chain(X, Y, node, split.feature, split.values)
-            stack += [(b, depth + 1) for b in reversed(branches)]
+            stack += [(b, depth + 1) for b in branches]
             continue
         node.feature, node.threshold = split.feature, split.threshold
         if search_sigma is None:
@@ -188,7 +194,7 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
             continue
         node.left = GrowNode(lr, lw, _class_counts(Y, lr, lw))
         node.right = GrowNode(rr, rw, _class_counts(Y, rr, rw))
-        stack += [(node.right, depth + 1), (node.left, depth + 1)]
+        stack += [(node.left, depth + 1), (node.right, depth + 1)]
     return root
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..trees import Tree, from_complete, from_sklearn
+from .budget import expired
 from .greedy import clear_gap
 from .node_fit import fit_l1_logistic
 
@@ -30,7 +31,7 @@ def cart_tree(X, y, depth, min_samples_leaf=1, random_state=None, allowed=None) 
 
 
 def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, random_state=None,
-                        allowed=None) -> Tree:
+                        allowed=None, deadline=None) -> Tree:
     """Greedy top-down oblique tree for OCT-H: splits ``a_t x >= b_t`` (right) with ``||a_t||_1 <= 1``.
 
     At each node the candidates are CART's best stump and one l1-logistic
@@ -40,6 +41,8 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
     two children's majority labels. The node splits with the best candidate
     that lowers the node's error and leaves ``min_samples_leaf`` points on each
     side, and is unused (all points right) otherwise. Leaves get their majority class.
+    Once ``deadline`` (a ``time.perf_counter()`` value) passes, the nodes left
+    consider CART's stump only (the l1-logistic fits are what takes time).
     """
     X01 = np.asarray(X01, float)
     y = np.asarray(y, int)
@@ -67,6 +70,8 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
                 cands.append((a, float((Xn @ a)[Xn @ a > stump.threshold[0]].min())))
             classes = np.unique(yn)
             for k in (classes if len(classes) > 2 else classes[1:]):
+                if expired(deadline):
+                    break
                 w_k, c_k = fit_l1_logistic(Xn, np.where(yn == k, 1.0, -1.0), 10.0, random_state)
                 norm = np.abs(w_k).sum()
                 if norm > 0:

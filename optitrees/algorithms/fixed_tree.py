@@ -67,7 +67,13 @@ class FixedTree:
     def goes_right(self, X, nodes) -> np.ndarray:
         """Whether each row of ``X`` goes right at the split ``nodes`` (breadth-first ids, one per row)."""
         nodes = np.asarray(nodes)
-        values = np.einsum("ij,ij->i", X, self.W[nodes - 1])
+        nonzeros = np.count_nonzero(self.W, axis=1)
+        if nonzeros.max(initial=0) <= 1:          # axis-aligned: read one feature per row, no dense weight rows
+            feature = np.argmax(self.W != 0, axis=1)
+            coef = self.W[np.arange(self.n_splits), feature]
+            values = X[np.arange(X.shape[0]), feature[nodes - 1]] * coef[nodes - 1]
+        else:
+            values = np.einsum("ij,ij->i", X, self.W[nodes - 1])
         return ~self.active[nodes - 1] | (values > self.thr[nodes - 1])
 
     def path(self, X, start=1) -> np.ndarray:

@@ -15,6 +15,8 @@ import numpy as np
 
 from ..formulations.loss_optimal_solution import tree_from_hyperplanes
 from ..trees import Tree
+from .budget import expired
+from .node_fit import constant_fit
 
 __all__ = ["greedy_tree", "clear_gap", "within_bounds"]
 
@@ -44,7 +46,7 @@ def clear_gap(values, eps):
     return float(cands[np.argmin(np.abs(cands))])
 
 
-def greedy_tree(problem, fit) -> Tree:
+def greedy_tree(problem, fit, deadline=None) -> Tree:
     """Greedy top-down loss-optimal tree on ``problem.data`` (standardized units), feasible for its MIP.
 
     Parameters
@@ -52,6 +54,10 @@ def greedy_tree(problem, fit) -> Tree:
     problem : LossOptimalProblem
     fit : callable ``(X, y, h) -> (w, b)``
         From :func:`~optitrees.algorithms.node_fit.node_fitter`.
+    deadline : float, optional
+        ``time.perf_counter()`` after which no node is fitted: the nodes left get
+        :func:`~optitrees.algorithms.node_fit.constant_fit` (``w = 0``), so the tree
+        is still complete and feasible.
     """
     X, y = problem.data.X, np.asarray(problem.data.y, float)
     topo = problem.topology
@@ -62,7 +68,8 @@ def greedy_tree(problem, fit) -> Tree:
     for h, layer in enumerate(topo.layers):
         for t in layer:
             idx = np.flatnonzero(node_of == t)
-            w_t, b_t = fit(X[idx], y[idx], h)
+            w_t, b_t = constant_fit(y[idx], problem.spec.losses[h], X.shape[1]) if expired(deadline) \
+                else fit(X[idx], y[idx], h)
             w_t, b_t = within_bounds(w_t, b_t, problem.spec.weight_bound, problem.intercept_bound)
             if h < depth - 1:
                 b_t -= clear_gap(X[idx] @ w_t + b_t, problem.eps)

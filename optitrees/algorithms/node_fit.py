@@ -16,7 +16,13 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..formulations.tangents import logistic_loss
 
-__all__ = ["fit_l1_logistic", "fit_linear_svm", "node_fitter", "node_objective"]
+__all__ = ["fit_l1_logistic", "fit_linear_svm", "node_fitter", "node_objective", "constant_fit"]
+
+
+def constant_fit(y, loss: str, n_features: int):
+    """The node without features: ``w = 0`` and the intercept ``_constant`` gives (what a node gets when the
+    time budget ends before its fit)."""
+    return np.zeros(n_features), _constant(np.asarray(y, float), logistic=loss == "logistic")
 
 
 def _constant(y, logistic=True):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betaincinv
 
+from .budget import expired
 from .c45 import GrowNode, distribute
 
 __all__ = ["upper_error_rate", "expected_errors", "collapse", "prune", "SIMPLER_TOLERANCE"]
@@ -78,17 +79,22 @@ def _copy_tests(node: GrowNode) -> GrowNode:
 
 
 def prune(X, Y, node: GrowNode, confidence=0.25, laplace=True, subtree_raising=True,
-          propagation_sigma=None) -> None:
-    """Error-based pruning of the subtree of ``node`` in place (seed 000, 2.2.3: keep / leaf / raise)."""
+          propagation_sigma=None, deadline=None) -> None:
+    """Error-based pruning of the subtree of ``node`` in place (seed 000, 2.2.3: keep / leaf / raise).
+
+    Once ``deadline`` (a ``time.perf_counter()`` value) passes, nodes still to
+    be pruned only choose between keeping the subtree and a leaf (the re-distribution
+    of subtree raising is what takes time).
+    """
     if node.is_leaf:
         return
     branches = node.branches()
     for branch in branches:
-        prune(X, Y, branch, confidence, laplace, subtree_raising, propagation_sigma)
+        prune(X, Y, branch, confidence, laplace, subtree_raising, propagation_sigma, deadline)
     leaf = expected_errors(node.counts, confidence, laplace)
     keep = _subtree_errors(node, confidence, laplace)
     raised, branch = None, np.inf
-    if subtree_raising:
+    if subtree_raising and not expired(deadline):
         largest = max(branches, key=lambda b: b.weights.sum())
         raised = _copy_tests(largest)
         distribute(X, Y, raised, node.rows, node.weights, propagation_sigma)
@@ -103,4 +109,4 @@ def prune(X, Y, node: GrowNode, confidence=0.25, laplace=True, subtree_raising=T
         if raised.is_leaf:
             node.make_leaf()
         else:
-            prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma)
+            prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline)

@@ -22,6 +22,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
+from .budget import expired
+
 __all__ = ["lasso_select", "correctness_model", "N_CS"]
 
 #: Values of the inverse regularization strength C tried by cross-validation.
@@ -44,6 +46,29 @@ def _l1_cv(Cs, cv, random_state):
                                 **params)
 
 
+def _cv_fit(Z, y, Cs, cv, random_state, deadline):
+    """The L1 logistic model at the ``C`` of least cross-validated log loss, as ``_l1_cv`` chooses it, with a
+    deadline: the grid is walked from the sparsest model up and the walk stops when ``deadline`` passes (at
+    least the first ``C`` is scored). Returns a fitted model with ``coef_``, ``intercept_`` and ``C_``."""
+    from sklearn.metrics import log_loss
+    from sklearn.model_selection import StratifiedKFold
+
+    folds = list(StratifiedKFold(cv).split(Z, y))
+    losses = []
+    for C in Cs:
+        if losses and expired(deadline):
+            break
+        total = 0.0
+        for train, test in folds:
+            model = _quiet(LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit, Z[train], y[train])
+            total += log_loss(y[test], model.predict_proba(Z[test]), labels=model.classes_)
+        losses.append(total)
+    best = float(Cs[int(np.argmin(losses))])
+    model = _quiet(LogisticRegression(C=best, random_state=random_state, **_l1_params()).fit, Z, y)
+    model.C_ = np.array([best])
+    return model
+
+
 def _quiet(fit, *args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -58,19 +83,23 @@ def _grid(Z, y) -> np.ndarray:
     return c0 * np.logspace(0.05, 4, N_CS)
 
 
-def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=None) -> tuple[np.ndarray, np.ndarray]:
     """``(indices, coefficients)`` of the ``n_rules`` columns of the rule matrix ``Z`` kept by LASSO (II-B).
 
     Indices are ordered by decreasing ``|coefficient|`` (ties: lower index
-    first); ``coefficients`` are those of the model that selected them.
+    first); ``coefficients`` are those of the model that selected them. With
+    a ``deadline`` the cross-validation stops scoring the grid and the walk up
+    the path towards ``n_rules`` rules stops when it passes (fewer rules are
+    kept then).
     """
     Z = np.asarray(Z, dtype=float)
     Cs = _grid(Z, y)
-    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Z, y)
+    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Z, y) if deadline is None else \
+        _cv_fit(Z, y, Cs, cv, random_state, deadline)
     coef = model.coef_.ravel()
     start = int(np.searchsorted(Cs, float(np.ravel(model.C_)[0])))
     for C in Cs[start + 1:]:
-        if np.count_nonzero(coef) >= n_rules:
+        if np.count_nonzero(coef) >= n_rules or expired(deadline):
             break
         coef = _quiet(LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit, Z, y).coef_.ravel()
     order = np.lexsort((np.arange(len(coef)), -np.abs(coef)))
@@ -78,7 +107,7 @@ def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None) -> tuple[np
     return keep, coef[keep]
 
 
-def correctness_model(X, correct, cv: int = 3, random_state=None) -> tuple[np.ndarray, float]:
+def correctness_model(X, correct, cv: int = 3, random_state=None, deadline=None) -> tuple[np.ndarray, float]:
     """``(weights, intercept)`` on the original scale of ``X`` of an L1 logistic model of ``correct`` (II-C).
 
     When one outcome has fewer than ``cv`` rows (no stratified cross-validation
@@ -93,6 +122,8 @@ def correctness_model(X, correct, cv: int = 3, random_state=None) -> tuple[np.nd
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale[scale == 0] = 1.0
     Xs = (X - mean) / scale
-    model = _quiet(_l1_cv(_grid(Xs, correct), cv, random_state).fit, Xs, correct)
+    Cs = _grid(Xs, correct)
+    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Xs, correct) if deadline is None else \
+        _cv_fit(Xs, correct, Cs, cv, random_state, deadline)
     w = model.coef_.ravel() / scale
     return w, float(model.intercept_[0] - w @ mean)

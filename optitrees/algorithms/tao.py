@@ -24,14 +24,13 @@ end, splits no training point reaches are switched off (dead branches pruned).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from .budget import expired
 from .fixed_tree import FixedTree
 from .node_fit import fit_l1_logistic
 
-__all__ = ["tao_label_tree", "label_objective"]
+__all__ = ["tao_label_tree", "label_objective", "feature_order"]
 
 
 def label_objective(ft: FixedTree, X, y, L_hat, alpha=0.0, complexity="splits") -> float:
@@ -44,6 +43,14 @@ def _complexity(ft, mask, kind):
     if kind == "splits":
         return int(np.sum(mask & ft.active))
     return int(np.sum((ft.W[mask & ft.active]) != 0))
+
+
+def feature_order(X, allowed=None) -> np.ndarray:
+    """Rows of ``X`` sorted by each allowed feature, shape ``(n_allowed, n)``: what :func:`tao_label_tree` reads
+    node orders from (TMO sorts once and shares it between the runs on the same rows)."""
+    X = np.asarray(X, float)
+    cols = slice(None) if allowed is None else np.asarray(allowed, bool)
+    return np.argsort(X[:, cols], axis=0, kind="stable").T
 
 
 def _scan(Xt, prefer, allowed, gap=0.0, order=None):
@@ -90,7 +97,8 @@ def _snap(values, thr, mu):
 class _LabelTAO:
     """One TAO run on a label tree (see :func:`tao_label_tree`)."""
 
-    def __init__(self, X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state):
+    def __init__(self, X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state,
+                 sorted_rows=None):
         self.X, self.y = np.asarray(X, float), np.asarray(y, np.int64)
         self.L_hat, self.alpha, self.kind = float(L_hat), float(alpha), complexity
         self.oblique, self.n_min, self.mu = oblique, int(min_samples_leaf), float(mu)
@@ -98,7 +106,7 @@ class _LabelTAO:
         self.random_state = random_state
         self.n_classes = int(self.y.max()) + 1
         # every feature sorted once: a node's order is then read off in O(n p) instead of sorted again
-        self.sorted_rows = np.argsort(self.X[:, self.allowed], axis=0, kind="stable").T      # (q, n)
+        self.sorted_rows = feature_order(self.X, self.allowed) if sorted_rows is None else sorted_rows   # (q, n)
 
     def node_order(self, rows):
         """Positions in ``rows`` sorted by each allowed feature (from the global sort when the node is large)."""
@@ -204,7 +212,7 @@ def _apply(ft, t, kind, arg, subtree):
 
 def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="splits", oblique=False,
                    min_samples_leaf=1, mu=0.0, allowed=None, max_passes=20, deadline=None,
-                   random_state=None) -> FixedTree:
+                   random_state=None, sorted_rows=None) -> FixedTree:
     """TAO of a label tree on ``(X, y)`` (class indices ``0..K-1``); returns an improved copy.
 
     Parameters
@@ -228,23 +236,28 @@ def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="sp
         Features splits may use.
     max_passes : int, default=20
     deadline : float, optional
-        ``time.perf_counter()`` after which no new node is optimized.
+        ``time.perf_counter()`` after which no new node is optimized (checked before every node).
+    sorted_rows : ndarray, optional
+        :func:`feature_order` of ``(X, allowed)`` when the caller has it (TMO shares one between runs).
     """
     X = np.asarray(X, float)
     y = np.asarray(y, np.int64)
     if L_hat is None:
         L_hat = max(len(y) - np.bincount(y).max(), 1)
-    run = _LabelTAO(X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state)
     ft = ft.copy()
+    if expired(deadline):
+        return _prune_dead(ft, X)
+    run = _LabelTAO(X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state,
+                    sorted_rows)
     S = ft.n_splits
     for _ in range(max_passes):
         improved = False
         rows = ft.rows_by_node(X)
         empty = np.zeros(0, np.int64)
         for level in range(ft.depth, -1, -1):             # bottom-up: the leaves, then each level of splits
-            if deadline is not None and time.perf_counter() >= deadline:
-                return _prune_dead(ft, X)
             for t in range(2**level, 2 ** (level + 1)):
+                if expired(deadline):
+                    return _prune_dead(ft, X)
                 r = rows.get(t, empty)
                 if t > S:
                     improved |= run.leaf_step(ft, t - S - 1, r)

@@ -32,14 +32,15 @@ recomputed, which gives exactly the sequential result.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
 
 from ..trees import Tree
+from .budget import expired
 from .fixed_tree import FixedTree
-from .tao import tao_label_tree
+from .forest import grow_forest
+from .tao import feature_order, tao_label_tree
 
 __all__ = ["tmo_label_tree", "tmo_loss_optimal", "encode", "decode", "crossover", "LEAF", "NIL"]
 
@@ -113,6 +114,22 @@ def decode(code: list, X, y, n_classes: int, rng, allowed=None) -> FixedTree:
     return ft
 
 
+def _initial_population(make, items, n_jobs, deadline):
+    """``[make(item) for item in items]`` until ``deadline``: at least one individual, then as many as the time
+    allows (in batches of ``2 n_jobs`` when parallel), so the population is sized to the budget."""
+    from joblib import Parallel, delayed
+
+    population = []
+    batch = 1 if n_jobs == 1 else 2 * n_jobs
+    for first in range(0, len(items), batch):
+        if population and expired(deadline):
+            break
+        chunk = items[first:first + batch]
+        population += [make(item) for item in chunk] if n_jobs == 1 else \
+            Parallel(n_jobs=n_jobs)(delayed(make)(item) for item in chunk)
+    return population
+
+
 def _generation_loop(population, fitness, offspring, n_generations, rng, deadline, n_jobs):
     """Algorithm 3's loop on a population with its fitness (higher is better); returns the best individual."""
     from joblib import Parallel, delayed
@@ -121,8 +138,8 @@ def _generation_loop(population, fitness, offspring, n_generations, rng, deadlin
     best = int(np.argmax(fitness))
     best_ind, best_fit = population[best], fitness[best]
     history = [best_fit]
-    for g in range(n_generations):
-        if deadline is not None and time.perf_counter() >= deadline:
+    for g in range(n_generations if k >= 2 else 0):          # crossover needs a partner
+        if expired(deadline):
             break
         boot = rng.integers(0, offspring.n_points, offspring.n_points)
         partners = [int(j if j < i else j + 1) for i, j in enumerate(rng.integers(0, k - 1, k))]
@@ -135,7 +152,7 @@ def _generation_loop(population, fitness, offspring, n_generations, rng, deadlin
                                                for i in range(k))
         replaced = np.zeros(k, bool)
         for i in range(k):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if expired(deadline):
                 break
             j = partners[i]
             if children[i] is None or (j < i and replaced[j]):
@@ -154,17 +171,26 @@ class _LabelOffspring:
         self.X, self.y, self.n_classes, self.depth = X, y, n_classes, depth
         self.cross_rate, self.tao_options, self.allowed = cross_rate, tao_options, allowed
         self.n_points, self.deadline = len(y), deadline
+        self._sample = (None, None, None)           # (bootstrap rows, their X, their feature order)
 
     def fitness(self, ft):
         return float(np.mean(ft.predict(self.X) == self.y))
+
+    def _bootstrap(self, boot):
+        """``X[boot]`` and its :func:`feature_order`, computed once per generation (all offspring share ``boot``)."""
+        if self._sample[0] is not boot:
+            Xb = self.X[boot]
+            self._sample = (boot, Xb, feature_order(Xb, self.allowed))
+        return self._sample[1], self._sample[2]
 
     def __call__(self, ti, tj, boot, seed):
         rng = np.random.default_rng(seed)
         code = crossover(encode(ti.to_tree(self.n_classes), self.depth), encode(tj.to_tree(self.n_classes), self.depth),
                          self.cross_rate, rng)
-        child = decode(code, self.X[boot], self.y[boot], self.n_classes, rng, self.allowed)
-        child = tao_label_tree(child, self.X[boot], self.y[boot], allowed=self.allowed, deadline=self.deadline,
-                               **self.tao_options)
+        Xb, order = self._bootstrap(boot)
+        child = decode(code, Xb, self.y[boot], self.n_classes, rng, self.allowed)
+        child = tao_label_tree(child, Xb, self.y[boot], allowed=self.allowed, deadline=self.deadline,
+                               sorted_rows=order, **self.tao_options)
         return child, self.fitness(child)
 
 
@@ -173,26 +199,26 @@ def tmo_label_tree(X, y, depth, n_classes=None, *, n_estimators=100, n_generatio
     """TMO (Algorithm 3) of an axis-aligned label tree; returns ``(best FixedTree, best fitness per generation)``.
 
     ``tao_options`` go to :func:`~optitrees.algorithms.tao.tao_label_tree`
-    (``alpha``, ``min_samples_leaf``, ``max_passes`` ...).
+    (``alpha``, ``min_samples_leaf``, ``max_passes`` ...). With a ``deadline``
+    the forest, the initial population and the generations stop when it
+    passes: the population is then the trees improved so far (at least one).
     """
-    from joblib import Parallel, delayed
-    from sklearn.ensemble import RandomForestClassifier
-
     X = np.asarray(X, float)
     y = np.asarray(y, np.int64)
     n_classes = int(y.max()) + 1 if n_classes is None else int(n_classes)
     rng = np.random.default_rng(random_state)
     cols = np.arange(X.shape[1]) if allowed is None else np.flatnonzero(allowed)
-    forest = RandomForestClassifier(n_estimators=n_estimators, max_depth=depth,
-                                    random_state=int(rng.integers(2**31 - 1)), n_jobs=n_jobs).fit(X[:, cols], y)
+    forest = grow_forest(X[:, cols], y, n_estimators, deadline, max_depth=depth,
+                         random_state=int(rng.integers(2**31 - 1)), n_jobs=n_jobs)
     tao_options = dict(tao_options or {})
     offspring = _LabelOffspring(X, y, n_classes, depth, cross_rate, tao_options, allowed, deadline)
+    order = feature_order(X, allowed)
 
     def initial(est):
         ft = decode(encode(_forest_tree(est, cols, X.shape[1]), depth), X, y, n_classes, np.random.default_rng(0))
-        return tao_label_tree(ft, X, y, allowed=allowed, deadline=deadline, **tao_options)
+        return tao_label_tree(ft, X, y, allowed=allowed, deadline=deadline, sorted_rows=order, **tao_options)
 
-    population = Parallel(n_jobs=n_jobs)(delayed(initial)(est) for est in forest.estimators_)
+    population = _initial_population(initial, list(forest.estimators_), n_jobs, deadline)
     fitness = [offspring.fitness(ft) for ft in population]
     best, _, history = _generation_loop(population, fitness, offspring, n_generations, rng, deadline, n_jobs)
     return best, history
@@ -247,8 +273,6 @@ def tmo_loss_optimal(problem, fit_for, *, n_estimators=20, n_generations=5, cros
     ``fit_for(allowed)`` returns the node fitter restricted to the features
     ``allowed`` (the random subspace of an individual).
     """
-    from joblib import Parallel, delayed
-
     from .greedy import greedy_tree
     from .tao_loss_optimal import tao_loss_optimal
 
@@ -263,10 +287,10 @@ def tmo_loss_optimal(problem, fit_for, *, n_estimators=20, n_generations=5, cros
         allowed = np.zeros(p, bool)
         allowed[r.choice(p, max(1, p // 2), replace=False)] = True
         boot = _bootstrapped(problem, rows)
-        tree = greedy_tree(boot, fit_for(allowed))
+        tree = greedy_tree(boot, fit_for(allowed), deadline=deadline)
         return tao_loss_optimal(tree, problem, fit_for(None), deadline=deadline, **tao_options)
 
-    population = Parallel(n_jobs=n_jobs)(delayed(initial)(s) for s in rng.integers(0, 2**31 - 1, n_estimators))
+    population = _initial_population(initial, list(rng.integers(0, 2**31 - 1, n_estimators)), n_jobs, deadline)
     fitness = [offspring.fitness(t) for t in population]
     best, _, history = _generation_loop(population, fitness, offspring, n_generations, rng, deadline, n_jobs)
     return best, history

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..algorithms.budget import Budget, expired
 from ..algorithms.c45 import grow_c45, to_tree
 from ..algorithms.pessimistic_pruning import collapse, prune
 from ..readable import format_number
@@ -70,10 +71,16 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         code not seen at a node in training follows the next larger seen code.
         The soft components leave nominal features hard.
     forbidden_features : sequence of str or int, optional
+    time_limit : float, optional
+        Seconds for the whole ``fit``. Nodes are split breadth-first; at the
+        limit the nodes not yet split stay leaves and the pruning that is left
+        skips subtree raising (``truncated_`` says so).
 
     Attributes
     ----------
     classes_, n_features_in_, feature_names_in_
+    truncated_ : bool
+        The time limit stopped the growth or the pruning early.
     tree_ : Tree
         The pruned tree; ``value`` holds the (fractional) training class weights.
     nominal_ : ndarray of bool
@@ -104,12 +111,13 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         "resolution": [Interval(Real, 0, None, closed="neither")],
         "categorical_features": ["array-like", str, Integral, None],
         "forbidden_features": ["array-like", str, Integral, None],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
     }
 
     def __init__(self, confidence_factor=0.25, *, min_samples_leaf=2, max_depth=None, criterion="gain_ratio",
                  pruning=True, subtree_raising=True, laplace=True, search_uncertainty=0.0,
                  propagation_uncertainty=0.0, evaluation_uncertainty=0.0, window=6.0, resolution=0.1,
-                 categorical_features=None, forbidden_features=None):
+                 categorical_features=None, forbidden_features=None, time_limit=None):
         self.confidence_factor = confidence_factor
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
@@ -124,6 +132,7 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         self.resolution = resolution
         self.categorical_features = categorical_features
         self.forbidden_features = forbidden_features
+        self.time_limit = time_limit
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -136,6 +145,7 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Grow the tree (soft search / propagation when asked), then prune it."""
+        budget = Budget(self.time_limit)
         self._validate_params()
         check_numeric_frame(X)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", ensure_min_samples=2)
@@ -157,10 +167,13 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         root = grow_c45(X, Y, allowed=allowed, min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
                         criterion=self.criterion, search_sigma=self._sigma(self.search_uncertainty),
                         propagation_sigma=propagation, window=self.window, resolution=self.resolution,
-                        nominal=self.nominal_)
+                        nominal=self.nominal_, deadline=budget.before_end(0.1))
+        growth_cut = expired(budget.before_end(0.1))
         if self.pruning:
             collapse(root)
-            prune(X, Y, root, self.confidence_factor, self.laplace, self.subtree_raising, propagation)
+            prune(X, Y, root, self.confidence_factor, self.laplace, self.subtree_raising, propagation,
+                  deadline=budget.deadline)
+        self.truncated_ = growth_cut or budget.expired
         self.tree_ = to_tree(root, X.shape[1])
         self.n_leaves_ = self.tree_.n_leaves
         return self

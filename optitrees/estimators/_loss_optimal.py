@@ -200,7 +200,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
 
     def _starts(self, problem, deadline, methods):
         fit = self._fitter(problem)
-        starts = {"greedy": greedy_tree(problem, fit)}
+        starts = {"greedy": greedy_tree(problem, fit, deadline=deadline)}
         if "tao" in methods:
             starts["tao"] = tao_loss_optimal(starts["greedy"], problem, fit, deadline=deadline)
         if "tmo" in methods:

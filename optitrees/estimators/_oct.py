@@ -87,7 +87,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
         allowed = self._allowed(problem)
         if self._oblique:
             greedy = greedy_oblique_tree(data.X, data.y, spec.depth, spec.n_classes, spec.min_samples_leaf, spec.mu,
-                                         self._seed, allowed)
+                                         self._seed, allowed, deadline=deadline)
         else:
             greedy = cart_tree(data.X, data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed)
         starts = {"greedy": greedy.with_counts(data.X, data.y)}

@@ -7,10 +7,11 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..algorithms.budget import Budget
+from ..algorithms.forest import grow_forest
 from ..algorithms.rule_extraction import forest_rules, rule_matrix
 from ..algorithms.rule_selection import correctness_model, lasso_select
 from ..readable import round_linear_model
@@ -19,6 +20,10 @@ from ._input import encode_labels, feature_names, validate_xy
 from ._views import _Printed
 
 __all__ = ["RuleSetClassifier"]
+
+
+#: Shares of ``time_limit`` at which the forest's growth and the LASSO path stop (counted from their start).
+FOREST_SHARE, LASSO_SHARE = 0.4, 0.3
 
 
 class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
@@ -55,6 +60,10 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
     max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"
         Of the forest (scikit-learn's meaning).
     random_state : int, optional
+    time_limit : float, optional
+        Seconds for the whole ``fit``: the forest may use 40% (fewer trees), the
+        LASSO path up to 70% (fewer rules), the rest fits correctness models
+        (a rule left without one is always trusted); see ``truncated_``.
 
     Attributes
     ----------
@@ -66,6 +75,9 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
         P, distinct rules of the forest.
     lasso_coef_ : ndarray of shape (M,)
         LASSO coefficient of each kept rule.
+    truncated_ : bool
+        ``time_limit`` cut the fit short: a smaller forest, fewer rules, or
+        rules without a correctness model (always trusted).
 
     Examples
     --------
@@ -86,10 +98,11 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
         "max_features": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right"),
                          StrOptions({"sqrt", "log2"}), None],
         "random_state": [Interval(Integral, 0, None, closed="left"), None],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
     }
 
     def __init__(self, n_rules=10, *, n_estimators=100, max_depth=3, correct_weight=2.0, incorrect_weight=1.0, cv=3,
-                 max_features="sqrt", random_state=None):
+                 max_features="sqrt", random_state=None, time_limit=None):
         self.n_rules = n_rules
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -98,9 +111,11 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.max_features = max_features
         self.random_state = random_state
+        self.time_limit = time_limit
 
     def fit(self, X, y):
         """Grow the forest, pool and select its rules, fit one correctness model per rule."""
+        budget = Budget(self.time_limit)
         self._validate_params()
         X, y = validate_xy(self, X, y)
         self.classes_, y_pm = encode_labels(y, binary=True, name="RuleSetClassifier",
@@ -108,19 +123,23 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
         y01 = (y_pm > 0).astype(np.int64)
         if np.bincount(y01).min() < self.cv:
             raise ValueError(f"each class needs at least cv={self.cv} rows for the cross-validated LASSO")
-        self.forest_ = RandomForestClassifier(self.n_estimators, max_depth=self.max_depth,
-                                              max_features=self.max_features, random_state=self.random_state,
-                                              n_jobs=1).fit(X, y01)
+        self.forest_ = grow_forest(X, y01, self.n_estimators, budget.until(FOREST_SHARE), max_depth=self.max_depth,
+                                   max_features=self.max_features, random_state=self.random_state, n_jobs=1)
         candidates = forest_rules(self.forest_, X)
         self.n_candidate_rules_ = len(candidates)
-        keep, self.lasso_coef_ = lasso_select(rule_matrix(candidates, X), y01, self.n_rules, self.cv, self.random_state)
+        keep, self.lasso_coef_ = lasso_select(rule_matrix(candidates, X), y01, self.n_rules, self.cv, self.random_state,
+                                              deadline=budget.until(LASSO_SHARE))
         rules = [candidates[k] for k in keep]
         used = sorted({j for r in rules for j in r.features})
         W = np.zeros((len(rules), X.shape[1]))
-        b = np.zeros(len(rules))
+        b = np.ones(len(rules))                  # a rule whose model the budget left unfitted is always trusted
         for m, rule in enumerate(rules):
-            w, b0 = correctness_model(X[:, used], rule.predict(X) == y01, self.cv, self.random_state)
+            if budget.expired:
+                break
+            w, b0 = correctness_model(X[:, used], rule.predict(X) == y01, self.cv, self.random_state,
+                                      deadline=budget.deadline)
             W[m, used], b[m] = round_linear_model(w, b0, X[:, used])
+        self.truncated_ = budget.expired
         self.rule_set_ = RuleSet(rules, W, b, float(self.correct_weight), float(self.incorrect_weight))
         return self
 

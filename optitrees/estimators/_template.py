@@ -192,14 +192,14 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
     def _start_methods(self) -> tuple:
         """The starts to compute: always the greedy one, then what ``warm_start`` asks for (nothing more
         with ``warm_start=False``: the greedy model is only the fallback then)."""
-        if self.warm_start is False or self.warm_start is np.False_:
+        if _is_false(self.warm_start):
             return ("greedy",)
         choice = self._default_start if isinstance(self.warm_start, (bool, np.bool_)) else self.warm_start
         return {"greedy": ("greedy",), "tao": ("greedy", "tao"), "tmo": ("greedy", "tmo"),
                 "best": ("greedy", "tao", "tmo")}[choice]
 
     def _start_deadline(self, budget):
-        return budget.until(self._tmo_share if "tmo" in self._start_methods else self._start_share)
+        return budget.starts_until(self._tmo_share if "tmo" in self._start_methods else self._start_share)
 
     # -------------------------------------------------------------- fit
     def fit(self, X, y):
@@ -241,7 +241,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
                              else "; the solver starts without it")))
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": finals[start_name]} if feasible or self.constraints is None else {}
-        result = self._solve(f, x0 if self.warm_start is not False and feasible else None, budget)
+        result = self._solve(f, x0 if not _is_false(self.warm_start) and feasible else None, budget)
         if result.x is not None and np.all(np.isfinite(result.x)):
             model, checks = family.decode(f, result.x)
             reference = result.objective if result.objective is not None else f.objective_value(result.x)
@@ -354,6 +354,11 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
 
     def _feature_names(self):
         return feature_names(self)
+
+
+def _is_false(flag) -> bool:
+    """``False`` given as a Python or a numpy boolean (``np.False_`` is not ``False``)."""
+    return isinstance(flag, (bool, np.bool_)) and not flag
 
 
 def _version(engine):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -12,12 +11,16 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..algorithms.budget import Budget
 from ..algorithms.uct_dt import UCTSearch
 from ._c45 import C45Classifier
 from ._input import encode_labels, feature_names, resolve_features, validate_xy
 from ._views import TreeViews
 
 __all__ = ["UCTDTClassifier"]
+
+#: Share of ``time_limit`` the C4.5 fit that chooses the depth (``max_depth=None``) may use.
+DEPTH_CHOICE_SHARE = 0.25
 
 
 def _search(X, y, ind, val, n_classes, allowed, depth, params, n_iterations, deadline, seed):
@@ -43,7 +46,8 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
     n_iterations : int, default=2000
         MCTS iterations (the seed used 2e5).
     time_limit : float, optional
-        Seconds for the whole fit; the search stops at it.
+        Seconds for the whole fit; the search stops at it. With ``max_depth=None``
+        the C4.5 fit that chooses the depth has a quarter of it.
     n_candidates : int, default=3
         K, the tests generated per new leaf (K = 1 is the greedy search).
     exploration : float, default=1.0
@@ -132,7 +136,7 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Split induction / validation rows, search, keep the tree of best validation F1."""
-        t0 = time.perf_counter()
+        budget = Budget(self.time_limit)
         self._validate_params()
         X, y = validate_xy(self, X, y)
         self.classes_, y_idx = encode_labels(y, binary=False)
@@ -148,13 +152,14 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
         if self.max_depth is not None:
             depth = self.max_depth
         else:                                   # eta_depth: the depth of C4.5's tree (seed 000, 4.5.1)
-            c45 = C45Classifier(self.confidence_factor, forbidden_features=self.forbidden_features).fit(X, y_idx)
-            depth = max(c45.tree_.max_depth, 1)
+            c45 = C45Classifier(self.confidence_factor, forbidden_features=self.forbidden_features,
+                                time_limit=None if budget.seconds is None else DEPTH_CHOICE_SHARE * budget.seconds)
+            depth = max(c45.fit(X, y_idx).tree_.max_depth, 1)
         params = {"n_candidates": self.n_candidates, "exploration": self.exploration, "policy": self.policy,
                   "dt_pruning": self.dt_pruning, "value_pruning": self.value_pruning,
                   "vp_every": self.value_pruning_every, "vp_depth": self.value_pruning_depth,
                   "min_samples_split": self.min_samples_split, "confidence_factor": self.confidence_factor}
-        deadline = None if self.time_limit is None else t0 + self.time_limit
+        deadline = budget.deadline
         n_searches = 1 if self.n_jobs in (None, 1) else max(1, min(abs(self.n_jobs), self.n_iterations))
         shares = [self.n_iterations // n_searches + (i < self.n_iterations % n_searches) for i in range(n_searches)]
         seed = np.random.default_rng(self.random_state).integers(2**31, size=n_searches)

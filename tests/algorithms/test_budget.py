@@ -19,3 +19,17 @@ def test_unlimited_and_expired():
     assert not u.expired
     e = Budget(0.0)
     assert e.expired and e.remaining() == 0.0
+
+
+def test_deadline_checks_and_bounded_starts():
+    from optitrees.algorithms import expired, remaining
+    from optitrees.algorithms.budget import UNLIMITED_START_SECONDS
+
+    assert not expired(None) and remaining(None) is None
+    assert expired(time.perf_counter()) and remaining(time.perf_counter() - 5.0) == 0.0
+    assert 4.0 < remaining(time.perf_counter() + 5.0) <= 5.0
+    # without a limit the starts still end: a share of UNLIMITED_START_SECONDS from now
+    t = time.perf_counter()
+    d = Budget(None).starts_until(0.5)
+    assert t + 0.5 * UNLIMITED_START_SECONDS - 1e-6 <= d <= time.perf_counter() + 0.5 * UNLIMITED_START_SECONDS
+    assert Budget(10.0).starts_until(0.2) <= time.perf_counter() + 2.0

@@ -52,3 +52,22 @@ def test_a_soft_threshold_that_splits_no_row_ends_the_branch():
     Y = np.eye(2)[np.r_[rng.integers(0, 2, 40), [1, 1]]]
     root = grow_c45(X, Y, allowed=np.ones(1, bool), search_sigma=np.array([60.0]))
     assert all(leaf.weights.sum() > 0 for leaf in root.leaves())
+
+
+def test_growth_stops_at_its_deadline_and_splits_breadth_first(monkeypatch):
+    import time
+
+    from optitrees.algorithms import c45
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    Y = np.eye(2)[(X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int)]
+    allowed = np.ones(4, bool)
+    assert grow_c45(X, Y, allowed=allowed, deadline=time.perf_counter() - 1.0).is_leaf
+    full = to_tree(grow_c45(X, Y, allowed=allowed), 4)
+    checks = iter([False] * 3 + [True] * 1000)             # the deadline passes after three nodes are split
+    monkeypatch.setattr(c45, "expired", lambda deadline: next(checks))
+    cut = to_tree(grow_c45(X, Y, allowed=allowed, deadline=1.0), 4)
+    assert full.max_depth > 2 and cut.max_depth == 2      # depth first would have gone down to depth 3
+    splits = {(int(f), float(t)) for f, t in zip(full.feature[~full.is_leaf], full.threshold[~full.is_leaf])}
+    assert {(int(f), float(t)) for f, t in zip(cut.feature[~cut.is_leaf], cut.threshold[~cut.is_leaf])} <= splits

@@ -46,3 +46,19 @@ def test_clear_gap_and_bounds():
     assert not np.any((shifted > 0) & (shifted < 1e-5))
     w, b = within_bounds(np.array([3.0, -4.0]), 50.0, 5.0, 10.0)
     assert np.abs(w).sum() <= 5.0 + 1e-12 and abs(b) <= 10.0 + 1e-12 and w[0] / w[1] == pytest.approx(-0.75)
+
+
+def test_a_greedy_tree_cut_by_its_deadline_is_complete_and_feasible(formulation):
+    import time
+
+    problem = formulation.problem
+    fitted = []
+
+    def fit(X, y, h, **kw):
+        fitted.append(h)
+        return node_fitter(problem.spec, 0)(X, y, h, **kw)
+
+    tree = greedy_tree(problem, fit, deadline=time.perf_counter() - 1.0)
+    assert fitted == []                                       # no node was fitted after the deadline
+    assert np.all(tree.weights == 0)
+    assert formulation.violation(start(formulation, tree)) < 1e-9

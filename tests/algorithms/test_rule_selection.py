@@ -60,3 +60,20 @@ def test_l1_keyword_arguments_give_a_sparse_model(rule_columns):
     coef = LogisticRegression(C=_grid(Z, y)[1], **_l1_params()).fit(Z, y).coef_
     assert 0 < np.count_nonzero(coef) < Z.shape[1]
     assert isinstance(_l1_cv([1.0], 3, 0), LogisticRegressionCV)
+
+
+def test_the_cross_validation_with_a_deadline_chooses_as_scikit_learn_does():
+    import time
+
+    from optitrees.algorithms.rule_selection import _cv_fit, _grid, _l1_cv
+
+    rng = np.random.default_rng(0)
+    Z = (rng.random((500, 40)) < 0.3).astype(float)
+    y = (Z[:, :5].sum(axis=1) + rng.normal(size=500) > 1.5).astype(int)
+    Cs = _grid(Z, y)
+    reference = _l1_cv(Cs, 3, 0).fit(Z, y)
+    ours = _cv_fit(Z, y, Cs, 3, 0, time.perf_counter() + 600)
+    assert float(ours.C_[0]) == float(np.ravel(reference.C_)[0])
+    assert np.allclose(ours.coef_, reference.coef_) and np.allclose(ours.intercept_, reference.intercept_)
+    # a passed deadline scores the first C only: the sparsest model of the grid
+    assert float(_cv_fit(Z, y, Cs, 3, 0, time.perf_counter() - 1).C_[0]) == float(Cs[0])

@@ -78,3 +78,18 @@ def test_deadline_stops_tao():
     start = _random_tree(rng, X, 3, 3)
     out = tao_label_tree(start, X, y, deadline=time.perf_counter() - 1)
     assert np.array_equal(out.W, start.W) and np.array_equal(out.leaf_label, start.leaf_label)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_axis_aligned_routing_reads_one_feature_per_row(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(200, 5))
+    ft = _random_tree(rng, X, 3, 2)
+    ft.W[2] *= -2.5                                       # a scaled (negative) axis-aligned weight
+    ft.active[4] = False
+    nodes = rng.integers(1, ft.n_splits + 1, len(X))
+    dense = ~ft.active[nodes - 1] | (np.einsum("ij,ij->i", X, ft.W[nodes - 1]) > ft.thr[nodes - 1])
+    assert np.array_equal(ft.goes_right(X, nodes), dense)
+    ft.W[0, 1] = 0.3                                      # an oblique split: the dense path
+    dense = ~ft.active[nodes - 1] | (np.einsum("ij,ij->i", X, ft.W[nodes - 1]) > ft.thr[nodes - 1])
+    assert np.array_equal(ft.goes_right(X, nodes), dense)

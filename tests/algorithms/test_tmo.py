@@ -63,3 +63,31 @@ def test_evolution_improves_and_parallel_runs_agree():
     assert h1 == h2 and np.array_equal(one.W, two.W) and np.array_equal(one.thr, two.thr)
     assert all(b >= a for a, b in zip(h1, h1[1:])) and len(h1) == 4
     assert np.mean(one.predict(X) == y) == pytest.approx(h1[-1])
+
+
+def test_a_passed_deadline_stops_the_forest_population_and_generations():
+    import time
+
+    X, y = load_breast_cancer(return_X_y=True)
+    t0 = time.perf_counter()
+    best, history = tmo_label_tree(X, y, 3, n_estimators=100, n_generations=5, random_state=0,
+                                   deadline=time.perf_counter() - 1.0)
+    assert time.perf_counter() - t0 < 1.0                  # one forest chunk and one individual, no generation
+    assert len(history) == 1
+    assert np.mean(best.predict(X) == y) == pytest.approx(history[0])
+
+
+def test_a_deadline_sizes_the_population_to_the_budget():
+    import time
+
+    X, y = load_breast_cancer(return_X_y=True)
+    calls = []
+    from optitrees.algorithms import tmo
+
+    def make(item):
+        calls.append(item)
+        time.sleep(0.05)
+        return item
+
+    population = tmo._initial_population(make, list(range(100)), 1, time.perf_counter() + 0.3)
+    assert 3 <= len(population) <= 10 and population == list(range(len(population)))

@@ -254,3 +254,24 @@ def test_highs_is_left_at_the_deadline_when_it_overruns_its_limit(formulation, r
     assert res.objective == pytest.approx(reference.objective, rel=1e-6)    # HiGHS had reported its optimum
     assert formulation.violation(res.x) < 1e-7
     assert formulation.objective_value(res.x) == pytest.approx(res.objective)
+
+
+def test_an_explicit_thread_count_works_after_runs_with_another(formulation, reference):
+    # HiGHS sizes one scheduler per process at its first run; a later run asking another thread count used to
+    # fail before solving (kNotset), which the branch and cut and the polishing LP reported as no solution
+    for threads in (None, 1, 2, 1):
+        r = solvers.solve(formulation, threads=threads, mip_gap=0)
+        assert r.status == "optimal", (threads, r.message)
+        assert r.objective == pytest.approx(reference.objective, rel=1e-6, abs=1e-6)
+
+
+def test_no_highs_banner_on_stdout_unless_verbose(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import numpy as np; from optitrees import OCTHClassifier; "
+            "X = np.random.default_rng(0).normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int); "
+            "OCTHClassifier(max_depth=1, time_limit=5).fit(X, y)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "HiGHS" not in out.stdout and "Copyright" not in out.stdout

@@ -1,0 +1,118 @@
+"""Does every estimator keep ``time_limit``? Fit seconds against the limit, on real data of ordinary size.
+
+Each fit runs in its own process (a fresh interpreter: no warm caches, and
+the peak resident memory is the fit's own), with one solver thread. A fit
+passes when it takes at most ``1.05 * limit + 1`` seconds (the library's
+promise). The table gives the fit seconds, the limit, the returned method,
+the solver's status where there is a solver, and the fit's stage timings
+(``solver_result_.timings`` or ``fit_timings_``) so an overrun shows where the
+time went. Rows are appended to ``results/budget.csv`` as they finish.
+
+Run: python bench/budget.py [--datasets phishing a2a_test adult] [--limits 2 5 30] [--depths 2 3 4]
+                            [--estimators OCT TAO ...] [--rows 30000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _data import require_shared  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results"
+OUT = RESULTS / "budget.csv"
+
+#: Estimator name -> (constructor expression, whether it has a depth). ``{d}`` is the depth, ``{L}`` the limit.
+ESTIMATORS = {
+    "LossOptimal": ("LossOptimalTreeClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
+    "OLCT": ("OLCTClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
+    "MARGOT": ("MARGOTClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
+    "OCT": ("OCTClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
+    "OCTH": ("OCTHClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
+    "RiskScore": ("RiskScoreClassifier(n_rules=5, time_limit={L}, threads=1)", False),
+    "GeneralizedRiskScore": ("GeneralizedRiskScoreClassifier(n_rules=3, time_limit={L}, threads=1)", False),
+    "TAO": ("TAOClassifier(max_depth={d}, time_limit={L})", True),
+    "TMO": ("TMOClassifier(max_depth={d}, time_limit={L})", True),
+    "C45": ("C45Classifier(time_limit={L})", False),
+    "UCTDT": ("UCTDTClassifier(time_limit={L})", False),
+    "RuleSet": ("RuleSetClassifier(time_limit={L})", False),
+    "ContextualTree": ("ContextualTreeClassifier(time_limit={L})", False),
+    "ContextualTreeRegressor": ("ContextualTreeRegressor(time_limit={L})", False),
+}
+
+_CHILD = r"""
+import json, resource, sys, time, warnings
+sys.path.insert(0, {bench!r})
+import numpy as np
+from _data import load_numeric
+from optitrees import *
+X, y, _ = load_numeric({data!r})
+if {rows} < len(y):
+    keep = np.random.default_rng(0).choice(len(y), {rows}, replace=False)
+    X, y = X[keep], y[keep]
+est = {expr}
+warnings.simplefilter("ignore")
+t0 = time.perf_counter()
+est.fit(X, y)
+seconds = time.perf_counter() - t0
+result = getattr(est, "solver_result_", None)
+timings = dict(getattr(result, "timings", None) or getattr(est, "fit_timings_", None) or {{}})
+print(json.dumps(dict(seconds=seconds, rows=len(y), features=X.shape[1],
+                      method=str(getattr(est, "method_", "")),
+                      status=str(getattr(result, "status", "")),
+                      timings={{k: round(float(v), 2) for k, v in timings.items()}},
+                      peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+"""
+
+
+def run_one(data, rows, expr, limit):
+    code = _CHILD.format(bench=str(Path(__file__).parent), data=data, rows=rows, expr=expr)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=max(120.0, 10 * limit + 60))
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        return dict(seconds=float("nan"), error=proc.stderr.strip().splitlines()[-1][:200], wall=wall)
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["wall"] = wall
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["phishing", "a2a_test", "adult"])
+    parser.add_argument("--limits", nargs="+", type=float, default=[2.0, 5.0, 30.0])
+    parser.add_argument("--depths", nargs="+", type=int, default=[2, 3, 4])
+    parser.add_argument("--estimators", nargs="+", default=list(ESTIMATORS))
+    parser.add_argument("--rows", type=int, default=30000, help="subsample larger data sets to this many rows")
+    args = parser.parse_args(argv)
+    require_shared()
+    RESULTS.mkdir(exist_ok=True)
+    rows = []
+    for data in args.datasets:
+        for name in args.estimators:
+            template, has_depth = ESTIMATORS[name]
+            for depth in (args.depths if has_depth else [None]):
+                for limit in args.limits:
+                    expr = template.format(d=depth, L=limit)
+                    out = run_one(data, args.rows, expr, limit)
+                    row = dict(data=data, estimator=name, depth=depth, limit=limit, **out)
+                    row["ok"] = bool(row["seconds"] <= 1.05 * limit + 1.0)
+                    rows.append(row)
+                    print(f"{data:9s} {name:24s} d={depth!s:4s} limit {limit:5.1f}  fit {row['seconds']:7.2f} s  "
+                          f"{'ok ' if row['ok'] else 'OVER'} {row.get('method', '')} {row.get('status', '')} "
+                          f"{row.get('timings', '')} {row.get('error', '')}", flush=True)
+                    pd.DataFrame([row]).to_csv(OUT, mode="a", header=not OUT.exists(), index=False)
+    frame = pd.DataFrame(rows)
+    print(f"\n{int(frame['ok'].sum())} of {len(frame)} fits within 5% + 1 s of their limit")
+
+
+if __name__ == "__main__":
+    main()
