@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -15,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import export
+from ..algorithms.budget import Budget
 from ..algorithms.contextual_bandit import (classification_rewards, cross_entropy_gradient, policy_gradient,
                                             regression_rewards, sample_actions, supervised_targets, train_policy)
 from ..algorithms.policy_network import PolicyNetwork
@@ -67,7 +67,7 @@ class _ContextualTrees(BaseEstimator):
     # ---------------------------------------------------------------- fit
     def fit(self, X, y):
         """Validate CART's depth, grow the forest, train the policy (Algorithm 4) with early stopping."""
-        t0 = time.perf_counter()
+        budget = Budget(self.time_limit)
         self._validate_params()
         hidden = tuple(int(h) for h in np.atleast_1d(self.hidden_layer_sizes))
         if any(h < 1 for h in hidden):
@@ -108,7 +108,7 @@ class _ContextualTrees(BaseEstimator):
             choice = np.argmax(network.logits(Zv), axis=1)
             return self._choice_score(Pv[np.arange(len(Xv)), choice], yv)
 
-        deadline = None if self.time_limit is None else t0 + self.time_limit
+        deadline = budget.deadline
         self.history_ = train_policy(net, Zt, batch_signal, validation_score, max_epochs=self.max_epochs,
                                      batch_size=self.batch_size, learning_rate=self.learning_rate,
                                      patience=self.patience, rng=rng, deadline=deadline)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,6 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..algorithms.budget import Budget
 from ..algorithms.cart import cart_tree
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.tao import label_objective, tao_label_tree
@@ -130,7 +130,7 @@ class TAOClassifier(_LocalSearchTree):
 
     def fit(self, X, y):
         """Fit CART, then improve it by TAO."""
-        t0 = time.perf_counter()
+        budget = Budget(self.time_limit)
         data, allowed = self._prepare(X, y, "unit" if self.oblique else None)
         L_hat = max(len(data.y) - np.bincount(data.y).max(), 1)
         start = FixedTree.from_tree(cart_tree(data.X, data.y, self.max_depth, self.min_samples_leaf,
@@ -140,7 +140,7 @@ class TAOClassifier(_LocalSearchTree):
         ft = tao_label_tree(start, data.X, data.y, L_hat=L_hat, alpha=self.alpha, complexity=complexity,
                             oblique=self.oblique, min_samples_leaf=self.min_samples_leaf, allowed=allowed,
                             max_passes=self.max_passes, random_state=self.random_state,
-                            deadline=None if self.time_limit is None else t0 + self.time_limit)
+                            deadline=budget.deadline)
         return self._finish(ft, data, L_hat)
 
 
@@ -214,14 +214,14 @@ class TMOClassifier(_LocalSearchTree):
 
     def fit(self, X, y):
         """Run TMO from a random forest's trees."""
-        t0 = time.perf_counter()
+        budget = Budget(self.time_limit)
         data, allowed = self._prepare(X, y, None)
         L_hat = max(len(data.y) - np.bincount(data.y).max(), 1)
         best, self.fitness_history_ = tmo_label_tree(
             data.X, data.y, self.max_depth, len(self.classes_), n_estimators=self.n_estimators,
             n_generations=self.n_generations, cross_rate=self.cross_rate, random_state=self.random_state,
             n_jobs=1 if self.n_jobs is None else self.n_jobs, allowed=allowed,
-            deadline=None if self.time_limit is None else t0 + self.time_limit,
+            deadline=budget.deadline,
             tao_options=dict(L_hat=L_hat, alpha=self.alpha, min_samples_leaf=self.min_samples_leaf))
         return self._finish(best, data, L_hat)
 

@@ -100,14 +100,10 @@ class HighsBackend:
 
     @staticmethod
     def version() -> str:
-        import highspy
-
         h = new_highs()
         return f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
 
     def solve(self, formulation, options: SolveOptions, start=None) -> SolverResult:
-        import highspy
-
         t0 = time.perf_counter()
         h = configured_highs(options)
         formulation.to_highs(names=False, start=start, highs=h)

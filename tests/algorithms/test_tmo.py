@@ -80,9 +80,9 @@ def test_a_passed_deadline_stops_the_forest_population_and_generations():
 def test_a_deadline_sizes_the_population_to_the_budget():
     import time
 
-    X, y = load_breast_cancer(return_X_y=True)
-    calls = []
     from optitrees.algorithms import tmo
+
+    calls = []
 
     def make(item):
         calls.append(item)
@@ -90,4 +90,4 @@ def test_a_deadline_sizes_the_population_to_the_budget():
         return item
 
     population = tmo._initial_population(make, list(range(100)), 1, time.perf_counter() + 0.3)
-    assert 3 <= len(population) <= 10 and population == list(range(len(population)))
+    assert 3 <= len(population) <= 10 and population == list(range(len(population))) == calls
