@@ -115,8 +115,8 @@ class HighsBackend:
 
         mip = bool(formulation.integrality.any())
         progress = ProgressPrinter(self.name, options)
-        run = _WatchedRun(h, progress if mip else None)
-        with progress:
+        with progress:           # entered first: HiGHS's callbacks write the trace relative to its start
+            run = _WatchedRun(h, progress if mip else None)
             finished = run.wait(limit + _GRACE if np.isfinite(limit) else None)
         t2 = time.perf_counter()
         timings = {"build": formulation.build_time, "handoff": t1 - t0, "solve": t2 - t1}

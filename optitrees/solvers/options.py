@@ -96,7 +96,7 @@ class ProgressPrinter:
         self.trace: list[tuple[float, float | None, float | None]] = []
         self._stop = threading.Event()
         self._thread = None
-        self._t0 = 0.0
+        self._t0 = time.perf_counter()
 
     def update(self, **info):
         self.info.update(info)
