@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["Budget", "expired", "remaining", "UNLIMITED_START_SECONDS"]
+__all__ = ["Budget", "expired", "remaining", "call_until", "UNLIMITED_START_SECONDS"]
 
 #: Seconds the warm starts of a fit without a time limit may use: no stage runs unbounded because the user
 #: gave the solver no limit (a TMO start on 80 rows ran past 50 s before this bound).
@@ -29,6 +29,51 @@ def expired(deadline: float | None) -> bool:
 def remaining(deadline: float | None) -> float | None:
     """Seconds until ``deadline`` (never negative), ``None`` without one."""
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+
+def call_until(deadline: float | None, fn, *args, **kwargs):
+    """``(True, fn(*args, **kwargs))``, or ``(False, None)`` when ``deadline`` passes first.
+
+    For one call that checks no deadline itself and can take longer than the
+    whole budget (a liblinear l1-logistic fit on 30,000 rows x 123 features:
+    17-22 s). It runs in a worker thread (liblinear releases the GIL) that the
+    caller stops waiting for at the deadline; the worker starts ``fn`` only if
+    the deadline has not passed. An abandoned call runs to its end in the
+    background, its result dropped; the worker is not a daemon thread, so an
+    interpreter exiting meanwhile waits for it instead of stopping native code.
+    Without a deadline ``fn`` is simply called.
+
+    >>> call_until(None, max, 1, 2)
+    (True, 2)
+    >>> call_until(time.perf_counter() + 5.0, max, 1, 2)
+    (True, 2)
+    >>> call_until(time.perf_counter() - 1.0, max, 1, 2)
+    (False, None)
+    """
+    import threading
+
+    if deadline is None:
+        return True, fn(*args, **kwargs)
+    if expired(deadline):
+        return False, None
+    out = {}
+
+    def work():
+        if expired(deadline):
+            return
+        try:
+            out["value"] = fn(*args, **kwargs)
+        except BaseException as exc:              # re-raised in the caller
+            out["error"] = exc
+
+    worker = threading.Thread(target=work, name="optitrees-deadline", daemon=False)
+    worker.start()
+    worker.join(remaining(deadline))
+    if worker.is_alive() or not out:
+        return False, None
+    if "error" in out:
+        raise out["error"]
+    return True, out["value"]
 
 
 class Budget:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..trees import Tree, from_complete, from_sklearn
-from .budget import expired
+from .budget import call_until
 from .greedy import clear_gap
 from .node_fit import fit_l1_logistic
 
@@ -42,7 +42,8 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
     that lowers the node's error and leaves ``min_samples_leaf`` points on each
     side, and is unused (all points right) otherwise. Leaves get their majority class.
     Once ``deadline`` (a ``time.perf_counter()`` value) passes, the nodes left
-    consider CART's stump only (the l1-logistic fits are what takes time).
+    consider CART's stump only (the l1-logistic fits are what takes time; one
+    still running then is abandoned, :func:`~optitrees.algorithms.budget.call_until`).
     """
     X01 = np.asarray(X01, float)
     y = np.asarray(y, int)
@@ -70,9 +71,11 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
                 cands.append((a, float((Xn @ a)[Xn @ a > stump.threshold[0]].min())))
             classes = np.unique(yn)
             for k in (classes if len(classes) > 2 else classes[1:]):
-                if expired(deadline):
+                done, fitted = call_until(deadline, fit_l1_logistic, Xn, np.where(yn == k, 1.0, -1.0), 10.0,
+                                          random_state)
+                if not done:
                     break
-                w_k, c_k = fit_l1_logistic(Xn, np.where(yn == k, 1.0, -1.0), 10.0, random_state)
+                w_k, c_k = fitted
                 norm = np.abs(w_k).sum()
                 if norm > 0:
                     cands.append((w_k / norm, -c_k / norm))

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..formulations.loss_optimal_solution import tree_from_hyperplanes
 from ..trees import Tree
-from .budget import expired
+from .budget import call_until
 from .node_fit import constant_fit
 
 __all__ = ["greedy_tree", "clear_gap", "within_bounds"]
@@ -55,9 +55,10 @@ def greedy_tree(problem, fit, deadline=None) -> Tree:
     fit : callable ``(X, y, h) -> (w, b)``
         From :func:`~optitrees.algorithms.node_fit.node_fitter`.
     deadline : float, optional
-        ``time.perf_counter()`` after which no node is fitted: the nodes left get
-        :func:`~optitrees.algorithms.node_fit.constant_fit` (``w = 0``), so the tree
-        is still complete and feasible.
+        ``time.perf_counter()`` by which node fits end (a fit still running then
+        is abandoned, :func:`~optitrees.algorithms.budget.call_until`): the nodes
+        left get :func:`~optitrees.algorithms.node_fit.constant_fit` (``w = 0``),
+        so the tree is still complete and feasible.
     """
     X, y = problem.data.X, np.asarray(problem.data.y, float)
     topo = problem.topology
@@ -68,8 +69,8 @@ def greedy_tree(problem, fit, deadline=None) -> Tree:
     for h, layer in enumerate(topo.layers):
         for t in layer:
             idx = np.flatnonzero(node_of == t)
-            w_t, b_t = constant_fit(y[idx], problem.spec.losses[h], X.shape[1]) if expired(deadline) \
-                else fit(X[idx], y[idx], h)
+            done, fitted = call_until(deadline, fit, X[idx], y[idx], h)
+            w_t, b_t = fitted if done else constant_fit(y[idx], problem.spec.losses[h], X.shape[1])
             w_t, b_t = within_bounds(w_t, b_t, problem.spec.weight_bound, problem.intercept_bound)
             if h < depth - 1:
                 b_t -= clear_gap(X[idx] @ w_t + b_t, problem.eps)

@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
-from .budget import expired
+from .budget import call_until
 
 __all__ = ["lasso_select", "correctness_model", "N_CS"]
 
@@ -48,23 +48,31 @@ def _l1_cv(Cs, cv, random_state):
 
 def _cv_fit(Z, y, Cs, cv, random_state, deadline):
     """The L1 logistic model at the ``C`` of least cross-validated log loss, as ``_l1_cv`` chooses it, with a
-    deadline: the grid is walked from the sparsest model up and the walk stops when ``deadline`` passes (at
-    least the first ``C`` is scored). Returns a fitted model with ``coef_``, ``intercept_`` and ``C_``."""
+    deadline: the grid is walked from the sparsest model up, and a fold fit still running at ``deadline`` is
+    abandoned (:func:`~optitrees.algorithms.budget.call_until`) and ends the walk; the ``C`` s scored in full
+    compete (none: the sparsest). The final fit at the chosen ``C`` runs to its end. Returns a fitted model
+    with ``coef_``, ``intercept_`` and ``C_``."""
     from sklearn.metrics import log_loss
     from sklearn.model_selection import StratifiedKFold
+
+    def l1_fit(C, rows):
+        return _quiet(LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit, Z[rows], y[rows])
 
     folds = list(StratifiedKFold(cv).split(Z, y))
     losses = []
     for C in Cs:
-        if losses and expired(deadline):
-            break
         total = 0.0
         for train, test in folds:
-            model = _quiet(LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit, Z[train], y[train])
+            done, model = call_until(deadline, l1_fit, C, train)
+            if not done:
+                break
             total += log_loss(y[test], model.predict_proba(Z[test]), labels=model.classes_)
-        losses.append(total)
-    best = float(Cs[int(np.argmin(losses))])
-    model = _quiet(LogisticRegression(C=best, random_state=random_state, **_l1_params()).fit, Z, y)
+        else:
+            losses.append(total)
+            continue
+        break
+    best = float(Cs[int(np.argmin(losses))]) if losses else float(Cs[0])
+    model = l1_fit(best, np.arange(len(y)))
     model.C_ = np.array([best])
     return model
 
@@ -99,9 +107,13 @@ def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=No
     coef = model.coef_.ravel()
     start = int(np.searchsorted(Cs, float(np.ravel(model.C_)[0])))
     for C in Cs[start + 1:]:
-        if np.count_nonzero(coef) >= n_rules or expired(deadline):
+        if np.count_nonzero(coef) >= n_rules:
             break
-        coef = _quiet(LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit, Z, y).coef_.ravel()
+        done, model = call_until(deadline, _quiet, LogisticRegression(C=C, random_state=random_state,
+                                                                      **_l1_params()).fit, Z, y)
+        if not done:
+            break
+        coef = model.coef_.ravel()
     order = np.lexsort((np.arange(len(coef)), -np.abs(coef)))
     keep = order[:min(n_rules, np.count_nonzero(coef))]
     return keep, coef[keep]

@@ -27,12 +27,11 @@ regularizer counted).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..formulations.loss_optimal_solution import layer_loss_functions
 from ..trees import Tree
+from .budget import call_until
 from .fixed_tree import FixedTree
 from .greedy import clear_gap, within_bounds
 
@@ -188,14 +187,16 @@ def tao_loss_optimal(tree: Tree, problem, fit, max_passes: int = 10, deadline=No
         From :func:`~optitrees.algorithms.node_fit.node_fitter` (with ``sample_weight``).
     max_passes : int, default=10
     deadline : float, optional
-        ``time.perf_counter()`` after which no new node fit starts (a step cut short
-        leaves the tree as the last completed step left it).
+        ``time.perf_counter()`` by which node fits end (none starts after it, one still
+        running then is abandoned; a step cut short leaves the tree as the last
+        completed step left it).
     """
 
     def fit_in_time(*args, **kwargs):
-        if deadline is not None and time.perf_counter() >= deadline:
+        done, fitted = call_until(deadline, fit, *args, **kwargs)
+        if not done:
             raise _OutOfTime
-        return fit(*args, **kwargs)
+        return fitted
 
     run = _LossTAO(problem, fit_in_time)
     ft = FixedTree.from_tree(tree, problem.spec.depth - 1)

@@ -33,3 +33,16 @@ def test_deadline_checks_and_bounded_starts():
     d = Budget(None).starts_until(0.5)
     assert t + 0.5 * UNLIMITED_START_SECONDS - 1e-6 <= d <= time.perf_counter() + 0.5 * UNLIMITED_START_SECONDS
     assert Budget(10.0).starts_until(0.2) <= time.perf_counter() + 2.0
+
+
+def test_a_call_past_the_deadline_is_left_and_errors_reach_the_caller():
+    import pytest
+
+    from optitrees.algorithms.budget import call_until
+
+    t0 = time.perf_counter()
+    assert call_until(t0 + 0.2, time.sleep, 1.5) == (False, None)
+    assert time.perf_counter() - t0 < 0.6
+    assert call_until(time.perf_counter() + 5.0, divmod, 7, 2) == (True, (3, 1))
+    with pytest.raises(ZeroDivisionError):
+        call_until(time.perf_counter() + 5.0, divmod, 1, 0)
