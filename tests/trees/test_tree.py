@@ -107,3 +107,15 @@ def test_oblique_view_and_bad_arrays():
         Tree([1, -1, -1], [-1, -1, -1], [[1.0]] * 3, [0.0] * 3)
     with pytest.raises(ValueError, match="smaller id"):
         Tree([2, -1, -1], [2, -1, -1], [[1.0]] * 3, [0.0] * 3)
+
+
+def test_node_values_read_one_feature_for_axis_aligned_nodes_and_match_the_dense_product():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 4))
+    W = np.array([[0.0, 2.5, 0, 0], [1.0, -1.0, 0.5, 0], [0, 0, 0, -3.0], [0, 0, 0, 0], [0, 0, 0, 0],
+                  [0, 0, 0, 0], [0, 0, 0, 0]])
+    t = Tree([1, 3, 5, -1, -1, -1, -1], [2, 4, 6, -1, -1, -1, -1], W, np.zeros(7))
+    nodes = rng.integers(0, 7, 300)
+    assert np.allclose(t.node_values(X, nodes), np.einsum("ij,ij->i", X, W[nodes]), rtol=0, atol=1e-12)
+    rows = rng.integers(0, 300, 50)
+    assert np.allclose(t.node_values(X, nodes[:50], rows), np.einsum("ij,ij->i", X[rows], W[nodes[:50]]))
