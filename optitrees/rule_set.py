@@ -109,6 +109,24 @@ class RuleSet:
     def n_rules(self) -> int:
         return len(self.rules)
 
+    def feature_importances(self, X, coefficients, n_features: int) -> np.ndarray:
+        """Share of each feature in the rules' selection, summing to 1.
+
+        Rule ``m`` counts ``|coefficients_m| * std(fires_m(x))`` over ``X`` (its LASSO
+        coefficient times how much its firing varies), shared equally by the
+        features its conditions test.
+        """
+        out = np.zeros(n_features)
+        if not self.rules:
+            return out
+        influence = np.abs(np.asarray(coefficients, float)) * self.fires(X).std(axis=0)
+        for rule, value in zip(self.rules, influence):
+            used = sorted(set(rule.features))
+            if used:
+                out[used] += value / len(used)
+        total = out.sum()
+        return out / total if total > 0 else out
+
     def fires(self, X) -> np.ndarray:
         """``(n, M)`` booleans: the IF part of each rule holds."""
         return np.column_stack([r.fires(X) for r in self.rules])

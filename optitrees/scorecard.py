@@ -91,6 +91,18 @@ class ScoreCard:
         hit = np.where(self.greater[None, :], ge, ~ge).astype(float)
         return np.where(self.per_unit[None, :], values, hit)
 
+    def feature_importances(self, X, n_features: int) -> np.ndarray:
+        """Share of each feature in the spread of the total score over ``X``, summing to 1 (zeros without rules).
+
+        Rule ``k`` counts ``|points_k| * std(r_k(x))`` over ``X`` (its points times
+        how much its value varies: a rule every point satisfies moves nobody's
+        score), credited to the feature it tests.
+        """
+        influence = np.abs(self.points) * self.rules(X).std(axis=0)
+        out = np.bincount(np.asarray(self.features, int), weights=influence, minlength=n_features).astype(float)
+        total = out.sum()
+        return out / total if total > 0 else out
+
     def totals(self, X) -> np.ndarray:
         """Total points of each point (integers for integer-valued features)."""
         return self.rules(X) @ self.points

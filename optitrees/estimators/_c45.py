@@ -13,7 +13,7 @@ from ..algorithms.budget import Budget, expired
 from ..algorithms.c45 import grow_c45, to_tree
 from ..algorithms.pessimistic_pruning import collapse, prune
 from ..readable import format_number
-from ..trees import node_membership
+from ..trees import feature_importances, node_membership
 from ._input import check_numeric_frame, encode_labels, feature_names, resolve_features
 from ._views import TreeViews
 
@@ -81,6 +81,11 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
     classes_, n_features_in_, feature_names_in_
     truncated_ : bool
         The time limit stopped the growth or the pruning early.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Each classifying node's training points shared over the features of its
+        hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
+        axis-aligned split), summed and normalized
+        (:func:`optitrees.trees.feature_importances`).
     tree_ : Tree
         The pruned tree; ``value`` holds the (fractional) training class weights.
     nominal_ : ndarray of bool
@@ -175,6 +180,7 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
                   deadline=budget.deadline)
         self.truncated_ = growth_cut or budget.expired
         self.tree_ = to_tree(root, X.shape[1])
+        self.feature_importances_ = feature_importances(self.tree_)
         self.n_leaves_ = self.tree_.n_leaves
         return self
 

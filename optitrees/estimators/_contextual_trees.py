@@ -116,6 +116,9 @@ class _ContextualTrees(BaseEstimator):
         self.validation_score_ = validation_score(net)
         self.n_epochs_ = len(self.history_.validation)
         self.tree_usage_ = np.bincount(self._choose(X), minlength=len(self.trees_))
+        # the forest trees' (impurity-based) importances, weighted by how many training points each explains
+        self.feature_importances_ = np.average([e.feature_importances_ for e in self.forest_.estimators_], axis=0,
+                                               weights=self.tree_usage_)
         return self
 
     def _validated_cart(self, Xt, yt, Xv, yv):
@@ -252,6 +255,9 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
         Mean reward (bandit) or loss (supervised) and validation accuracy per epoch.
     validation_score_ : float
     n_epochs_ : int
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        The forest trees' impurity-based importances averaged with the weights
+        ``tree_usage_`` (what explains the training points the policy routes).
     tree_usage_ : ndarray
         How many training rows the policy sends to each tree.
     input_mean_, input_scale_ : ndarray

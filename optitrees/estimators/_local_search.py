@@ -15,7 +15,7 @@ from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.tao import label_objective, tao_label_tree
 from ..algorithms.tmo import tmo_label_tree
 from ..scaling import ScaledData
-from ..trees import readable_tree
+from ..trees import feature_importances, readable_tree
 from ._input import encode_labels, feature_names, resolve_features, validate_xy
 from ._views import TreeViews
 
@@ -49,6 +49,7 @@ class _LocalSearchTree(TreeViews, ClassifierMixin, BaseEstimator):
         """Store the tree in original units with short thresholds, and its exact objective."""
         tree = ft.to_tree(len(self.classes_)).to_original_units(data)
         self.tree_ = tree = readable_tree(tree, data.X_original).with_counts(data.X_original, data.y)
+        self.feature_importances_ = feature_importances(tree, data.X_original)
         errors = int(np.sum(tree.predict(data.X_original) != data.y))
         complexity = tree.n_features_used() if getattr(self, "oblique", False) else tree.n_splits()
         self.objective_ = float(errors / L_hat + self.alpha * complexity)
@@ -99,6 +100,11 @@ class TAOClassifier(_LocalSearchTree):
     Attributes
     ----------
     classes_, n_features_in_, feature_names_in_
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Each classifying node's training points shared over the features of its
+        hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
+        axis-aligned split), summed and normalized
+        (:func:`optitrees.trees.feature_importances`).
     tree_ : Tree
     objective_ : float
         ``errors / L_hat + alpha * complexity`` of the returned tree.
@@ -131,7 +137,7 @@ class TAOClassifier(_LocalSearchTree):
     def fit(self, X, y):
         """Fit CART, then improve it by TAO."""
         budget = Budget(self.time_limit)
-        data, allowed = self._prepare(X, y, "unit" if self.oblique else None)
+        data, allowed = self._prepare(X, y, "unit")
         L_hat = max(len(data.y) - np.bincount(data.y).max(), 1)
         start = FixedTree.from_tree(cart_tree(data.X, data.y, self.max_depth, self.min_samples_leaf,
                                               self.random_state, allowed).with_counts(data.X, data.y), self.max_depth)
@@ -178,6 +184,11 @@ class TMOClassifier(_LocalSearchTree):
     Attributes
     ----------
     classes_, n_features_in_, feature_names_in_
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Each classifying node's training points shared over the features of its
+        hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
+        axis-aligned split), summed and normalized
+        (:func:`optitrees.trees.feature_importances`).
     tree_ : Tree
     objective_ : float
         ``errors / L_hat + alpha * splits`` of the returned tree.
@@ -215,7 +226,7 @@ class TMOClassifier(_LocalSearchTree):
     def fit(self, X, y):
         """Run TMO from a random forest's trees."""
         budget = Budget(self.time_limit)
-        data, allowed = self._prepare(X, y, None)
+        data, allowed = self._prepare(X, y, "unit")
         L_hat = max(len(data.y) - np.bincount(data.y).max(), 1)
         best, self.fitness_history_ = tmo_label_tree(
             data.X, data.y, self.max_depth, len(self.classes_), n_estimators=self.n_estimators,

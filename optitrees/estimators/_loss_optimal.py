@@ -19,6 +19,7 @@ from ..algorithms.tmo import tmo_loss_optimal
 from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, layer_losses
 from ..formulations.loss_optimal_solution import LOSS_OPTIMAL
 from ..solvers.registry import get_backend
+from ..trees import feature_importances, node_std
 from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
 from ._views import TreeViews
 
@@ -31,6 +32,11 @@ _ATTRIBUTES_DOC = """    Attributes
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` had string column names.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Each classifying node's training points shared over the features of its
+        hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
+        axis-aligned split), summed and normalized
+        (:func:`optitrees.trees.feature_importances`).
     tree_ : Tree
         The fitted tree in the user's units: inner nodes route by
         ``weights @ x <= threshold``, the leaves are the last layer's linear
@@ -225,7 +231,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
 
     def _store(self, problem, tree):
         self.tree_ = tree
-        self.node_std_ = _node_std(tree, problem.data.X_original)
+        self.node_std_ = node_std(tree, problem.data.X_original)
+        self.feature_importances_ = feature_importances(tree, problem.data.X_original)
 
     def _has_proba(self):
         try:
@@ -262,7 +269,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         import pandas as pd
 
         check_is_fitted(self)
-        std = self.node_std_ if X is None else _node_std(self.tree_, self._X(X))
+        std = self.node_std_ if X is None else node_std(self.tree_, self._X(X))
         return pd.DataFrame(self.tree_.weights * std, index=pd.Index(np.arange(self.tree_.n_nodes), name="node"),
                             columns=self._feature_names())
 
@@ -286,17 +293,6 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         right[:, :-1] = path[:, 1:] == tree.children_right[path[:, :-1]]
         right[:, -1] = values[:, -1] > 0
         return path, np.where(right, p, 1.0 - p)
-
-
-def _node_std(tree, X):
-    """Std of each feature over the points reaching each node (zero where none do)."""
-    path = tree.decision_path(X)
-    std = np.zeros_like(tree.weights)
-    for t in range(tree.n_nodes):
-        rows = (path == t).any(axis=1)
-        if rows.any():
-            std[t] = X[rows].std(axis=0)
-    return std
 
 
 def _fill(doc):

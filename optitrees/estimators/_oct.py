@@ -14,6 +14,7 @@ from ..algorithms.tao import tao_label_tree
 from ..algorithms.tmo import tmo_label_tree
 from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
+from ..trees import feature_importances
 from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
 from ._views import TreeViews
 
@@ -121,6 +122,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
 
     def _store(self, problem, tree):
         self.tree_ = tree
+        self.feature_importances_ = feature_importances(tree, problem.data.X_original)
 
     def predict_proba(self, X):
         """Training class frequencies in the leaf each sample reaches, shape ``(n_samples, n_classes)``."""
@@ -159,6 +161,11 @@ _DOC = """{summary}
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` had string column names.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Each classifying node's training points shared over the features of its
+        hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
+        axis-aligned split), summed and normalized
+        (:func:`optitrees.trees.feature_importances`).
     tree_ : Tree
         Splits ``w @ x <= threshold`` (left) in original units, leaf labels as
         indices into ``classes_`` and training class counts per node.

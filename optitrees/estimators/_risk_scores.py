@@ -27,6 +27,9 @@ _ATTRIBUTES_DOC = """    Attributes
     n_features_in_ : int
     feature_names_in_ : ndarray
         Only when ``X`` had string column names.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        ``|points| * std(rule value)`` of each rule on the training data, per
+        feature, normalized (:meth:`ScoreCard.feature_importances`).
     score_card_ : ScoreCard
         {card}
     objective_ : float
@@ -58,6 +61,9 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
 
     def _store(self, problem, card):
         self.score_card_ = card
+        # the generalized card's cutting-plane problem holds one column per candidate threshold; its source the features
+        data = problem.source.data if getattr(problem, "source", None) is not None else problem.data
+        self.feature_importances_ = card.feature_importances(data.X_original, data.n_features)
 
     #: Whether a ``constraints`` hook makes ``method="auto"`` pick the tangent model.
     _hook_needs_tangents = False

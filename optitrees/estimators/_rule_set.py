@@ -69,6 +69,9 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
     ----------
     classes_, n_features_in_, feature_names_in_
     forest_ : RandomForestClassifier
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        ``|LASSO coefficient| * std(fires)`` of each kept rule, shared by the
+        features it tests, normalized (:meth:`RuleSet.feature_importances`).
     rule_set_ : RuleSet
         The kept rules and their correctness models; the fitted model.
     n_candidate_rules_ : int
@@ -141,6 +144,7 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
             W[m, used], b[m] = round_linear_model(w, b0, X[:, used])
         self.truncated_ = budget.expired
         self.rule_set_ = RuleSet(rules, W, b, float(self.correct_weight), float(self.incorrect_weight))
+        self.feature_importances_ = self.rule_set_.feature_importances(X, self.lasso_coef_, X.shape[1])
         return self
 
     def _X(self, X):

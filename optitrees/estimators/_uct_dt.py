@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..algorithms.budget import Budget
 from ..algorithms.uct_dt import UCTSearch
+from ..trees import feature_importances
 from ._c45 import C45Classifier
 from ._input import encode_labels, feature_names, resolve_features, validate_xy
 from ._views import TreeViews
@@ -76,6 +77,11 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_, n_features_in_, feature_names_in_
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Each classifying node's training points shared over the features of its
+        hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
+        axis-aligned split), summed and normalized
+        (:func:`optitrees.trees.feature_importances`).
     tree_ : Tree
     validation_f1_ : float
     n_iterations_ : int
@@ -168,6 +174,7 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
             for share, s in zip(shares, seed))
         best = max((s.best() for s in searches), key=lambda n: (n.state.f1, -n.state.n_leaves()))
         self.tree_ = best.state.to_tree(X.shape[1])
+        self.feature_importances_ = feature_importances(self.tree_)
         self.validation_f1_ = best.state.f1
         self.max_depth_ = depth
         self.n_iterations_ = sum(s.iterations for s in searches)

@@ -49,6 +49,20 @@ class TreeViews(_Printed):
         X = self._X(X)
         return self.tree_.decision_path(X)
 
+    def get_depth(self) -> int:
+        """Edges on the longest root-to-leaf path of ``tree_`` (0 for a single leaf), as scikit-learn's trees.
+
+        In a loss-optimal tree the linear leaves are the last of its ``max_depth``
+        classifying layers, so a full tree has ``get_depth() == max_depth - 1``.
+        """
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Leaves of ``tree_``."""
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
 
 
 class ScoreCardViews(_Printed):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from optitrees import OCTClassifier, OCTHClassifier, OLCTClassifier, TAOClassifier, TMOClassifier
@@ -71,3 +72,15 @@ def test_oct_from_tmo_and_octh_refined_by_tao():
                      X, y)
     r = octh.solver_result_
     assert octh.objective_ <= r.objectives["solver"] + 1e-12 and octh.objective_ <= octh.greedy_objective_
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e12])
+def test_features_at_any_scale_give_the_same_predictions(scale):
+    # scikit-learn's trees inside (the CART start, TMO's forest) treat a range under 1e-7 as constant: both
+    # learn on features scaled to [0, 1] and report thresholds in the user's units
+    X, y = load_breast_cancer(return_X_y=True)
+    for est in (TAOClassifier(max_depth=2), TMOClassifier(max_depth=2, n_estimators=10, random_state=0)):
+        reference = clone(est).fit(X, y).predict(X)
+        scaled = clone(est).fit(X * scale, y)
+        assert np.array_equal(scaled.predict(X * scale), reference)
+        assert scaled.tree_.is_axis_aligned
