@@ -50,10 +50,9 @@ def readable_tree(tree: Tree, X, threshold: str = "between", normalize: bool = T
     W, thr, b = tree.weights.copy(), tree.threshold.copy(), tree.intercept.copy()
     left_child, right_child = tree.children_left.copy(), tree.children_right.copy()
     for t in range(tree.n_nodes):
-        Xt = X[rows_of[t]]
         if tree.is_leaf[t]:
             if tree.leaf_model == "linear":
-                W[t], b[t] = round_linear_model(W[t], b[t], Xt, min_digits)
+                W[t], b[t] = round_linear_model(W[t], b[t], X[rows_of[t]], min_digits)
             continue
         goes_left = left_of[t]
         w = W[t]
@@ -65,10 +64,10 @@ def readable_tree(tree: Tree, X, threshold: str = "between", normalize: bool = T
                 goes_left = ~goes_left
             W[t] = 0.0
             W[t, j] = 1.0
-            lo, hi = _gap(Xt[:, j], goes_left)
+            lo, hi = _gap(X[rows_of[t], j], goes_left)           # one column: no copy of the node's rows
             thr[t] = _threshold("between", thr[t] / wj, lo, hi)
             continue
-        W[t], v = _round_split(w, Xt, goes_left, min_digits)
+        W[t], v = _round_split(w, X[rows_of[t]], goes_left, min_digits)
         lo, hi = _gap(v, goes_left)
         thr[t] = _threshold(threshold, thr[t], lo, hi)
         b[t] = round_significant(b[t], max(min_digits, 6))
