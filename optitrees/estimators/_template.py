@@ -6,10 +6,13 @@
 1. *validate*: the parameters (declared once per estimator in
    ``_parameter_constraints``, the model's own rules in its family's
    ``Spec.create``) and the data, before anything is built;
-2. *build*: the family's problem and formulation, then the user's
-   ``constraints`` hook and ``forbidden_features``;
-3. *warm start*: the greedy start and, as ``warm_start`` asks, TAO and TMO
-   starts, the best by the exact objective kept and handed to the solver;
+2. *warm start*: the greedy start and, as ``warm_start`` asks, TAO and TMO
+   starts (within their share of the budget), the best by the exact
+   objective kept and handed to the solver;
+3. *build*: the family's formulation, then the user's ``constraints`` hook
+   and ``forbidden_features``; a build the budget cannot finish is left
+   (:func:`~optitrees.algorithms.budget.call_until`) and the best start is
+   returned with status ``time_limit_no_solution``;
 4. *solve*: until the budget, less a reserve for what follows;
 5. *decode and check agreement*: the solver's model, its routing / rules
    against the solution, its recomputed objective;
@@ -42,9 +45,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import solvers as _solvers
 from ..algorithms import Budget
+from ..algorithms.budget import call_until
 from ..exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning, WarmStartWarning
 from ..scaling import ScaledData
-from ..solvers import SolveOptions
+from ..solvers import SolveOptions, SolverResult
+from ..solvers.results import TerminationCondition
 from ..solvers.registry import get_backend
 from ._input import BINARY_ONLY_HINT, encode_labels, feature_names, resolve_features, validate_xy
 
@@ -161,6 +166,12 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
             self.constraints(f)
         return f
 
+    def _build_matrix(self, problem):
+        """:meth:`_build` with the constraint matrix assembled (what the build's time is spent on)."""
+        f = self._build(problem)
+        f.matrix
+        return f
+
     def build_formulation(self, X, y):
         """The formulation ``fit`` would solve for ``(X, y)``, with the ``constraints`` hook applied.
 
@@ -223,7 +234,6 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         exact = self._exact_search(problem, budget)
         if exact is not None and exact[1]:
             return self._certified(problem, exact, budget)
-        f = self._build(problem)
         notes = []
         starts = self._starts(problem, self._start_deadline(budget), self._start_methods)
         if exact is not None:
@@ -232,16 +242,25 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         start_objectives = {name: family.objective(problem, m) for name, m in finals.items()}
         start_name = min(start_objectives, key=start_objectives.get)
         label = self._greedy_name if start_name == "greedy" else start_name
-        x0 = family.start(f, starts[start_name])
-        violation = f.violation(x0)
-        feasible = violation <= 1e-6
-        if not feasible:
-            notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g}"
-                          + (" (a user constraint?); it is not returned" if self.constraints is not None
-                             else "; the solver starts without it")))
-        # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
-        candidates = {"start": finals[start_name]} if feasible or self.constraints is None else {}
-        result = self._solve(f, x0 if not _is_false(self.warm_start) and feasible else None, budget)
+        # the MIP is built only within the budget (30,000 x 123 at depth 2: 3.2 s with its matrix); a user hook
+        # must see it, so with ``constraints`` it is always built
+        built, f = call_until(None if self.constraints is not None else budget.before_end(self._reserve),
+                              self._build_matrix, problem)
+        if built:
+            x0 = family.start(f, starts[start_name])
+            violation = f.violation(x0)
+            feasible = violation <= 1e-6
+            if not feasible:
+                notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g}"
+                              + (" (a user constraint?); it is not returned" if self.constraints is not None
+                                 else "; the solver starts without it")))
+            # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
+            candidates = {"start": finals[start_name]} if feasible or self.constraints is None else {}
+            result = self._solve(f, x0 if not _is_false(self.warm_start) and feasible else None, budget)
+        else:
+            candidates = {"start": finals[start_name]}
+            result = SolverResult(solver=self.solver, termination=TerminationCondition.TIME_LIMIT,
+                                  message="the time limit ended while the MIP was built; it was not solved")
         if result.x is not None and np.all(np.isfinite(result.x)):
             model, checks = family.decode(f, result.x)
             reference = result.objective if result.objective is not None else f.objective_value(result.x)
@@ -276,15 +295,14 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         self.start_objectives_ = start_objectives
         self.method_ = {"start": start_name, "solver": "mip", "refined": f"mip+{self._refine_name}"}[returned]
         self.solver_result_ = result
-        self.formulation_summary_ = f.summary()
+        self.formulation_summary_ = f.summary() if built else "no MIP built: the time limit ended while it was built"
         self._store(problem, candidates[returned])
         result.timings["fit"] = budget.elapsed
         return self
 
     def _certified(self, problem, exact, budget):
         """Finish a fit whose model an exact search proved optimal: no MIP is built."""
-        from ..solvers import SolverResult
-        from ..solvers.results import SolutionStatus, TerminationCondition
+        from ..solvers.results import SolutionStatus
 
         model, _, seconds, engine = exact
         family = self._family

@@ -172,3 +172,25 @@ def test_family_highs_defaults_sit_under_the_users_options():
         == {"presolve": "on", "mip_max_nodes": 3}
     assert MARGOTClassifier(solver="scip")._solve_options()["solver_options"] == {}
     assert GeneralizedRiskScoreClassifier()._solve_options()["solver_options"] == {}
+
+
+def test_a_build_the_budget_cannot_finish_is_left_and_the_start_returned(cancer, monkeypatch):
+    X, y = cancer
+    from dataclasses import replace
+
+    est = OCTHClassifier(max_depth=2, time_limit=1.0)
+    family = OCTHClassifier._family
+
+    def slow_build(problem):
+        time.sleep(3.0)
+        return family.build(problem)
+
+    monkeypatch.setattr(OCTHClassifier, "_family", replace(family, build=slow_build))
+    t0 = time.perf_counter()
+    with pytest.warns(TimeLimitWarning):
+        est.fit(X, y)
+    assert time.perf_counter() - t0 <= 1.05 * 1.0 + 1.0
+    r = est.solver_result_
+    assert r.status == "time_limit_no_solution" and r.returned == "start"
+    assert est.objective_ == r.objectives["start"] and "while it was built" in est.formulation_summary_
+    assert est.predict(X).shape == y.shape
