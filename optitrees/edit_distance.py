@@ -23,6 +23,8 @@ for every distance of a study: compute them once with :func:`tree_statistics`.
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,10 +51,12 @@ class TreeStatistics:
 def tree_statistics(X, y, correlation="spearman") -> TreeStatistics:
     """Class ranking, IQRs and ``correlation`` ("pearson", "spearman", "kendall" or ``None``) of ``(X, y)``.
 
-    ``y`` holds class indices ``0..K-1`` (as the trees' leaf labels).
+    ``y`` holds the class labels (any type); they are ranked as the trees
+    index them, in sorted order (``classes_`` of the estimators).
     """
     X = np.asarray(X, float)
-    counts = np.bincount(np.asarray(y, np.int64))
+    _, y_idx = np.unique(np.asarray(y), return_inverse=True)
+    counts = np.bincount(y_idx.ravel())
     rank = np.argsort(-counts, kind="stable")
     q75, q25 = np.nanpercentile(X, [75, 25], axis=0)
     corr = None
@@ -99,6 +103,9 @@ def _order_key(share_left, share_right, rank) -> bool:
 def sorted_nodes(model, statistics: TreeStatistics) -> _Node:
     """The ordered labelled tree of 5.3.1 (nested nodes with ``children``), as APTED reads it."""
     tree = as_tree(model)
+    if tree.n_features > len(statistics.iqr):
+        raise ValueError(f"the tree has {tree.n_features} features and the statistics {len(statistics.iqr)}: "
+                         "build tree_statistics from the data the trees were fitted on")
     share = tree.value / np.maximum(tree.value.sum(axis=1, keepdims=True), 1e-300)
     feature = tree.feature
 
@@ -148,6 +155,19 @@ class _DecisionTreeCosts(Config):
         return node.children
 
 
+@contextmanager
+def _deep_trees(*models):
+    """Python's recursion limit raised to fit the deepest of ``models`` while they are compared: APTED indexes
+    a tree recursively, and an unpruned tree can be hundreds of levels deep (depth 999 raised RecursionError)."""
+    depth = max(as_tree(m).max_depth for m in models) if models else 0
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 4 * depth + 1000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
 def _size(node: _Node) -> int:
     return 1 + sum(_size(c) for c in node.children)
 
@@ -171,25 +191,30 @@ def tree_edit_distance(a, b, statistics: TreeStatistics, cost="B2", normalize=Fa
     >>> tree_edit_distance(t1, t1, stats), tree_edit_distance(t1, t2, stats, cost="B1")  # insert a split and a leaf
     (0.0, 2.0)
     """
-    na, nb = sorted_nodes(a, statistics), sorted_nodes(b, statistics)
-    d = float(APTED(na, nb, _DecisionTreeCosts(cost, statistics)).compute_edit_distance())
-    return normalized(d, _size(na), _size(nb)) if normalize else d
+    with _deep_trees(a, b):
+        na, nb = sorted_nodes(a, statistics), sorted_nodes(b, statistics)
+        d = float(APTED(na, nb, _DecisionTreeCosts(cost, statistics)).compute_edit_distance())
+        return normalized(d, _size(na), _size(nb)) if normalize else d
 
 
 def edit_distance_matrix(models, statistics: TreeStatistics, cost="B2", normalize=False, n_jobs=None) -> np.ndarray:
     """Symmetric matrix of :func:`tree_edit_distance` between every pair of ``models``."""
     from joblib import Parallel, delayed
 
-    nodes = [sorted_nodes(m, statistics) for m in models]
-    sizes = [_size(n) for n in nodes]
+    with _deep_trees(*models):
+        nodes = [sorted_nodes(m, statistics) for m in models]
+        sizes = [_size(n) for n in nodes]
+        need = sys.getrecursionlimit()
     config = _DecisionTreeCosts(cost, statistics)
     pairs = [(i, j) for i in range(len(nodes)) for j in range(i + 1, len(nodes))]
 
     def one(i, j):
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), need))     # in a joblib worker process too
         return float(APTED(nodes[i], nodes[j], config).compute_edit_distance())
 
-    values = Parallel(n_jobs=n_jobs)(delayed(one)(i, j) for i, j in pairs) if n_jobs not in (None, 1) \
-        else [one(i, j) for i, j in pairs]
+    with _deep_trees(*models):
+        values = Parallel(n_jobs=n_jobs)(delayed(one)(i, j) for i, j in pairs) if n_jobs not in (None, 1) \
+            else [one(i, j) for i, j in pairs]
     D = np.zeros((len(nodes), len(nodes)))
     for (i, j), d in zip(pairs, values):
         D[i, j] = D[j, i] = normalized(d, sizes[i], sizes[j]) if normalize else d

@@ -121,3 +121,39 @@ def test_library_and_sklearn_trees_mix_and_bad_input_is_named(stats):
         tree_edit_distance(ours, cart, tree_statistics(X, y, correlation=None), cost="A2")
     with pytest.raises(TypeError, match="fitted tree estimator"):
         tree_edit_distance(ours, "tree", s)
+
+
+def test_string_labels_fewer_statistics_and_deep_trees():
+    X, y = load_breast_cancer(return_X_y=True)
+    names = np.where(y == 1, "benign", "malignant")
+    t1 = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, names)
+    t2 = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, names)
+    # string labels rank the classes as the trees index them (sorted): the same statistics as their indices
+    by_name, by_index = tree_statistics(X, names), tree_statistics(X, (names == "malignant").astype(int))
+    assert by_name.class_rank.tolist() == by_index.class_rank.tolist()
+    assert tree_edit_distance(t1, t2, by_name) == tree_edit_distance(t1, t2, by_index)
+    with pytest.raises(ValueError, match="30 features and the statistics 5"):
+        tree_edit_distance(t1, t2, tree_statistics(X[:, :5], names))
+    # a chain deeper than the recursion limit allows for (an unpruned tree of depth 999 raised RecursionError
+    # with Python's default limit; here a 300-level chain under a limit of 400, which is quicker to compare)
+    import sys
+
+    depth = 300
+    n = 2 * depth + 1
+    inner = np.arange(depth) * 2                   # node 2k splits: left 2k + 2 (the chain), right 2k + 1 (a leaf)
+    left, right = np.full(n, -1), np.full(n, -1)
+    left[inner], right[inner] = inner + 2, inner + 1
+    W = np.zeros((n, 2))
+    W[inner, 0] = 1.0
+    deep = Tree(left, right, W, np.where(np.arange(n) % 2 == 0, -np.arange(n) / n, 0.0), value=np.ones((n, 2)),
+                label=np.arange(n) % 2)
+    assert deep.max_depth == depth
+    stats = tree_statistics(np.random.default_rng(0).normal(size=(50, 2)), np.arange(50) % 2)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(400)
+    try:
+        assert tree_edit_distance(deep, deep, stats, cost="B1") == 0.0
+        assert edit_distance_matrix([deep, deep], stats, cost="B1").tolist() == [[0.0, 0.0], [0.0, 0.0]]
+        assert sys.getrecursionlimit() == 400                   # restored after each comparison
+    finally:
+        sys.setrecursionlimit(limit)
