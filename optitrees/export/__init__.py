@@ -71,7 +71,9 @@ def plot_tree(model, feature_names=None, class_names=None, ax=None, fontsize=8):
     """Draw a tree model (needs matplotlib); returns the axes."""
     obj, names, classes = _resolve(model, feature_names, class_names)
     if not isinstance(obj, Tree):
-        raise TypeError("plot_tree draws trees; use plot_score_card for a score card")
+        other = "plot_score_card for a score card" if isinstance(obj, ScoreCard) else \
+            "export_text or export_dict for a rule set"
+        raise TypeError(f"plot_tree draws trees; use {other}")
     return _plot.plot_tree(obj, names, classes, ax=ax, fontsize=fontsize)
 
 
@@ -79,7 +81,8 @@ def plot_score_card(model, feature_names=None, class_names=None, ax=None):
     """Draw a score card and its risk curve (needs matplotlib); returns the axes."""
     obj, names, classes = _resolve(model, feature_names, class_names)
     if not isinstance(obj, ScoreCard):
-        raise TypeError("plot_score_card draws score cards; use plot_tree for a tree")
+        other = "plot_tree for a tree" if isinstance(obj, Tree) else "export_text or export_dict for a rule set"
+        raise TypeError(f"plot_score_card draws score cards; use {other}")
     return _plot.plot_score_card(obj, names, classes, ax=ax)
 
 
@@ -92,4 +95,8 @@ def plot_feature_influence(model, ax=None):
 
 def plot_solve_trace(model, ax=None):
     """Incumbent and bound over time of an estimator's solve (or of a ``SolverResult``)."""
-    return _plot.plot_solve_trace(getattr(model, "solver_result_", model), ax=ax)
+    result = getattr(model, "solver_result_", model)
+    if not hasattr(result, "trace"):
+        raise TypeError(f"plot_solve_trace draws a solve; {type(model).__name__} has no solver_result_ "
+                        "(it is not fitted, or not fitted by a solver)")
+    return _plot.plot_solve_trace(result, ax=ax)

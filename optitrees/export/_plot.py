@@ -14,7 +14,7 @@ from ..trees import Tree
 from ._text import card_rows, linear_text
 from ..readable import format_count, format_number
 
-__all__ = ["plot_tree", "plot_score_card", "plot_feature_influence", "plot_solve_trace"]
+__all__ = ["plot_tree", "tree_layout", "plot_score_card", "plot_feature_influence", "plot_solve_trace"]
 
 
 def _pyplot():
@@ -44,37 +44,70 @@ def _node_label(tree: Tree, t, feature_names, class_names):
     return f"[{t}] {head}\n{score}"
 
 
+#: Longest line of a node's box, in characters (a long hyperplane wraps onto several lines).
+LABEL_WIDTH = 40
+
+
+def _wrapped_label(tree, t, feature_names, class_names):
+    import textwrap
+
+    lines = []
+    for line in _node_label(tree, t, feature_names, class_names).split("\n"):
+        lines += textwrap.wrap(line, LABEL_WIDTH, break_long_words=False, break_on_hyphens=False) or [""]
+    return "\n".join(lines)
+
+
+def tree_layout(tree: Tree, labels) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Box centres ``(x, y)`` and the extent ``(width, height)`` of a drawing of ``tree`` in character and
+    line units, with no two boxes overlapping.
+
+    Every subtree gets a horizontal span as wide as its own box or as its two
+    subtrees side by side, whichever is wider; a node is centred over its
+    span, so the spans (and boxes) of nodes at one depth are disjoint. A depth
+    is as tall as its tallest box.
+    """
+    box_w = np.array([max(len(line) for line in text.split("\n")) + 3.0 for text in labels])
+    box_h = np.array([text.count("\n") + 1 + 1.2 for text in labels])
+    span = box_w.copy()
+    for t in range(tree.n_nodes - 1, -1, -1):           # children have larger ids
+        if not tree.is_leaf[t]:
+            span[t] = max(box_w[t], span[tree.children_left[t]] + span[tree.children_right[t]])
+    x = np.zeros(tree.n_nodes)
+    left_edge = np.zeros(tree.n_nodes)
+    for t in range(tree.n_nodes):                        # parents before children
+        x[t] = left_edge[t] + span[t] / 2
+        if not tree.is_leaf[t]:
+            a, b = tree.children_left[t], tree.children_right[t]
+            start = left_edge[t] + (span[t] - span[a] - span[b]) / 2
+            left_edge[a], left_edge[b] = start, start + span[a]
+    depth = tree.node_depth
+    level_h = np.zeros(depth.max() + 1)
+    np.maximum.at(level_h, depth, box_h)
+    top = np.concatenate([[0.0], np.cumsum(level_h + 1.0)])
+    y = -(top[depth] + level_h[depth] / 2)
+    return x, y, float(span[0]), float(top[-1])
+
+
 def plot_tree(tree: Tree, feature_names, class_names, ax=None, fontsize=8):
     """Draw a :class:`~optitrees.trees.Tree`: each node's rule or leaf model, left branches on the left
-    (a point goes left when the node's rule holds). Node ids are shown in brackets."""
-    depth = tree.node_depth
-    order = []                                   # leaves left to right set the horizontal positions
-
-    def inorder(t):
-        if tree.is_leaf[t]:
-            order.append(t)
-            return
-        inorder(tree.children_left[t])
-        inorder(tree.children_right[t])
-
-    inorder(0)
-    x = np.zeros(tree.n_nodes)
-    x[order] = np.arange(len(order))
-    for t in range(tree.n_nodes - 1, -1, -1):   # children have larger ids: place parents over them
-        if not tree.is_leaf[t]:
-            x[t] = (x[tree.children_left[t]] + x[tree.children_right[t]]) / 2
-    ax = _axes(ax, (max(4.0, 2.6 * len(order)), 1.6 * (tree.max_depth + 1)))
+    (a point goes left when the node's rule holds). Node ids are shown in brackets; long hyperplanes wrap,
+    and :func:`tree_layout` places the boxes so that none overlaps another."""
+    labels = [_wrapped_label(tree, t, feature_names, class_names) for t in range(tree.n_nodes)]
+    x, y, width, height = tree_layout(tree, labels)
+    char_in, line_in = 0.62 * fontsize / 72, 1.25 * fontsize / 72       # a character's width, a line's height
+    if ax is None:                       # axes filling the figure: one data unit is one character / line
+        ax = _pyplot().figure(figsize=(max(3.0, width * char_in + 0.2),
+                                       max(1.5, height * line_in + 0.2))).add_axes((0.01, 0.01, 0.98, 0.98))
     for t in range(tree.n_nodes):
         if not tree.is_leaf[t]:
             for child, text in ((tree.children_left[t], "yes"), (tree.children_right[t], "no")):
-                ax.plot([x[t], x[child]], [-depth[t], -depth[child]], color="0.6", zorder=1)
-                ax.text((x[t] + x[child]) / 2, -(depth[t] + depth[child]) / 2, text, fontsize=fontsize - 1,
+                ax.plot([x[t], x[child]], [y[t], y[child]], color="0.6", zorder=1)
+                ax.text((x[t] + x[child]) / 2, (y[t] + y[child]) / 2, text, fontsize=fontsize - 1,
                         ha="center", color="0.4")
-        ax.text(x[t], -depth[t], _node_label(tree, t, feature_names, class_names), ha="center", va="center",
-                fontsize=fontsize, zorder=2,
+        ax.text(x[t], y[t], labels[t], ha="center", va="center", fontsize=fontsize, zorder=2,
                 bbox=dict(boxstyle="round", fc="#e8f0fb" if tree.is_leaf[t] else "white", ec="0.5"))
-    ax.set_xlim(-0.8, len(order) - 0.2)
-    ax.set_ylim(-tree.max_depth - 0.6, 0.6)
+    ax.set_xlim(0, width)
+    ax.set_ylim(-height, 0)
     ax.axis("off")
     return ax
 

@@ -51,3 +51,40 @@ def test_score_card_influence_and_trace_figures(cancer):
     assert len(ax.lines) == 2 and "highs" in ax.get_title()
     assert np.isfinite(ax.lines[1].get_ydata()).any()          # the bound was recorded
     plt.close(ax.figure)
+
+
+def _overlaps(ax):
+    """Pairs of node boxes (texts starting with a node id) whose drawn extents intersect."""
+    renderer = ax.figure.canvas.get_renderer()
+    ax.figure.canvas.draw()
+    boxes = [t.get_bbox_patch().get_window_extent(renderer) for t in ax.texts if t.get_text().startswith("[")]
+    return [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+
+
+def test_no_node_box_overlaps_another():
+    from sklearn.datasets import load_breast_cancer
+
+    from optitrees import C45Classifier, TAOClassifier
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    fast = dict(time_limit=5, solver_options={"mip_max_nodes": 5})
+    # 30-feature hyperplanes in the OLCT's leaves (the right leaf's box used to cover the left one), a wide C4.5 tree
+    for clf in (fit_quiet(OLCTClassifier(max_depth=2, **fast), X, y), fit_quiet(C45Classifier(), X, y),
+                fit_quiet(OCTHClassifier(max_depth=2, **fast), X.iloc[:200], y.iloc[:200]),
+                TAOClassifier(max_depth=3).fit(X, y)):
+        ax = export.plot_tree(clf)
+        assert _overlaps(ax) == [], type(clf).__name__
+        plt.close(ax.figure)
+
+
+def test_plots_say_what_they_draw_for_other_models(cancer):
+    from optitrees import RuleSetClassifier, TAOClassifier
+
+    X, y = cancer
+    rules = RuleSetClassifier(n_rules=3, n_estimators=10, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="rule set"):
+        export.plot_tree(rules)
+    with pytest.raises(TypeError, match="rule set"):
+        export.plot_score_card(rules)
+    with pytest.raises(TypeError, match="no solver_result_"):
+        export.plot_solve_trace(TAOClassifier(max_depth=2).fit(X, y))
