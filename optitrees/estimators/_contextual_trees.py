@@ -19,7 +19,7 @@ from ..algorithms.contextual_bandit import (classification_rewards, cross_entrop
                                             regression_rewards, sample_actions, supervised_targets, train_policy)
 from ..algorithms.policy_network import PolicyNetwork
 from ..readable import format_number
-from ..trees import from_sklearn
+from ..trees import from_sklearn, readable_tree
 from ._input import check_numeric_frame, encode_labels, feature_names, validate_xy
 
 __all__ = ["ContextualTreeClassifier", "ContextualTreeRegressor"]
@@ -84,7 +84,9 @@ class _ContextualTrees(BaseEstimator):
         Xt, yt, Xv, yv = X[train], target[train], X[val], target[val]
         self.max_depth_, self.cart_ = self._validated_cart(Xt, yt, Xv, yv)
         self.forest_ = self._forest().fit(Xt, self._decode(yt))
-        self.trees_ = [from_sklearn(e) for e in self.forest_.estimators_]
+        # thresholds as the shortest numbers that route every row of X the same way (scikit-learn's sit
+        # between float32 values: 0.055810000747442245)
+        self.trees_ = [readable_tree(from_sklearn(e), X) for e in self.forest_.estimators_]
         self.input_mean_ = Xt.mean(axis=0)
         self.input_scale_ = np.where(Xt.std(axis=0) > 0, Xt.std(axis=0), 1.0)
         Pt, Pv = self._tree_predictions(Xt), self._tree_predictions(Xv)
@@ -180,15 +182,30 @@ class _ContextualTrees(BaseEstimator):
         return pd.DataFrame({"sample": np.arange(len(X)), "tree": choice, "path": paths,
                              "prediction": self._predict_array(X)})
 
-    def export_text(self, tree: int) -> str:
-        """Tree ``tree`` of the forest as text (the explanation of every point the policy sends to it)."""
+    def export_text(self, tree: int | None = None) -> str:
+        """Tree ``tree`` of the forest as text (the explanation of every point the policy sends to it); without
+        ``tree``, every tree the policy chose for a training point, each under a heading. Which tree a point
+        gets is the policy network's choice: :meth:`explain` shows it."""
         check_is_fitted(self)
-        return export.export_text(self.trees_[self._tree_index(tree)], feature_names(self), self._class_names())
+        if tree is not None:
+            return export.export_text(self.trees_[self._tree_index(tree)], feature_names(self), self._class_names())
+        parts = ["A policy network chooses one of these trees for each point (explain(X) shows which); "
+                 "the tree's leaf is the prediction."]
+        for i in np.flatnonzero(self.tree_usage_):
+            parts.append(f"tree {i} (chosen for {self.tree_usage_[i]} training points):\n"
+                         + export.export_text(self.trees_[i], feature_names(self), self._class_names()))
+        return "\n\n".join(parts)
 
-    def to_dict(self, tree: int) -> dict:
-        """Tree ``tree`` of the forest as a JSON-serializable dict."""
+    def to_dict(self, tree: int | None = None) -> dict:
+        """Tree ``tree`` of the forest as a JSON-serializable dict; without ``tree``, ``{"trees": {index: dict}}``
+        for every tree the policy chose for a training point, with ``"usage"`` (training points per tree)."""
         check_is_fitted(self)
-        return export.export_dict(self.trees_[self._tree_index(tree)], feature_names(self), self._class_names())
+        if tree is not None:
+            return export.export_dict(self.trees_[self._tree_index(tree)], feature_names(self), self._class_names())
+        used = np.flatnonzero(self.tree_usage_)
+        return {"trees": {int(i): export.export_dict(self.trees_[i], feature_names(self), self._class_names())
+                          for i in used},
+                "usage": {int(i): int(self.tree_usage_[i]) for i in used}}
 
     def _tree_index(self, tree) -> int:
         if not isinstance(tree, Integral) or not 0 <= tree < len(self.trees_):

@@ -92,3 +92,18 @@ def test_clear_errors(cancer):
         ContextualTreeClassifier(policy="greedy").fit(X, y)
     with pytest.raises(ValueError):
         ContextualTreeRegressor(**FAST).fit(X, y)                 # string targets are not numbers
+
+
+def test_the_whole_model_prints_and_thresholds_are_short(cct, cancer):
+    import re
+
+    X, _ = cancer
+    text = cct.export_text()
+    used = np.flatnonzero(cct.tree_usage_)
+    assert text.count("\ntree ") == len(used) and "policy network" in text
+    for i in used:
+        assert cct.export_text(int(i)) in text
+    d = cct.to_dict()
+    assert sorted(d["trees"]) == used.tolist() and sum(d["usage"].values()) == len(X)
+    numbers = re.findall(r"<= (-?[0-9.e+-]+)", text)
+    assert numbers and max(len(n.lstrip("-").replace(".", "")) for n in numbers) <= 8     # no float32 noise
