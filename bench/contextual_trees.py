@@ -84,7 +84,8 @@ def run(dataset, seed, time_limit, california):
         name = ("CRT" if regression else "CCT") if policy == "bandit" else "Supervised"
         scores = {name: model.predict(Xte)}
         if policy == "bandit":
-            scores["CART"], scores["RF"] = model.cart_.predict(Xte), model.forest_.predict(Xte)
+            scores["CART"], scores["RF"] = (model.cart_.predict(Xte / model.forest_scale_),
+                                            model.forest_.predict(Xte / model.forest_scale_))
         for method, pred in scores.items():
             value = float(np.sqrt(np.mean((pred - yte) ** 2))) if regression else float(np.mean(pred == yte))
             rows.append({"dataset": dataset, "seed": seed, "method": method, "score": value,

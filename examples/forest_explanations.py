@@ -29,7 +29,7 @@ print(patient[["rule", "fires", "predicts", "trusted", "weight"]].to_string(inde
 
 cct = ContextualTreeClassifier(n_estimators=50, max_epochs=100, random_state=0).fit(X_train, y_train)
 print(f"\nCCT: test accuracy {cct.score(X_test, y_test):.3f} (CART of depth {cct.max_depth_}: "
-      f"{cct.cart_.score(X_test.to_numpy(), y_test):.3f}); "
+      f"{cct.cart_.score(X_test.to_numpy() / cct.forest_scale_, y_test):.3f}); "
       f"{np.count_nonzero(cct.tree_usage_)} of {len(cct.trees_)} trees in use")
 first = cct.explain(X_test.iloc[:1]).iloc[0]
 print(f"patient 0 is classified {first['prediction']} by tree {first['tree']}: {first['path']}")

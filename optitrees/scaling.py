@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["standardize", "scale_unit", "ScaledData"]
+__all__ = ["standardize", "scale_unit", "power_of_two_scale", "ScaledData"]
 
 
 def standardize(X):
@@ -28,6 +28,22 @@ def standardize(X):
     scale = X.std(axis=0)
     scale[scale < 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
     return (X - mean) / scale, mean, scale
+
+
+def power_of_two_scale(X) -> np.ndarray:
+    """Per feature, the power of two nearest its largest magnitude (1 for an all-zero feature).
+
+    ``X / scale`` puts every feature near ``[-1, 1]`` exactly (dividing by a power
+    of two changes no mantissa), so a scikit-learn tree grown on it splits as on
+    ``X`` (the same thresholds times ``scale``) while its rule that a node whose
+    feature range is under 1e-7 is constant no longer erases features measured
+    in tiny units.
+
+    >>> power_of_two_scale(np.array([[3e-12, 0.0], [-1e-12, 0.0]])).tolist()
+    [3.637978807091713e-12, 1.0]
+    """
+    top = np.max(np.abs(np.asarray(X, float)), axis=0)
+    return np.where(top > 0, np.exp2(np.round(np.log2(np.where(top > 0, top, 1.0)))), 1.0)
 
 
 def scale_unit(X):

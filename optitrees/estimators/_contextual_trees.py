@@ -19,6 +19,7 @@ from ..algorithms.contextual_bandit import (classification_rewards, cross_entrop
                                             regression_rewards, sample_actions, supervised_targets, train_policy)
 from ..algorithms.policy_network import PolicyNetwork
 from ..readable import format_number
+from ..scaling import power_of_two_scale
 from ..trees import from_sklearn, readable_tree
 from ._input import check_numeric_frame, encode_labels, feature_names, validate_xy
 
@@ -82,11 +83,17 @@ class _ContextualTrees(BaseEstimator):
         if len(val) == 0 or len(train) == 0:
             raise ValueError("too few rows to split off a validation part")
         Xt, yt, Xv, yv = X[train], target[train], X[val], target[val]
-        self.max_depth_, self.cart_ = self._validated_cart(Xt, yt, Xv, yv)
-        self.forest_ = self._forest().fit(Xt, self._decode(yt))
-        # thresholds as the shortest numbers that route every row of X the same way (scikit-learn's sit
-        # between float32 values: 0.055810000747442245)
-        self.trees_ = [readable_tree(from_sklearn(e), X) for e in self.forest_.estimators_]
+        # CART and the forest learn on X / forest_scale_ (powers of two: the same splits, and features in tiny
+        # units are not taken for constants); the trees are read back in the units of X, with thresholds the
+        # shortest numbers that route every row the same way (scikit-learn's sit between float32 values)
+        self.forest_scale_ = power_of_two_scale(X)
+        self.max_depth_, self.cart_ = self._validated_cart(Xt / self.forest_scale_, yt, Xv / self.forest_scale_, yv)
+        self.forest_ = self._forest().fit(Xt / self.forest_scale_, self._decode(yt))
+        self.trees_ = [from_sklearn(e, self.forest_scale_) for e in self.forest_.estimators_]
+        for i, tree in enumerate(self.trees_):
+            if budget.expired:                  # the short numbers only print better: the budget comes first
+                break
+            self.trees_[i] = readable_tree(tree, X)
         self.input_mean_ = Xt.mean(axis=0)
         self.input_scale_ = np.where(Xt.std(axis=0) > 0, Xt.std(axis=0), 1.0)
         Pt, Pv = self._tree_predictions(Xt), self._tree_predictions(Xv)
@@ -263,9 +270,13 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
     trees_ : list of Tree
         The forest's trees (leaf labels index ``classes_``).
     forest_ : RandomForestClassifier
-        The forest on the training part (predicts the original labels).
+        The forest on the training part (predicts the original labels), fitted on ``X / forest_scale_``.
     cart_ : DecisionTreeClassifier
-        CART of the validated depth (the seed's baseline), on the training part.
+        CART of the validated depth (the seed's baseline), on the training part
+        (fitted on ``X / forest_scale_``, as ``forest_``).
+    forest_scale_ : ndarray of shape (n_features_in_,)
+        Powers of two (:func:`optitrees.scaling.power_of_two_scale`); ``trees_``
+        are in the units of ``X``.
     max_depth_ : int
     policy_ : PolicyNetwork
     history_ : TrainingHistory

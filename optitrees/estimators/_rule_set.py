@@ -15,6 +15,8 @@ from ..algorithms.forest import grow_forest
 from ..algorithms.rule_extraction import forest_rules, rule_matrix
 from ..algorithms.rule_selection import correctness_model, lasso_select
 from ..readable import round_linear_model
+from ..scaling import power_of_two_scale
+from ..trees import from_sklearn
 from ..rule_set import RuleSet
 from ._input import encode_labels, feature_names, validate_xy
 from ._views import _Printed
@@ -69,6 +71,9 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
     ----------
     classes_, n_features_in_, feature_names_in_
     forest_ : RandomForestClassifier
+        Fitted on ``X / forest_scale_``.
+    forest_scale_ : ndarray of shape (n_features_in_,)
+        Powers of two (:func:`optitrees.scaling.power_of_two_scale`).
     feature_importances_ : ndarray of shape (n_features_in_,)
         ``|LASSO coefficient| * std(fires)`` of each kept rule, shared by the
         features it tests, normalized (:meth:`RuleSet.feature_importances`).
@@ -126,9 +131,13 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
         y01 = (y_pm > 0).astype(np.int64)
         if np.bincount(y01).min() < self.cv:
             raise ValueError(f"each class needs at least cv={self.cv} rows for the cross-validated LASSO")
-        self.forest_ = grow_forest(X, y01, self.n_estimators, budget.until(FOREST_SHARE), max_depth=self.max_depth,
-                                   max_features=self.max_features, random_state=self.random_state, n_jobs=1)
-        candidates = forest_rules(self.forest_, X)
+        # the forest learns on X / forest_scale_ (powers of two: the same splits, and features in tiny units are
+        # not taken for constants); its rules are read back in the units of X
+        self.forest_scale_ = power_of_two_scale(X)
+        self.forest_ = grow_forest(X / self.forest_scale_, y01, self.n_estimators, budget.until(FOREST_SHARE),
+                                   max_depth=self.max_depth, max_features=self.max_features,
+                                   random_state=self.random_state, n_jobs=1)
+        candidates = forest_rules([from_sklearn(e, self.forest_scale_) for e in self.forest_.estimators_], X)
         self.n_candidate_rules_ = len(candidates)
         keep, self.lasso_coef_ = lasso_select(rule_matrix(candidates, X), y01, self.n_rules, self.cv, self.random_state,
                                               deadline=budget.until(LASSO_SHARE))

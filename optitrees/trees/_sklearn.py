@@ -9,13 +9,15 @@ from ._tree import Tree
 __all__ = ["from_sklearn"]
 
 
-def from_sklearn(estimator) -> Tree:
+def from_sklearn(estimator, feature_scale=None) -> Tree:
     """The :class:`Tree` of a fitted ``DecisionTreeClassifier`` or ``DecisionTreeRegressor`` (splits ``x_j <= threshold`` go left).
 
     Classifiers: leaf labels are indices into ``estimator.classes_``; ``value``
     holds the (weighted) training class counts of every node. Regressors
     (one output): value leaves predicting the node mean ``intercept``, with
-    the (weighted) training samples in ``value``.
+    the (weighted) training samples in ``value``. ``feature_scale``: the
+    estimator was fitted on ``X / feature_scale`` (per feature); the tree is
+    returned in the units of ``X`` (each threshold times its feature's scale).
 
     Examples
     --------
@@ -33,6 +35,8 @@ def from_sklearn(estimator) -> Tree:
     inner = np.flatnonzero(t.children_left >= 0)
     weights[inner, t.feature[inner]] = 1.0
     threshold = np.where(t.children_left >= 0, t.threshold, 0.0)
+    if feature_scale is not None:
+        threshold[inner] *= np.asarray(feature_scale, float)[t.feature[inner]]
     if not hasattr(estimator, "classes_"):
         if t.n_outputs != 1:
             raise ValueError("only single-output regression trees convert to a Tree")

@@ -38,10 +38,11 @@ def test_each_point_is_classified_by_its_chosen_tree(cct, cancer):
 def test_trees_are_the_forest_of_the_validated_depth(cct, cancer):
     X, _ = cancer
     assert cct.max_depth_ in (2, 3, 4) and cct.cart_.get_depth() <= cct.max_depth_
-    assert set(cct.cart_.predict(X)) <= set(cct.classes_) and set(cct.forest_.predict(X)) <= set(cct.classes_)
+    Xs = X / cct.forest_scale_                            # what the forest and CART were fitted on
+    assert set(cct.cart_.predict(Xs)) <= set(cct.classes_) and set(cct.forest_.predict(Xs)) <= set(cct.classes_)
     for tree, est in zip(cct.trees_, cct.forest_.estimators_):
         assert tree.max_depth <= cct.max_depth_
-        assert np.array_equal(tree.predict(X), est.predict(X).astype(int))
+        assert np.array_equal(tree.predict(X), est.predict(Xs).astype(int))
 
 
 def test_the_best_validation_epoch_is_kept(cct):
@@ -67,7 +68,7 @@ def test_regressor_predicts_with_the_chosen_regression_tree():
     expected = np.array([crt.trees_[i].predict(x[None])[0] for x, i in zip(X, choice)])
     assert np.array_equal(crt.predict(X), expected)
     for tree, est in zip(crt.trees_, crt.forest_.estimators_):
-        assert np.allclose(tree.predict(X), est.predict(X))
+        assert np.allclose(tree.predict(X), est.predict(X / crt.forest_scale_))
     assert crt.validation_score_ < 0 and crt.score(X, y) > 0.3      # validation score is -RMSE
     assert "value: " in crt.export_text(int(choice[0]))
 
@@ -107,3 +108,15 @@ def test_the_whole_model_prints_and_thresholds_are_short(cct, cancer):
     assert sorted(d["trees"]) == used.tolist() and sum(d["usage"].values()) == len(X)
     numbers = re.findall(r"<= (-?[0-9.e+-]+)", text)
     assert numbers and max(len(n.lstrip("-").replace(".", "")) for n in numbers) <= 8     # no float32 noise
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e12])
+def test_features_at_any_scale_give_the_same_predictions(cancer, scale):
+    # scikit-learn's trees take a feature whose range is under 1e-7 for a constant: the forest learns on
+    # power-of-two rescaled features
+    from optitrees import RuleSetClassifier
+
+    X, y = cancer
+    for est in (ContextualTreeClassifier(**FAST), RuleSetClassifier(n_rules=4, n_estimators=20, random_state=0)):
+        reference = est.fit(X, y).predict(X)
+        assert np.array_equal(est.fit(X * scale, y).predict(X * scale), reference), type(est).__name__

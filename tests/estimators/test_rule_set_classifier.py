@@ -7,6 +7,7 @@ from sklearn.datasets import load_breast_cancer, load_iris
 from optitrees import RuleSetClassifier
 from optitrees.algorithms.rule_extraction import forest_rules, rule_matrix
 from optitrees.algorithms.rule_selection import correctness_model, lasso_select
+from optitrees.trees import from_sklearn
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +20,8 @@ def fitted():
 def test_fitted_rules_and_trust_models_are_those_of_the_steps(fitted):
     X, y, clf = fitted
     Xa, ya = X.to_numpy(float), y.to_numpy()
-    candidates = forest_rules(clf.forest_, Xa)
+    # the forest was fitted on Xa / forest_scale_; its trees read back in the units of Xa
+    candidates = forest_rules([from_sklearn(e, clf.forest_scale_) for e in clf.forest_.estimators_], Xa)
     assert clf.n_candidate_rules_ == len(candidates)
     keep, coef = lasso_select(rule_matrix(candidates, Xa), ya, 5, 3, 0)
     assert clf.rule_set_.rules == [candidates[k] for k in keep]
