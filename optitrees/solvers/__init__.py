@@ -122,6 +122,10 @@ def _polish_result(formulation, result, opts, deadline):
     x, objective, seconds = run_polish(formulation, result.x, opts, deadline)
     result.timings["polish"] = seconds
     result.checks["polished"] = x is not None
+    if x is None and deadline is not None and time.perf_counter() >= deadline:
+        result.checks["polish_skipped"] = True
+        result.message += "; not polished: the time budget ran out during polishing"
+        return
     if x is None:
         result.message += ("; polishing failed: with the integers rounded the problem has no optimal solution, so "
                            "the solution relies on integrality tolerances (unpolished solution kept)")

@@ -275,3 +275,33 @@ def test_no_highs_banner_on_stdout_unless_verbose(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "HiGHS" not in out.stdout and "Copyright" not in out.stdout
+
+
+def test_a_polishing_lp_past_its_limit_is_left_at_the_deadline(formulation, reference, monkeypatch):
+    """HiGHS's LP can run past its time_limit too (a polish on adult's loss-optimal tree took 10 s of a 2 s
+    share): the solve returns the unpolished solution at the deadline and says so."""
+    import threading
+    import time
+
+    import highspy
+
+    original = highspy.Highs.run
+    release = threading.Event()
+    calls = []
+
+    def overrunning(self):
+        status = original(self)
+        calls.append(1)
+        if len(calls) == 2:                   # the polishing LP after the MIP solve
+            release.wait(10)
+        return status
+
+    monkeypatch.setattr(highspy.Highs, "run", overrunning)
+    t0 = time.perf_counter()
+    res = solvers.solve(formulation, mip_gap=0, polish_deadline=time.perf_counter() + 1.5)
+    elapsed = time.perf_counter() - t0
+    release.set()
+    assert elapsed < 2.2, elapsed
+    assert res.checks["polished"] is False and res.checks["polish_skipped"] is True
+    assert "ran out during polishing" in res.message
+    assert res.objective == pytest.approx(reference.objective, rel=1e-6)
