@@ -106,7 +106,8 @@ class _BaseOCT(TreeViews, MIPClassifier):
     def _exact_search(self, problem, budget):
         """ConTree for what it expresses: axis-aligned splits, no minimum leaf size, no user constraints."""
         spec = problem.spec
-        if getattr(self, "exact_search", "mip") != "auto" or spec.oblique or spec.min_samples_leaf > 1 \
+        if getattr(self, "exact_search", "mip") != "auto" or self.solver != "highs" or spec.oblique \
+                or spec.min_samples_leaf > 1 \
                 or self.constraints is not None or spec.depth > 4:
             return None
         limit = None if budget.seconds is None else self._exact_share * budget.seconds
@@ -212,7 +213,9 @@ OCTClassifier.__doc__ = _DOC.format(
     summary="Optimal Classification Tree with axis-aligned splits (OCT, Bertsimas & Dunn 2017).",
     complexity="(number of splits)", start="scikit-learn's CART of the same depth", name="OCTClassifier",
     solver_doc=SOLVER_PARAMETERS_DOC, exact_param="""    exact_search : {"auto", "mip"}, default="auto"
-        ``"auto"``: ConTree where it applies (see above); ``"mip"``: always the MIP.
+        ``"auto"``: ConTree where it applies (see above) and the solver is the
+        default HiGHS; a solver named otherwise (``solver="scip"``) solves the
+        MIP itself. ``"mip"``: always the MIP.
 """,
     exact="""Without a minimum leaf size or user constraints and up to depth 4, the
     exact engine is ConTree (dynamic programming with branch-and-bound on the

@@ -162,3 +162,14 @@ def test_contree_is_not_used_where_it_cannot_express_the_model():
     clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=10, time_limit=10,
                                   solver_options={"mip_max_nodes": 10}), X, y)
     assert clf.solver_result_.solver == "highs" and clf.method_ != "contree"
+
+
+@needs_scip
+def test_a_named_solver_is_the_one_that_solves():
+    X, y = load_iris(return_X_y=True)
+    X, y = X[::3], y[::3]
+    clf = fit_quiet(OCTClassifier(max_depth=1, solver="scip", time_limit=30, mip_gap=0), X, y)
+    assert clf.solver_result_.solver == "scip" and clf.method_ != "contree"
+    default = fit_quiet(OCTClassifier(max_depth=1, time_limit=30), X, y)
+    assert default.solver_result_.certified_by == "contree"
+    assert clf.objective_ == pytest.approx(default.objective_)        # SCIP proves the same optimum
