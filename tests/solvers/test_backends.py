@@ -225,11 +225,10 @@ def test_no_solve_is_started_once_the_deadline_has_passed(formulation, monkeypat
     assert res.status == "time_limit_no_solution" and res.x is None and "ran out" in res.message
 
 
-def test_highs_is_left_at_the_deadline_when_it_overruns_its_limit(formulation, reference, monkeypatch):
-    """Some steps of HiGHS check no time limit (its mod-k cut separator on big-M rows runs for seconds):
-    the solve stops waiting at the deadline and returns the last incumbent HiGHS's callbacks reported."""
+def _overrun_run(monkeypatch, which):
+    """Make HiGHS's ``which``-th run (1-based) hang for up to 10 s after it ends, as a step that checks no
+    time limit does; returns the event that releases it."""
     import threading
-    import time
 
     import highspy
 
@@ -240,11 +239,20 @@ def test_highs_is_left_at_the_deadline_when_it_overruns_its_limit(formulation, r
     def overrunning(self):
         status = original(self)
         calls.append(1)
-        if len(calls) == 1:                   # the MIP solve, not the polishing LP after it
-            release.wait(10)                  # a step that checks no limit
+        if len(calls) == which:
+            release.wait(10)
         return status
 
     monkeypatch.setattr(highspy.Highs, "run", overrunning)
+    return release
+
+
+def test_highs_is_left_at_the_deadline_when_it_overruns_its_limit(formulation, reference, monkeypatch):
+    """Some steps of HiGHS check no time limit (its mod-k cut separator on big-M rows runs for seconds):
+    the solve stops waiting at the deadline and returns the last incumbent HiGHS's callbacks reported."""
+    import time
+
+    release = _overrun_run(monkeypatch, 1)              # the MIP solve, not the polishing LP after it
     t0 = time.perf_counter()
     res = solvers.solve(formulation, time_limit=1.0, mip_gap=0)
     elapsed = time.perf_counter() - t0
@@ -280,23 +288,9 @@ def test_no_highs_banner_on_stdout_unless_verbose(tmp_path):
 def test_a_polishing_lp_past_its_limit_is_left_at_the_deadline(formulation, reference, monkeypatch):
     """HiGHS's LP can run past its time_limit too (a polish on adult's loss-optimal tree took 10 s of a 2 s
     share): the solve returns the unpolished solution at the deadline and says so."""
-    import threading
     import time
 
-    import highspy
-
-    original = highspy.Highs.run
-    release = threading.Event()
-    calls = []
-
-    def overrunning(self):
-        status = original(self)
-        calls.append(1)
-        if len(calls) == 2:                   # the polishing LP after the MIP solve
-            release.wait(10)
-        return status
-
-    monkeypatch.setattr(highspy.Highs, "run", overrunning)
+    release = _overrun_run(monkeypatch, 2)              # the polishing LP after the MIP solve
     t0 = time.perf_counter()
     res = solvers.solve(formulation, mip_gap=0, polish_deadline=time.perf_counter() + 1.5)
     elapsed = time.perf_counter() - t0
