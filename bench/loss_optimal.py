@@ -91,14 +91,14 @@ def run(args):
                     scores.append(balanced_accuracy_score(yv, clf.predict(Xv)))
                 best = grid[int(np.argmax(scores))]
                 clf, seconds = fit(clone(best), Xtr, ytr, args.time_limit, seed)
-                r = clf.solver_result_
+                r, report = clf.solver_result_, clf.fit_report_
                 rows.append(dict(dataset=name, seed=seed, model=model, params=str(_grid_params(best)),
                                  test_ba=balanced_accuracy_score(yte, clf.predict(Xte)),
                                  features=features_per_split(clf), time=seconds, status=r.status,
-                                 gap=np.nan if r.gap is None else r.gap, source=r.returned, method=clf.method_,
+                                 gap=np.nan if r.gap is None else r.gap, source=report.returned, method=clf.method_,
                                  greedy=clf.greedy_objective_, objective=clf.objective_,
-                                 solver_exact=r.objectives.get("solver", np.nan),
-                                 certified=r.certified_by or "",
+                                 solver_exact=report.objectives.get("solver", np.nan),
+                                 certified=report.certified_by or "",
                                  l2_error=r.checks.get("l2_relative_error", np.nan)))
                 print(f"{name} seed {seed} {model}: BA {rows[-1]['test_ba']:.3f}, features {rows[-1]['features']:.1f}, "
                       f"{seconds:.1f}s, {r.status}, gap {rows[-1]['gap']:.3f}, {clf.method_}, objective "

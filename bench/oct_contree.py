@@ -55,7 +55,7 @@ def main():
                        contree_train=float(np.mean(ref.predict(X) == y)), contree_time=t_ref,
                        contree_proven=bool(ref._config.is_within_time_limit()),
                        oct_train=float(np.mean(ours.predict(X) == y)), oct_time=t_ours,
-                       oct_certified=ours.solver_result_.certified_by or "", oct_method=ours.method_)
+                       oct_certified=ours.fit_report_.certified_by or "", oct_method=ours.method_)
             if not args.no_mip:
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():
@@ -63,7 +63,7 @@ def main():
                     mip = OCTClassifier(max_depth=depth, exact_search="mip", time_limit=args.mip_time_limit,
                                         threads=1).fit(X, y)
                 row.update(mip_train=float(np.mean(mip.predict(X) == y)), mip_time=time.perf_counter() - t0,
-                           mip_gap=mip.solver_result_.gap, mip_certified=mip.solver_result_.certified_by or "")
+                           mip_gap=mip.solver_result_.gap, mip_certified=mip.fit_report_.certified_by or "")
             rows.append(row)
             print(row, flush=True)
     df = pd.DataFrame(rows)

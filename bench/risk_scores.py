@@ -206,7 +206,8 @@ def part2(args):
                 r = clf.solver_result_
                 rows.append(dict(dataset=name, n=len(y), p=X.shape[1], T=T, method=method,
                                  auc=roc_auc_score(yte, clf.predict_proba(Xt)[:, 1]), train_loss=clf.objective_,
-                                 time=t, gap=np.nan if r.gap is None else r.gap, source=r.returned))
+                                 time=t, gap=np.nan if r.gap is None else r.gap,
+                                 source=clf.fit_report_.returned))
             print(f"done {name} T={T}", flush=True)
     df = pd.DataFrame(rows)
     df.to_csv(RESULTS / "risk_scores_ogrs.csv", index=False)

@@ -105,7 +105,7 @@ def run_one(table_name, depth, seed, time_limit):
         best = int(np.argmax([np.mean(f.predict(Xva) == yva) for f in fits]))
         oct_ = fits[best]
         record("OCT", oct_, time.perf_counter() - t0, alpha=alphas[best],
-               certified=oct_.solver_result_.certified_by or "", oct_method=oct_.method_)
+               certified=oct_.fit_report_.certified_by or "", oct_method=oct_.method_)
     return rows
 
 

@@ -20,7 +20,8 @@ warnings.simplefilter("ignore", TimeLimitWarning)          # a short limit: not 
 clf = OLCTClassifier(max_depth=2, C=1.0, tangents="V1", time_limit=8, random_state=0).fit(X_train, y_train)
 
 print(clf.export_text())                                   # what it prints is exactly what it predicts
-print(clf.solver_result_.summary())                        # the solve, and which model was returned
+print(clf.solver_result_.summary())                        # the solve
+print(clf.fit_report_)                                      # which model was returned, and how it was found
 print(f"exact training objective {clf.objective_:.3f} (greedy start {clf.warm_start_objective_:.3f})")
 print(f"test balanced accuracy {balanced_accuracy_score(y_test, clf.predict(X_test)):.3f}")
 

@@ -26,4 +26,4 @@ print(tmo.export_text())
 # OCT at depth 2: ConTree finds the optimum and proves it; no MIP is built
 oct_ = OCTClassifier(max_depth=2, alpha=0.01, time_limit=30).fit(X_train, y_train)
 print(oct_.solver_result_.summary())
-print(f"certified by {oct_.solver_result_.certified_by}, method {oct_.method_}")
+print(f"certified by {oct_.fit_report_.certified_by}, method {oct_.method_}")

@@ -21,5 +21,5 @@ for name, clf in fits.items():
     r = clf.solver_result_
     error = r.checks.get("l2_relative_error")
     how = "exact MIQP" if error is None else f"outer approximation, {r.checks['oa_rounds']} rounds, error {error:.1e}"
-    print(f"{name:6s} {r.status:8s} objective {r.objective:.6f}  ({how}, {r.timings['fit']:.1f}s)")
+    print(f"{name:6s} {r.status:8s} objective {r.objective:.6f}  ({how}, {clf.fit_report_.seconds:.1f}s)")
 print(fits["highs"].export_text())

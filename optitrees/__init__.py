@@ -15,7 +15,7 @@ from . import algorithms, exceptions, export, formulations, solvers
 from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                          OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
                          UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier,
-                         ContextualTreeRegressor)
+                         ContextualTreeRegressor, FitOutcome, FitReport)
 from .mip import Formulation
 from .rule_set import RuleSet
 from .scorecard import ScoreCard
@@ -26,7 +26,8 @@ from .trees import Tree
 __version__ = "0.1.0"
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier", "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier",
-           "ContextualTreeRegressor",
+           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier",
+           "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier", "ContextualTreeRegressor",
+           "FitReport", "FitOutcome",
            "ScoreCard", "RuleSet", "Tree", "Topology", "Formulation",
            "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

@@ -10,22 +10,29 @@ models are reported in original units.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 __all__ = ["standardize", "scale_unit", "power_of_two_scale", "ScaledData"]
 
 
-def standardize(X):
+def standardize(X, sample_weight=None):
     """``(X - mean) / scale`` with the scale of constant columns set to 1.
+
+    With ``sample_weight`` the mean and the deviation are weighted (a row of
+    weight 2 counts as the row twice).
 
     Returns
     -------
     Xs, mean, scale : ndarray
     """
     X = np.asarray(X, dtype=float)
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
+    if sample_weight is None:
+        mean, scale = X.mean(axis=0), X.std(axis=0)
+    else:
+        mean = np.average(X, axis=0, weights=sample_weight)
+        scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample_weight))
     scale[scale < 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
     return (X - mean) / scale, mean, scale
 
@@ -74,6 +81,9 @@ class ScaledData:
     shift, scale : ndarray of shape (p,)
     feature_names : tuple of str or None
         Names of the features (``None``: index sets of formulations use ``0 .. p-1``).
+    weight : ndarray of shape (n,)
+        Each row's weight in every loss and count (``sample_weight`` times the
+        class weight times the row's multiplicity; ones when unweighted).
     """
 
     X: np.ndarray
@@ -82,6 +92,28 @@ class ScaledData:
     shift: np.ndarray
     scale: np.ndarray
     feature_names: tuple | None
+    weight: np.ndarray = None
+
+    def __post_init__(self):
+        if self.weight is None:
+            object.__setattr__(self, "weight", np.ones(len(self.y)))
+
+    @cached_property
+    def weighted(self) -> bool:
+        """Some row weighs other than 1."""
+        return bool(np.any(self.weight != 1.0))
+
+    @property
+    def fit_weight(self):
+        """``weight`` for a fit that takes ``sample_weight``: ``None`` when every row weighs 1."""
+        return self.weight if self.weighted else None
+
+    def weighted_sum(self, values, rows=None) -> float:
+        """``sum_i weight_i values_i`` over ``rows`` (all rows by default); the plain sum when unweighted."""
+        values = np.asarray(values, dtype=float)
+        if not self.weighted:
+            return float(values.sum())
+        return float((self.weight if rows is None else self.weight[rows]) @ values)
 
     @property
     def labels(self) -> np.ndarray:
@@ -91,12 +123,13 @@ class ScaledData:
         return np.arange(self.n_features) if self.feature_names is None else safe_labels(self.feature_names)
 
     @classmethod
-    def create(cls, X, y, how, feature_names=None):
-        """Scale ``X`` by ``how`` in ``{"standard", "unit", None}``."""
+    def create(cls, X, y, how, feature_names=None, weight=None):
+        """Scale ``X`` by ``how`` in ``{"standard", "unit", None}`` (``weight``: each row's weight, default 1)."""
         X = np.asarray(X, dtype=float)
         p = X.shape[1]
+        weight = None if weight is None else np.asarray(weight, dtype=float)
         if how == "standard":
-            Xs, shift, scale = standardize(X)
+            Xs, shift, scale = standardize(X, weight)
         elif how == "unit":
             Xs, shift, scale = scale_unit(X)
         elif how is None:
@@ -104,7 +137,7 @@ class ScaledData:
         else:
             raise ValueError(f"unknown scaling {how!r}")
         names = None if feature_names is None else tuple(str(n) for n in feature_names)
-        return cls(Xs, np.asarray(y), X, shift, scale, names)
+        return cls(Xs, np.asarray(y), X, shift, scale, names, weight)
 
     @property
     def n_features(self) -> int:

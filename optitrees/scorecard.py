@@ -135,15 +135,17 @@ class ScoreCard:
             card = card.flip(int(k))
         return card
 
-    def with_readable_intercept(self, X, y=None, tol: float = 1e-7) -> "ScoreCard":
+    def with_readable_intercept(self, X, y=None, tol: float = 1e-7, sample_weight=None) -> "ScoreCard":
         """The intercept rounded to the fewest significant digits (from 3) that keep every training point's
         class and keep its log-odds off 0 (the card's risk table then reads exactly as it predicts); given
-        the labels ``y`` in ``{-1, +1}``, also keeping the logistic loss within ``tol`` (relative)."""
+        the labels ``y`` in ``{-1, +1}``, also keeping the logistic loss (weighted by ``sample_weight``) within
+        ``tol`` (relative)."""
         totals = self.totals(X)
         positive = totals + self.intercept > 0
         m = self.multiplier
+        v = np.ones(len(totals)) if sample_weight is None else np.asarray(sample_weight, float)
         loss = None if y is None else (lambda b: float(np.logaddexp(0.0, -np.asarray(y, float) * (totals + b) / m)
-                                                       .sum()))
+                                                       @ v))
         for digits in range(3, 18):
             b = float(round_significant(self.intercept, digits))
             score = totals + b

@@ -91,6 +91,19 @@ class Budget:
     def __init__(self, seconds: float | None):
         self.seconds = None if seconds is None else float(seconds)
         self.start = time.perf_counter()
+        self._lap = self.start
+        #: Seconds spent in each stage, in the order the stages ended (:meth:`lap`).
+        self.stages: dict[str, float] = {}
+
+    def lap(self, stage: str) -> None:
+        """Record that ``stage`` ended now: its seconds are those since the previous lap (or the start).
+
+        >>> b = Budget(None); b.lap("starts"); list(b.stages)
+        ['starts']
+        """
+        now = time.perf_counter()
+        self.stages[stage] = self.stages.get(stage, 0.0) + now - self._lap
+        self._lap = now
 
     @property
     def deadline(self) -> float | None:

@@ -12,17 +12,25 @@ from .node_fit import fit_l1_logistic
 __all__ = ["cart_tree", "greedy_oblique_tree"]
 
 
-def cart_tree(X, y, depth, min_samples_leaf=1, random_state=None, allowed=None) -> Tree:
+def cart_tree(X, y, depth, min_samples_leaf=1, random_state=None, allowed=None, sample_weight=None) -> Tree:
     """scikit-learn's CART of depth ``depth`` (Gini) as a :class:`Tree`; ``allowed`` masks out forbidden features.
 
-    ``y`` holds class indices ``0..K-1``, all present.
+    ``y`` holds class indices ``0..K-1``, all present. With ``sample_weight``
+    the criterion is weighted and ``min_samples_leaf`` above 1 is a weight (each
+    leaf holds at least that total weight, up to half a unit).
     """
     from sklearn.tree import DecisionTreeClassifier
 
     X = np.asarray(X, float)
     cols = np.arange(X.shape[1]) if allowed is None else np.flatnonzero(allowed)
-    cart = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=min_samples_leaf,
-                                  random_state=random_state).fit(X[:, cols], y)
+    if sample_weight is None:
+        size = dict(min_samples_leaf=min_samples_leaf)
+    else:
+        total = float(np.sum(sample_weight))
+        size = dict(min_weight_fraction_leaf=min(0.5, max(0.0, min_samples_leaf - 0.5) / total)) \
+            if min_samples_leaf > 1 else {}
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=random_state, **size).fit(X[:, cols], y,
+                                                                                           sample_weight)
     tree = from_sklearn(cart)
     weights = np.zeros((tree.n_nodes, X.shape[1]))
     weights[:, cols] = tree.weights
@@ -31,7 +39,7 @@ def cart_tree(X, y, depth, min_samples_leaf=1, random_state=None, allowed=None) 
 
 
 def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, random_state=None,
-                        allowed=None, deadline=None) -> Tree:
+                        allowed=None, deadline=None, sample_weight=None) -> Tree:
     """Greedy top-down oblique tree for OCT-H: splits ``a_t x >= b_t`` (right) with ``||a_t||_1 <= 1``.
 
     At each node the candidates are CART's best stump and one l1-logistic
@@ -44,6 +52,7 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
     Once ``deadline`` (a ``time.perf_counter()`` value) passes, the nodes left
     consider CART's stump only (the l1-logistic fits are what takes time; one
     still running then is abandoned, :func:`~optitrees.algorithms.budget.call_until`).
+    With ``sample_weight`` errors, fits and leaf sizes are weighted.
     """
     X01 = np.asarray(X01, float)
     y = np.asarray(y, int)
@@ -55,24 +64,30 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
     active = np.zeros(n_nodes, bool)
     node_of = np.ones(n, dtype=int)
 
-    def errors(labels):
-        return labels.size - np.bincount(labels).max() if labels.size else 0
+    v = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+
+    def errors(labels, weights):
+        if not labels.size:
+            return 0
+        totals = np.bincount(labels, weights=None if sample_weight is None else weights)
+        return totals.sum() - totals.max()
 
     for node in range(1, n_nodes + 1):
         idx = np.flatnonzero(node_of == node)
-        Xn, yn = X01[idx][:, cols], y[idx]
-        base = errors(yn)
+        Xn, yn, vn = X01[idx][:, cols], y[idx], v[idx]
+        base = errors(yn, vn)
         best = None
-        if base > 0 and len(idx) >= 2 * min_samples_leaf:
+        if base > 0 and len(idx) >= 2 and (min_samples_leaf <= 1 or vn.sum() >= 2 * min_samples_leaf):
             cands = []
-            stump = cart_tree(Xn, yn, 1, min_samples_leaf, random_state)
+            stump = cart_tree(Xn, yn, 1, min_samples_leaf, random_state,
+                              sample_weight=None if sample_weight is None else vn)
             if not stump.is_leaf[0]:
                 a = stump.weights[0]
                 cands.append((a, float((Xn @ a)[Xn @ a > stump.threshold[0]].min())))
             classes = np.unique(yn)
             for k in (classes if len(classes) > 2 else classes[1:]):
                 done, fitted = call_until(deadline, fit_l1_logistic, Xn, np.where(yn == k, 1.0, -1.0), 10.0,
-                                          random_state)
+                                          random_state, None if sample_weight is None else vn)
                 if not done:
                     break
                 w_k, c_k = fitted
@@ -84,9 +99,10 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
                 if abs(thr) > 1:
                     continue
                 right = Xn @ a >= thr
-                if min(right.sum(), (~right).sum()) < min_samples_leaf:
+                if min(right.sum(), (~right).sum()) == 0 or \
+                        min(vn[right].sum(), vn[~right].sum()) < min_samples_leaf > 1:
                     continue
-                err = errors(yn[right]) + errors(yn[~right])
+                err = errors(yn[right], vn[right]) + errors(yn[~right], vn[~right])
                 if err < base and (best is None or err < best[0]):
                     best = (err, a, thr)
         if best is not None:
@@ -95,4 +111,4 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
         goes_right = (X01[idx] @ W[node - 1] >= b[node - 1]) if active[node - 1] else np.ones(len(idx), bool)
         node_of[idx] = 2 * node + goes_right
     tree, _ = from_complete(W, b - mu / 2, active=active, leaf_labels=np.zeros(2**depth, int), n_classes=n_classes)
-    return tree.with_counts(X01, y, relabel="all")
+    return tree.with_counts(X01, y, relabel="all", sample_weight=sample_weight)

@@ -61,27 +61,35 @@ def sample_actions(probabilities, rng) -> np.ndarray:
     return np.minimum((cdf <= u).sum(axis=1), cdf.shape[1] - 1)
 
 
-def policy_gradient(probabilities, actions, rewards, entropy_weight: float) -> tuple[float, np.ndarray]:
-    """``(L, dL/dlogits)`` of Algorithm 4's loss on one batch (rewards of the taken actions, shape ``(N,)``)."""
+def policy_gradient(probabilities, actions, rewards, entropy_weight: float,
+                    sample_weight=None) -> tuple[float, np.ndarray]:
+    """``(L, dL/dlogits)`` of Algorithm 4's loss on one batch (rewards of the taken actions, shape ``(N,)``).
+
+    ``sample_weight`` (each row's weight relative to the mean weight, default 1)
+    multiplies each row's term of ``L``: an unbiased estimate of the weighted loss.
+    """
     p = np.asarray(probabilities, dtype=float)
     n = len(p)
     rows = np.arange(n)
+    v = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
     pa = np.clip(p[rows, actions], 1e-300, None)
     log_pa = np.log(pa)
-    loss = -np.mean(log_pa * rewards - entropy_weight * pa * log_pa)
+    loss = -np.mean(v * (log_pa * rewards - entropy_weight * pa * log_pa))
     onehot = np.zeros_like(p)
     onehot[rows, actions] = 1.0
-    scale = rewards - entropy_weight * pa * (log_pa + 1.0)
+    scale = v * (rewards - entropy_weight * pa * (log_pa + 1.0))
     return float(loss), -(onehot - p) * scale[:, None] / n
 
 
-def cross_entropy_gradient(probabilities, targets) -> tuple[float, np.ndarray]:
-    """``(mean -log pi(t|x), its gradient in the logits)`` for the supervised baseline."""
+def cross_entropy_gradient(probabilities, targets, sample_weight=None) -> tuple[float, np.ndarray]:
+    """``(mean -log pi(t|x), its gradient in the logits)`` for the supervised baseline (each row's term times
+    ``sample_weight``, its weight relative to the mean, default 1)."""
     p = np.asarray(probabilities, dtype=float)
     rows = np.arange(len(p))
+    v = np.ones(len(p)) if sample_weight is None else np.asarray(sample_weight, float)
     grad = p.copy()
     grad[rows, targets] -= 1.0
-    return float(-np.mean(np.log(np.clip(p[rows, targets], 1e-300, None)))), grad / len(p)
+    return float(-np.mean(v * np.log(np.clip(p[rows, targets], 1e-300, None)))), grad * v[:, None] / len(p)
 
 
 def supervised_targets(tree_predictions, y, rng, true_class_proba=None) -> np.ndarray:

@@ -5,8 +5,9 @@ programming with branch-and-bound. Its objective is
 ``errors + complexity_cost * n * (branching nodes)``, so OCT's
 ``errors / L_hat + alpha * splits`` is the same problem with
 ``complexity_cost = alpha * L_hat / n`` (a brute-force test holds the two equal).
-ConTree knows no minimum leaf size and no user constraints: those stay with
-the MIP. A cost above 1 makes every split dearer than all ``n`` errors, so the
+ConTree knows no minimum leaf size, no user constraints and no weights: those
+stay with the MIP, except whole-number weights (merged duplicate rows), which
+are given to ConTree as the rows repeated (:func:`repeatable`). A cost above 1 makes every split dearer than all ``n`` errors, so the
 optimum is then the majority leaf, certified without a search.
 """
 
@@ -19,7 +20,18 @@ import numpy as np
 
 from ..trees import LEAF, Tree
 
-__all__ = ["contree_tree"]
+__all__ = ["contree_tree", "repeatable"]
+
+#: Whole-number weights are handed to ConTree as repeated rows up to this many rows in all.
+MAX_REPEATED_ROWS = 2_000_000
+
+
+def repeatable(sample_weight) -> bool:
+    """The weights are whole numbers whose rows ConTree can take repeated (at most :data:`MAX_REPEATED_ROWS`)."""
+    if sample_weight is None:
+        return True
+    w = np.asarray(sample_weight, float)
+    return bool(np.all(w == np.round(w)) and w.sum() <= MAX_REPEATED_ROWS)
 
 
 def _convert(node, n_features):
@@ -45,8 +57,10 @@ def _convert(node, n_features):
     return Tree(left, right, W, thr, label=label)
 
 
-def contree_tree(X, y, depth, alpha, L_hat, n_classes, time_limit=None, allowed=None):
+def contree_tree(X, y, depth, alpha, L_hat, n_classes, time_limit=None, allowed=None, sample_weight=None):
     """The optimal axis-aligned tree of depth ``depth`` for ``errors / L_hat + alpha * splits``.
+
+    ``sample_weight`` (whole numbers, :func:`repeatable`) counts each row that many times.
 
     Returns
     -------
@@ -61,17 +75,21 @@ def contree_tree(X, y, depth, alpha, L_hat, n_classes, time_limit=None, allowed=
 
     X = np.asarray(X, float)
     y = np.asarray(y, np.int64)
-    n, p = X.shape
+    if not repeatable(sample_weight):
+        raise ValueError("ConTree takes whole-number weights only (rows repeated); fit weighted trees by the MIP")
+    times = None if sample_weight is None else np.round(sample_weight).astype(np.int64)
+    Xr, yr = (X, y) if times is None else (np.repeat(X, times, axis=0), np.repeat(y, times))
+    n, p = Xr.shape
     cols = np.arange(p) if allowed is None else np.flatnonzero(allowed)
     cost = alpha * L_hat / n
     t0 = time.perf_counter()
     if cost > 1.0:                                         # no split can pay for itself: the majority leaf
-        tree = Tree([LEAF], [LEAF], np.zeros((1, p)), [0.0], label=[int(np.bincount(y).argmax())])
-        return tree.with_counts(X, y), True, time.perf_counter() - t0
+        tree = Tree([LEAF], [LEAF], np.zeros((1, p)), [0.0], label=[int(np.bincount(yr).argmax())])
+        return tree.with_counts(X, y, sample_weight=sample_weight), True, time.perf_counter() - t0
     model = ConTree(max_depth=depth, complexity_cost=cost, time_limit=600 if time_limit is None else time_limit)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model.fit(X[:, cols], y)
+        model.fit(Xr[:, cols], yr)
     seconds = time.perf_counter() - t0
     tree = _convert(model.tree_, len(cols))
     W = np.zeros((tree.n_nodes, p))
@@ -79,4 +97,4 @@ def contree_tree(X, y, depth, alpha, L_hat, n_classes, time_limit=None, allowed=
     tree.weights = W
     value = np.zeros((tree.n_nodes, n_classes))
     tree.value = value
-    return tree.with_counts(X, y), bool(model._config.is_within_time_limit()), seconds
+    return tree.with_counts(X, y, sample_weight=sample_weight), bool(model._config.is_within_time_limit()), seconds

@@ -7,9 +7,10 @@ from .budget import expired
 __all__ = ["grow_forest"]
 
 
-def grow_forest(X, y, n_estimators: int, deadline=None, chunk: int = 10, **params):
+def grow_forest(X, y, n_estimators: int, deadline=None, chunk: int = 10, sample_weight=None, **params):
     """scikit-learn's ``RandomForestClassifier(n_estimators, **params)`` grown ``chunk`` trees at a time until
-    it has ``n_estimators`` trees or ``deadline`` (a ``time.perf_counter()`` value) passes.
+    it has ``n_estimators`` trees or ``deadline`` (a ``time.perf_counter()`` value) passes (``sample_weight``:
+    each row's weight, as scikit-learn's ``fit`` takes it).
 
     Its first ``m`` trees are those of a forest of ``m`` trees (a warm start draws
     the seeds the full fit would), so a forest cut short is a smaller forest of
@@ -23,9 +24,9 @@ def grow_forest(X, y, n_estimators: int, deadline=None, chunk: int = 10, **param
     from sklearn.ensemble import RandomForestClassifier
 
     forest = RandomForestClassifier(n_estimators=min(chunk, n_estimators), warm_start=True, **params)
-    forest.fit(X, y)
+    forest.fit(X, y, sample_weight)
     while forest.n_estimators < n_estimators and not expired(deadline):
         forest.n_estimators = min(forest.n_estimators + chunk, n_estimators)
-        forest.fit(X, y)
+        forest.fit(X, y, sample_weight)
     forest.warm_start = False
     return forest

@@ -52,15 +52,16 @@ def greedy_tree(problem, fit, deadline=None) -> Tree:
     Parameters
     ----------
     problem : LossOptimalProblem
-    fit : callable ``(X, y, h) -> (w, b)``
-        From :func:`~optitrees.algorithms.node_fit.node_fitter`.
+    fit : callable ``(X, y, h, sample_weight=None) -> (w, b)``
+        From :func:`~optitrees.algorithms.node_fit.node_fitter`; each node is fitted on its points with their
+        weights (``problem.data.weight``).
     deadline : float, optional
         ``time.perf_counter()`` by which node fits end (a fit still running then
         is abandoned, :func:`~optitrees.algorithms.budget.call_until`): the nodes
         left get :func:`~optitrees.algorithms.node_fit.constant_fit` (``w = 0``),
         so the tree is still complete and feasible.
     """
-    X, y = problem.data.X, np.asarray(problem.data.y, float)
+    X, y, v = problem.data.X, np.asarray(problem.data.y, float), problem.data.fit_weight
     topo = problem.topology
     depth = topo.depth
     W = np.zeros((len(topo.branch_nodes), X.shape[1]))
@@ -69,8 +70,9 @@ def greedy_tree(problem, fit, deadline=None) -> Tree:
     for h, layer in enumerate(topo.layers):
         for t in layer:
             idx = np.flatnonzero(node_of == t)
-            done, fitted = call_until(deadline, fit, X[idx], y[idx], h)
-            w_t, b_t = fitted if done else constant_fit(y[idx], problem.spec.losses[h], X.shape[1])
+            vi = None if v is None else v[idx]
+            done, fitted = call_until(deadline, fit, X[idx], y[idx], h, sample_weight=vi)
+            w_t, b_t = fitted if done else constant_fit(y[idx], problem.spec.losses[h], X.shape[1], vi)
             w_t, b_t = within_bounds(w_t, b_t, problem.spec.weight_bound, problem.intercept_bound)
             if h < depth - 1:
                 b_t -= clear_gap(X[idx] @ w_t + b_t, problem.eps)

@@ -19,18 +19,23 @@ from ..formulations.tangents import logistic_loss
 __all__ = ["fit_l1_logistic", "fit_linear_svm", "node_fitter", "node_objective", "constant_fit"]
 
 
-def constant_fit(y, loss: str, n_features: int):
+def constant_fit(y, loss: str, n_features: int, sample_weight=None):
     """The node without features: ``w = 0`` and the intercept ``_constant`` gives (what a node gets when the
     time budget ends before its fit)."""
-    return np.zeros(n_features), _constant(np.asarray(y, float), logistic=loss == "logistic")
+    return np.zeros(n_features), _constant(np.asarray(y, float), logistic=loss == "logistic",
+                                           sample_weight=sample_weight)
 
 
-def _constant(y, logistic=True):
-    """A node with one class (or none): ``w = 0`` and the smoothed log-odds (or +-1 for margins)."""
-    n_pos = int((y > 0).sum())
+def _constant(y, logistic=True, sample_weight=None):
+    """A node with one class (or none): ``w = 0`` and the smoothed log-odds (or +-1 for margins), from the
+    (weighted) class totals."""
+    if sample_weight is None:
+        n_pos, n = int((y > 0).sum()), len(y)
+    else:
+        n_pos, n = float(sample_weight[y > 0].sum()), float(sample_weight.sum())
     if logistic:
-        return float(np.log((n_pos + 0.5) / (len(y) - n_pos + 0.5)))
-    return 1.0 if n_pos >= len(y) - n_pos else -1.0
+        return float(np.log((n_pos + 0.5) / (n - n_pos + 0.5)))
+    return 1.0 if n_pos >= n - n_pos else -1.0
 
 
 def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None):
@@ -54,7 +59,7 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None):
     y = np.asarray(y, float)
     n_pos = int((y > 0).sum())
     if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
-        return np.zeros(X.shape[1]), _constant(y)
+        return np.zeros(X.shape[1]), _constant(y, sample_weight=sample_weight)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         lr = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
@@ -74,7 +79,7 @@ def fit_linear_svm(X, y, C, random_state=None, sample_weight=None):
     y = np.asarray(y, float)
     n_pos = int((y > 0).sum())
     if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
-        return np.zeros(X.shape[1]), _constant(y, logistic=False)
+        return np.zeros(X.shape[1]), _constant(y, logistic=False, sample_weight=sample_weight)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         svm = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=10.0, tol=1e-6, max_iter=20000,
@@ -83,13 +88,15 @@ def fit_linear_svm(X, y, C, random_state=None, sample_weight=None):
 
 
 def node_objective(spec, h):
-    """Exact objective of one node of layer ``h``: ``(X, y, w, b) -> C_h sum loss + lam_h Omega(w) + alpha_h ||w||_0``."""
+    """Exact objective of one node of layer ``h``: ``(X, y, w, b, sample_weight=None) -> C_h sum v_i loss_i + lam_h
+    Omega(w) + alpha_h ||w||_0`` (``v_i`` the point weights, 1 by default)."""
     loss = {"logistic": logistic_loss, "hinge": lambda s: np.maximum(0.0, 1.0 - s),
             "misclassification": lambda s: (s <= 0).astype(float)}[spec.losses[h]]
     C, lam, reg = spec.C[h], spec.lam[h], spec.regularizer
 
-    def objective(X, y, w, b):
-        value = C * loss(y * (X @ w + b)).sum()
+    def objective(X, y, w, b, sample_weight=None):
+        losses = loss(y * (X @ w + b))
+        value = C * (losses.sum() if sample_weight is None else sample_weight @ losses)
         if reg == "l1":
             value += lam * np.abs(w).sum()
         elif reg == "l2":
@@ -101,15 +108,16 @@ def node_objective(spec, h):
     return objective
 
 
-def _fit_univariate(X, y, C, random_state=None):
-    """Best single-feature l1-logistic regression (Remark 2's ``||w||_0 <= 1``)."""
+def _fit_univariate(X, y, C, random_state=None, sample_weight=None):
+    """Best single-feature l1-logistic regression (Remark 2's ``||w||_0 <= 1``), weighted by ``sample_weight``."""
     def obj(w, b):
-        return C * logistic_loss(y * (X @ w + b)).sum() + np.abs(w).sum()
+        losses = logistic_loss(y * (X @ w + b))
+        return C * (losses.sum() if sample_weight is None else sample_weight @ losses) + np.abs(w).sum()
 
-    best = (np.zeros(X.shape[1]), _constant(y))
+    best = (np.zeros(X.shape[1]), _constant(y, sample_weight=sample_weight))
     best_obj = obj(*best)
     for j in range(X.shape[1]):
-        wj, bj = fit_l1_logistic(X[:, [j]], y, C, random_state)
+        wj, bj = fit_l1_logistic(X[:, [j]], y, C, random_state, sample_weight)
         w = np.zeros(X.shape[1])
         w[j] = wj[0]
         value = obj(w, bj)
@@ -131,9 +139,10 @@ def node_fitter(spec, random_state=None, allowed=None):
 
     Returns
     -------
-    callable ``fit(X, y, h, support=None, sample_weight=None) -> (w, b)``
+    callable ``fit(X, y, h, support=None, sample_weight=None, routing=False) -> (w, b)``
         ``h`` is the 0-based layer; ``support`` restricts the features further;
-        ``sample_weight`` multiplies each point's loss (TAO's routing terms).
+        ``sample_weight`` multiplies each point's loss (the points' weights, and
+        TAO's routing terms, which set ``routing=True``).
     """
     from sklearn.linear_model import LogisticRegression
 
@@ -147,14 +156,14 @@ def node_fitter(spec, random_state=None, allowed=None):
                 return fit_l1_logistic(Xn, yn, Ch / lh, random_state, sw)
             n_pos = int((yn > 0).sum())
             if n_pos in (0, len(yn)):
-                return np.zeros(Xn.shape[1]), _constant(yn)
+                return np.zeros(Xn.shape[1]), _constant(yn, sample_weight=sw)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 lr = LogisticRegression(C=Ch / (2 * lh) if lh > 0 else 1e4, max_iter=2000, tol=1e-8).fit(Xn, yn, sw)
             return lr.coef_.ravel().copy(), float(lr.intercept_[0])
         return fit_linear_svm(Xn, yn, Ch / (2 * lh) if lh > 0 else 1e3, random_state, sw)
 
-    def fit(Xn, yn, h, support=None, sample_weight=None):
+    def fit(Xn, yn, h, support=None, sample_weight=None, routing=False):
         p = Xn.shape[1]
         mask = np.ones(p, bool) if allowed is None else np.asarray(allowed, bool).copy()
         if support is not None:
@@ -164,16 +173,16 @@ def node_fitter(spec, random_state=None, allowed=None):
         if cols.size == 0:
             return w, base(Xn[:, :1] * 0.0, yn, h, sample_weight)[1]
         if budget is not None and spec.losses[h] == "logistic" and spec.regularizer == "l1" and budget[h] == 1 \
-                and support is None and sample_weight is None:
+                and support is None and not routing:
             wc, b0 = _fit_univariate(Xn[:, cols], yn, float(spec.C[h]) / max(float(spec.lam[h]), 1e-12),
-                                     random_state)
+                                     random_state, sample_weight)
         else:
             wc, b0 = base(Xn[:, cols], yn, h, sample_weight)
         w[cols] = wc
         if budget is not None and np.count_nonzero(w) > budget[h]:
             keep = np.zeros(p, bool)
             keep[np.argsort(-np.abs(w))[: int(budget[h])]] = True
-            return fit(Xn, yn, h, support=keep, sample_weight=sample_weight)
+            return fit(Xn, yn, h, support=keep, sample_weight=sample_weight, routing=routing)
         return w, b0
 
     return fit

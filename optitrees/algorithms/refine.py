@@ -27,7 +27,7 @@ def refine_last_layer(tree: Tree, problem, fit, keep_support: bool = False) -> T
     keep_support : bool
         Refit on each node's current features only (keeps HFS/SFS counts).
     """
-    X, y = problem.data.X, np.asarray(problem.data.y, float)
+    X, y, v = problem.data.X, np.asarray(problem.data.y, float), problem.data.fit_weight
     h = problem.spec.depth - 1
     objective = node_objective(problem.spec, h)
     leaf_of = tree.apply(X)
@@ -37,7 +37,8 @@ def refine_last_layer(tree: Tree, problem, fit, keep_support: bool = False) -> T
         idx = np.flatnonzero(leaf_of == t)
         if idx.size == 0:
             continue
-        w_t, b_t = fit(X[idx], y[idx], h, support=(W[k] != 0) if keep_support else None)
-        if objective(X[idx], y[idx], w_t, b_t) <= objective(X[idx], y[idx], W[k], b[k]):
+        vi = None if v is None else v[idx]
+        w_t, b_t = fit(X[idx], y[idx], h, support=(W[k] != 0) if keep_support else None, sample_weight=vi)
+        if objective(X[idx], y[idx], w_t, b_t, vi) <= objective(X[idx], y[idx], W[k], b[k], vi):
             W[k], b[k] = w_t, b_t
     return tree.with_nodes(leaves, weights=W, intercept=b)

@@ -11,6 +11,9 @@ Correctness (II-C): for each selected rule, an L1 logistic regression (on
 standardized features, strength by cross-validation) of "the rule is right
 for this row" on the K features used by the selected rules. Its weights are
 returned on the original feature scale, so ``w @ x + b > 0`` is the model.
+
+Every fit takes ``sample_weight`` (each row's weight in the loss and in the
+cross-validated log loss).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def _l1_cv(Cs, cv, random_state):
                                 **params)
 
 
-def _cv_fit(Z, y, Cs, cv, random_state, deadline):
+def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
     """The L1 logistic model at the ``C`` of least cross-validated log loss, as ``_l1_cv`` chooses it, with a
     deadline: the grid is walked from the sparsest model up, and a fold fit still running at ``deadline`` is
     abandoned (:func:`~optitrees.algorithms.budget.call_until`) and ends the walk; the ``C`` s scored in full
@@ -56,7 +59,8 @@ def _cv_fit(Z, y, Cs, cv, random_state, deadline):
     from sklearn.model_selection import StratifiedKFold
 
     def l1_fit(C, rows):
-        return _quiet(LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit, Z[rows], y[rows])
+        return _quiet(LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit, Z[rows], y[rows],
+                      None if sample_weight is None else sample_weight[rows])
 
     folds = list(StratifiedKFold(cv).split(Z, y))
     losses = []
@@ -66,7 +70,8 @@ def _cv_fit(Z, y, Cs, cv, random_state, deadline):
             done, model = call_until(deadline, l1_fit, C, train)
             if not done:
                 break
-            total += log_loss(y[test], model.predict_proba(Z[test]), labels=model.classes_)
+            total += log_loss(y[test], model.predict_proba(Z[test]), labels=model.classes_,
+                              sample_weight=None if sample_weight is None else sample_weight[test])
         else:
             losses.append(total)
             continue
@@ -83,15 +88,17 @@ def _quiet(fit, *args):
         return fit(*args)
 
 
-def _grid(Z, y) -> np.ndarray:
-    """C values from just above the all-zero model (``l1_min_c``) over four decades."""
+def _grid(Z, y, sample_weight=None) -> np.ndarray:
+    """C values from just above the all-zero model (``l1_min_c``, of the weighted loss) over four decades."""
     from sklearn.svm import l1_min_c
 
-    c0 = l1_min_c(Z, y, loss="log") if Z.any() else 1.0
+    Zw = Z if sample_weight is None else Z * sample_weight[:, None]
+    c0 = l1_min_c(Zw, y, loss="log") if Zw.any() else 1.0
     return c0 * np.logspace(0.05, 4, N_CS)
 
 
-def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=None) -> tuple[np.ndarray, np.ndarray]:
+def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=None,
+                 sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
     """``(indices, coefficients)`` of the ``n_rules`` columns of the rule matrix ``Z`` kept by LASSO (II-B).
 
     Indices are ordered by decreasing ``|coefficient|`` (ties: lower index
@@ -101,16 +108,16 @@ def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=No
     kept then).
     """
     Z = np.asarray(Z, dtype=float)
-    Cs = _grid(Z, y)
-    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Z, y) if deadline is None else \
-        _cv_fit(Z, y, Cs, cv, random_state, deadline)
+    Cs = _grid(Z, y, sample_weight)
+    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Z, y, sample_weight) if deadline is None else \
+        _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight)
     coef = model.coef_.ravel()
     start = int(np.searchsorted(Cs, float(np.ravel(model.C_)[0])))
     for C in Cs[start + 1:]:
         if np.count_nonzero(coef) >= n_rules:
             break
         done, model = call_until(deadline, _quiet, LogisticRegression(C=C, random_state=random_state,
-                                                                      **_l1_params()).fit, Z, y)
+                                                                      **_l1_params()).fit, Z, y, sample_weight)
         if not done:
             break
         coef = model.coef_.ravel()
@@ -119,7 +126,8 @@ def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=No
     return keep, coef[keep]
 
 
-def correctness_model(X, correct, cv: int = 3, random_state=None, deadline=None) -> tuple[np.ndarray, float]:
+def correctness_model(X, correct, cv: int = 3, random_state=None, deadline=None,
+                      sample_weight=None) -> tuple[np.ndarray, float]:
     """``(weights, intercept)`` on the original scale of ``X`` of an L1 logistic model of ``correct`` (II-C).
 
     When one outcome has fewer than ``cv`` rows (no stratified cross-validation
@@ -130,12 +138,17 @@ def correctness_model(X, correct, cv: int = 3, random_state=None, deadline=None)
     correct = np.asarray(correct, dtype=bool)
     n_correct = int(correct.sum())
     if min(n_correct, len(correct) - n_correct) < cv or X.shape[1] == 0:
-        return np.zeros(X.shape[1]), 1.0 if 2 * n_correct >= len(correct) else -1.0
-    mean, scale = X.mean(axis=0), X.std(axis=0)
+        v = np.ones(len(correct)) if sample_weight is None else sample_weight
+        return np.zeros(X.shape[1]), 1.0 if 2 * v[correct].sum() >= v.sum() else -1.0
+    if sample_weight is None:
+        mean, scale = X.mean(axis=0), X.std(axis=0)
+    else:
+        mean = np.average(X, axis=0, weights=sample_weight)
+        scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample_weight))
     scale[scale == 0] = 1.0
     Xs = (X - mean) / scale
-    Cs = _grid(Xs, correct)
-    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Xs, correct) if deadline is None else \
-        _cv_fit(Xs, correct, Cs, cv, random_state, deadline)
+    Cs = _grid(Xs, correct, sample_weight)
+    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Xs, correct, sample_weight) if deadline is None else \
+        _cv_fit(Xs, correct, Cs, cv, random_state, deadline, sample_weight)
     w = model.coef_.ravel() / scale
     return w, float(model.intercept_[0] - w @ mean)

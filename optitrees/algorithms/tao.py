@@ -1,7 +1,8 @@
 """Tree Alternating Optimization (Carreira-Perpinan & Tavallali 2018; seed 002, 3.3) of label trees.
 
 TAO improves a tree of fixed depth on its exact training objective
-``errors / L_hat + alpha * complexity`` (complexity: active splits, or features
+``errors / L_hat + alpha * complexity`` (errors: their total weight when points
+are weighted; complexity: active splits, or features
 used over all splits for oblique trees), one node at a time, bottom-up. Nodes
 at the same depth see disjoint points, so they are optimized independently:
 
@@ -33,9 +34,10 @@ from .node_fit import fit_l1_logistic
 __all__ = ["tao_label_tree", "label_objective", "feature_order"]
 
 
-def label_objective(ft: FixedTree, X, y, L_hat, alpha=0.0, complexity="splits") -> float:
-    """``errors / L_hat + alpha * complexity`` of a label tree on ``(X, y)``."""
-    errors = int(np.sum(ft.predict(X) != y))
+def label_objective(ft: FixedTree, X, y, L_hat, alpha=0.0, complexity="splits", sample_weight=None) -> float:
+    """``errors / L_hat + alpha * complexity`` of a label tree on ``(X, y)`` (errors: their total ``sample_weight``)."""
+    wrong = ft.predict(X) != y
+    errors = int(np.sum(wrong)) if sample_weight is None else float(np.asarray(sample_weight, float) @ wrong)
     return float(errors / L_hat + alpha * _complexity(ft, ft.active, complexity))
 
 
@@ -53,12 +55,13 @@ def feature_order(X, allowed=None) -> np.ndarray:
     return np.argsort(X[:, cols], axis=0, kind="stable").T
 
 
-def _scan(Xt, prefer, allowed, gap=0.0, order=None):
+def _scan(Xt, prefer, allowed, gap=0.0, order=None, weight=None):
     """Best axis-aligned split ``x_j <= thr`` for pseudo-labels ``prefer`` (+1 right, -1 left, 0 don't care).
 
     Thresholds lie between consecutive distinct values at least ``gap`` apart. ``order`` (rows of ``Xt``
     sorted by each allowed feature) saves the sort when known. Returns candidates ``(errors, j, thr,
-    left_count)`` sorted by errors (at most 10); ``errors`` counts the pseudo-labels sent the wrong way.
+    left_count)`` sorted by errors (at most 10); ``errors`` counts the pseudo-labels sent the wrong way
+    (their total ``weight`` when given).
     """
     cols = np.flatnonzero(allowed)
     Xc = Xt[:, cols]
@@ -69,18 +72,27 @@ def _scan(Xt, prefer, allowed, gap=0.0, order=None):
         order = np.argsort(Xc, axis=0, kind="stable")
     xs = np.take_along_axis(Xc, order, axis=0)
     ps = prefer[order]
-    right_in_left = np.cumsum(ps == 1, axis=0)[:-1]         # threshold after position k = 1 .. n-1
-    left_in_left = np.cumsum(ps == -1, axis=0)[:-1]
-    errors = right_in_left + (np.sum(prefer == -1) - left_in_left)
+    if weight is None:
+        right_in_left = np.cumsum(ps == 1, axis=0)[:-1]     # threshold after position k = 1 .. n-1
+        left_in_left = np.cumsum(ps == -1, axis=0)[:-1]
+        errors = right_in_left + (np.sum(prefer == -1) - left_in_left)
+        worst = np.iinfo(np.int64).max
+    else:
+        vs = weight[order]
+        right_in_left = np.cumsum(np.where(ps == 1, vs, 0.0), axis=0)[:-1]
+        left_in_left = np.cumsum(np.where(ps == -1, vs, 0.0), axis=0)[:-1]
+        errors = right_in_left + (weight @ (prefer == -1) - left_in_left)
+        worst = np.inf
     valid = (xs[1:] > xs[:-1]) & (xs[1:] - xs[:-1] >= gap)
-    errors = np.where(valid, errors, np.iinfo(np.int64).max)
+    errors = np.where(valid, errors, worst)
     flat = np.argsort(errors, axis=None, kind="stable")[:10]
     out = []
     for f in flat:
         k, c = np.unravel_index(f, errors.shape)
         if not valid[k, c]:
             break
-        out.append((int(errors[k, c]), int(cols[c]), float((xs[k, c] + xs[k + 1, c]) / 2), int(k + 1)))
+        err = int(errors[k, c]) if weight is None else float(errors[k, c])
+        out.append((err, int(cols[c]), float((xs[k, c] + xs[k + 1, c]) / 2), int(k + 1)))
     return out
 
 
@@ -98,8 +110,9 @@ class _LabelTAO:
     """One TAO run on a label tree (see :func:`tao_label_tree`)."""
 
     def __init__(self, X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state,
-                 sorted_rows=None):
+                 sorted_rows=None, sample_weight=None):
         self.X, self.y = np.asarray(X, float), np.asarray(y, np.int64)
+        self.v = None if sample_weight is None else np.asarray(sample_weight, float)
         self.L_hat, self.alpha, self.kind = float(L_hat), float(alpha), complexity
         self.oblique, self.n_min, self.mu = oblique, int(min_samples_leaf), float(mu)
         self.allowed = np.ones(self.X.shape[1], bool) if allowed is None else np.asarray(allowed, bool)
@@ -107,6 +120,13 @@ class _LabelTAO:
         self.n_classes = int(self.y.max()) + 1
         # every feature sorted once: a node's order is then read off in O(n p) instead of sorted again
         self.sorted_rows = feature_order(self.X, self.allowed) if sorted_rows is None else sorted_rows   # (q, n)
+
+    def count(self, mask, rows):
+        """How many of the node's points ``mask`` selects (their total weight when weighted)."""
+        return int(np.sum(mask)) if self.v is None else float(self.v[rows] @ mask)
+
+    def class_counts(self, rows):
+        return np.bincount(self.y[rows], weights=None if self.v is None else self.v[rows], minlength=self.n_classes)
 
     def node_order(self, rows):
         """Positions in ``rows`` sorted by each allowed feature (from the global sort when the node is large)."""
@@ -122,7 +142,7 @@ class _LabelTAO:
     def leaf_step(self, ft, leaf, rows):
         if rows.size == 0:
             return False
-        counts = np.bincount(self.y[rows], minlength=self.n_classes)
+        counts = self.class_counts(rows)
         if counts[ft.leaf_label[leaf]] < counts.max():
             ft.leaf_label[leaf] = int(np.argmax(counts))
             return True
@@ -131,7 +151,8 @@ class _LabelTAO:
     def _leaf_sizes_ok(self, ft, t, rows):
         if self.n_min <= 1:
             return True
-        counts = np.bincount(ft.leaf_of(self.X[rows], start=t), minlength=ft.n_splits + 1)
+        counts = np.bincount(ft.leaf_of(self.X[rows], start=t), minlength=ft.n_splits + 1,
+                             weights=None if self.v is None else self.v[rows])
         counts = counts[ft.subtree_leaves(t)]
         return bool(np.all((counts == 0) | (counts >= self.n_min)))
 
@@ -143,30 +164,31 @@ class _LabelTAO:
         wrong_left = ft.predict(X, start=2 * t) != y
         wrong_right = ft.predict(X, start=2 * t + 1) != y
         right_now = ft.goes_right(X, np.full(len(rows), t))
-        errors_now = int(np.where(right_now, wrong_right, wrong_left).sum())
+        errors_now = self.count(np.where(right_now, wrong_right, wrong_left), rows)
         node_cx = _complexity(ft, np.arange(ft.n_splits) == t - 1, self.kind)
         prefer = np.where(wrong_left & ~wrong_right, 1, np.where(wrong_right & ~wrong_left, -1, 0))
-        fixed_errors = int((wrong_left & wrong_right).sum())
+        fixed_errors = self.count(wrong_left & wrong_right, rows)
         moves = []                                     # (delta objective, apply)
 
         def delta(errors, cx):
             return (errors - errors_now) / self.L_hat + self.alpha * (cx - node_cx)
 
         if ft.active[t - 1]:
-            moves.append((delta(int(wrong_right.sum()), 0), ("off", None)))
+            moves.append((delta(self.count(wrong_right, rows), 0), ("off", None)))
         sub = ft.subtree(t)
-        counts = np.bincount(y, minlength=self.n_classes)
+        counts = self.class_counts(rows)
         sub_cx = _complexity(ft, np.isin(np.arange(1, ft.n_splits + 1), sub), self.kind)
-        leaf_delta = (rows.size - counts.max() - errors_now) / self.L_hat - self.alpha * sub_cx
+        leaf_delta = (counts.sum() - counts.max() - errors_now) / self.L_hat - self.alpha * sub_cx
         moves.append((leaf_delta, ("leaf", int(np.argmax(counts)))))
         if np.any(prefer != 0):
-            for errs, j, thr, _ in _scan(X, prefer, self.allowed, self.mu, self.node_order(rows)):
+            for errs, j, thr, _ in _scan(X, prefer, self.allowed, self.mu, self.node_order(rows),
+                                         None if self.v is None else self.v[rows]):
                 w = np.zeros(X.shape[1])
                 w[j] = 1.0
                 moves.append((delta(fixed_errors + errs, 1), ("split", (w, thr))))
             if self.oblique:
                 moves += [(delta(e, c), ("split", (w, thr))) for e, c, w, thr in self._oblique(X, prefer, wrong_left,
-                                                                                               wrong_right)]
+                                                                                               wrong_right, rows)]
         for d, (kind, arg) in sorted(moves, key=lambda m: m[0]):
             if d >= -1e-12:
                 return False
@@ -177,15 +199,16 @@ class _LabelTAO:
                 return True
         return False
 
-    def _oblique(self, X, prefer, wrong_left, wrong_right):
+    def _oblique(self, X, prefer, wrong_left, wrong_right, rows):
         care = prefer != 0
         z = prefer[care].astype(float)
         if len(np.unique(z)) < 2:
             return []
         out = []
         cols = np.flatnonzero(self.allowed)
+        care_weight = None if self.v is None else self.v[rows][care]
         for C in (0.1, 1.0, 10.0):
-            wc, c = fit_l1_logistic(X[care][:, cols], z, C, self.random_state)
+            wc, c = fit_l1_logistic(X[care][:, cols], z, C, self.random_state, care_weight)
             norm = np.abs(wc).sum()
             if norm == 0:
                 continue
@@ -193,7 +216,7 @@ class _LabelTAO:
             w[cols] = wc / norm
             v = X @ w
             thr = _snap(v, -c / norm, self.mu)
-            errors = int(np.where(v > thr, wrong_right, wrong_left).sum())
+            errors = self.count(np.where(v > thr, wrong_right, wrong_left), rows)
             cx = 1 if self.kind == "splits" else int(np.count_nonzero(w))
             out.append((errors, cx, w, thr))
         return out
@@ -212,7 +235,7 @@ def _apply(ft, t, kind, arg, subtree):
 
 def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="splits", oblique=False,
                    min_samples_leaf=1, mu=0.0, allowed=None, max_passes=20, deadline=None,
-                   random_state=None, sorted_rows=None) -> FixedTree:
+                   random_state=None, sorted_rows=None, sample_weight=None) -> FixedTree:
     """TAO of a label tree on ``(X, y)`` (class indices ``0..K-1``); returns an improved copy.
 
     Parameters
@@ -228,7 +251,7 @@ def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="sp
     oblique : bool, default=False
         Allow oblique splits (l1-logistic surrogate candidates, ``||w||_1 = 1``).
     min_samples_leaf : int, default=1
-        Every leaf that holds points holds at least this many.
+        Every leaf that holds points holds at least this many (this much weight).
     mu : float, default=0.0
         Oblique thresholds sit in a gap of at least ``mu`` between the node's
         points (OCT-H's margin, so the tree is a feasible MIP start).
@@ -239,16 +262,19 @@ def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="sp
         ``time.perf_counter()`` after which no new node is optimized (checked before every node).
     sorted_rows : ndarray, optional
         :func:`feature_order` of ``(X, allowed)`` when the caller has it (TMO shares one between runs).
+    sample_weight : ndarray of shape (n,), optional
+        Each point's weight: errors, leaf majorities and leaf sizes are weighted totals.
     """
     X = np.asarray(X, float)
     y = np.asarray(y, np.int64)
     if L_hat is None:
-        L_hat = max(len(y) - np.bincount(y).max(), 1)
+        totals = np.bincount(y, weights=sample_weight)
+        L_hat = max(totals.sum() - totals.max(), 1)
     ft = ft.copy()
     if expired(deadline):
         return _prune_dead(ft, X)
     run = _LabelTAO(X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state,
-                    sorted_rows)
+                    sorted_rows, sample_weight)
     S = ft.n_splits
     for _ in range(max_passes):
         improved = False

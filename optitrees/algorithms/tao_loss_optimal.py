@@ -45,14 +45,21 @@ class _LossTAO:
     def __init__(self, problem, fit):
         self.problem, self.fit = problem, fit
         self.X, self.y = problem.data.X, np.asarray(problem.data.y, float)
+        self.v = problem.data.fit_weight                    # the points' weights (None: all 1)
         self.spec = problem.spec
         self.losses = layer_loss_functions(problem, surrogate=False)
         self.eps = problem.eps
 
-    def own(self, h, Xr, yr, w, b):
-        """``C_h sum loss_h(y (w x + b)) + lam_h Omega(w) + alpha_h ||w||_0`` of one node."""
+    def weights(self, rows):
+        """The weights of ``rows`` (``None``: unweighted)."""
+        return None if self.v is None else self.v[rows]
+
+    def own(self, h, Xr, yr, w, b, vr=None):
+        """``C_h sum v_i loss_h(y_i (w x_i + b)) + lam_h Omega(w) + alpha_h ||w||_0`` of one node (``vr``: the
+        points' weights, ``None`` for 1)."""
         spec = self.spec
-        value = spec.C[h] * self.losses[h](yr * (Xr @ w + b)).sum()
+        losses = self.losses[h](yr * (Xr @ w + b))
+        value = spec.C[h] * (losses.sum() if vr is None else vr @ losses)
         if spec.regularizer == "l1":
             value += spec.lam[h] * np.abs(w).sum()
         elif spec.regularizer == "l2":
@@ -86,19 +93,20 @@ class _LossTAO:
         if rows.size == 0:
             return False
         h = self.spec.depth - 1
-        Xr, yr = self.X[rows], self.y[rows]
+        Xr, yr, vr = self.X[rows], self.y[rows], self.weights(rows)
         keep = (ft.leaf_W[k] != 0) if self.spec.feature_selection is not None else None
-        w, b = within_bounds(*self.fit(Xr, yr, h, support=keep), self.spec.weight_bound,
+        w, b = within_bounds(*self.fit(Xr, yr, h, support=keep, sample_weight=vr), self.spec.weight_bound,
                              self.problem.intercept_bound)
-        now = self.own(h, Xr, yr, ft.leaf_W[k], ft.leaf_b[k])
-        if self.own(h, Xr, yr, w, b) < now - 1e-9 * max(1.0, abs(now)):
+        now = self.own(h, Xr, yr, ft.leaf_W[k], ft.leaf_b[k], vr)
+        if self.own(h, Xr, yr, w, b, vr) < now - 1e-9 * max(1.0, abs(now)):
             ft.leaf_W[k], ft.leaf_b[k] = w, b
             return True
         return False
 
-    def refit_below(self, ft, start, Xs, ys):
-        """Objective of the subtree under ``start`` for the points ``(Xs, ys)`` sent there, with every leaf
-        below refitted on its new points (kept where the refit is not better); returns ``(value, leaves)``."""
+    def refit_below(self, ft, start, Xs, ys, vs=None):
+        """Objective of the subtree under ``start`` for the points ``(Xs, ys)`` (weights ``vs``) sent there, with
+        every leaf below refitted on its new points (kept where the refit is not better); returns
+        ``(value, leaves)``."""
         S, h_leaf = ft.n_splits, self.spec.depth - 1
         leaves = ft.subtree_leaves(start)
         value, updates = 0.0, {}
@@ -108,19 +116,21 @@ class _LossTAO:
             for col in range(path.shape[1] - 1):              # the inner nodes on the way: fixed
                 ids, h = path[:, col], level0 + col
                 v = np.einsum("ij,ij->i", Xs, ft.W[ids - 1]) + ft.b[ids - 1]
-                value += float(self.spec.C[h] * self.losses[h](ys * v).sum())
+                losses = self.losses[h](ys * v)
+                value += float(self.spec.C[h] * (losses.sum() if vs is None else vs @ losses))
             reached = path[:, -1] - S - 1
         else:
             reached = np.zeros(0, np.int64)
         for k in leaves:
             mine = reached == k
+            vm = None if vs is None else vs[mine]
             w, b = ft.leaf_W[k], ft.leaf_b[k]
-            current = self.own(h_leaf, Xs[mine], ys[mine], w, b)
+            current = self.own(h_leaf, Xs[mine], ys[mine], w, b, vm)
             if mine.any():
                 keep = (w != 0) if self.spec.feature_selection is not None else None
-                w2, b2 = within_bounds(*self.fit(Xs[mine], ys[mine], h_leaf, support=keep),
+                w2, b2 = within_bounds(*self.fit(Xs[mine], ys[mine], h_leaf, support=keep, sample_weight=vm),
                                        self.spec.weight_bound, self.problem.intercept_bound)
-                refit = self.own(h_leaf, Xs[mine], ys[mine], w2, b2)
+                refit = self.own(h_leaf, Xs[mine], ys[mine], w2, b2, vm)
                 if refit < current:
                     current, updates[k] = refit, (w2, b2)
             value += current
@@ -130,9 +140,11 @@ class _LossTAO:
         if rows.size == 0:
             return False
         h = int(np.log2(t))
-        Xr, yr = self.X[rows], self.y[rows]
+        Xr, yr, vr = self.X[rows], self.y[rows], self.weights(rows)
         loss_left, loss_right = self.below(ft, Xr, yr, 2 * t), self.below(ft, Xr, yr, 2 * t + 1)
         diff = loss_left - loss_right                  # > 0: the point is better off going right
+        if vr is not None:
+            diff = vr * diff
         care = np.abs(diff) > 1e-12
         right_now = Xr @ ft.W[t - 1] + ft.b[t - 1] > self.eps / 2
         # the side each point should take: the better one, its current one where both are equal
@@ -141,9 +153,9 @@ class _LossTAO:
         def value(w, b):
             """Node ``t``'s own term plus its whole subtree, the leaves refitted to the new routing."""
             right = Xr @ w + b > self.eps / 2
-            below_left = self.refit_below(ft, 2 * t, Xr[~right], yr[~right])
-            below_right = self.refit_below(ft, 2 * t + 1, Xr[right], yr[right])
-            return self.own(h, Xr, yr, w, b) + below_left[0] + below_right[0], {**below_left[1], **below_right[1]}
+            below_left = self.refit_below(ft, 2 * t, Xr[~right], yr[~right], None if vr is None else vr[~right])
+            below_right = self.refit_below(ft, 2 * t + 1, Xr[right], yr[right], None if vr is None else vr[right])
+            return self.own(h, Xr, yr, w, b, vr) + below_left[0] + below_right[0], {**below_left[1], **below_right[1]}
 
         now, _ = value(ft.W[t - 1], ft.b[t - 1])
         fits = []
@@ -152,13 +164,14 @@ class _LossTAO:
                 continue
             Xa = np.vstack([Xr, Xr[care]]) if m > 0 else Xr
             ya = np.concatenate([yr, side[care]]) if m > 0 else yr
-            sw = np.concatenate([np.ones(len(yr)), m * np.abs(diff[care]) / self.spec.C[h]]) if m > 0 else None
-            fits.append((Xa, ya, sw))
+            own = np.ones(len(yr)) if vr is None else vr
+            sw = np.concatenate([own, m * np.abs(diff[care]) / self.spec.C[h]]) if m > 0 else vr
+            fits.append((Xa, ya, sw, m > 0))
         if len(np.unique(side)) == 2:   # the "flip" move: a fit of the routing alone, each point on its better side
-            fits.append((Xr, side, None))
+            fits.append((Xr, side, vr, False))
         best, best_value = None, now
-        for Xa, ya, sw in fits:
-            w, b = self.feasible(*self.fit(Xa, ya, h, sample_weight=sw), Xr)
+        for Xa, ya, sw, routing in fits:
+            w, b = self.feasible(*self.fit(Xa, ya, h, sample_weight=sw, routing=routing), Xr)
             v, leaves = value(w, b)
             if v < best_value - 1e-9 * max(1.0, abs(now)):
                 best, best_value = (w, b, leaves), v

@@ -75,8 +75,9 @@ def _is_split(entry):
     return entry is not NIL and entry != LEAF
 
 
-def decode(code: list, X, y, n_classes: int, rng, allowed=None) -> FixedTree:
-    """A :class:`FixedTree` from an encoding, repaired as the module docstring says; leaves get majority labels."""
+def decode(code: list, X, y, n_classes: int, rng, allowed=None, sample_weight=None) -> FixedTree:
+    """A :class:`FixedTree` from an encoding, repaired as the module docstring says; leaves get majority labels
+    (by total ``sample_weight`` when given)."""
     code = list(code)
     S = len(code)
     cols = np.arange(X.shape[1]) if allowed is None else np.flatnonzero(allowed)
@@ -109,7 +110,7 @@ def decode(code: list, X, y, n_classes: int, rng, allowed=None) -> FixedTree:
     ft = FixedTree(W, thr, active, np.zeros(S), np.zeros(S + 1, np.int64))
     leaf = ft.leaf_of(X)
     counts = np.zeros((S + 1, n_classes))
-    np.add.at(counts, (leaf, y), 1.0)
+    np.add.at(counts, (leaf, y), 1.0 if sample_weight is None else sample_weight)
     ft.leaf_label[:] = np.argmax(counts, axis=1)
     return ft
 
@@ -167,14 +168,16 @@ def _generation_loop(population, fitness, offspring, n_generations, rng, deadlin
 
 
 class _LabelOffspring:
-    def __init__(self, X, y, n_classes, depth, cross_rate, tao_options, allowed, deadline):
+    def __init__(self, X, y, n_classes, depth, cross_rate, tao_options, allowed, deadline, sample_weight=None):
         self.X, self.y, self.n_classes, self.depth = X, y, n_classes, depth
+        self.v = sample_weight
         self.cross_rate, self.tao_options, self.allowed = cross_rate, tao_options, allowed
         self.n_points, self.deadline = len(y), deadline
         self._sample = (None, None, None)           # (bootstrap rows, their X, their feature order)
 
     def fitness(self, ft):
-        return float(np.mean(ft.predict(self.X) == self.y))
+        """Training accuracy (weighted by the points' weights)."""
+        return float(np.average(ft.predict(self.X) == self.y, weights=self.v))
 
     def _bootstrap(self, boot):
         """``X[boot]`` and its :func:`feature_order`, computed once per generation (all offspring share ``boot``)."""
@@ -188,16 +191,18 @@ class _LabelOffspring:
         code = crossover(encode(ti.to_tree(self.n_classes), self.depth), encode(tj.to_tree(self.n_classes), self.depth),
                          self.cross_rate, rng)
         Xb, order = self._bootstrap(boot)
-        child = decode(code, Xb, self.y[boot], self.n_classes, rng, self.allowed)
+        vb = None if self.v is None else self.v[boot]
+        child = decode(code, Xb, self.y[boot], self.n_classes, rng, self.allowed, vb)
         child = tao_label_tree(child, Xb, self.y[boot], allowed=self.allowed, deadline=self.deadline,
-                               sorted_rows=order, **self.tao_options)
+                               sorted_rows=order, sample_weight=vb, **self.tao_options)
         return child, self.fitness(child)
 
 
 def tmo_label_tree(X, y, depth, n_classes=None, *, n_estimators=100, n_generations=5, cross_rate=0.75,
-                   random_state=None, n_jobs=1, deadline=None, allowed=None, tao_options=None):
+                   random_state=None, n_jobs=1, deadline=None, allowed=None, tao_options=None, sample_weight=None):
     """TMO (Algorithm 3) of an axis-aligned label tree; returns ``(best FixedTree, best fitness per generation)``.
 
+    ``sample_weight`` weights the points in the forest, TAO and the fitness.
     ``tao_options`` go to :func:`~optitrees.algorithms.tao.tao_label_tree`
     (``alpha``, ``min_samples_leaf``, ``max_passes`` ...). With a ``deadline``
     the forest, the initial population and the generations stop when it
@@ -209,14 +214,16 @@ def tmo_label_tree(X, y, depth, n_classes=None, *, n_estimators=100, n_generatio
     rng = np.random.default_rng(random_state)
     cols = np.arange(X.shape[1]) if allowed is None else np.flatnonzero(allowed)
     forest = grow_forest(X[:, cols], y, n_estimators, deadline, max_depth=depth,
-                         random_state=int(rng.integers(2**31 - 1)), n_jobs=n_jobs)
+                         random_state=int(rng.integers(2**31 - 1)), n_jobs=n_jobs, sample_weight=sample_weight)
     tao_options = dict(tao_options or {})
-    offspring = _LabelOffspring(X, y, n_classes, depth, cross_rate, tao_options, allowed, deadline)
+    offspring = _LabelOffspring(X, y, n_classes, depth, cross_rate, tao_options, allowed, deadline, sample_weight)
     order = feature_order(X, allowed)
 
     def initial(est):
-        ft = decode(encode(_forest_tree(est, cols, X.shape[1]), depth), X, y, n_classes, np.random.default_rng(0))
-        return tao_label_tree(ft, X, y, allowed=allowed, deadline=deadline, sorted_rows=order, **tao_options)
+        ft = decode(encode(_forest_tree(est, cols, X.shape[1]), depth), X, y, n_classes, np.random.default_rng(0),
+                    sample_weight=sample_weight)
+        return tao_label_tree(ft, X, y, allowed=allowed, deadline=deadline, sorted_rows=order,
+                              sample_weight=sample_weight, **tao_options)
 
     population = _initial_population(initial, list(forest.estimators_), n_jobs, deadline)
     fitness = [offspring.fitness(ft) for ft in population]
@@ -262,7 +269,8 @@ class _LossOffspring:
 
 def _bootstrapped(problem, rows):
     data = problem.data
-    return replace(problem, data=replace(data, X=data.X[rows], y=data.y[rows], X_original=data.X_original[rows]),
+    return replace(problem, data=replace(data, X=data.X[rows], y=data.y[rows], X_original=data.X_original[rows],
+                                         weight=data.weight[rows]),
                    bound=problem.bound[rows])
 
 

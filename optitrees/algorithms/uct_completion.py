@@ -33,11 +33,13 @@ def macro_f1(confusion) -> float:
 
 
 class C45Completion:
-    """Completion of search states by C4.5 on ``(X, y)`` (class indices), with induction rows ``ind``."""
+    """Completion of search states by C4.5 on ``(X, y)`` (class indices), with induction rows ``ind`` (and each
+    row's weight ``sample_weight``, default 1)."""
 
     def __init__(self, X, y, ind, *, n_classes, allowed, max_depth, min_samples_split=4, confidence_factor=0.25,
-                 dt_pruning=True):
+                 dt_pruning=True, sample_weight=None):
         self.X, self.y, self.ind, self.K = X, y, ind, n_classes
+        self.v = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
         self.Y = np.eye(n_classes)[y]
         self.allowed, self.max_depth, self.min_samples_split = allowed, max_depth, min_samples_split
         self.confidence_factor, self.dt_pruning = confidence_factor, dt_pruning
@@ -52,13 +54,13 @@ class C45Completion:
             if t in state.splits:
                 f, tau, lt, rt = state.splits[t]
                 go = self.X[node_rows, f] <= tau
-                node = GrowNode(node_rows, np.ones(len(node_rows)), self.Y[node_rows].sum(axis=0), f, tau,
+                node = GrowNode(node_rows, self.v[node_rows], self._counts(node_rows), f, tau,
                                 build(lt, node_rows[go], depth + 1), build(rt, node_rows[~go], depth + 1))
-            elif len(node_rows) >= self.min_samples_split and depth < self.max_depth:
+            elif self.v[node_rows].sum() >= self.min_samples_split and depth < self.max_depth:
                 node = grow_c45(self.X, self.Y, allowed=self.allowed, max_depth=self.max_depth - depth,
-                                rows=node_rows)
+                                rows=node_rows, weights=self.v[node_rows])
             else:
-                node = GrowNode(node_rows, np.ones(len(node_rows)), self.Y[node_rows].sum(axis=0))
+                node = GrowNode(node_rows, self.v[node_rows], self._counts(node_rows))
             skeleton[t] = node
             return node
 
@@ -67,6 +69,10 @@ class C45Completion:
             collapse(root)
             prune(self.X, self.Y, root, self.confidence_factor, laplace=True, subtree_raising=False)
         return root, skeleton
+
+    def _counts(self, rows):
+        """Class totals (weights) of ``rows``."""
+        return self.v[rows] @ self.Y[rows]
 
     @staticmethod
     def survives(root, target) -> bool:
@@ -83,14 +89,14 @@ class C45Completion:
     def grown_f1(self, root, val_rows) -> float:
         pred = to_tree(root, self.X.shape[1]).predict(self.X[val_rows])
         confusion = np.zeros((self.K, self.K))
-        np.add.at(confusion, (self.y[val_rows], pred), 1.0)
+        np.add.at(confusion, (self.y[val_rows], pred), self.v[val_rows])
         return macro_f1(confusion)
 
     def _leaf_confusion(self, node, rows, label, out):
         """Add the predictions of a grown subtree on validation ``rows`` to the confusion matrix ``out``."""
         own = int(np.argmax(node.counts)) if node.counts.sum() > 0 else label
         if node.is_leaf:
-            out[:, own] += np.bincount(self.y[rows], minlength=self.K)
+            out[:, own] += np.bincount(self.y[rows], weights=self.v[rows], minlength=self.K)
             return
         go = self.X[rows, node.feature] <= node.threshold
         self._leaf_confusion(node.left, rows[go], own, out)
@@ -106,12 +112,12 @@ class C45Completion:
         key = (leaf.depth, leaf.rows.tobytes(), leaf.val_rows.tobytes())
         if key in self._completions:
             return self._completions[key]
-        ones = np.ones(len(leaf.rows))
-        if len(leaf.rows) >= self.min_samples_split and leaf.depth < self.max_depth:
+        weights = self.v[leaf.rows]
+        if weights.sum() >= self.min_samples_split and leaf.depth < self.max_depth:
             root = grow_c45(self.X, self.Y, allowed=self.allowed, max_depth=self.max_depth - leaf.depth,
-                            rows=leaf.rows)
+                            rows=leaf.rows, weights=weights)
         else:
-            root = GrowNode(leaf.rows, ones, self.Y[leaf.rows].sum(axis=0))
+            root = GrowNode(leaf.rows, weights, self._counts(leaf.rows))
         full = np.zeros((self.K, self.K))
         self._leaf_confusion(root, leaf.val_rows, leaf.label, full)
         train = sum(lf.counts.sum() - lf.counts.max() for lf in root.leaves())
@@ -134,7 +140,7 @@ class C45Completion:
             if t in state.leaves:
                 leaf = state.leaves[t]
                 train, estimate, full, pruned = self.leaf_completion(leaf)
-                val_counts = np.bincount(self.y[leaf.val_rows], minlength=self.K)
+                val_counts = np.bincount(self.y[leaf.val_rows], weights=self.v[leaf.val_rows], minlength=self.K)
                 return leaf.counts, train, estimate, (pruned if self.dt_pruning else full), val_counts
             _, _, lt, rt = state.splits[t]
             a, b = visit(lt), visit(rt)

@@ -104,12 +104,17 @@ class SearchNode:
 
 
 class UCTSearch:
-    """One UCT-DT search on ``(X, y)`` split into induction rows ``ind`` and validation rows ``val``."""
+    """One UCT-DT search on ``(X, y)`` split into induction rows ``ind`` and validation rows ``val``.
+
+    ``sample_weight`` (default 1) is each row's weight in the class counts, the
+    candidate tests' gains, ``min_samples_split`` and the validation F1.
+    """
 
     def __init__(self, X, y, ind, val, *, n_classes, allowed, max_depth, n_candidates=3, exploration=1.0,
                  policy="vs", dt_pruning=True, value_pruning=True, vp_every=3000, vp_depth=5,
-                 min_samples_split=4, confidence_factor=0.25, rng=None):
+                 min_samples_split=4, confidence_factor=0.25, rng=None, sample_weight=None):
         self.X, self.y, self.ind, self.val = X, y, np.asarray(ind), np.asarray(val)
+        self.v = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
         self.K, self.allowed, self.max_depth = n_classes, allowed, max_depth
         self.Y = np.eye(n_classes)[y]
         self.n_candidates, self.exploration, self.policy = n_candidates, exploration, policy
@@ -128,22 +133,22 @@ class UCTSearch:
         self.removed_by_dt_pruning = 0
         self.completion = C45Completion(X, y, self.ind, n_classes=n_classes, allowed=allowed, max_depth=max_depth,
                                         min_samples_split=min_samples_split, confidence_factor=confidence_factor,
-                                        dt_pruning=dt_pruning)
+                                        dt_pruning=dt_pruning, sample_weight=self.v)
 
     # ------------------------------------------------------------------ states
     def _leaf(self, rows, val_rows, depth, path, parent_label):
-        counts = np.bincount(self.y[rows], minlength=self.K).astype(float)
+        counts = np.bincount(self.y[rows], weights=self.v[rows], minlength=self.K)
         label = int(np.argmax(counts)) if counts.sum() > 0 else parent_label
         return _Leaf(rows, val_rows, depth, path, counts, label)
 
     def _splittable(self, leaf) -> bool:
-        return (len(leaf.rows) >= self.min_samples_split and leaf.depth < self.max_depth
+        return (leaf.counts.sum() >= self.min_samples_split and leaf.depth < self.max_depth
                 and np.count_nonzero(leaf.counts) > 1)
 
     def _actions(self, leaf_id, leaf):
         if not self._splittable(leaf):
             return []
-        tests = top_tests(self.X[leaf.rows], self.Y[leaf.rows], np.ones(len(leaf.rows)), allowed=self.allowed,
+        tests = top_tests(self.X[leaf.rows], self.Y[leaf.rows], self.v[leaf.rows], allowed=self.allowed,
                           k=self.n_candidates)
         return [(leaf_id, t.feature, c45_threshold(self.ind_column[:, t.feature], self.X[leaf.rows, t.feature],
                                                    t.threshold)) for t in tests]
@@ -151,7 +156,8 @@ class UCTSearch:
     def _f1(self, state) -> float:
         confusion = np.zeros((self.K, self.K))
         for leaf in state.leaves.values():
-            confusion[:, leaf.label] += np.bincount(self.y[leaf.val_rows], minlength=self.K)
+            confusion[:, leaf.label] += np.bincount(self.y[leaf.val_rows], weights=self.v[leaf.val_rows],
+                                                    minlength=self.K)
         return macro_f1(confusion)
 
     def _apply(self, state, action):

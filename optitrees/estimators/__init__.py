@@ -1,4 +1,10 @@
-"""scikit-learn estimators, one module per model family, all on one fit template (:mod:`._template`)."""
+"""scikit-learn estimators, one module per model family.
+
+Every estimator stands on :class:`~._base.OptitreesEstimator` (input checks,
+labels, weights, feature names, the budget, tags); the MIP estimators run one
+fit template (:mod:`._template`); every fit ends by writing ``fit_report_``
+(:class:`FitReport`).
+"""
 
 from ._c45 import C45Classifier
 from ._contextual_trees import ContextualTreeClassifier, ContextualTreeRegressor
@@ -9,9 +15,10 @@ from ._oct import OCTClassifier, OCTHClassifier
 from ._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 from ._rule_set import RuleSetClassifier
 from ._template import MIPClassifier
+from ._report import FitOutcome, FitReport
 from ._uct_dt import UCTDTClassifier
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier",
            "C45Classifier", "UCTDTClassifier", "RuleSetClassifier",
-           "ContextualTreeClassifier", "ContextualTreeRegressor"]
+           "ContextualTreeClassifier", "ContextualTreeRegressor", "FitReport", "FitOutcome"]

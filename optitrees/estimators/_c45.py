@@ -5,22 +5,22 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..algorithms.budget import Budget, expired
+from ..algorithms.budget import expired
 from ..algorithms.c45 import grow_c45, to_tree
 from ..algorithms.pessimistic_pruning import collapse, prune
 from ..readable import format_number
 from ..trees import feature_importances, node_membership
-from ._input import check_numeric_frame, encode_labels, feature_names, resolve_features
+from ._base import CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier
+from ._input import feature_names, resolve_features
 from ._views import TreeViews
 
 __all__ = ["C45Classifier"]
 
 
-class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
+class C45Classifier(TreeViews, OptitreesClassifier):
     """C4.5 decision tree (seed 000, ch. 2) with the soft components of ch. 3 for uncertain measurements.
 
     Induction (Algorithm 1, eqs. 2.1-2.6): binary tests ``x_j <= tau``, the
@@ -75,6 +75,7 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         Seconds for the whole ``fit``. Nodes are split breadth-first; at the
         limit the nodes not yet split stay leaves and the pruning that is left
         skips subtree raising (``truncated_`` says so).
+{class_weight}
 
     Attributes
     ----------
@@ -117,12 +118,14 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         "categorical_features": ["array-like", str, Integral, None],
         "forbidden_features": ["array-like", str, Integral, None],
         "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "class_weight": CLASS_WEIGHT_CONSTRAINT,
     }
+    _allow_nan = True
 
     def __init__(self, confidence_factor=0.25, *, min_samples_leaf=2, max_depth=None, criterion="gain_ratio",
                  pruning=True, subtree_raising=True, laplace=True, search_uncertainty=0.0,
                  propagation_uncertainty=0.0, evaluation_uncertainty=0.0, window=6.0, resolution=0.1,
-                 categorical_features=None, forbidden_features=None, time_limit=None):
+                 categorical_features=None, forbidden_features=None, time_limit=None, class_weight=None):
         self.confidence_factor = confidence_factor
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
@@ -138,33 +141,32 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         self.categorical_features = categorical_features
         self.forbidden_features = forbidden_features
         self.time_limit = time_limit
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags
+        self.class_weight = class_weight
 
     def _sigma(self, u):
         """Per-feature noise deviation ``u * |mean(x_j)|`` (seed 000, 3.2.1), or ``None`` when ``u == 0``."""
         return None if u == 0 else u * self.feature_scale_
 
-    def fit(self, X, y):
-        """Grow the tree (soft search / propagation when asked), then prune it."""
-        budget = Budget(self.time_limit)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree (soft search / propagation when asked), then prune it.
+
+        ``sample_weight`` is each row's starting weight: C4.5's counts are already
+        weights (a row with a missing value goes down both branches in parts),
+        so gains, ``min_samples_leaf``, pruning errors and leaf frequencies all
+        count weight.
+        """
+        budget = self._budget()
         self._validate_params()
-        check_numeric_frame(X)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", ensure_min_samples=2)
-        self.classes_, y_idx = encode_labels(y, binary=False)
-        allowed = np.ones(X.shape[1], bool)
-        allowed[list(resolve_features(self.forbidden_features, feature_names(self)))] = False
-        if not allowed.any():
-            raise ValueError("every feature is forbidden")
+        training = self._fit_data(X, y, sample_weight)
+        X, y_idx, weights = training.X, training.y, training.weight
+        allowed = self._allowed_features()
         self.nominal_ = np.zeros(X.shape[1], bool)
         self.nominal_[list(resolve_features(self.categorical_features, feature_names(self),
                                             "categorical feature"))] = True
         known = ~np.isnan(X)
-        sums = np.where(known, X, 0.0).sum(axis=0)
-        self.feature_scale_ = np.abs(np.divide(sums, known.sum(axis=0), out=np.zeros(X.shape[1]),
+        v = training.weights[:, None]
+        sums = (np.where(known, X, 0.0) * v).sum(axis=0)
+        self.feature_scale_ = np.abs(np.divide(sums, (known * v).sum(axis=0), out=np.zeros(X.shape[1]),
                                                where=known.any(axis=0)))
         self.feature_scale_[self.nominal_] = 0.0                  # codes carry no measurement noise
         Y = np.eye(len(self.classes_))[y_idx]
@@ -172,25 +174,22 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         root = grow_c45(X, Y, allowed=allowed, min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
                         criterion=self.criterion, search_sigma=self._sigma(self.search_uncertainty),
                         propagation_sigma=propagation, window=self.window, resolution=self.resolution,
-                        nominal=self.nominal_, deadline=budget.before_end(0.1))
+                        nominal=self.nominal_, deadline=budget.before_end(0.1), weights=weights)
         growth_cut = expired(budget.before_end(0.1))
+        budget.lap("grow")
         if self.pruning:
             collapse(root)
             prune(X, Y, root, self.confidence_factor, self.laplace, self.subtree_raising, propagation,
                   deadline=budget.deadline)
+            budget.lap("prune")
         self.truncated_ = growth_cut or budget.expired
         self.tree_ = to_tree(root, X.shape[1])
         self.feature_importances_ = feature_importances(self.tree_)
         self.n_leaves_ = self.tree_.n_leaves
+        budget.lap("report")
+        self._write_report(budget, training, "c4.5", truncated=self.truncated_)
         return self
 
-    def _X(self, X):
-        check_is_fitted(self)
-        check_numeric_frame(X)
-        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
-
-    def _feature_names(self):
-        return feature_names(self)
 
     def export_text(self):
         """The tree as text, then how points with missing values (and under soft evaluation) are predicted."""
@@ -227,3 +226,6 @@ class C45Classifier(TreeViews, ClassifierMixin, BaseEstimator):
         """The most probable class (the leaf's class for a complete point under hard evaluation)."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+
+C45Classifier.__doc__ = C45Classifier.__doc__.replace("{class_weight}", CLASS_WEIGHT_DOC)

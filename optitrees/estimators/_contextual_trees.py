@@ -6,22 +6,23 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import RegressorMixin
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .. import export
-from ..algorithms.budget import Budget
 from ..algorithms.contextual_bandit import (classification_rewards, cross_entropy_gradient, policy_gradient,
                                             regression_rewards, sample_actions, supervised_targets, train_policy)
 from ..algorithms.policy_network import PolicyNetwork
 from ..readable import format_number
 from ..scaling import power_of_two_scale
 from ..trees import from_sklearn, readable_tree
-from ._input import check_numeric_frame, encode_labels, feature_names, validate_xy
+from ._base import (CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier, OptitreesEstimator,
+                    stratification)
+from ._input import feature_names
 
 __all__ = ["ContextualTreeClassifier", "ContextualTreeRegressor"]
 
@@ -29,8 +30,13 @@ __all__ = ["ContextualTreeClassifier", "ContextualTreeRegressor"]
 DEPTH_GRID = (2, 3, 4)
 
 
-class _ContextualTrees(BaseEstimator):
-    """Shared fit of CCT / CRT; subclasses set the task-specific pieces."""
+class _ContextualTrees(OptitreesEstimator):
+    """Shared fit of CCT / CRT; subclasses set the task-specific pieces.
+
+    ``sample_weight`` weighs each row in CART's and the forest's fits, in the
+    policy's loss (each row's term times its weight over the mean weight) and
+    in the validation score; the policy's input standardization is weighted.
+    """
 
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -66,39 +72,46 @@ class _ContextualTrees(BaseEstimator):
         self.random_state = random_state
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Validate CART's depth, grow the forest, train the policy (Algorithm 4) with early stopping."""
-        budget = Budget(self.time_limit)
+        budget = self._budget()
         self._validate_params()
         hidden = tuple(int(h) for h in np.atleast_1d(self.hidden_layer_sizes))
         if any(h < 1 for h in hidden):
             raise ValueError(f"hidden_layer_sizes must be positive widths, got {self.hidden_layer_sizes!r}")
-        X, y = self._validate_xy(X, y)
-        target = self._encode(y)
+        training = self._fit_data(X, y, sample_weight)
+        X, target, weight = training.X, training.y, training.weights
         rng = np.random.default_rng(self.random_state)
         rows = np.arange(len(X))
-        stratify = target if self._is_classifier and np.bincount(target).min() >= 2 else None
+        stratify = stratification(target, self.validation_fraction) if self._is_classifier else None
         train, val = train_test_split(rows, test_size=self.validation_fraction, stratify=stratify,
                                       random_state=self.random_state)
         if len(val) == 0 or len(train) == 0:
             raise ValueError("too few rows to split off a validation part")
         Xt, yt, Xv, yv = X[train], target[train], X[val], target[val]
+        vt, vv = weight[train], weight[val]
+        fit_weight, val_weight = (None, None) if training.weight is None else (vt, vv)
         # CART and the forest learn on X / forest_scale_ (powers of two: the same splits, and features in tiny
         # units are not taken for constants); the trees are read back in the units of X, with thresholds the
         # shortest numbers that route every row the same way (scikit-learn's sit between float32 values)
         self.forest_scale_ = power_of_two_scale(X)
-        self.max_depth_, self.cart_ = self._validated_cart(Xt / self.forest_scale_, yt, Xv / self.forest_scale_, yv)
-        self.forest_ = self._forest().fit(Xt / self.forest_scale_, self._decode(yt))
+        self.max_depth_, self.cart_ = self._validated_cart(Xt / self.forest_scale_, yt, Xv / self.forest_scale_, yv,
+                                                           fit_weight, val_weight)
+        budget.lap("cart depth")
+        self.forest_ = self._forest().fit(Xt / self.forest_scale_, self._decode(yt), fit_weight)
         self.trees_ = [from_sklearn(e, self.forest_scale_) for e in self.forest_.estimators_]
         for i, tree in enumerate(self.trees_):
             if budget.expired:                  # the short numbers only print better: the budget comes first
                 break
             self.trees_[i] = readable_tree(tree, X)
-        self.input_mean_ = Xt.mean(axis=0)
-        self.input_scale_ = np.where(Xt.std(axis=0) > 0, Xt.std(axis=0), 1.0)
+        budget.lap("forest")
+        self.input_mean_ = np.average(Xt, axis=0, weights=fit_weight)
+        std = np.sqrt(np.average((Xt - self.input_mean_) ** 2, axis=0, weights=fit_weight))
+        self.input_scale_ = np.where(std > 0, std, 1.0)
         Pt, Pv = self._tree_predictions(Xt), self._tree_predictions(Xv)
         Zt, Zv = self._standardize(Xt), self._standardize(Xv)
         net = PolicyNetwork(X.shape[1], len(self.trees_), hidden, self.dropout, rng)
+        relative = None if fit_weight is None else vt / vt.mean()       # each row's term in the policy's loss
 
         if self.policy == "bandit":
             rewards = self._rewards(Pt, yt)
@@ -106,36 +119,42 @@ class _ContextualTrees(BaseEstimator):
             def batch_signal(batch, probabilities):
                 actions = sample_actions(probabilities, rng)
                 r = rewards[batch, actions]
-                return float(r.mean()), policy_gradient(probabilities, actions, r, self.entropy_weight)[1]
+                v = None if relative is None else relative[batch]
+                return float(np.average(r, weights=v)), policy_gradient(probabilities, actions, r,
+                                                                        self.entropy_weight, v)[1]
         else:
             targets = self._supervised_targets(Xt, Pt, yt, rng)
 
             def batch_signal(batch, probabilities):
-                return cross_entropy_gradient(probabilities, targets[batch])
+                return cross_entropy_gradient(probabilities, targets[batch],
+                                              None if relative is None else relative[batch])
 
         def validation_score(network):
             choice = np.argmax(network.logits(Zv), axis=1)
-            return self._choice_score(Pv[np.arange(len(Xv)), choice], yv)
+            return self._choice_score(Pv[np.arange(len(Xv)), choice], yv, val_weight)
 
         deadline = budget.deadline
         self.history_ = train_policy(net, Zt, batch_signal, validation_score, max_epochs=self.max_epochs,
                                      batch_size=self.batch_size, learning_rate=self.learning_rate,
                                      patience=self.patience, rng=rng, deadline=deadline)
+        budget.lap("policy")
         self.policy_ = net
         self.validation_score_ = validation_score(net)
         self.n_epochs_ = len(self.history_.validation)
-        self.tree_usage_ = np.bincount(self._choose(X), minlength=len(self.trees_))
+        usage = np.bincount(self._choose(X), weights=weight, minlength=len(self.trees_))
+        self.tree_usage_ = usage.astype(np.int64) if np.all(usage == np.round(usage)) else usage
         # the forest trees' (impurity-based) importances, weighted by how many training points each explains
         self.feature_importances_ = np.average([e.feature_importances_ for e in self.forest_.estimators_], axis=0,
                                                weights=self.tree_usage_)
+        self._write_report(budget, training, "contextual tree", truncated=self.history_.stopped == "time_limit")
         return self
 
-    def _validated_cart(self, Xt, yt, Xv, yv):
+    def _validated_cart(self, Xt, yt, Xv, yv, sample_weight=None, validation_weight=None):
         depths = DEPTH_GRID if self.max_depth is None else (self.max_depth,)
         best = None
         for depth in depths:
-            cart = self._cart(depth).fit(Xt, self._decode(yt))
-            score = self._choice_score(self._encode_predictions(cart.predict(Xv)), yv)
+            cart = self._cart(depth).fit(Xt, self._decode(yt), sample_weight)
+            score = self._choice_score(self._encode_predictions(cart.predict(Xv)), yv, validation_weight)
             if best is None or score > best[0]:
                 best = (score, depth, cart)
         return best[1], best[2]
@@ -147,10 +166,6 @@ class _ContextualTrees(BaseEstimator):
         return np.column_stack([t.predict(X) for t in self.trees_])
 
     # ---------------------------------------------------------- prediction
-    def _X(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
-
     def choose(self, X) -> np.ndarray:
         """Index into ``trees_`` of the tree the policy picks for each point: ``argmax_i pi(i | x)``."""
         return self._choose(self._X(X))
@@ -212,18 +227,16 @@ class _ContextualTrees(BaseEstimator):
         used = np.flatnonzero(self.tree_usage_)
         return {"trees": {int(i): export.export_dict(self.trees_[i], feature_names(self), self._class_names())
                           for i in used},
-                "usage": {int(i): int(self.tree_usage_[i]) for i in used}}
+                "usage": {int(i): self.tree_usage_[i].item() for i in used}}
 
     def _tree_index(self, tree) -> int:
         if not isinstance(tree, Integral) or not 0 <= tree < len(self.trees_):
             raise ValueError(f"tree must be an index in [0, {len(self.trees_)}), got {tree!r}")
         return int(tree)
 
-    def _feature_names(self):
-        return feature_names(self)
 
 
-class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
+class ContextualTreeClassifier(OptitreesClassifier, _ContextualTrees):
     """Contextual Classification Tree, CCT (seed 002, ch. 5): the policy picks the forest tree that classifies each point.
 
     The training rows are split into a training and a validation part
@@ -263,6 +276,7 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
         Seconds for the whole fit; training stops at the first batch past it
         and keeps the parameters of the best validated epoch.
     random_state : int, optional
+{class_weight}
 
     Attributes
     ----------
@@ -287,7 +301,7 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
         The forest trees' impurity-based importances averaged with the weights
         ``tree_usage_`` (what explains the training points the policy routes).
     tree_usage_ : ndarray
-        How many training rows the policy sends to each tree.
+        How many training rows (their total weight) the policy sends to each tree.
     input_mean_, input_scale_ : ndarray
         The policy sees ``(x - input_mean_) / input_scale_`` (training-part statistics).
 
@@ -301,13 +315,16 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
     """
 
     _is_classifier = True
+    _parameter_constraints = {**_ContextualTrees._parameter_constraints, "class_weight": CLASS_WEIGHT_CONSTRAINT}
 
-    def _validate_xy(self, X, y):
-        return validate_xy(self, X, y)
-
-    def _encode(self, y):
-        self.classes_, idx = encode_labels(y, binary=False)
-        return idx
+    def __init__(self, n_estimators=50, *, max_depth=None, policy="bandit", hidden_layer_sizes=(128, 128),
+                 dropout=0.2, entropy_weight=1e-4, learning_rate=1e-3, batch_size=64, max_epochs=1000, patience=150,
+                 validation_fraction=0.2, time_limit=None, random_state=None, class_weight=None):
+        super().__init__(n_estimators, max_depth=max_depth, policy=policy, hidden_layer_sizes=hidden_layer_sizes,
+                         dropout=dropout, entropy_weight=entropy_weight, learning_rate=learning_rate,
+                         batch_size=batch_size, max_epochs=max_epochs, patience=patience,
+                         validation_fraction=validation_fraction, time_limit=time_limit, random_state=random_state)
+        self.class_weight = class_weight
 
     def _decode(self, y_idx):
         return self.classes_[y_idx]
@@ -330,8 +347,8 @@ class ContextualTreeClassifier(ClassifierMixin, _ContextualTrees):
         return supervised_targets(P, y, rng, true_class_proba=proba)
 
     @staticmethod
-    def _choice_score(predictions, y):
-        return float(np.mean(predictions == y))
+    def _choice_score(predictions, y, sample_weight=None):
+        return float(np.average(predictions == y, weights=sample_weight))
 
     def _class_names(self):
         return list(self.classes_)
@@ -374,13 +391,6 @@ class ContextualTreeRegressor(RegressorMixin, _ContextualTrees):
 
     _is_classifier = False
 
-    def _validate_xy(self, X, y):
-        check_numeric_frame(X)
-        return validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=True)
-
-    def _encode(self, y):
-        return np.asarray(y, dtype=float)
-
     def _decode(self, y):
         return y
 
@@ -401,8 +411,8 @@ class ContextualTreeRegressor(RegressorMixin, _ContextualTrees):
         return supervised_targets(P, y, rng)
 
     @staticmethod
-    def _choice_score(predictions, y):
-        return -float(np.sqrt(np.mean((predictions - y) ** 2)))
+    def _choice_score(predictions, y, sample_weight=None):
+        return -float(np.sqrt(np.average((predictions - y) ** 2, weights=sample_weight)))
 
     def _class_names(self):
         return None
@@ -413,3 +423,6 @@ class ContextualTreeRegressor(RegressorMixin, _ContextualTrees):
 
     def _predict_array(self, X):
         return self._chosen_predictions(X)
+
+
+ContextualTreeClassifier.__doc__ = ContextualTreeClassifier.__doc__.replace("{class_weight}", CLASS_WEIGHT_DOC)

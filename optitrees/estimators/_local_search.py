@@ -5,25 +5,23 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..algorithms.budget import Budget
 from ..algorithms.cart import cart_tree
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.tao import label_objective, tao_label_tree
 from ..algorithms.tmo import tmo_label_tree
 from ..scaling import ScaledData
 from ..trees import feature_importances, readable_tree
-from ._input import encode_labels, feature_names, resolve_features, validate_xy
+from ._base import CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier
 from ._views import TreeViews
 
 __all__ = ["TAOClassifier", "TMOClassifier"]
 
 
-class _LocalSearchTree(TreeViews, ClassifierMixin, BaseEstimator):
-    """Validation, scaling and finishing shared by the label-tree learners that are not MIPs."""
+class _LocalSearchTree(TreeViews, OptitreesClassifier):
+    """Scaling and finishing shared by the label-tree learners that are not MIPs (errors, leaf majorities and leaf
+    sizes weighted by the rows' weights)."""
 
     _parameter_constraints = {
         "max_depth": [Interval(Integral, 1, None, closed="left")],
@@ -32,41 +30,36 @@ class _LocalSearchTree(TreeViews, ClassifierMixin, BaseEstimator):
         "time_limit": [Interval(Real, 0, None, closed="left"), None],
         "random_state": [Interval(Integral, 0, None, closed="left"), None],
         "forbidden_features": ["array-like", str, Integral, None],
+        "class_weight": CLASS_WEIGHT_CONSTRAINT,
     }
 
-    def _prepare(self, X, y, scaling):
+    def _prepare(self, X, y, sample_weight, scaling):
+        """The checked rows, the weighted training data on ``scaling``, the allowed features and ``L_hat`` (the
+        weight outside the largest class)."""
         self._validate_params()
-        X, y = validate_xy(self, X, y)
-        self.classes_, y_idx = encode_labels(y, binary=False)
-        names = feature_names(self)
-        allowed = np.ones(X.shape[1], bool)
-        allowed[list(resolve_features(self.forbidden_features, names))] = False
-        if not allowed.any():
-            raise ValueError("every feature is forbidden")
-        return ScaledData.create(X, y_idx, scaling, names), allowed
+        training = self._fit_data(X, y, sample_weight)
+        data = ScaledData.create(training.X, training.y, scaling, self._feature_names(), training.weight)
+        totals = np.bincount(data.y, weights=data.weight)
+        return training, data, self._allowed_features(), max(totals.sum() - totals.max(), 1)
 
-    def _finish(self, ft: FixedTree, data, L_hat):
-        """Store the tree in original units with short thresholds, and its exact objective."""
+    def _finish(self, ft: FixedTree, data, L_hat, budget, training, method, starts=None):
+        """Store the tree in original units with short thresholds, its exact objective, and the fit report."""
         tree = ft.to_tree(len(self.classes_)).to_original_units(data)
-        self.tree_ = tree = readable_tree(tree, data.X_original).with_counts(data.X_original, data.y)
+        self.tree_ = tree = readable_tree(tree, data.X_original).with_counts(data.X_original, data.y,
+                                                                             sample_weight=data.fit_weight)
         self.feature_importances_ = feature_importances(tree, data.X_original)
-        errors = int(np.sum(tree.predict(data.X_original) != data.y))
+        errors = data.weighted_sum(tree.predict(data.X_original) != data.y)
         complexity = tree.n_features_used() if getattr(self, "oblique", False) else tree.n_splits()
         self.objective_ = float(errors / L_hat + self.alpha * complexity)
+        budget.lap("report")
+        self._write_report(budget, training, method, objective=self.objective_, truncated=budget.expired,
+                           starts=starts)
         return self
 
     def predict_proba(self, X):
-        """Training class frequencies in the leaf each sample reaches, shape ``(n_samples, n_classes)``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        """Training class frequencies (weights) in the leaf each sample reaches, shape ``(n_samples, n_classes)``."""
+        X = self._X(X)
         return self.tree_.predict_proba(X)
-
-    def _X(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
-
-    def _feature_names(self):
-        return feature_names(self)
 
 
 class TAOClassifier(_LocalSearchTree):
@@ -96,6 +89,7 @@ class TAOClassifier(_LocalSearchTree):
         Seconds; no new node is optimized after it.
     random_state : int, optional
     forbidden_features : sequence of str or int, optional
+{class_weight}
 
     Attributes
     ----------
@@ -124,7 +118,7 @@ class TAOClassifier(_LocalSearchTree):
                               "max_passes": [Interval(Integral, 1, None, closed="left")]}
 
     def __init__(self, max_depth=2, *, alpha=0.0, oblique=False, min_samples_leaf=1, max_passes=20, time_limit=None,
-                 random_state=None, forbidden_features=None):
+                 random_state=None, forbidden_features=None, class_weight=None):
         self.max_depth = max_depth
         self.alpha = alpha
         self.oblique = oblique
@@ -133,21 +127,26 @@ class TAOClassifier(_LocalSearchTree):
         self.time_limit = time_limit
         self.random_state = random_state
         self.forbidden_features = forbidden_features
+        self.class_weight = class_weight
 
-    def fit(self, X, y):
-        """Fit CART, then improve it by TAO."""
-        budget = Budget(self.time_limit)
-        data, allowed = self._prepare(X, y, "unit")
-        L_hat = max(len(data.y) - np.bincount(data.y).max(), 1)
+    def fit(self, X, y, sample_weight=None):
+        """Fit CART, then improve it by TAO (``sample_weight``: each row's weight in the errors and leaf sizes)."""
+        budget = self._budget()
+        training, data, allowed, L_hat = self._prepare(X, y, sample_weight, "unit")
+        v = data.fit_weight
         start = FixedTree.from_tree(cart_tree(data.X, data.y, self.max_depth, self.min_samples_leaf,
-                                              self.random_state, allowed).with_counts(data.X, data.y), self.max_depth)
+                                              self.random_state, allowed, v).with_counts(data.X, data.y,
+                                                                                         sample_weight=v),
+                                    self.max_depth)
         complexity = "features" if self.oblique else "splits"
-        self.start_objective_ = label_objective(start, data.X, data.y, L_hat, self.alpha, complexity)
+        self.start_objective_ = label_objective(start, data.X, data.y, L_hat, self.alpha, complexity, v)
+        budget.lap("start")
         ft = tao_label_tree(start, data.X, data.y, L_hat=L_hat, alpha=self.alpha, complexity=complexity,
                             oblique=self.oblique, min_samples_leaf=self.min_samples_leaf, allowed=allowed,
                             max_passes=self.max_passes, random_state=self.random_state,
-                            deadline=budget.deadline)
-        return self._finish(ft, data, L_hat)
+                            deadline=budget.deadline, sample_weight=v)
+        budget.lap("tao")
+        return self._finish(ft, data, L_hat, budget, training, "tao", {"CART": self.start_objective_})
 
 
 class TMOClassifier(_LocalSearchTree):
@@ -180,6 +179,7 @@ class TMOClassifier(_LocalSearchTree):
         Seconds; no new generation (or offspring) is started after it.
     random_state : int, optional
     forbidden_features : sequence of str or int, optional
+{class_weight}
 
     Attributes
     ----------
@@ -211,7 +211,8 @@ class TMOClassifier(_LocalSearchTree):
                               "n_jobs": [Integral, None]}
 
     def __init__(self, max_depth=2, *, n_estimators=100, n_generations=5, cross_rate=0.75, alpha=0.0,
-                 min_samples_leaf=1, n_jobs=None, time_limit=None, random_state=None, forbidden_features=None):
+                 min_samples_leaf=1, n_jobs=None, time_limit=None, random_state=None, forbidden_features=None,
+                 class_weight=None):
         self.max_depth = max_depth
         self.n_estimators = n_estimators
         self.n_generations = n_generations
@@ -222,17 +223,22 @@ class TMOClassifier(_LocalSearchTree):
         self.time_limit = time_limit
         self.random_state = random_state
         self.forbidden_features = forbidden_features
+        self.class_weight = class_weight
 
-    def fit(self, X, y):
-        """Run TMO from a random forest's trees."""
-        budget = Budget(self.time_limit)
-        data, allowed = self._prepare(X, y, "unit")
-        L_hat = max(len(data.y) - np.bincount(data.y).max(), 1)
+    def fit(self, X, y, sample_weight=None):
+        """Run TMO from a random forest's trees (``sample_weight``: each row's weight in the forest, TAO and the
+        fitness)."""
+        budget = self._budget()
+        training, data, allowed, L_hat = self._prepare(X, y, sample_weight, "unit")
         best, self.fitness_history_ = tmo_label_tree(
             data.X, data.y, self.max_depth, len(self.classes_), n_estimators=self.n_estimators,
             n_generations=self.n_generations, cross_rate=self.cross_rate, random_state=self.random_state,
             n_jobs=1 if self.n_jobs is None else self.n_jobs, allowed=allowed,
-            deadline=budget.deadline,
+            deadline=budget.deadline, sample_weight=data.fit_weight,
             tao_options=dict(L_hat=L_hat, alpha=self.alpha, min_samples_leaf=self.min_samples_leaf))
-        return self._finish(best, data, L_hat)
+        budget.lap("tmo")
+        return self._finish(best, data, L_hat, budget, training, "tmo")
 
+
+for _estimator in (TAOClassifier, TMOClassifier):
+    _estimator.__doc__ = _estimator.__doc__.replace("{class_weight}", CLASS_WEIGHT_DOC)

@@ -53,7 +53,7 @@ class OLCTClassifier(LossOptimalTreeClassifier):
 
     def __init__(self, max_depth=2, *, C=1.0, tangents="V3", univariate=False, weight_bound=10.0, refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
-                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None):
+                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
         self.max_depth = max_depth
         self.C = C
         self.tangents = tangents
@@ -70,6 +70,7 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         self.solver_options = solver_options
         self.forbidden_features = forbidden_features
         self.constraints = constraints
+        self.class_weight = class_weight
 
     def _settings(self):
         return dict(loss="logistic", regularizer="l1", C=self.C, lam=1.0,
@@ -123,7 +124,7 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
     def __init__(self, max_depth=2, *, C=1.0, feature_selection=None, max_features=None, alpha=None,
                  weight_bound=10.0, l2_tol=1e-4, refine=True, warm_start=True, solver="highs", time_limit=60.0,
                  mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
-                 forbidden_features=None, constraints=None):
+                 forbidden_features=None, constraints=None, class_weight=None):
         self.max_depth = max_depth
         self.C = C
         self.feature_selection = feature_selection
@@ -142,6 +143,7 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
         self.solver_options = solver_options
         self.forbidden_features = forbidden_features
         self.constraints = constraints
+        self.class_weight = class_weight
 
     def _settings(self):
         return dict(loss="hinge", regularizer="l2", C=self.C, lam=1.0, feature_selection=self.feature_selection,

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.cart import cart_tree, greedy_oblique_tree
-from ..algorithms.contree import contree_tree
+from ..algorithms.contree import contree_tree, repeatable
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.tao import tao_label_tree
 from ..algorithms.tmo import tmo_label_tree
@@ -45,7 +45,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
 
     def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, refine=True, warm_start=True,
                  solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
-                 solver_options=None, forbidden_features=None, constraints=None):
+                 solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
         self.max_depth = max_depth
         self.alpha = alpha
         self.min_samples_leaf = min_samples_leaf
@@ -60,6 +60,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
         self.solver_options = solver_options
         self.forbidden_features = forbidden_features
         self.constraints = constraints
+        self.class_weight = class_weight
 
     def _make_spec(self, forbidden, n_classes):
         return OCTSpec.create(self.max_depth, float(self.alpha), self.min_samples_leaf, n_classes, self._oblique,
@@ -80,39 +81,43 @@ class _BaseOCT(TreeViews, MIPClassifier):
                             alpha=spec.alpha, complexity="features" if spec.oblique else "splits",
                             oblique=spec.oblique, min_samples_leaf=spec.min_samples_leaf,
                             mu=spec.mu if spec.oblique else 0.0, allowed=self._allowed(problem), deadline=deadline,
-                            random_state=self._seed)
-        return ft.to_tree(spec.n_classes).with_counts(data.X, data.y)
+                            random_state=self._seed, sample_weight=data.fit_weight)
+        return ft.to_tree(spec.n_classes).with_counts(data.X, data.y, sample_weight=data.fit_weight)
 
     def _starts(self, problem, deadline, methods):
         spec, data = problem.spec, problem.data
-        allowed = self._allowed(problem)
+        allowed, v = self._allowed(problem), data.fit_weight
         if self._oblique:
             greedy = greedy_oblique_tree(data.X, data.y, spec.depth, spec.n_classes, spec.min_samples_leaf, spec.mu,
-                                         self._seed, allowed, deadline=deadline)
+                                         self._seed, allowed, deadline=deadline, sample_weight=v)
         else:
-            greedy = cart_tree(data.X, data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed)
-        starts = {"greedy": greedy.with_counts(data.X, data.y)}
+            greedy = cart_tree(data.X, data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed, v)
+        starts = {"greedy": greedy.with_counts(data.X, data.y, sample_weight=v)}
         if "tao" in methods:
             starts["tao"] = self._tao(problem, starts["greedy"], deadline)
         if "tmo" in methods:
             ft, _ = tmo_label_tree(data.X, data.y, spec.depth, spec.n_classes, random_state=self._seed,
-                                   deadline=deadline, allowed=allowed,
+                                   deadline=deadline, allowed=allowed, sample_weight=v,
                                    tao_options=dict(L_hat=problem.L_hat, alpha=spec.alpha,
                                                     min_samples_leaf=spec.min_samples_leaf))
-            tree = ft.to_tree(spec.n_classes).with_counts(data.X, data.y)
+            tree = ft.to_tree(spec.n_classes).with_counts(data.X, data.y, sample_weight=v)
             starts["tmo"] = self._tao(problem, tree, deadline) if self._oblique else tree
         return starts
 
-    def _exact_search(self, problem, budget):
-        """ConTree for what it expresses: axis-aligned splits, no minimum leaf size, no user constraints."""
+    def _exact_search(self, problem, budget, log):
+        """ConTree for what it expresses: axis-aligned splits, no minimum leaf size, no user constraints, and
+        whole-number weights (ConTree counts rows: a weight is the row repeated; other weights go to the MIP)."""
         spec = problem.spec
         if getattr(self, "exact_search", "mip") != "auto" or self.solver != "highs" or spec.oblique \
                 or spec.min_samples_leaf > 1 \
                 or self.constraints is not None or spec.depth > 4:
             return None
+        if not repeatable(problem.data.fit_weight):
+            log.note("ConTree takes whole-number weights only: the MIP searched with the fractional weights instead")
+            return None
         limit = None if budget.seconds is None else self._exact_share * budget.seconds
         tree, proven, seconds = contree_tree(problem.data.X, problem.data.y, spec.depth, spec.alpha, problem.L_hat,
-                                             spec.n_classes, limit, self._allowed(problem))
+                                             spec.n_classes, limit, self._allowed(problem), problem.data.fit_weight)
         return tree, proven, seconds, "contree"
 
     def _refine(self, problem, tree, budget):
@@ -195,12 +200,13 @@ class OCTClassifier(_BaseOCT):
 
     def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, exact_search="auto", refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None,
-                 verbose=False, solver_options=None, forbidden_features=None, constraints=None):
+                 verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
         super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
                          warm_start=warm_start,
                          solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                          random_state=random_state, verbose=verbose, solver_options=solver_options,
-                         forbidden_features=forbidden_features, constraints=constraints)
+                         forbidden_features=forbidden_features, constraints=constraints,
+                         class_weight=class_weight)
         self.exact_search = exact_search
 
 
@@ -221,7 +227,7 @@ OCTClassifier.__doc__ = _DOC.format(
     exact engine is ConTree (dynamic programming with branch-and-bound on the
     continuous features, :mod:`optitrees.algorithms.contree`): within half
     the time limit it returns the optimum and its proof
-    (``solver_result_.certified_by == "contree"``) and no MIP is built;
+    (``fit_report_.certified_by == "contree"``) and no MIP is built;
     otherwise its best tree is one more start for the MIP.
 
     """)

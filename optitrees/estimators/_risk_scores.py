@@ -44,11 +44,6 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
     _multiclass_hint = "wrap it in sklearn.multiclass.OneVsRestClassifier for more classes"
     _refine_name = "intercept"
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def _refine(self, problem, card, budget):
         """The exact intercept for the solver's rules and points (a 1-D convex problem); with
         ``multiplier="auto"``, the exactly best multiplier and intercept for them (convex in ``1/m`` and
@@ -57,7 +52,8 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
             s, _ = points_of(problem, card)
             m, beta, _ = problem.loss.best_multiplier(s, problem.with_multiplier(1.0).intercept_bound)
             return card_from_points(s, beta, problem.per_unit, m)
-        return refit_intercept(card, problem.data.X, problem.data.y, problem.intercept_bound)
+        return refit_intercept(card, problem.data.X, problem.data.y, problem.intercept_bound,
+                               problem.data.fit_weight)
 
     def _store(self, problem, card):
         self.score_card_ = card
@@ -103,9 +99,11 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
             result = branch_and_cut(f, LossOracle(f), incumbent=start, deadline=budget.solve_deadline(self._reserve),
                                     mip_gap=self.mip_gap or 0.0, node_limit=nodes, threads=self.threads or 1,
                                     seed=self._seed, verbose=bool(self.verbose))
-        if isinstance(f.problem, ORSProblem):
-            result.checks["multiplier"] = f.problem.multiplier     # the one the MIP's bound and gap are for
         return result
+
+    def _report_checks(self, problem):
+        """The multiplier the MIP fixed: the one its bound and gap are for."""
+        return {"multiplier": problem.multiplier} if isinstance(problem, ORSProblem) else {}
 
 
 class RiskScoreClassifier(_RiskScore):
@@ -198,7 +196,7 @@ class RiskScoreClassifier(_RiskScore):
     def __init__(self, n_rules=5, *, min_score=-5, max_score=5, exact_rules=False, point_bounds=None, monotone=None,
                  groups=None, multiplier="auto", method="auto", tangents="V3", warm_start=True, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
-                 forbidden_features=None, constraints=None):
+                 forbidden_features=None, constraints=None, class_weight=None):
         self.n_rules = n_rules
         self.min_score = min_score
         self.max_score = max_score
@@ -219,6 +217,7 @@ class RiskScoreClassifier(_RiskScore):
         self.solver_options = solver_options
         self.forbidden_features = forbidden_features
         self.constraints = constraints
+        self.class_weight = class_weight
 
     def _point_bounds(self, names):
         """``(j, lower, upper)`` per feature with its own bounds or sign."""
@@ -329,7 +328,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
 
     def __init__(self, n_rules=3, *, max_score=5, positive_points=True, tangents="V3", eps=1e-4, method="auto",
                  max_thresholds=64, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
-                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None):
+                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
         self.n_rules = n_rules
         self.max_score = max_score
         self.positive_points = positive_points
@@ -347,6 +346,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
         self.solver_options = solver_options
         self.forbidden_features = forbidden_features
         self.constraints = constraints
+        self.class_weight = class_weight
 
     def _make_spec(self, forbidden, n_classes):
         return OGRSSpec.create(self.n_rules, self.max_score, self.tangents, float(self.eps),

@@ -6,11 +6,8 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..algorithms.budget import Budget
 from ..algorithms.forest import grow_forest
 from ..algorithms.rule_extraction import forest_rules, rule_matrix
 from ..algorithms.rule_selection import correctness_model, lasso_select
@@ -18,7 +15,8 @@ from ..readable import round_linear_model
 from ..scaling import power_of_two_scale
 from ..trees import from_sklearn
 from ..rule_set import RuleSet
-from ._input import encode_labels, feature_names, validate_xy
+from ._base import CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier
+from ._input import feature_names
 from ._views import _Printed
 
 __all__ = ["RuleSetClassifier"]
@@ -28,7 +26,7 @@ __all__ = ["RuleSetClassifier"]
 FOREST_SHARE, LASSO_SHARE = 0.4, 0.3
 
 
-class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
+class RuleSetClassifier(_Printed, OptitreesClassifier):
     """M decision rules of a random forest, weighted per point by predicted correctness (seed 004).
 
     1. A random forest of ``n_estimators`` trees of depth at most ``max_depth``
@@ -58,7 +56,8 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
     correct_weight, incorrect_weight : float, default=2.0, 1.0
         Weights of eq. (2).
     cv : int, default=3
-        Folds of the cross-validated LASSO models.
+        Folds of the cross-validated LASSO models (fewer when a class has fewer
+        distinct rows; identical rows count once, with their summed weight).
     max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"
         Of the forest (scikit-learn's meaning).
     random_state : int, optional
@@ -66,6 +65,7 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
         Seconds for the whole ``fit``: the forest may use 40% (fewer trees), the
         LASSO path up to 70% (fewer rules), the rest fits correctness models
         (a rule left without one is always trusted); see ``truncated_``.
+{class_weight}
 
     Attributes
     ----------
@@ -107,10 +107,13 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
                          StrOptions({"sqrt", "log2"}), None],
         "random_state": [Interval(Integral, 0, None, closed="left"), None],
         "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "class_weight": CLASS_WEIGHT_CONSTRAINT,
     }
+    _binary = True
+    _multiclass_hint = "the rule sets of seed 004 vote for one class or the other"
 
     def __init__(self, n_rules=10, *, n_estimators=100, max_depth=3, correct_weight=2.0, incorrect_weight=1.0, cv=3,
-                 max_features="sqrt", random_state=None, time_limit=None):
+                 max_features="sqrt", random_state=None, time_limit=None, class_weight=None):
         self.n_rules = n_rules
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -120,27 +123,32 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
         self.max_features = max_features
         self.random_state = random_state
         self.time_limit = time_limit
+        self.class_weight = class_weight
 
-    def fit(self, X, y):
-        """Grow the forest, pool and select its rules, fit one correctness model per rule."""
-        budget = Budget(self.time_limit)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest, pool and select its rules, fit one correctness model per rule (``sample_weight``:
+        each row's weight in the forest, the LASSO and the correctness models)."""
+        budget = self._budget()
         self._validate_params()
-        X, y = validate_xy(self, X, y)
-        self.classes_, y_pm = encode_labels(y, binary=True, name="RuleSetClassifier",
-                                            hint="the rule sets of seed 004 vote for one class or the other")
-        y01 = (y_pm > 0).astype(np.int64)
-        if np.bincount(y01).min() < self.cv:
-            raise ValueError(f"each class needs at least cv={self.cv} rows for the cross-validated LASSO")
+        training = self._fit_data(X, y, sample_weight)
+        X, v = training.X, training.weight
+        y01 = (training.y > 0).astype(np.int64)
+        # folds are drawn from the distinct rows (a repeated row is one row of larger weight)
+        folds = min(self.cv, int(np.bincount(y01).min()))
+        if folds < 2:
+            raise ValueError("each class needs at least 2 distinct rows for the cross-validated LASSO")
         # the forest learns on X / forest_scale_ (powers of two: the same splits, and features in tiny units are
         # not taken for constants); its rules are read back in the units of X
         self.forest_scale_ = power_of_two_scale(X)
         self.forest_ = grow_forest(X / self.forest_scale_, y01, self.n_estimators, budget.until(FOREST_SHARE),
                                    max_depth=self.max_depth, max_features=self.max_features,
-                                   random_state=self.random_state, n_jobs=1)
+                                   random_state=self.random_state, n_jobs=1, sample_weight=v)
+        budget.lap("forest")
         candidates = forest_rules([from_sklearn(e, self.forest_scale_) for e in self.forest_.estimators_], X)
         self.n_candidate_rules_ = len(candidates)
-        keep, self.lasso_coef_ = lasso_select(rule_matrix(candidates, X), y01, self.n_rules, self.cv, self.random_state,
-                                              deadline=budget.until(LASSO_SHARE))
+        keep, self.lasso_coef_ = lasso_select(rule_matrix(candidates, X), y01, self.n_rules, folds, self.random_state,
+                                              deadline=budget.until(LASSO_SHARE), sample_weight=v)
+        budget.lap("lasso")
         rules = [candidates[k] for k in keep]
         used = sorted({j for r in rules for j in r.features})
         W = np.zeros((len(rules), X.shape[1]))
@@ -148,20 +156,15 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
         for m, rule in enumerate(rules):
             if budget.expired:
                 break
-            w, b0 = correctness_model(X[:, used], rule.predict(X) == y01, self.cv, self.random_state,
-                                      deadline=budget.deadline)
+            w, b0 = correctness_model(X[:, used], rule.predict(X) == y01, folds, self.random_state,
+                                      deadline=budget.deadline, sample_weight=v)
             W[m, used], b[m] = round_linear_model(w, b0, X[:, used])
         self.truncated_ = budget.expired
+        budget.lap("correctness models")
         self.rule_set_ = RuleSet(rules, W, b, float(self.correct_weight), float(self.incorrect_weight))
         self.feature_importances_ = self.rule_set_.feature_importances(X, self.lasso_coef_, X.shape[1])
+        self._write_report(budget, training, "rule set", truncated=self.truncated_)
         return self
-
-    def _X(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
-
-    def _feature_names(self):
-        return feature_names(self)
 
     def predict_proba(self, X):
         """``[1 - P, P]`` with P of eq. (2)."""
@@ -195,7 +198,5 @@ class RuleSetClassifier(_Printed, ClassifierMixin, BaseEstimator):
                              "predicts": self.classes_[rs.outputs(X).ravel()], "trusted": rs.trusted(X).ravel(),
                              "weight": rs.weights(X).ravel()})
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+
+RuleSetClassifier.__doc__ = RuleSetClassifier.__doc__.replace("{class_weight}", CLASS_WEIGHT_DOC)

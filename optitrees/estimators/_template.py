@@ -39,19 +39,19 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import solvers as _solvers
-from ..algorithms import Budget
 from ..algorithms.budget import call_until
 from ..exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning, WarmStartWarning
 from ..scaling import ScaledData
 from ..solvers import SolveOptions, SolverResult
 from ..solvers.results import TerminationCondition
 from ..solvers.registry import get_backend
-from ._input import BINARY_ONLY_HINT, encode_labels, feature_names, resolve_features, validate_xy
+from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
+from ._report import FitLog, FitOutcome, FitReport
+from ._input import resolve_features
 
 __all__ = ["MIPClassifier", "SOLVER_PARAMETERS_DOC"]
 
@@ -97,20 +97,26 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         before it is solved: add rows with ``formulation.add_constraints`` or fix
         variables with ``formulation.fix`` (``formulation.index("J", name)``
         finds a feature). A start or refined model that violates the result is
-        not returned."""
+        not returned.
+    class_weight : "balanced" or dict, optional
+        Multiplies the weight of every row of a class: ``{label: weight}``, or
+        ``"balanced"`` (each class gets the same total weight, ``W / (K W_k)``);
+        combined with ``fit``'s ``sample_weight``."""
 
 
-class MIPClassifier(ClassifierMixin, BaseEstimator):
-    """Base of the MIP estimators: parameters shared by all, and the fit template (see the module docstring)."""
+class MIPClassifier(OptitreesClassifier):
+    """Base of the MIP estimators: parameters shared by all, and the fit template (see the module docstring).
+
+    A family plugs in by setting ``_family`` and ``_scaling`` and defining
+    :meth:`_make_spec`, :meth:`_make_problem` and :meth:`_starts` (the others
+    have defaults).
+    """
 
     #: The model family (build / start / decode / finalize / objective).
     _family = None
     #: ``"standard"``, ``"unit"`` or ``None``: the scaling the family is formulated on.
     _scaling = None
-    #: Binary-only models encode labels as -1 / +1 and reject more classes.
     _binary = True
-    #: What the error for multi-class labels suggests instead (binary-only models).
-    _multiclass_hint = BINARY_ONLY_HINT
     #: Share of the budget the warm starts may use (TMO: ``_tmo_share``), and the share kept after the solve.
     _start_share = 0.25
     _tmo_share = 0.4
@@ -135,7 +141,25 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         "solver_options": [dict, None],
         "forbidden_features": ["array-like", str, Integral, None],
         "constraints": [callable, None],
+        "class_weight": CLASS_WEIGHT_CONSTRAINT,
     }
+
+    # -------------------------------------------------------- the family's hooks
+    def _make_spec(self, forbidden: tuple, n_classes: int):
+        """The family's typed spec from the parameters (its ``create`` checks them), ``forbidden`` feature indices."""
+        raise NotImplementedError(f"{type(self).__name__} must define _make_spec")
+
+    def _make_problem(self, spec, data: ScaledData):
+        """The family's problem: the spec with the (scaled, weighted) training data."""
+        raise NotImplementedError(f"{type(self).__name__} must define _make_problem")
+
+    def _starts(self, problem, deadline, methods) -> dict:
+        """``{name: model}``: the greedy start and those of ``methods``, each computed before ``deadline``."""
+        raise NotImplementedError(f"{type(self).__name__} must define _starts")
+
+    def _store(self, problem, model) -> None:
+        """Keep the returned model (``tree_`` or ``score_card_``) and what is read from it."""
+        raise NotImplementedError(f"{type(self).__name__} must define _store")
 
     # ------------------------------------------------------------ the steps
     @property
@@ -148,17 +172,17 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         return dict(solver=self.solver, mip_gap=self.mip_gap, threads=self.threads, seed=self._seed,
                     verbose=bool(self.verbose), solver_options=raw)
 
-    def _prepare(self, X, y):
+    def _prepare(self, X, y, sample_weight=None):
         """Check the solver settings and the data (parameters are validated first); return the family's
-        problem. Nothing is built yet."""
+        problem on the weighted, merged rows (:meth:`OptitreesEstimator._fit_data`) and those rows. Nothing is
+        built yet."""
         SolveOptions(mip_gap=self.mip_gap, threads=self.threads, solver_options=self.solver_options or {})
         get_backend(self.solver)
-        X, y = validate_xy(self, X, y)
-        self.classes_, y_enc = encode_labels(y, self._binary, self._multiclass_hint, type(self).__name__)
-        names = feature_names(self)
-        data = ScaledData.create(X, y_enc, self._scaling, names)
+        training = self._fit_data(X, y, sample_weight)
+        names = self._feature_names()
+        data = ScaledData.create(training.X, training.y, self._scaling, names, training.weight)
         spec = self._make_spec(resolve_features(self.forbidden_features, names), len(self.classes_))
-        return self._make_problem(spec, data)
+        return self._make_problem(spec, data), training
 
     def _build(self, problem):
         f = self._family.build(problem)
@@ -172,7 +196,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         f.matrix
         return f
 
-    def build_formulation(self, X, y):
+    def build_formulation(self, X, y, sample_weight=None):
         """The formulation ``fit`` would solve for ``(X, y)``, with the ``constraints`` hook applied.
 
         Its index set ``J`` holds the feature names, so exported files read
@@ -180,7 +204,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         """
         est = clone(self)
         est._validate_params()
-        return est._build(est._prepare(X, y))
+        return est._build(est._prepare(X, y, sample_weight)[0])
 
     def _solve(self, f, start, budget):
         return _solvers.solve(f, warm_start=start, deadline=budget.solve_deadline(self._reserve),
@@ -194,10 +218,15 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         """The problem with what a search before the build decides (e.g. a score card's multiplier)."""
         return problem
 
-    def _exact_search(self, problem, budget):
+    def _exact_search(self, problem, budget, log):
         """A dedicated exact search that replaces the MIP where it applies: ``None``, or
-        ``(model, proven, seconds, engine)`` (a model found without a proof becomes a start)."""
+        ``(model, proven, seconds, engine)`` (a model found without a proof becomes a start); ``log`` takes
+        notes (why the search did not apply)."""
         return None
+
+    def _report_checks(self, problem) -> dict:
+        """What the family adds to the report's ``checks`` (e.g. the multiplier a score card's MIP fixed)."""
+        return {}
 
     @property
     def _start_methods(self) -> tuple:
@@ -213,7 +242,7 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         return budget.starts_until(self._tmo_share if "tmo" in self._start_methods else self._start_share)
 
     # -------------------------------------------------------------- fit
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit by the fit template: validate, build, warm start, solve, decode, refine, report.
 
         Parameters
@@ -222,19 +251,25 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
             Numeric features without missing values.
         y : array-like of shape (n_samples,)
             Class labels (any type).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weight of each row in every loss and count (times
+            ``class_weight``); an integer weight is the row repeated.
 
         Returns
         -------
         self
         """
         self._validate_params()
-        budget = Budget(self.time_limit)
+        budget, log = self._budget(), FitLog()
         family = self._family
-        problem = self._presolve(self._prepare(X, y), budget)
-        exact = self._exact_search(problem, budget)
-        if exact is not None and exact[1]:
-            return self._certified(problem, exact, budget)
-        notes = []
+        problem, training = self._prepare(X, y, sample_weight)
+        problem = self._presolve(problem, budget)
+        budget.lap("validate")
+        exact = self._exact_search(problem, budget, log)
+        if exact is not None:
+            budget.lap("exact search")
+            if exact[1]:
+                return self._certified(problem, training, exact, budget, log)
         starts = self._starts(problem, self._start_deadline(budget), self._start_methods)
         if exact is not None:
             starts[exact[3]] = exact[0]
@@ -242,10 +277,14 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         start_objectives = {name: family.objective(problem, m) for name, m in finals.items()}
         start_name = min(start_objectives, key=start_objectives.get)
         label = self._greedy_name if start_name == "greedy" else start_name
+        budget.lap("starts")
+        notes = []
         # the MIP is built only within the budget (30,000 x 123 at depth 2: 3.2 s with its matrix); a user hook
         # must see it, so with ``constraints`` it is always built
         built, f = call_until(None if self.constraints is not None else budget.before_end(self._reserve),
                               self._build_matrix, problem)
+        budget.lap("build")
+        checks = {}
         if built:
             x0 = family.start(f, starts[start_name])
             violation = f.violation(x0)
@@ -261,16 +300,19 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
             candidates = {"start": finals[start_name]}
             result = SolverResult(solver=self.solver, termination=TerminationCondition.TIME_LIMIT,
                                   message="the time limit ended while the MIP was built; it was not solved")
+        budget.lap("solve")
+        checks.update(result.checks)
         if result.x is not None and np.all(np.isfinite(result.x)):
-            model, checks = family.decode(f, result.x)
+            model, decoded = family.decode(f, result.x)
             reference = result.objective if result.objective is not None else f.objective_value(result.x)
-            checks["objective_discrepancy"] = abs(checks["objective_recomputed"] - reference)
-            result.checks.update(checks)
-            notes += self._agreement_notes(result)
+            decoded["objective_discrepancy"] = abs(decoded["objective_recomputed"] - reference)
+            checks.update(decoded)
+            notes += self._agreement_notes(checks)
             candidates["solver"] = family.finalize(problem, model)
             refined = self._refine(problem, model, budget)
             if refined is not None and (self.constraints is None or f.violation(family.start(f, refined)) <= 1e-6):
                 candidates["refined"] = family.finalize(problem, refined)
+            budget.lap("refine")
         if not candidates:
             raise RuntimeError(f"no model satisfies the constraints: the solver found none ({result.status}) "
                                "and the warm start violates them")
@@ -282,13 +324,13 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
             ("solver", "start", "refined")
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
         notes += self._status_notes(result, returned, objectives, label)
-        result.returned = returned
-        result.objectives = {**objectives, "returned": objectives[returned]}
-        if result.bound is not None and objectives[returned] <= result.bound + 1e-6 * max(1.0, abs(result.bound)):
-            result.certified_by = result.solver          # the MIP's bound proves the returned model optimal
+        proven = result.bound is not None and objectives[returned] <= result.bound + 1e-6 * max(1.0, abs(result.bound))
+        if result.status == "optimal" and not proven:
+            log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "
+                     f"underestimates the exact one (the returned model's is {objectives[returned]:.6g}): the "
+                     "returned model is not proven optimal")
         for kind, note in notes:
             warnings.warn(note, kind, stacklevel=2)
-        result.message = "; ".join([result.message] + [note for _, note in notes])
         self.objective_ = objectives[returned]
         self.warm_start_objective_ = start_objectives[start_name]
         self.greedy_objective_ = start_objectives["greedy"]
@@ -297,10 +339,18 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         self.solver_result_ = result
         self.formulation_summary_ = f.summary() if built else "no MIP built: the time limit ended while it was built"
         self._store(problem, candidates[returned])
-        result.timings["fit"] = budget.elapsed
+        budget.lap("report")
+        self.fit_report_ = FitReport(
+            estimator=type(self).__name__, outcome=FitOutcome.PROVEN_OPTIMAL if proven else FitOutcome.NOT_PROVEN,
+            method=self.method_, returned=returned, objective=objectives[returned], seconds=budget.elapsed,
+            time_limit=self.time_limit, rows=training.n_input_rows, distinct_rows=len(training.y),
+            weighted=training.weighted, starts=start_objectives, objectives={**objectives, "returned": objectives[returned]},
+            solved_by=result.solver if built else None, certified_by=result.solver if proven else None,
+            stages=dict(budget.stages), checks={**checks, **self._report_checks(problem)},
+            notes=tuple(log.notes + ([] if built else [result.message]) + [note for _, note in notes]))
         return self
 
-    def _certified(self, problem, exact, budget):
+    def _certified(self, problem, training, exact, budget, log):
         """Finish a fit whose model an exact search proved optimal: no MIP is built."""
         from ..solvers.results import SolutionStatus
 
@@ -310,39 +360,44 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
         greedy = family.finalize(problem, self._starts(problem, None, ("greedy",))["greedy"])
         objective = family.objective(problem, final)
         greedy_objective = family.objective(problem, greedy)
-        result = SolverResult(solver=engine, solver_version=_version(engine),
-                              termination=TerminationCondition.OPTIMAL, solution_status=SolutionStatus.OPTIMAL,
-                              objective=objective, bound=objective, gap=0.0, timings={"solve": seconds},
-                              solution_source="solver", message=f"optimal, certified by {engine}", trace=[
-                                  (seconds, objective, objective)])
-        result.returned, result.certified_by = "solver", engine
-        result.objectives = {"start": greedy_objective, "solver": objective, "returned": objective}
+        budget.lap("starts")
+        self.solver_result_ = SolverResult(
+            solver=engine, solver_version=_version(engine), termination=TerminationCondition.OPTIMAL,
+            solution_status=SolutionStatus.OPTIMAL, objective=objective, bound=objective, gap=0.0,
+            timings={"solve": seconds}, solution_source="solver", message=f"optimal, certified by {engine}",
+            trace=[(seconds, objective, objective)])
         self.objective_, self.greedy_objective_ = objective, greedy_objective
         self.warm_start_objective_ = greedy_objective
         self.start_objectives_ = {"greedy": greedy_objective}
         self.method_ = engine
-        self.solver_result_ = result
         self.formulation_summary_ = f"no MIP built: {engine} found the optimum and proved it"
         self._store(problem, final)
-        result.timings["fit"] = budget.elapsed
+        budget.lap("report")
+        self.fit_report_ = FitReport(
+            estimator=type(self).__name__, outcome=FitOutcome.PROVEN_OPTIMAL, method=engine, returned="solver",
+            objective=objective, seconds=budget.elapsed, time_limit=self.time_limit, rows=training.n_input_rows,
+            distinct_rows=len(training.y), weighted=training.weighted, starts={"greedy": greedy_objective},
+            objectives={"start": greedy_objective, "solver": objective, "returned": objective}, solved_by=engine,
+            certified_by=engine, stages=dict(budget.stages), checks=self._report_checks(problem),
+            notes=tuple(log.notes + [f"optimal, certified by {engine}"]))
         return self
 
     # ---------------------------------------------------------- reporting
     @staticmethod
-    def _agreement_notes(result):
+    def _agreement_notes(checks):
         notes = []
-        if result.checks.get("polished") is False:
-            why = "no time was left to polish it" if result.checks.get("polish_skipped") else "it could not be polished"
+        if checks.get("polished") is False:
+            why = "no time was left to polish it" if checks.get("polish_skipped") else "it could not be polished"
             notes.append((AgreementWarning, f"the solver's integer solution relies on integrality tolerances ({why}); "
                           "its solution is used as it is"))
         for key, what in (("routing_mismatches", "training points are routed differently by the decoded model "
                                                  "than by z"),
                           ("rule_mismatches", "rule evaluations differ between the decoded card and z")):
-            if result.checks.get(key):
-                notes.append((AgreementWarning, f"{result.checks[key]} {what}; its objective is recomputed from "
+            if checks.get(key):
+                notes.append((AgreementWarning, f"{checks[key]} {what}; its objective is recomputed from "
                               "the model"))
         for term, what in (("l2", "||w||^2"), ("logistic", "the logistic loss")):
-            error, tol = result.checks.get(f"{term}_relative_error"), result.checks.get(f"{term}_tol")
+            error, tol = checks.get(f"{term}_relative_error"), checks.get(f"{term}_tol")
             if error is not None and error > tol:
                 notes.append((ApproximationWarning, f"the outer approximation of {what} stopped at relative error "
                               f"{error:.2e} (tolerance {tol:g})"))
@@ -364,14 +419,6 @@ class MIPClassifier(ClassifierMixin, BaseEstimator):
             notes.append((TimeLimitWarning, f"{why}: the model is not proven optimal (gap {gap} in the MIP's "
                           f"objective); returning the {returned} model"))
         return notes
-
-    # --------------------------------------------------------------- input
-    def _X(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
-
-    def _feature_names(self):
-        return feature_names(self)
 
 
 def _is_false(flag) -> bool:

@@ -6,16 +6,13 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..algorithms.budget import Budget
 from ..algorithms.uct_dt import UCTSearch
 from ..trees import feature_importances
+from ._base import CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier, stratification
 from ._c45 import C45Classifier
-from ._input import encode_labels, feature_names, resolve_features, validate_xy
 from ._views import TreeViews
 
 __all__ = ["UCTDTClassifier"]
@@ -24,13 +21,13 @@ __all__ = ["UCTDTClassifier"]
 DEPTH_CHOICE_SHARE = 0.25
 
 
-def _search(X, y, ind, val, n_classes, allowed, depth, params, n_iterations, deadline, seed):
+def _search(X, y, weight, ind, val, n_classes, allowed, depth, params, n_iterations, deadline, seed):
     search = UCTSearch(X, y, ind, val, n_classes=n_classes, allowed=allowed, max_depth=depth,
-                       rng=np.random.default_rng(seed), **params)
+                       rng=np.random.default_rng(seed), sample_weight=weight, **params)
     return search.run(n_iterations, deadline)
 
 
-class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
+class UCTDTClassifier(TreeViews, OptitreesClassifier):
     """Monte Carlo tree search over decision trees, UCT-DT (seed 000, ch. 4; see :mod:`optitrees.algorithms.uct_dt`).
 
     The training data are split into induction (``1 - validation_fraction``)
@@ -73,6 +70,7 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
         iterations are shared among them and the best tree is kept.
     random_state : int, optional
     forbidden_features : sequence of str or int, optional
+{class_weight}
 
     Attributes
     ----------
@@ -117,12 +115,13 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
         "n_jobs": [Integral, None],
         "random_state": [Interval(Integral, 0, None, closed="left"), None],
         "forbidden_features": ["array-like", str, Integral, None],
+        "class_weight": CLASS_WEIGHT_CONSTRAINT,
     }
 
     def __init__(self, n_iterations=2000, *, time_limit=None, n_candidates=3, exploration=1.0, policy="vs",
                  dt_pruning=True, value_pruning=True, value_pruning_every=300, value_pruning_depth=5,
                  max_depth=None, min_samples_split=4, confidence_factor=0.25, validation_fraction=0.3,
-                 n_jobs=None, random_state=None, forbidden_features=None):
+                 n_jobs=None, random_state=None, forbidden_features=None, class_weight=None):
         self.n_iterations = n_iterations
         self.time_limit = time_limit
         self.n_candidates = n_candidates
@@ -139,20 +138,23 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.forbidden_features = forbidden_features
+        self.class_weight = class_weight
 
-    def fit(self, X, y):
-        """Split induction / validation rows, search, keep the tree of best validation F1."""
-        budget = Budget(self.time_limit)
+    def fit(self, X, y, sample_weight=None):
+        """Split induction / validation rows, search, keep the tree of best validation F1.
+
+        ``sample_weight``: each row's weight in the class counts, gains, split
+        sizes and the validation F1 (rows, with their weights, go wholly to the
+        induction or the validation part).
+        """
+        budget = self._budget()
         self._validate_params()
-        X, y = validate_xy(self, X, y)
-        self.classes_, y_idx = encode_labels(y, binary=False)
+        training = self._fit_data(X, y, sample_weight)
+        X, y_idx, weight = training.X, training.y, training.weight
         K = len(self.classes_)
-        allowed = np.ones(X.shape[1], bool)
-        allowed[list(resolve_features(self.forbidden_features, feature_names(self)))] = False
-        if not allowed.any():
-            raise ValueError("every feature is forbidden")
+        allowed = self._allowed_features()
         rows = np.arange(len(y_idx))
-        stratify = y_idx if np.bincount(y_idx).min() >= 2 else None
+        stratify = stratification(y_idx, self.validation_fraction)
         ind, val = train_test_split(rows, test_size=self.validation_fraction, stratify=stratify,
                                     random_state=self.random_state)
         if self.max_depth is not None:
@@ -160,7 +162,8 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
         else:                                   # eta_depth: the depth of C4.5's tree (seed 000, 4.5.1)
             c45 = C45Classifier(self.confidence_factor, forbidden_features=self.forbidden_features,
                                 time_limit=None if budget.seconds is None else DEPTH_CHOICE_SHARE * budget.seconds)
-            depth = max(c45.fit(X, y_idx).tree_.max_depth, 1)
+            depth = max(c45.fit(X, y_idx, sample_weight=weight).tree_.max_depth, 1)
+            budget.lap("depth choice")
         params = {"n_candidates": self.n_candidates, "exploration": self.exploration, "policy": self.policy,
                   "dt_pruning": self.dt_pruning, "value_pruning": self.value_pruning,
                   "vp_every": self.value_pruning_every, "vp_depth": self.value_pruning_depth,
@@ -170,7 +173,7 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
         shares = [self.n_iterations // n_searches + (i < self.n_iterations % n_searches) for i in range(n_searches)]
         seed = np.random.default_rng(self.random_state).integers(2**31, size=n_searches)
         searches = Parallel(n_jobs=n_searches if n_searches > 1 else None)(
-            delayed(_search)(X, y_idx, ind, val, K, allowed, depth, params, share, deadline, int(s))
+            delayed(_search)(X, y_idx, weight, ind, val, K, allowed, depth, params, share, deadline, int(s))
             for share, s in zip(shares, seed))
         best = max((s.best() for s in searches), key=lambda n: (n.state.f1, -n.state.n_leaves()))
         self.tree_ = best.state.to_tree(X.shape[1])
@@ -180,16 +183,15 @@ class UCTDTClassifier(TreeViews, ClassifierMixin, BaseEstimator):
         self.n_iterations_ = sum(s.iterations for s in searches)
         self.search_nodes_ = sum(len(s.nodes) for s in searches)
         self.search_depth_ = max(s.max_depth_reached() for s in searches)
+        budget.lap("search")
+        self._write_report(budget, training, "uct-dt", truncated=self.n_iterations_ < self.n_iterations and
+                           budget.expired)
         return self
-
-    def _X(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
-
-    def _feature_names(self):
-        return feature_names(self)
 
     def predict_proba(self, X):
         """Induction-row class frequencies of the leaf each sample reaches."""
         X = self._X(X)
         return self.tree_.predict_proba(X)
+
+
+UCTDTClassifier.__doc__ = UCTDTClassifier.__doc__.replace("{class_weight}", CLASS_WEIGHT_DOC)

@@ -208,8 +208,8 @@ def add_forwarding(f, topology, scores: Scores, z: VariableGroup, bound, eps):
         lower=(eps - Mr).ravel(), equation="3.7b")
 
 
-def _layer_slack_variables(f, topology, layers, var, C, binary=False):
-    """Slack group ``var[i, h]`` over chosen layers, weighted ``C_h`` in the objective.
+def _layer_slack_variables(f, topology, layers, var, C, binary=False, point_weight=None):
+    """Slack group ``var[i, h]`` over chosen layers, weighted ``C_h`` (times ``point_weight[i]``) in the objective.
 
     Declares ``H``/``T`` for the full range of layers, otherwise ``H_<var>`` and
     ``T_<var>`` (the layers and their branch nodes).
@@ -232,12 +232,15 @@ def _layer_slack_variables(f, topology, layers, var, C, binary=False):
         slack = f.add_variables(var, ("I", h_set), 0.0, 1.0, domain="binary")
     else:
         slack = f.add_variables(var, ("I", h_set), 0.0, np.inf)
-    f.add_objective(slack, np.broadcast_to(np.asarray(C, float)[layers - 1][None, :], slack.shape))
+    coef = np.asarray(C, float)[layers - 1][None, :]
+    if point_weight is not None:
+        coef = np.asarray(point_weight, float)[:, None] * coef
+    f.add_objective(slack, np.broadcast_to(coef, slack.shape))
     return slack, layers, h_set, t_set, node_idx, nodes
 
 
 def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, intercepts, C, *, var="xi",
-                     layers=None, row_name="logistic_tangent", labels=None, equation="3.15"):
+                     layers=None, row_name="logistic_tangent", labels=None, equation="3.15", point_weight=None):
     """Convex piecewise-linear slacks ``var[i, h] >= max_k (c_k + a_k s[t, i])`` on chosen layers.
 
     The common form of the logistic tangent slacks (3.15) and of the hinge
@@ -257,13 +260,16 @@ def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, inte
         ``a_k`` and ``c_k``.
     C : array of shape (depth,)
         Loss weight ``C_h`` per layer.
+    point_weight : array of shape (n,), optional
+        Each point's weight: its slack costs ``C_h point_weight[i]`` (a weighted loss; default 1).
     var : str
         Name of the slack group (``xi`` logistic, ``zeta`` hinge).
     layers : array of int, optional
         1-based layers carrying this loss; default all. Sets ``H`` and ``T``
         name the full ranges, otherwise ``H_<var>`` and ``T_<var>`` are declared.
     """
-    slack, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, var, C)
+    slack, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, var, C,
+                                                                          point_weight=point_weight)
     n = len(scores.y)
     node_layer = topology.layer_of(f.sets["T"])
 
@@ -295,23 +301,26 @@ def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, inte
     return slack
 
 
-def add_logistic_slacks(f, topology, scores: Scores, z: VariableGroup, lines: TangentLines, C, layers=None):
+def add_logistic_slacks(f, topology, scores: Scores, z: VariableGroup, lines: TangentLines, C, layers=None,
+                        point_weight=None):
     """Logistic-loss slacks ``xi[i, h]`` by the tangent lines of ``lines`` (3.15).
 
     See :func:`add_layer_slacks`; the line at ``+inf`` is the bound ``xi >= 0``
     and the line at ``-inf`` is ``xi >= -s``.
     """
     return add_layer_slacks(f, topology, scores, z, lines.slopes, lines.intercepts, C, var="xi", layers=layers,
-                            row_name="logistic_tangent", labels=lines.labels, equation="3.15")
+                            row_name="logistic_tangent", labels=lines.labels, equation="3.15",
+                            point_weight=point_weight)
 
 
-def add_hinge_slacks(f, topology, scores: Scores, z: VariableGroup, C, layers=None):
+def add_hinge_slacks(f, topology, scores: Scores, z: VariableGroup, C, layers=None, point_weight=None):
     """Hinge-loss slacks ``zeta[i, h] >= max(0, 1 - s[t, i])`` on the node of layer ``h`` a point visits (3.13)."""
     return add_layer_slacks(f, topology, scores, z, [-1.0], [1.0], C, var="zeta", layers=layers,
-                            row_name="hinge", labels=None, equation="3.13")
+                            row_name="hinge", labels=None, equation="3.13", point_weight=point_weight)
 
 
-def add_misclassification_slacks(f, topology, scores: Scores, z: VariableGroup, C, eps, layers=None):
+def add_misclassification_slacks(f, topology, scores: Scores, z: VariableGroup, C, eps, layers=None,
+                                 point_weight=None):
     """Misclassification indicators ``e[i, h]`` binary (3.9, written on the margins).
 
     For every node ``t`` of a chosen layer ``h``:
@@ -325,7 +334,8 @@ def add_misclassification_slacks(f, topology, scores: Scores, z: VariableGroup, 
     classifying every point "correctly" on the boundary, as ``yhat`` may do in
     (3.9a-b).
     """
-    e, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, "e", C, binary=True)
+    e, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, "e", C, binary=True,
+                                                                      point_weight=point_weight)
     n = len(scores.y)
     node_layer = topology.layer_of(f.sets["T"])
     targets = f.sets[z.dims[1]]

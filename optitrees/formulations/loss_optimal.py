@@ -239,9 +239,9 @@ class LossOptimalProblem:
 def build(problem: LossOptimalProblem) -> Formulation:
     """The general loss-optimal tree (3.12) of ``problem``, composed from the shared blocks.
 
-    Objective::
+    Objective (``v_i`` the weight of point ``i``, 1 unweighted)::
 
-        sum_{h in H} ( C_h sum_{i in I} zeta[i, h]  +  lam_h sum_{t in T_h} Omega(w_t) )  +  alpha_h sum_{t in T_h} ||w_t||_0
+        sum_{h in H} ( C_h sum_{i in I} v_i zeta[i, h]  +  lam_h sum_{t in T_h} Omega(w_t) )  +  alpha_h sum_{t in T_h} ||w_t||_0
 
     with routing (3.6), forwarding (3.7), the slack of each layer's loss
     (logistic 3.15, hinge 3.13, misclassification 3.9), the regularizer
@@ -275,14 +275,15 @@ def build(problem: LossOptimalProblem) -> Formulation:
         blocks.forbid_features(f, w, spec.forbidden)
     scores = blocks.Scores(f, X, y, w, b, problem.bound, variables=spec.score_variables)
     blocks.add_forwarding(f, topo, scores, z, problem.bound, problem.eps)
+    weight = data.weight if data.weighted else None
     for kind in kinds:
         layers = np.array([h + 1 for h, v in enumerate(spec.losses) if v == kind])
         if kind == "logistic":
-            blocks.add_logistic_slacks(f, topo, scores, z, problem.lines, spec.C, layers)
+            blocks.add_logistic_slacks(f, topo, scores, z, problem.lines, spec.C, layers, point_weight=weight)
         elif kind == "hinge":
-            blocks.add_hinge_slacks(f, topo, scores, z, spec.C, layers)
+            blocks.add_hinge_slacks(f, topo, scores, z, spec.C, layers, point_weight=weight)
         else:
-            blocks.add_misclassification_slacks(f, topo, scores, z, spec.C, problem.eps, layers)
+            blocks.add_misclassification_slacks(f, topo, scores, z, spec.C, problem.eps, layers, point_weight=weight)
     return f
 
 

@@ -45,7 +45,7 @@ def layer_loss_functions(problem: LossOptimalProblem, surrogate: bool = True):
 def tree_objective(problem: LossOptimalProblem, tree: Tree, surrogate: bool = False) -> float:
     """Objective (3.12) of a tree in the problem's standardized units.
 
-    ``sum_h C_h sum_i loss_h(y_i (w_t x_i + b_t))`` over the node ``t`` of each
+    ``sum_h C_h sum_i v_i loss_h(y_i (w_t x_i + b_t))`` (``v_i`` the point's weight) over the node ``t`` of each
     layer on the point's path, plus ``lam_h Omega(w_t)`` and ``alpha_h ||w_t||_0``
     per node. ``surrogate=True`` uses the tangent underestimator of the logistic
     loss (the MIP's objective).
@@ -54,7 +54,7 @@ def tree_objective(problem: LossOptimalProblem, tree: Tree, surrogate: bool = Fa
     _, values = tree.path_values(data.X)
     margins = data.y[:, None] * values
     fns = layer_loss_functions(problem, surrogate)
-    total = sum(spec.C[h] * fns[h](margins[:, h]).sum() for h in range(spec.depth))
+    total = sum(spec.C[h] * data.weighted_sum(fns[h](margins[:, h])) for h in range(spec.depth))
     layer = tree.node_depth
     W = tree.weights
     if spec.regularizer == "l1":

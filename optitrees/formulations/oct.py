@@ -5,6 +5,9 @@ Features are scaled to ``[0, 1]`` by the caller; ``K`` classes, depth ``D``,
 branch nodes ``T_B`` (1-based, breadth first) and leaves ``T_L``::
 
     min  (1 / L_hat) sum_{l in T_L} loss[l]  +  alpha * complexity
+
+(with point weights ``v_i``, every count below is a total weight:
+``N_l = sum_i v_i z[i, l]``, and ``L_hat`` is the weight outside the largest class)
     s.t. sum_{l in T_L} z[i, l] = 1                                     i        (routing)
          z[i, l] <= leaf[l],  sum_i z[i, l] >= N_min leaf[l]              i, l     (leaf size)
          sum_k c[k, l] = leaf[l]                                          l        (one label per used leaf)
@@ -153,13 +156,13 @@ class OCTProblem:
         if y.shape != (X01.shape[0],) or not np.issubdtype(y.dtype, np.integer) or y.min() < 0 \
                 or y.max() >= spec.n_classes:
             raise ValueError(f"y must hold class indices 0..{spec.n_classes - 1}, one per row of X")
-        if spec.min_samples_leaf > X01.shape[0]:
+        if spec.min_samples_leaf > 1 and spec.min_samples_leaf > data.weight.sum():
             raise ValueError(f"min_samples_leaf={spec.min_samples_leaf} exceeds the number of points "
-                             f"({X01.shape[0]})")
+                             f"({data.weight.sum():g})")
         if any(not 0 <= j < X01.shape[1] for j in spec.forbidden):
             raise ValueError(f"forbidden features must be column indices in 0..{X01.shape[1] - 1}")
-        counts = np.bincount(y, minlength=spec.n_classes)
-        base = len(y) - counts.max()
+        counts = np.bincount(y, weights=data.weight, minlength=spec.n_classes)
+        base = counts.sum() - counts.max()
         eps = feature_epsilons(X01)
         margin = spec.mu if spec.oblique else float(eps.min())
         return cls(spec, data, Topology(spec.depth), eps, float(base) if base > 0 else 1.0, margin)
@@ -174,29 +177,38 @@ def _inline_split_terms(w, X, node_idx, extra=None):
     return [(cols, np.broadcast_to(vals[None], (k, n, p)).reshape(k * n, p))]
 
 
-def _tree_skeleton(f, X, y, topo, min_samples_leaf, n_classes):
-    """Routing to leaves, used leaves, one label per used leaf and the misclassified points of each leaf."""
+def _tree_skeleton(f, X, y, topo, min_samples_leaf, n_classes, point_weight=None):
+    """Routing to leaves, used leaves, one label per used leaf and the misclassified points of each leaf.
+
+    With ``point_weight`` (``v_i``), ``N_l = sum_i v_i z[i, l]`` and ``N_kl`` are
+    weighted counts, and ``n`` in the big-M is the total weight; ``N_min`` is a
+    weight too, except ``N_min = 1``, which any leaf holding a point satisfies
+    (the leaf-size row then counts points).
+    """
     n = X.shape[0]
+    v = np.ones(n) if point_weight is None else np.asarray(point_weight, float)
+    total = float(n) if point_weight is None else float(v.sum())
     leaves = topo.leaves
     z = blocks.add_routing(f, n, leaves, target_set="L")
     f.add_set("K", np.arange(n_classes))
     leaf = f.add_variables("leaf", ("L",), 0.0, 1.0, domain="binary")
     c = f.add_variables("c", ("K", "L"), 0.0, 1.0, domain="binary")
-    loss = f.add_variables("loss", ("L",), 0.0, float(n))
+    loss = f.add_variables("loss", ("L",), 0.0, total)
     f.add_constraints("leaf_used", ("I", "L"), [(z.columns, 1.0), (np.broadcast_to(leaf.columns, z.shape), -1.0)],
                       upper=0.0, equation="z <= leaf")
-    f.add_constraints("min_leaf", ("L",), [(z.columns.T, 1.0), (leaf.columns, -float(min_samples_leaf))],
+    z_coef = 1.0 if point_weight is None or min_samples_leaf <= 1 else np.broadcast_to(v, (len(leaves), n))
+    f.add_constraints("min_leaf", ("L",), [(z.columns.T, z_coef), (leaf.columns, -float(min_samples_leaf))],
                       lower=0.0, equation="N_l >= N_min leaf")
     f.add_constraints("leaf_label", ("L",), [(c.columns.T, 1.0), (leaf.columns, -1.0)], lower=0.0, upper=0.0,
                       equation="sum_k c = leaf")
     # loss[l] - N_l + N_kl - n c[k, l] >= -n, rows (k, l); z terms: coefficient -1 + [y_i == k]
     L = len(leaves)
     zc = np.broadcast_to(z.columns.T[None], (n_classes, L, n)).reshape(n_classes * L, n)
-    zv = np.broadcast_to((-1.0 + (y[None, :] == np.arange(n_classes)[:, None]))[:, None, :],
+    zv = np.broadcast_to((v * (-1.0 + (y[None, :] == np.arange(n_classes)[:, None])))[:, None, :],
                          (n_classes, L, n)).reshape(n_classes * L, n)
     f.add_constraints("leaf_loss", ("K", "L"),
-                      [(np.tile(loss.columns, n_classes), 1.0), (zc, zv), (c.columns.ravel(), -float(n))],
-                      lower=-float(n), equation="loss >= N_l - N_kl - n (1 - c)")
+                      [(np.tile(loss.columns, n_classes), 1.0), (zc, zv), (c.columns.ravel(), -total)],
+                      lower=-total, equation="loss >= N_l - N_kl - n (1 - c)")
     return z, leaf, c, loss
 
 
@@ -241,7 +253,9 @@ def build(problem: OCTProblem) -> Formulation:
     n, p = X01.shape
     f = Formulation(name=f"{'octh' if spec.oblique else 'oct'}_d{topo.depth}", integrality_tol=1e-6)
     f.problem = problem
-    z, leaf, c, loss = _tree_skeleton(f, X01, y, topo, spec.min_samples_leaf, spec.n_classes)
+    data = problem.data
+    z, leaf, c, loss = _tree_skeleton(f, X01, y, topo, spec.min_samples_leaf, spec.n_classes,
+                                      data.weight if data.weighted else None)
     if spec.oblique:
         w, b, d = _octh_splits(f, topo, X01, spec)
     else:

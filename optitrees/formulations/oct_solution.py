@@ -21,13 +21,14 @@ __all__ = ["decode", "start", "objective", "finalize", "OCT_FAMILY"]
 
 
 def objective(problem: OCTProblem, tree: Tree) -> float:
-    """``errors / L_hat + alpha * complexity`` of a tree in the user's units (complexity: splits, or
+    """``errors / L_hat + alpha * complexity`` of a tree in the user's units (errors: their total weight;
+    complexity: splits, or
     features used over all splits for OCT-H)."""
     return _objective_on(problem, tree, problem.data.X_original)
 
 
 def _objective_on(problem, tree, X):
-    errors = int(np.sum(tree.predict(X) != problem.data.y))
+    errors = problem.data.weighted_sum(tree.predict(X) != problem.data.y)
     complexity = tree.n_features_used() if problem.spec.oblique else tree.n_splits()
     return float(errors / problem.L_hat + problem.spec.alpha * complexity)
 
@@ -42,7 +43,7 @@ def decode(f, x) -> tuple[Tree, dict]:
     labels = np.argmax(v["c"], axis=0)
     tree, position = from_complete(W, thr, active=active, leaf_labels=labels, n_classes=problem.spec.n_classes)
     X, y = problem.data.X, problem.data.y
-    tree = tree.with_counts(X, y)
+    tree = tree.with_counts(X, y, sample_weight=problem.data.fit_weight)
     routing = f.sets["L"][np.argmax(v["z"], axis=1)]
     checks = {"routing_mismatches": int(np.sum(position[tree.apply(X)] != routing)),
               "objective_recomputed": _objective_on(problem, tree, X)}
@@ -72,7 +73,8 @@ def start(f, tree: Tree) -> np.ndarray:
         b[t] = values[right].min() if right.any() else min(1.0, values.max(initial=0.0) + margin)
     leaves = f.sets["L"]
     z = (c.position[tree.apply(X)][:, None] == leaves[None, :]).astype(float)
-    counts = np.stack([z[y == k].sum(axis=0) for k in range(K)])          # (K, L)
+    zv = z * problem.data.weight[:, None]
+    counts = np.stack([zv[y == k].sum(axis=0) for k in range(K)])         # (K, L), weighted
     used = counts.sum(axis=0) > 0
     labels = c.leaf_labels
     cvar = np.zeros((K, len(leaves)))

@@ -179,7 +179,7 @@ def build(problem: OGRSProblem) -> Formulation:
                           equation="4.16q")
     if spec.forbidden:
         blocks.forbid_features(f, a, spec.forbidden, axis=0)
-    f.add_objective(zeta, 1.0)
+    f.add_objective(zeta, problem.data.weight if problem.data.weighted else 1.0)      # sum_i v_i zeta_i
     return f
 
 
@@ -217,7 +217,7 @@ def decode(f, x) -> tuple[ScoreCard, dict]:
     card = card_from_rules(problem, np.argmax(v["a"], axis=0), v["b"], v["s"], float(v["beta"][0]))
     X01, y = problem.data.X, np.asarray(problem.data.y, float)
     mismatches = int(np.sum(card.rules(X01) != np.round(v["z"])))
-    recomputed = float(problem.lines(y * card.decision_function(X01)).sum())
+    recomputed = problem.data.weighted_sum(problem.lines(y * card.decision_function(X01)))
     return card, {"rule_mismatches": mismatches, "objective_recomputed": recomputed}
 
 
@@ -246,7 +246,7 @@ def start(f, card: ScoreCard) -> np.ndarray:
 
 def objective(problem: OGRSProblem, card: ScoreCard) -> float:
     """Exact training logistic loss of a card in the user's units."""
-    return card_loss(card, problem.data.X_original, problem.data.y)
+    return card_loss(card, problem.data.X_original, problem.data.y, problem.data.fit_weight)
 
 
 def finalize(problem: OGRSProblem, card: ScoreCard) -> ScoreCard:
@@ -263,7 +263,7 @@ def finalize(problem: OGRSProblem, card: ScoreCard) -> ScoreCard:
     out = ScoreCard(card.features, thresholds, card.greater, card.points, card.intercept, zero_one)
     if problem.spec.positive_points:
         out = out.all_positive()
-    return out.with_readable_intercept(Xo, problem.data.y)
+    return out.with_readable_intercept(Xo, problem.data.y, sample_weight=problem.data.weight)
 
 
 OGRS_FAMILY = MIPFamily("ogrs", build=build, start=start, decode=decode, finalize=finalize, objective=objective)

@@ -80,7 +80,7 @@ class OGRSCandidateProblem(ORSProblem):
         # each column is named by its rule's smallest passing value in the user's units
         names = [f"{data.labels[j]}>={data.X_original[data.X[:, j] >= b, j].min():.6g}"
                  for j, b in zip(rules.features, rules.thresholds)]
-        columns = ScaledData.create(rules.transform(data.X), data.y, None, names)
+        columns = ScaledData.create(rules.transform(data.X), data.y, None, names, data.weight)
         ors_spec = ORSSpec.create(spec.n_rules, range(-spec.max_score, spec.max_score + 1), spec.tangents,
                                   groups=rules.groups(), multiplier=1.0, method="cutting_planes")
         base = ORSProblem.create(ors_spec, columns)

@@ -156,7 +156,7 @@ class ORSProblem:
         per_unit = ~np.all(np.isin(X, (0.0, 1.0)), axis=0)
         m = 1.0 if spec.multiplier == "auto" else float(spec.multiplier)
         problem = cls(spec, data, logistic_tangents(spec.tangents), 0.0, lower, upper, per_unit, 1.0, {},
-                      intercept_bound is not None, AggregateLoss.from_data(X, y))
+                      intercept_bound is not None, AggregateLoss.from_data(X, y, sample_weight=data.weight))
         return problem.with_multiplier(m, intercept_bound=intercept_bound)
 
     def with_multiplier(self, multiplier: float, starts=None, intercept_bound=None) -> "ORSProblem":
@@ -204,7 +204,7 @@ def build(problem: ORSProblem) -> Formulation:
     # the log-odds are y (x s + beta) / m: the multiplier scales every coefficient of the rows
     terms, lower = tangent_terms(lines, y / problem.multiplier, xi, score_terms, beta)
     f.add_constraints("logistic_tangent", ("V", "I"), terms, lower=lower, equation="4.4")
-    f.add_objective(xi, 1.0)
+    f.add_objective(xi, problem.data.weight if problem.data.weighted else 1.0)      # sum_i v_i xi_i
     return f
 
 
@@ -279,7 +279,7 @@ def decode(f, x) -> tuple[ScoreCard, dict]:
     card = card_from_points(np.round(v["s"]), float(v["beta"][0]), problem.per_unit, problem.multiplier)
     y = np.asarray(problem.data.y, float)
     margins = y * card.decision_function(problem.data.X)
-    recomputed = float((logistic_loss(margins) if "L" in f.variables else problem.lines(margins)).sum())
+    recomputed = problem.data.weighted_sum(logistic_loss(margins) if "L" in f.variables else problem.lines(margins))
     return card, {"objective_recomputed": recomputed, "rules": card.n_rules}
 
 
@@ -298,20 +298,20 @@ def start(f, card: ScoreCard) -> np.ndarray:
         a[free[: problem.spec.n_rules - int(a.sum())]] = 1.0
     margins = y * (X @ s + beta) / problem.multiplier
     if "L" in f.variables:
-        return f.vector({"a": a, "s": s, "beta": [beta], "L": [float(logistic_loss(margins).sum())]})
+        return f.vector({"a": a, "s": s, "beta": [beta], "L": [problem.data.weighted_sum(logistic_loss(margins))]})
     return f.vector({"a": a, "s": s, "beta": [beta], "xi": problem.lines(margins)})
 
 
 def objective(problem: ORSProblem, card: ScoreCard) -> float:
     """Exact training logistic loss of a card."""
-    return card_loss(card, problem.data.X_original, problem.data.y)
+    return card_loss(card, problem.data.X_original, problem.data.y, problem.data.fit_weight)
 
 
 def finalize(problem: ORSProblem, card: ScoreCard) -> ScoreCard:
     """The card with a short intercept that changes no training prediction (and the training range of its
     per-unit features)."""
     card = card.with_unit_range(problem.data.X_original) if card.per_unit.any() else card
-    return card.with_readable_intercept(problem.data.X_original, problem.data.y)
+    return card.with_readable_intercept(problem.data.X_original, problem.data.y, sample_weight=problem.data.weight)
 
 
 ORS_FAMILY = MIPFamily("ors", build=build, start=start, decode=decode, finalize=finalize, objective=objective)

@@ -35,9 +35,11 @@ def default_intercept_bound(max_points: float, n_rules: int) -> float:
     return float(max_points) * int(n_rules) + 10.0
 
 
-def card_loss(card, X, y) -> float:
-    """Exact training logistic loss ``sum_i log(1 + exp(-y_i (total_i + beta)))`` of a score card."""
-    return float(logistic_loss(np.asarray(y, float) * card.decision_function(X)).sum())
+def card_loss(card, X, y, sample_weight=None) -> float:
+    """Exact training logistic loss ``sum_i v_i log(1 + exp(-y_i (total_i + beta)))`` of a score card (``v_i``:
+    ``sample_weight``, 1 by default)."""
+    losses = logistic_loss(np.asarray(y, float) * card.decision_function(X))
+    return float(losses.sum() if sample_weight is None else np.asarray(sample_weight, float) @ losses)
 
 
 def tangent_terms(lines, y, slack, score_terms, beta):

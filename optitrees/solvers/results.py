@@ -92,27 +92,18 @@ class SolverResult:
     message : str
         Free text from the backend or the caller (warnings, fallbacks).
     checks : dict
-        Agreement checks filled in by the estimators: ``routing_mismatches``
-        (points the returned hyperplanes route differently from ``z``),
-        ``objective_recomputed`` (objective recomputed from the fitted model) and
-        ``objective_discrepancy``; ``solve`` adds ``polished`` (whether the
-        integer-fixed re-solve succeeded).
+        What the solve checked of its solution: ``polished`` (whether the
+        integer-fixed re-solve succeeded), ``polish_skipped``, and the cut loops'
+        ``<term>_relative_error`` / ``<term>_tol`` / ``oa_rounds``. The
+        estimators' agreement checks of the decoded model are in ``fit_report_.checks``.
     trace : list of (float, float or None, float or None)
         ``(seconds, incumbent, bound)`` whenever either changed during the
         solve (HiGHS; other backends report the end point).
-    returned : {"start", "solver", "refined"} or None
-        Set by an estimator: which model it returned -- its warm start, the
-        solver's, or the solver's improved by refinement. ``status``,
-        ``objective``, ``bound`` and ``gap`` always describe the solve itself.
-    objectives : dict
-        Set by an estimator: the exact training objective of each candidate
-        model (``start``, ``solver``, ``refined``) and of the ``returned`` one.
-    certified_by : str or None
-        Set by an estimator: who proved the returned model optimal in the exact
-        training objective -- the MIP solver (its optimum is the returned
-        model's exact objective), a dedicated exact search (``"contree"``), or
-        nobody (``None``; for example a logistic tree optimal only in the
-        tangent surrogate).
+
+    Written by the solver interface only (:func:`optitrees.solvers.solve` and
+    the cut loops it runs); what an estimator made of it -- the model it
+    returned, the exact objective of each candidate, who certified it -- is in
+    the estimator's ``fit_report_``.
     """
 
     solver: str
@@ -129,9 +120,6 @@ class SolverResult:
     message: str = ""
     checks: dict = field(default_factory=dict)
     trace: list = field(default_factory=list, repr=False)
-    returned: str | None = None
-    objectives: dict = field(default_factory=dict)
-    certified_by: str | None = None
 
     @property
     def has_solution(self) -> bool:
@@ -152,20 +140,13 @@ class SolverResult:
         return "feasible" if self.has_solution else "error"
 
     def summary(self) -> str:
-        """One line: the solve's status, objective, bound, gap, nodes and time; then, after a fit, which
-        model was returned and the exact objective of each candidate."""
+        """One line: the solve's status, objective, bound, gap, nodes and time."""
         def fmt(v):
             return "-" if v is None else f"{v:.6g}"
         gap = "-" if self.gap is None or not math.isfinite(self.gap) else f"{100 * self.gap:.2f}%"
-        t = self.timings.get("fit", sum(v for k, v in self.timings.items() if k != "fit"))
-        line = (f"{self.solver} {self.solver_version}: {self.status}, objective {fmt(self.objective)}, "
+        return (f"{self.solver} {self.solver_version}: {self.status}, objective {fmt(self.objective)}, "
                 f"bound {fmt(self.bound)}, gap {gap}, nodes {fmt(self.node_count)}, "
-                f"{t:.2f}s, solution from {self.solution_source or '-'}")
-        if self.returned is not None:
-            exact = ", ".join(f"{k} {fmt(v)}" for k, v in self.objectives.items() if k != "returned")
-            line += f"; returned: {self.returned} (exact objective {fmt(self.objectives.get('returned'))}; {exact})"
-            line += f"; optimal, certified by {self.certified_by}" if self.certified_by else "; not certified optimal"
-        return line
+                f"{sum(self.timings.values()):.2f}s, solution from {self.solution_source or '-'}")
 
     def __str__(self):
         return self.summary()

@@ -261,8 +261,8 @@ class Tree:
         return (counts / counts.sum(axis=1, keepdims=True))[leaves]
 
     # --------------------------------------------------------------- editing
-    def with_counts(self, X, y, relabel: str = "empty") -> "Tree":
-        """Copy with ``value`` = class counts of ``(X, y)`` at every node.
+    def with_counts(self, X, y, relabel: str = "empty", sample_weight=None) -> "Tree":
+        """Copy with ``value`` = class counts of ``(X, y)`` at every node (weighted: the rows' total weights).
 
         ``relabel="empty"`` gives each leaf without points the majority class
         of its nearest populated ancestor (other labels are kept);
@@ -272,7 +272,8 @@ class Tree:
         path = self.decision_path(X)
         rows, levels = np.nonzero(path >= 0)
         counts = np.zeros((self.n_nodes, max(self.n_classes, int(y.max(initial=0)) + 1)))
-        np.add.at(counts, (path[rows, levels], y[rows]), 1.0)
+        np.add.at(counts, (path[rows, levels], y[rows]), 1.0 if sample_weight is None
+                  else np.asarray(sample_weight, float)[rows])
         label = self.label.copy()
         populated = counts.sum(axis=1) > 0
         relabelled = populated & (~self.is_leaf | (relabel == "all"))

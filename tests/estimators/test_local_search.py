@@ -59,7 +59,7 @@ def test_mip_estimators_start_from_greedy_tao_or_tmo(cancer, warm_start):
     assert clf.greedy_objective_ == starts["greedy"] and clf.warm_start_objective_ == min(starts.values())
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
     assert clf.method_ in {"greedy", "tao", "tmo", "mip", "mip+tao"}
-    r = clf.solver_result_
+    r = clf.fit_report_
     assert clf.objective_ == r.objectives["returned"]
 
 
@@ -70,7 +70,7 @@ def test_oct_from_tmo_and_octh_refined_by_tao():
     assert "tmo" in oct_.start_objectives_ and oct_.objective_ <= min(oct_.start_objectives_.values()) + 1e-12
     octh = fit_quiet(OCTHClassifier(max_depth=2, alpha=0.01, time_limit=20, solver_options={"mip_max_nodes": 5}),
                      X, y)
-    r = octh.solver_result_
+    r = octh.fit_report_
     assert octh.objective_ <= r.objectives["solver"] + 1e-12 and octh.objective_ <= octh.greedy_objective_
 
 

@@ -33,7 +33,7 @@ def test_margot_same_optimum_exact_and_outer(cancer):
     assert b.solver_result_.objective == pytest.approx(a.solver_result_.objective, rel=2e-4)
     assert b.objective_ == pytest.approx(b.solver_result_.objective, rel=1e-6)     # refine off: same tree, rounded
     for clf in (a, b):
-        checks = clf.solver_result_.checks
+        checks = clf.fit_report_.checks
         assert checks["routing_mismatches"] == 0
         assert checks["objective_discrepancy"] <= 1e-6 * checks["objective_recomputed"]
 

@@ -33,7 +33,7 @@ def test_iris_three_classes(iris, cls):
     proba = clf.predict_proba(X)
     assert proba.shape == (150, 3) and np.allclose(proba.sum(axis=1), 1)
     assert np.array_equal(clf.classes_[proba.argmax(axis=1)], pred)
-    checks = clf.solver_result_.checks
+    checks = clf.fit_report_.checks
     assert checks["routing_mismatches"] == 0
     # the tree counts the features it uses; a solver's solution may pay for an indicator delta = 1 at w = 0
     assert checks["objective_recomputed"] <= clf.solver_result_.objective + 1e-9
@@ -98,9 +98,9 @@ def test_falls_back_to_cart_without_solution(iris):
     with pytest.warns(UserWarning, match="no solution.*returning the CART start"):
         clf = OCTClassifier(max_depth=2, time_limit=10, warm_start=False, exact_search="mip",
                             solver_options=stop).fit(X, y)
-    r = clf.solver_result_
-    assert r.returned == "start" and r.objective is None and "solver" not in r.objectives
-    assert clf.objective_ == clf.warm_start_objective_ == r.objectives["start"]
+    r, report = clf.solver_result_, clf.fit_report_
+    assert report.returned == "start" and r.objective is None and "solver" not in report.objectives
+    assert clf.objective_ == clf.warm_start_objective_ == report.objectives["start"]
 
 
 @pytest.mark.parametrize("params,match", [(dict(max_depth=0), "max_depth"), (dict(alpha=-0.1), "alpha"),
@@ -137,8 +137,8 @@ def test_contree_certifies_the_mip_optimum(depth, alpha):
     exact = fit_quiet(OCTClassifier(max_depth=depth, alpha=alpha, time_limit=60), X, y)
     mip = fit_quiet(OCTClassifier(max_depth=depth, alpha=alpha, exact_search="mip", mip_gap=0, time_limit=120), X, y)
     r = exact.solver_result_
-    assert r.certified_by == "contree" and r.status == "optimal" and exact.method_ == "contree"
-    assert mip.solver_result_.status == "optimal" and mip.solver_result_.certified_by == "highs"
+    assert exact.fit_report_.certified_by == "contree" and r.status == "optimal" and exact.method_ == "contree"
+    assert mip.solver_result_.status == "optimal" and mip.fit_report_.certified_by == "highs"
     assert exact.objective_ == pytest.approx(mip.objective_, abs=1e-9)
     assert exact.objective_ <= exact.greedy_objective_ + 1e-12
     assert "no MIP built" in exact.formulation_summary_
@@ -171,5 +171,5 @@ def test_a_named_solver_is_the_one_that_solves():
     clf = fit_quiet(OCTClassifier(max_depth=1, solver="scip", time_limit=30, mip_gap=0), X, y)
     assert clf.solver_result_.solver == "scip" and clf.method_ != "contree"
     default = fit_quiet(OCTClassifier(max_depth=1, time_limit=30), X, y)
-    assert default.solver_result_.certified_by == "contree"
+    assert default.fit_report_.certified_by == "contree"
     assert clf.objective_ == pytest.approx(default.objective_)        # SCIP proves the same optimum

@@ -61,18 +61,19 @@ def test_never_worse_than_warm_start_and_fallback_without_incumbent(cancer):
         clf.fit(X, y)
     r = clf.solver_result_
     # the solve is reported as it went; the returned model is the greedy start
-    assert r.status == "time_limit_no_solution" and r.x is None and r.returned == "start"
-    assert clf.objective_ == clf.warm_start_objective_ == r.objectives["start"] == r.objectives["returned"]
+    report = clf.fit_report_
+    assert r.status == "time_limit_no_solution" and r.x is None and report.returned == "start"
+    assert clf.objective_ == clf.warm_start_objective_ == report.objectives["start"] == report.objectives["returned"]
     for kwargs in (dict(time_limit=1.0, warm_start=False), dict(time_limit=3.0), dict(time_limit=3.0, refine=False)):
         clf = fit_quiet(OLCTClassifier(max_depth=2, random_state=0, **kwargs), X, y)
         assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
-        assert clf.objective_ == min(clf.solver_result_.objectives.values())
+        assert clf.objective_ == min(clf.fit_report_.objectives.values())
 
 
 def test_solver_solution_agrees_with_model(cancer):
     X, y = cancer
     clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=10, refine=False, random_state=0), X, y)
-    checks = clf.solver_result_.checks
+    checks = clf.fit_report_.checks
     assert checks["routing_mismatches"] == 0
     assert checks["objective_discrepancy"] < 1e-6 * max(1.0, abs(checks["objective_recomputed"]))
 
@@ -192,7 +193,7 @@ def test_unpolishable_solution_is_reported(tiny_xor):
     # the whole chain fires: unpolishable, routing disagrees with z, fall back to the warm start
     assert "could not be polished" in messages and "routed differently" in messages
     assert "returning the start" in messages and {AgreementWarning, FallbackWarning} <= kinds
-    r = clf.solver_result_
+    r = clf.fit_report_
     assert r.checks["polished"] is False and r.checks["routing_mismatches"] > 0
     assert r.returned == "start" and r.objectives["solver"] > r.objectives["start"]
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9

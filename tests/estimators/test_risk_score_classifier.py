@@ -32,7 +32,7 @@ def test_score_card_and_predictions_agree(data):
     text = clf.export_text()
     assert "intercept" in text and "P(yes)" in text
     assert json.loads(json.dumps(clf.to_dict()))["positive_class"] == "yes"
-    assert clf.solver_result_.checks["objective_discrepancy"] < 1e-6
+    assert clf.fit_report_.checks["objective_discrepancy"] < 1e-6
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
 
 
@@ -112,7 +112,7 @@ def test_cutting_planes_prove_the_brute_force_optimum(data, multiplier):
     clf = fit_quiet(RiskScoreClassifier(n_rules=2, min_score=-2, max_score=2, multiplier=multiplier, mip_gap=0,
                                         time_limit=60), X, y)
     r = clf.solver_result_
-    assert r.solver == "cutting_planes" and r.status == "optimal" and r.certified_by == "cutting_planes"
+    assert r.solver == "cutting_planes" and r.status == "optimal" and clf.fit_report_.certified_by == "cutting_planes"
     assert clf.score_card_.multiplier == multiplier
     best = _brute_force(X, y_pm, 2, [-2] * 5, [2] * 5, multiplier)
     assert clf.objective_ == pytest.approx(best, rel=1e-6)
@@ -139,7 +139,7 @@ def test_an_auto_multiplier_is_the_best_one_the_card_can_print_for_its_points(da
 
     assert float(f"{m:.3g}") == m and clf.objective_ == pytest.approx(loss(m), rel=1e-6)
     assert loss(m) <= min(loss(m - step), loss(m + step)) + 1e-9
-    m_mip = clf.solver_result_.checks["multiplier"]          # the MIP's bound is for its own multiplier
+    m_mip = clf.fit_report_.checks["multiplier"]          # the MIP's bound is for its own multiplier
     assert clf.objective_ <= loss(m_mip) * (1 + 1e-6) and clf.solver_result_.bound <= loss(m_mip) + 1e-6
 
 
@@ -194,7 +194,7 @@ def test_generalized_score_card(clinical):
     card = clf.score_card_
     assert card.n_rules == 3 and len(set(card.features)) == 3
     assert np.all(card.points >= 0) and np.all(card.points <= 3)          # Corollary 4.1: positive points
-    checks = clf.solver_result_.checks
+    checks = clf.fit_report_.checks
     assert checks["rule_mismatches"] == 0 and checks["objective_discrepancy"] < 1e-6
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
     rules = clf.score_card()["rule"].tolist()
@@ -335,7 +335,7 @@ def test_generalized_card_on_a_two_valued_feature_not_coded_01(n, method):
     y = sex - 1
     clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=1, max_score=3, tangents="V1", time_limit=20,
                                                    method=method), X, y)
-    assert clf.solver_result_.checks.get("rule_mismatches", 0) == 0
+    assert clf.fit_report_.checks.get("rule_mismatches", 0) == 0
     assert (clf.predict(X) == y).mean() == 1.0
     card = clf.score_card_
     assert card.features[0] == 0 and 1 < card.thresholds[0] < 2

@@ -67,8 +67,8 @@ def test_clear_errors():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="Only binary classification"):
         RuleSetClassifier().fit(X, y)
-    X2, y2 = X[:60], (np.arange(60) < 2).astype(int)
-    with pytest.raises(ValueError, match="at least cv=3 rows"):
+    X2, y2 = X[:60], (np.arange(60) < 1).astype(int)
+    with pytest.raises(ValueError, match="at least 2 distinct rows"):
         RuleSetClassifier().fit(X2, y2)
     with pytest.raises(ValueError, match="correct_weight"):
         RuleSetClassifier(correct_weight=0).fit(X[:100], y[:100])

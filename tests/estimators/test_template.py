@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from optitrees import (GeneralizedRiskScoreClassifier, MARGOTClassifier, OCTClassifier,
                        OCTHClassifier, OLCTClassifier)
+from optitrees import FitOutcome
 from optitrees.exceptions import FallbackWarning, TimeLimitWarning
 from _support import fit_quiet
 
@@ -27,20 +28,21 @@ def test_status_describes_the_returned_model(cancer):
     X, y = X[:200, :6], y[:200]
     with pytest.warns(FallbackWarning, match="returning the start"):
         clf = OLCTClassifier(max_depth=1, tangents="V0", refine=False, mip_gap=0, time_limit=60).fit(X, y)
-    r = clf.solver_result_
+    r, report = clf.solver_result_, clf.fit_report_
     assert r.status == "optimal"                     # the solve itself: the surrogate's optimum, proven
-    assert r.returned == "start"                     # ... but the model returned is the start
-    assert r.objectives["solver"] > r.objectives["start"]
-    assert clf.objective_ == r.objectives["start"] == r.objectives["returned"]
-    assert "returned: start" in r.summary()
+    assert report.returned == "start"                # ... but the model returned is the start
+    assert report.objectives["solver"] > report.objectives["start"]
+    assert clf.objective_ == report.objectives["start"] == report.objectives["returned"]
+    assert "returned: start" in str(report) and report.outcome is FitOutcome.NOT_PROVEN
 
 
 def test_status_when_the_solver_tree_is_returned(cancer):
     X, y = cancer
     clf = fit_quiet(OCTClassifier(max_depth=1, mip_gap=0, time_limit=60), X[:120, :4], y[:120])
-    r = clf.solver_result_
-    assert r.status == "optimal" and r.returned in ("solver", "start")
-    assert clf.objective_ == r.objectives[r.returned] == min(r.objectives[k] for k in ("start", "solver"))
+    r, report = clf.solver_result_, clf.fit_report_
+    assert r.status == "optimal" and report.returned in ("solver", "start")
+    assert clf.objective_ == report.objectives[report.returned] == min(report.objectives[k]
+                                                                       for k in ("start", "solver"))
 
 
 @pytest.mark.parametrize("make", [
@@ -56,7 +58,7 @@ def test_time_limit_is_the_budget_of_the_whole_fit(cancer, make):
     fit_quiet(est, X, y)
     elapsed = time.perf_counter() - t0
     assert elapsed <= 1.05 * est.time_limit + 1.0, elapsed
-    assert est.solver_result_.timings["fit"] == pytest.approx(elapsed, abs=0.5)
+    assert est.fit_report_.seconds == pytest.approx(elapsed, abs=0.5)
 
 
 @pytest.mark.parametrize("termination, solution, kinds", [
@@ -161,8 +163,8 @@ def test_user_constraint_hook_and_a_start_that_violates_it(cancer):
 
     with pytest.warns(WarmStartWarning, match="it is not returned"):
         clf = OCTClassifier(max_depth=1, time_limit=20, constraints=not_that_feature).fit(X, y)
-    r = clf.solver_result_
-    assert r.returned == "solver" and "start" not in r.objectives
+    r, report = clf.solver_result_, clf.fit_report_
+    assert report.returned == "solver" and "start" not in report.objectives
     assert clf.tree_.feature[0] != j and clf.objective_ >= free.objective_
 
 
@@ -190,7 +192,7 @@ def test_a_build_the_budget_cannot_finish_is_left_and_the_start_returned(cancer,
     with pytest.warns(TimeLimitWarning):
         est.fit(X, y)
     assert time.perf_counter() - t0 <= 1.05 * 1.0 + 1.0
-    r = est.solver_result_
-    assert r.status == "time_limit_no_solution" and r.returned == "start"
-    assert est.objective_ == r.objectives["start"] and "while it was built" in est.formulation_summary_
+    r, report = est.solver_result_, est.fit_report_
+    assert r.status == "time_limit_no_solution" and report.returned == "start"
+    assert est.objective_ == report.objectives["start"] and "while it was built" in est.formulation_summary_
     assert est.predict(X).shape == y.shape

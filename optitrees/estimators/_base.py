@@ -1,0 +1,242 @@
+"""The base every optitrees estimator stands on: what it checks, and the training data it hands its algorithm.
+
+:class:`OptitreesEstimator` is the one place for what all 14 estimators share:
+
+* input checks at ``fit`` (numeric columns, labels, ``sample_weight``,
+  ``class_weight``) and at ``predict`` (fitted, same features, numeric
+  columns), both through scikit-learn's ``validate_data``;
+* label encoding (``{-1, +1}`` for binary-only models, ``0..K-1`` otherwise);
+* feature names and the mask of the features a model may use
+  (``forbidden_features``);
+* the budget of the whole fit (``time_limit``);
+* the scikit-learn tags.
+
+Weights
+-------
+``fit(X, y, sample_weight=None)`` takes a weight per row; ``class_weight``
+(``"balanced"`` or ``{label: weight}``) multiplies the weight of every row of a
+class. ``"balanced"`` gives each class the same total weight: ``W / (K W_k)``
+with ``W`` the total and ``W_k`` the class's total of ``sample_weight`` (so it
+is the class weight of scikit-learn's ``compute_class_weight`` when every row
+weighs 1). Rows identical in features and label are then merged into one
+whose weight is the sum of theirs (:func:`merge_duplicates`), in one
+canonical order: a weight is a multiplicity, so fitting with an integer
+``sample_weight`` is fitting on the rows repeated (in any order), and every
+algorithm sees the same, shorter data either way. Rows of weight 0 are
+dropped. Data without duplicate rows whose weights are all 1 is left as it is
+(the unweighted fit, in the given order). Every loss, count and split
+criterion is weighted (each family's docstring says where).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from ..algorithms.budget import Budget
+from ._input import BINARY_ONLY_HINT, check_numeric_frame, encode_labels, feature_names, resolve_features
+from ._report import FitOutcome, FitReport
+
+__all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "TrainingData", "merge_duplicates", "class_weights", "CLASS_WEIGHT_CONSTRAINT"]
+
+#: The ``class_weight`` parameter's validation (``_parameter_constraints``).
+CLASS_WEIGHT_CONSTRAINT = [dict, StrOptions({"balanced"}), None]
+
+#: The ``class_weight`` parameter's documentation, shared by every classifier's docstring.
+CLASS_WEIGHT_DOC = """    class_weight : "balanced" or dict, optional
+        Multiplies the weight of every row of a class: ``{label: weight}``, or
+        ``"balanced"`` (each class gets the same total weight, ``W / (K W_k)``);
+        combined with ``fit``'s ``sample_weight``."""
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """The rows a model is fitted on, after the checks.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, p)
+        Distinct rows (identical rows of the same label merged), in order of first occurrence.
+    y : ndarray of shape (n,)
+        Encoded labels (``{-1, +1}``, ``0..K-1``) or regression targets.
+    weight : ndarray of shape (n,) or None
+        Each row's weight; ``None`` when every input row weighs 1 and no two were merged (the unweighted fit).
+    n_input_rows : int
+        Rows ``fit`` was given.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray | None
+    n_input_rows: int
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Each row's weight (ones for the unweighted fit)."""
+        return np.ones(len(self.y)) if self.weight is None else self.weight
+
+    @property
+    def weighted(self) -> bool:
+        return self.weight is not None
+
+
+def merge_duplicates(X, y, weight):
+    """``(X, y, weight, merged)``: rows identical in features and label merged (weights summed) and sorted into one
+    canonical order (by their bytes), so the result depends only on the multiset of weighted rows.
+
+    Rows of weight 0 are dropped. ``NaN`` equals ``NaN`` here (the same missing
+    value). When no two rows coincide and every weight is 1, the rows are
+    returned as given (``merged`` is ``False``).
+
+    >>> X = np.array([[2.0, 3.0], [0.0, 1.0], [2.0, 3.0]])
+    >>> Xm, ym, wm, merged = merge_duplicates(X, np.array([1, 0, 1]), np.ones(3))
+    >>> Xm.tolist(), ym.tolist(), wm.tolist(), merged
+    ([[0.0, 1.0], [2.0, 3.0]], [0, 1], [1.0, 2.0], True)
+    """
+    keep = weight > 0
+    if not keep.all():
+        X, y, weight = X[keep], y[keep], weight[keep]
+    rows = np.ascontiguousarray(np.column_stack([X, np.asarray(y, dtype=float)]))
+    rows[rows == 0] = 0.0                                  # -0.0 and 0.0 are the same value
+    rows[np.isnan(rows)] = np.nan                          # one NaN bit pattern
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    if len(first) == len(keys) and np.all(weight == 1.0):
+        return X, y, weight, False
+    summed = np.bincount(inverse.ravel(), weights=weight, minlength=len(first))
+    return X[first], y[first], summed, True
+
+
+def stratification(y_idx, test_fraction: float):
+    """``y_idx`` when ``train_test_split(test_size=test_fraction, stratify=y_idx)`` can stratify (every class has
+    two rows and both parts room for every class), else ``None``."""
+    counts = np.bincount(y_idx)
+    n, K = len(y_idx), np.count_nonzero(counts)
+    n_test = int(np.ceil(test_fraction * n))
+    return y_idx if counts[counts > 0].min() >= 2 and min(n_test, n - n_test) >= K else None
+
+
+def class_weights(class_weight, classes, y_idx, sample_weight) -> np.ndarray:
+    """The weight of each class (``classes`` order) for ``class_weight`` in ``{None, "balanced", dict}``."""
+    K = len(classes)
+    if class_weight is None:
+        return np.ones(K)
+    if isinstance(class_weight, str):                      # "balanced" (the parameter validation allows no other)
+        totals = np.bincount(y_idx, weights=sample_weight, minlength=K)
+        return np.where(totals > 0, totals.sum() / (K * np.where(totals > 0, totals, 1.0)), 0.0)
+    out = np.ones(K)
+    labels = list(classes)
+    for label, value in class_weight.items():
+        if label not in labels:
+            raise ValueError(f"class_weight names the label {label!r}, which is not in y (labels: {labels})")
+        if not isinstance(value, Real) or not np.isfinite(value) or value < 0:
+            raise ValueError(f"class_weight[{label!r}] must be a finite number >= 0, got {value!r}")
+        out[labels.index(label)] = float(value)
+    return out
+
+
+class OptitreesEstimator(BaseEstimator):
+    """What every optitrees estimator shares (see the module docstring).
+
+    A subclass sets the class attributes below and calls :meth:`_fit_data`
+    first thing in ``fit`` (after ``_validate_params``); predictions read
+    ``_X(X)``.
+    """
+
+    #: A classifier (labels encoded, ``class_weight``) or a regressor (numeric ``y``).
+    _is_classifier = True
+    #: Binary-only models encode labels as -1 / +1 and reject more classes.
+    _binary = False
+    #: What the error for multi-class labels suggests instead (binary-only models).
+    _multiclass_hint = BINARY_ONLY_HINT
+    #: Missing values (``NaN``) are part of the model (C4.5).
+    _allow_nan = False
+
+    # ------------------------------------------------------------------ fit
+    def _fit_data(self, X, y, sample_weight=None) -> TrainingData:
+        """Check ``X``, ``y`` and the weights, set ``n_features_in_``, ``feature_names_in_`` and ``classes_``.
+
+        Labels are encoded, ``class_weight`` applied and duplicate rows merged
+        (see the module docstring).
+        """
+        check_numeric_frame(X)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=not self._is_classifier,
+                             ensure_all_finite="allow-nan" if self._allow_nan else True)
+        given = sample_weight is not None
+        weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True) if given \
+            else np.ones(len(X))
+        if given and not np.all(np.isfinite(weight)):
+            raise ValueError("sample_weight contains NaN or infinite values")
+        if self._is_classifier:
+            self.classes_, y_enc = encode_labels(y, self._binary, self._multiclass_hint, type(self).__name__)
+            y_idx = (y_enc > 0).astype(np.int64) if self._binary else y_enc
+            per_class = class_weights(getattr(self, "class_weight", None), self.classes_, y_idx, weight)
+            weight = weight * per_class[y_idx]
+            given = given or getattr(self, "class_weight", None) is not None
+            totals = np.bincount(y_idx, weights=weight, minlength=len(self.classes_))
+            if np.count_nonzero(totals) < 2:
+                raise ValueError("the weights leave fewer than two classes with positive weight; "
+                                 f"class totals {dict(zip(self.classes_.tolist(), totals.tolist()))}")
+        else:
+            y_enc = np.asarray(y, dtype=np.float64)
+            if weight.sum() <= 0:
+                raise ValueError("sample_weight sums to 0: no row is left to fit")
+        Xm, ym, wm, merged = merge_duplicates(X, y_enc, weight)
+        if len(ym) < 2:
+            raise ValueError("fewer than 2 distinct rows of positive weight are left to fit")
+        return TrainingData(Xm, ym, wm if merged else None, len(X))
+
+    def _allowed_features(self) -> np.ndarray:
+        """``True`` for each feature a split or rule may use (all but ``forbidden_features``)."""
+        allowed = np.ones(self.n_features_in_, bool)
+        allowed[list(resolve_features(getattr(self, "forbidden_features", None), self._feature_names()))] = False
+        if not allowed.any():
+            raise ValueError("every feature is forbidden")
+        return allowed
+
+    def _budget(self) -> Budget:
+        """The budget of this fit, started now (``time_limit`` seconds, or unlimited)."""
+        return Budget(getattr(self, "time_limit", None))
+
+    def _write_report(self, budget: Budget, training: TrainingData, method: str, *, objective=None,
+                      truncated: bool = False, starts=None, notes=()) -> None:
+        """``fit_report_`` of a heuristic fit (the MIP template writes its own), as the last step of ``fit``."""
+        self.fit_report_ = FitReport(
+            estimator=type(self).__name__, outcome=FitOutcome.TRUNCATED if truncated else FitOutcome.HEURISTIC,
+            method=method, returned="model", objective=objective, seconds=budget.elapsed,
+            time_limit=budget.seconds, rows=training.n_input_rows, distinct_rows=len(training.y),
+            weighted=training.weighted, starts=dict(starts or {}),
+            objectives={} if objective is None else {"returned": objective}, stages=dict(budget.stages),
+            notes=tuple(notes) + (("the time limit ended a stage early; its best result so far is used",)
+                                  if truncated else ()))
+
+    # -------------------------------------------------------------- predict
+    def _X(self, X):
+        """``X`` for prediction: the estimator is fitted, and ``X`` has its numeric features."""
+        check_is_fitted(self)
+        check_numeric_frame(X)
+        return validate_data(self, X, dtype=np.float64, reset=False,
+                             ensure_all_finite="allow-nan" if self._allow_nan else True)
+
+    def _feature_names(self) -> list[str]:
+        """``feature_names_in_`` when ``X`` had string column names, else ``x0, x1, ...``."""
+        return feature_names(self)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._allow_nan
+        return tags
+
+
+class OptitreesClassifier(ClassifierMixin, OptitreesEstimator):
+    """The base of every optitrees classifier (binary-only ones say so in their tags)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = not self._binary
+        return tags

@@ -1,0 +1,121 @@
+"""What one fit did, in one attribute written once at its end: ``fit_report_`` (:class:`FitReport`).
+
+Every estimator sets it as the last step of ``fit``. It says which model was
+returned and how it was found (the method, the engine that searched, who
+proved it optimal), the exact training objective of every start and
+candidate, the seconds of each stage against the time limit, the data the
+model saw (rows given, distinct rows after merging duplicates, weighted or
+not), the agreement checks between a solver's solution and the decoded model,
+and every note the fit made (fallbacks, time limits, engines that could not
+take the data). The solver's own result (``solver_result_``) is written by the
+solver interface alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+
+__all__ = ["FitOutcome", "FitReport", "FitLog"]
+
+
+class FitOutcome(str, Enum):
+    """How far the returned model's claim goes."""
+
+    #: An exact engine proved the returned model optimal in the exact training objective.
+    PROVEN_OPTIMAL = "proven optimal"
+    #: An exact method stopped before a proof (time or node limit, or optimal only in a surrogate objective).
+    NOT_PROVEN = "not proven optimal"
+    #: A heuristic (TAO, TMO, C4.5, UCT-DT, rule sets, contextual trees) that ran to its own end.
+    HEURISTIC = "heuristic"
+    #: A heuristic whose stages the time limit ended early (each returned its best so far).
+    TRUNCATED = "heuristic, cut short by the time limit"
+
+
+class FitLog:
+    """Notes a fit collects on its way (hooks add theirs); they end up in :attr:`FitReport.notes`."""
+
+    def __init__(self):
+        self.notes: list[str] = []
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+
+@dataclass(frozen=True)
+class FitReport:
+    """What one ``fit`` did (see the module docstring).
+
+    Attributes
+    ----------
+    estimator : str
+    outcome : FitOutcome
+    method : str
+        What produced the returned model: ``greedy``, ``tao``, ``tmo``, ``mip``,
+        ``mip+tao``, ``contree``, ``search`` ..., or the heuristic's name.
+    returned : str
+        Which candidate was returned: ``start``, ``solver`` or ``refined`` (MIP
+        estimators), ``model`` (the others).
+    objective : float or None
+        Exact training objective of the returned model (``None`` where the family defines none).
+    starts : dict
+        Exact training objective of each start (``greedy``, ``tao``, ``tmo``, ``search`` ...).
+    objectives : dict
+        Exact training objective of each candidate (``start``, ``solver``, ``refined``) and the ``returned`` one.
+    solved_by : str or None
+        The engine that searched for the optimum (``highs``, ``scip``, ``contree`` ...; ``None``: none did).
+    certified_by : str or None
+        Who proved the returned model optimal in the exact training objective, or ``None``.
+    stages : dict
+        Seconds of each stage, in order (``validate``, ``exact search``, ``starts``, ``build``, ``solve``,
+        ``refine``, ``report`` for the MIP estimators).
+    seconds : float
+        The whole fit.
+    time_limit : float or None
+    rows, distinct_rows : int
+        Rows given, and rows the model was fitted on (identical rows of one label merged).
+    weighted : bool
+        Some row weighed other than 1 (``sample_weight``, ``class_weight``, or identical rows merged).
+    checks : dict
+        Agreement of the solver's solution with the decoded model (``routing_mismatches``,
+        ``objective_recomputed``, ``objective_discrepancy``, ``polished`` ...).
+    notes : tuple of str
+        Every note of the fit, in order.
+    """
+
+    estimator: str
+    outcome: FitOutcome
+    method: str
+    returned: str
+    objective: float | None
+    seconds: float
+    time_limit: float | None
+    rows: int
+    distinct_rows: int
+    weighted: bool
+    starts: dict = field(default_factory=dict)
+    objectives: dict = field(default_factory=dict)
+    solved_by: str | None = None
+    certified_by: str | None = None
+    stages: dict = field(default_factory=dict)
+    checks: dict = field(default_factory=dict)
+    notes: tuple = ()
+
+    def __str__(self) -> str:
+        def fmt(v):
+            return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.6g}"
+
+        limit = "no time limit" if self.time_limit is None else f"time limit {self.time_limit:g} s"
+        lines = [f"{self.estimator}: {self.outcome.value}, by {self.method} (returned: {self.returned}), "
+                 f"objective {fmt(self.objective)}",
+                 f"  data: {self.rows} rows, {self.distinct_rows} distinct" + (", weighted" if self.weighted else ""),
+                 f"  time: {self.seconds:.2f} s of {limit}; " + ", ".join(f"{k} {v:.2f}" for k, v in
+                                                                        self.stages.items())]
+        if self.starts:
+            lines.append("  starts: " + ", ".join(f"{k} {fmt(v)}" for k, v in self.starts.items()))
+        if self.solved_by or self.certified_by:
+            lines.append(f"  solved by {self.solved_by or '-'}; "
+                         + (f"certified optimal by {self.certified_by}" if self.certified_by else "not certified"))
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
