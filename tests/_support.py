@@ -9,8 +9,57 @@ from optitrees import solvers
 needs_scip = pytest.mark.skipif("scip" not in solvers.available(), reason="SCIP (pyscipopt) not installed")
 
 
-def fit_quiet(est, X, y):
+def fit_quiet(est, X, y, **fit_params):
     """Fit with the estimators' status warnings (time limit, fallback) silenced."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return est.fit(X, y)
+        return est.fit(X, y, **fit_params)
+
+
+#: HiGHS stops on this node limit in the quick fits (the same model every time).
+NODES = {"mip_max_nodes": 20}
+
+
+def quick_estimators():
+    """``(estimator, kind)`` for all 14 estimators on quick, deterministic settings; ``kind`` says the data
+    they take: ``"real"`` features and labels, ``"binary"`` 0/1 features, ``"target"`` a regression target."""
+    from optitrees import (C45Classifier, ContextualTreeClassifier, ContextualTreeRegressor,
+                           GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
+                           OCTHClassifier, OLCTClassifier, RiskScoreClassifier, RuleSetClassifier, TAOClassifier,
+                           TMOClassifier, UCTDTClassifier)
+
+    return [
+        (LossOptimalTreeClassifier(max_depth=2, time_limit=60, solver_options=NODES, warm_start="tao"), "real"),
+        (OLCTClassifier(max_depth=2, time_limit=60, solver_options=NODES, warm_start="tao"), "real"),
+        (MARGOTClassifier(max_depth=2, time_limit=60, solver_options=NODES, warm_start="tao"), "real"),
+        (OCTClassifier(max_depth=2, time_limit=60), "real"),
+        (OCTHClassifier(max_depth=1, time_limit=60, solver_options=NODES, warm_start="tao"), "real"),
+        (RiskScoreClassifier(n_rules=2, min_score=-3, max_score=3, time_limit=60), "binary"),
+        (GeneralizedRiskScoreClassifier(n_rules=2, time_limit=60, solver_options=NODES), "real"),
+        (TAOClassifier(max_depth=2, oblique=True, random_state=0), "real"),
+        (TMOClassifier(max_depth=2, n_estimators=6, n_generations=2, random_state=0), "real"),
+        (C45Classifier(), "real"),
+        (UCTDTClassifier(n_iterations=60, random_state=0), "real"),
+        (RuleSetClassifier(n_estimators=10, n_rules=4, random_state=0), "real"),
+        (ContextualTreeClassifier(n_estimators=5, max_epochs=5, hidden_layer_sizes=(8,), random_state=0), "real"),
+        (ContextualTreeRegressor(n_estimators=5, max_epochs=5, hidden_layer_sizes=(8,), random_state=0), "target"),
+    ]
+
+
+def estimator_id(case):
+    """pytest id of a ``quick_estimators`` case."""
+    return type(case[0]).__name__ if isinstance(case, tuple) else ""
+
+
+def quick_data(kind, n=60, seed=0):
+    """Data for a ``quick_estimators`` kind: 3 features, labels (or a target) from two of them."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    score = X[:, 0] - 0.7 * X[:, 1] + rng.normal(0, 0.6, n)
+    if kind == "target":
+        return X, score
+    if kind == "binary":
+        X = (X > 0).astype(float)
+    return X, (score > 0).astype(int)
