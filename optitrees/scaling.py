@@ -33,7 +33,8 @@ def standardize(X, sample_weight=None):
     else:
         mean = np.average(X, axis=0, weights=sample_weight)
         scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample_weight))
-    scale[scale < 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
+    # constant columns (a deviation at rounding level of the values); relative, so features in any units scale
+    scale[scale <= 1e-12 * np.abs(X).max(axis=0, initial=0.0)] = 1.0
     return (X - mean) / scale, mean, scale
 
 
