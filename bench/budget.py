@@ -4,9 +4,8 @@ Each fit runs in its own process (a fresh interpreter: no warm caches, and
 the peak resident memory is the fit's own), with one solver thread. A fit
 passes when it takes at most ``1.05 * limit + 1`` seconds (the library's
 promise). The table gives the fit seconds, the limit, the returned method,
-the solver's status where there is a solver, and the fit's stage timings
-(``solver_result_.timings`` or ``fit_timings_``) so an overrun shows where the
-time went. Rows are appended to ``results/budget.csv`` as they finish.
+the fit's outcome and its stage timings (``fit_report_``) so an overrun shows
+where the time went. Rows are appended to ``results/budget.csv`` as they finish.
 
 Run: python bench/budget.py [--datasets phishing a2a_test adult] [--limits 2 5 30] [--depths 2 3 4]
                             [--estimators OCT TAO ...] [--rows 30000]
@@ -62,12 +61,10 @@ warnings.simplefilter("ignore")
 t0 = time.perf_counter()
 est.fit(X, y)
 seconds = time.perf_counter() - t0
-result = getattr(est, "solver_result_", None)
-timings = dict(getattr(result, "timings", None) or getattr(est, "fit_timings_", None) or {{}})
-print(json.dumps(dict(seconds=seconds, rows=len(y), features=X.shape[1],
-                      method=str(getattr(est, "method_", "")),
-                      status=str(getattr(result, "status", "")),
-                      timings={{k: round(float(v), 2) for k, v in timings.items()}},
+report = est.fit_report_
+print(json.dumps(dict(seconds=seconds, rows=len(y), distinct=report.distinct_rows, features=X.shape[1],
+                      method=report.method, status=report.outcome.value,
+                      timings={{k: round(float(v), 2) for k, v in report.stages.items()}},
                       peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
 """
 

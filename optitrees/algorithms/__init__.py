@@ -8,7 +8,6 @@ module                      what it holds
 :mod:`.greedy`              the greedy top-down start of loss-optimal trees
 :mod:`.refine`              Remark 1: refit the last layer of a loss-optimal tree
 :mod:`.cart`                CART and greedy oblique starts of OCT / OCT-H
-:mod:`.outer_approximation` the re-solve loop approximating ``||w||^2`` by tangent cuts
 :mod:`.risk_scores`         risk-score starts (rounded logistic, stumps, greedy rules), intercept refit
 ==========================  ==============================================================
 

@@ -13,7 +13,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..algorithms.greedy import greedy_tree
 from ..algorithms.node_fit import node_fitter
-from ..algorithms.outer_approximation import LogisticCuts, SquareCuts, solve_with_cuts
 from ..algorithms.tao_loss_optimal import tao_loss_optimal
 from ..algorithms.tmo import tmo_loss_optimal
 from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, layer_losses
@@ -190,7 +189,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         settings = self._settings()
         outer = settings["regularizer"] == "l2" and not get_backend(self.solver).supports_miqp
         return LossOptimalSpec.create(depth=self.max_depth, weight_bound=float(self.weight_bound),
-                                      l2_method="outer" if outer else "exact", forbidden=forbidden, **settings)
+                                      l2_method="outer" if outer else "exact", l2_tol=float(self.l2_tol),
+                                      forbidden=forbidden, **settings)
 
     def _make_problem(self, spec, data):
         return LossOptimalProblem.create(spec, data)
@@ -209,15 +209,6 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
             starts["tmo"], _ = tmo_loss_optimal(problem, lambda allowed: self._fitter(problem, allowed),
                                                 random_state=self._seed, deadline=deadline)
         return starts
-
-    def _solve(self, f, start, budget):
-        spec = f.problem.spec
-        cutters = ([SquareCuts(float(self.l2_tol))] if spec.regularizer == "l2" and spec.l2_method == "outer" else []) \
-            + ([LogisticCuts()] if spec.adaptive else [])
-        if not cutters:
-            return super()._solve(f, start, budget)
-        return solve_with_cuts(f, cutters, warm_start=start, deadline=budget.solve_deadline(self._reserve),
-                               polish_deadline=budget.deadline, **self._solve_options())
 
     def _refine(self, problem, model, budget):
         if not self.refine:

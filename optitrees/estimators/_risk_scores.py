@@ -8,13 +8,11 @@ import numpy as np
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.branch_and_cut import branch_and_cut
 from ..algorithms.risk_scores import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
 from ..algorithms.risk_search import risk_search
 from ..formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
 from ..formulations.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
 from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
-from ..formulations.ors_master import LossOracle
 from ._input import resolve_features
 from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
 from ._views import ScoreCardViews
@@ -90,16 +88,6 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
                             deadline=budget.until(self._start_share))
         card = card_from_points(found.points, found.intercept, problem.per_unit, found.multiplier)
         return problem.with_multiplier(found.multiplier, starts={"search": card})
-
-    def _solve(self, f, start, budget):
-        if "L" not in f.variables:
-            result = super()._solve(f, start, budget)
-        else:
-            nodes = (self.solver_options or {}).get("mip_max_nodes")
-            result = branch_and_cut(f, LossOracle(f), incumbent=start, deadline=budget.solve_deadline(self._reserve),
-                                    mip_gap=self.mip_gap or 0.0, node_limit=nodes, threads=self.threads or 1,
-                                    seed=self._seed, verbose=bool(self.verbose))
-        return result
 
     def _report_checks(self, problem):
         """The multiplier the MIP fixed: the one its bound and gap are for."""

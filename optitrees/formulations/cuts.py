@@ -1,9 +1,13 @@
 """Cuts added to a built formulation between solves: tangents of ``w**2`` and of the logistic loss.
 
 Both underestimate a convex term of the objective, so every MILP they give
-bounds the true optimum from below; the loops of
-:mod:`optitrees.algorithms.outer_approximation` add them where the current
-solution is underestimated and re-solve.
+bounds the true optimum from below. A formulation that needs them declares a
+cut loop (:class:`~optitrees.solvers.strategies.CutLoop`) with its *cutters*:
+:class:`SquareCuts` and :class:`LogisticCuts` measure their term at a
+solution (exact and approximated value), add cuts where it is
+underestimated, and repair a start to satisfy the new cuts; the loop
+(:mod:`optitrees.solvers.cut_loop`) re-solves until every term is within its
+tolerance.
 
 * :func:`add_square_outer_approximation` / :func:`add_square_cuts`: ``q[t, j] >= 2 a w[t, j] - a**2``
   (squared l2 on MILP solvers, MARGOT on HiGHS).
@@ -19,7 +23,8 @@ import numpy as np
 from ..mip import VariableGroup
 from .tangents import logistic_derivative, logistic_loss
 
-__all__ = ["add_square_outer_approximation", "add_square_cuts", "add_logistic_cuts"]
+__all__ = ["add_square_outer_approximation", "add_square_cuts", "add_logistic_cuts", "SquareCuts", "LogisticCuts",
+           "squares_error"]
 
 
 def add_square_outer_approximation(f, w: VariableGroup, penalty, points):
@@ -29,7 +34,7 @@ def add_square_outer_approximation(f, w: VariableGroup, penalty, points):
     ``penalty_t`` and the cuts of :func:`add_square_cuts` at each of ``points``
     (one cut per point for every ``(t, j)``). Since every tangent
     ``2 a w - a**2`` underestimates ``w**2``, the linear objective is a lower
-    bound of the quadratic one; :func:`optitrees.solvers.outer_approximation.solve_outer_approximation`
+    bound of the quadratic one; :func:`optitrees.solvers.solve` (the cut loop the formulation declares)
     adds cuts at the solution until the two agree to a tolerance.
     """
     qmax = np.maximum(w.lower ** 2, w.upper ** 2).reshape(w.shape)
@@ -87,3 +92,74 @@ def add_logistic_cuts(f, nodes, points, at) -> str:
     name = f"logistic_cut_{r}"
     f.add_constraints(name, (f"P_{r}",), terms, lower=icpt - M, equation="3.15 at the solution's margins")
     return name
+
+
+def squares_error(formulation, x) -> tuple[float, float, float]:
+    """``(exact, approximated, relative error)`` of ``sum lam_t w[t, j]**2`` at ``x``."""
+    v = formulation.values(x)
+    lam = formulation.cost[formulation.variables["q"].columns]
+    exact = float(np.sum(lam * v["w"] ** 2))
+    approx = float(np.sum(lam * v["q"]))
+    return exact, approx, max(0.0, exact - approx) / max(exact, 1e-12)
+
+
+class SquareCuts:
+    """Tangent cuts of ``w**2`` (the group ``q`` of ``l2_method="outer"``)."""
+
+    name = "l2"
+
+    def __init__(self, tol=1e-4):
+        self.tol = tol
+
+    def terms(self, f, x):
+        """``(exact, approximated)`` value of the term in the objective."""
+        exact, approx, _ = squares_error(f, x)
+        return exact, approx
+
+    def add(self, f, x):
+        q, w = f.variables["q"], f.variables["w"]
+        wv = x[w.columns]
+        below = (wv * wv - x[q.columns]) > self.tol * np.abs(wv * wv).clip(min=1e-12)
+        add_square_cuts(f, q, w, np.where(below, wv, 0.0))   # a cut at 0 is q >= 0, already implied
+
+    def repair(self, f, x):
+        x[f.variables["q"].columns] = x[f.variables["w"].columns] ** 2
+
+
+class LogisticCuts:
+    """Tangents of the logistic loss at each point's margin on the node it visits (logistic layers)."""
+
+    name = "logistic"
+
+    def __init__(self, tol=1e-3):
+        self.tol = tol
+
+    def _visited(self, f, x):
+        """``(nodes, points, margins, slack columns, weights)`` of every (point, logistic layer) pair."""
+        problem = f.problem
+        v = f.values(x)
+        xi = f.variables["xi"]
+        layers = f.sets[xi.dims[1]]
+        leaf = f.sets[f.variables["z"].dims[1]][np.argmax(v["z"], axis=1)]     # last-layer node of each point
+        n = len(leaf)
+        nodes = (leaf[None, :] >> (problem.spec.depth - layers)[:, None]).ravel()   # (layers, n) ancestors
+        points = np.tile(np.arange(n), len(layers))
+        margins = v["s"][np.searchsorted(f.sets["T"], nodes), points]
+        cols = xi.columns[points, np.repeat(np.arange(len(layers)), n)]
+        weights = problem.spec.C[np.repeat(layers - 1, n)] * problem.data.weight[points]     # C_h v_i
+        return nodes, points, margins, cols, weights
+
+    def terms(self, f, x):
+        _, _, margins, cols, weights = self._visited(f, x)
+        return float(weights @ logistic_loss(margins)), float(weights @ x[cols])
+
+    def add(self, f, x):
+        nodes, points, margins, cols, _ = self._visited(f, x)
+        exact = logistic_loss(margins)
+        under = exact - x[cols] > self.tol * np.maximum(exact, 1e-12)
+        if under.any():
+            add_logistic_cuts(f, nodes[under], points[under], margins[under])
+
+    def repair(self, f, x):
+        _, _, margins, cols, _ = self._visited(f, x)
+        x[cols] = np.maximum(x[cols], logistic_loss(margins))

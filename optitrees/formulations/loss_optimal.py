@@ -42,6 +42,7 @@ import numpy as np
 
 from ..mip import Formulation, timed_build
 from ..scaling import ScaledData
+from ..solvers.strategies import CutLoop
 from ..topology import Topology
 from . import blocks, cuts
 from .tangents import TANGENT_SETS, TangentLines, logistic_tangents
@@ -106,11 +107,14 @@ class LossOptimalSpec:
     tangents : str or tuple of float
         Tangent set of the logistic loss (3.15): ``"V0"``..``"V3"``, explicit
         points, or ``"adaptive"`` (V1, then tangents at the solution's own
-        margins added by :class:`~optitrees.algorithms.outer_approximation.LogisticCuts`).
+        margins added by :class:`~optitrees.formulations.cuts.LogisticCuts` in the cut loop the formulation
+        declares).
     weight_bound : float
         ``W`` in ``||w_t||_1 <= W``.
     l2_method : {"exact", "outer"}
         Squared l2 as a quadratic objective (MIQP) or by tangent cuts (MILP).
+    l2_tol : float
+        With ``l2_method="outer"``: the cut loop stops when the squares' relative error is at most this.
     score_variables : bool
         Margins ``s[t, i]`` as variables.
     feasibility_tol : float
@@ -130,6 +134,7 @@ class LossOptimalSpec:
     tangents: object = "V0"
     weight_bound: float = 10.0
     l2_method: str = "exact"
+    l2_tol: float = 1e-4
     score_variables: bool = True
     feasibility_tol: float = DEFAULT_FEASIBILITY_TOL
     forbidden: tuple = ()
@@ -137,7 +142,8 @@ class LossOptimalSpec:
     @classmethod
     def create(cls, depth=2, loss="logistic", regularizer="l1", C=1.0, lam=1.0, feature_selection=None,
                max_features=None, alpha=None, tangents="V0", weight_bound=10.0, l2_method="exact",
-               score_variables=True, feasibility_tol=DEFAULT_FEASIBILITY_TOL, forbidden=()) -> "LossOptimalSpec":
+               score_variables=True, feasibility_tol=DEFAULT_FEASIBILITY_TOL, forbidden=(),
+               l2_tol=1e-4) -> "LossOptimalSpec":
         """Check and normalize the settings (a clear ``ValueError`` names the bad one)."""
         if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
             raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
@@ -149,6 +155,8 @@ class LossOptimalSpec:
             raise ValueError(f"feature_selection must be one of {FEATURE_SELECTION}, got {feature_selection!r}")
         if l2_method not in ("exact", "outer"):
             raise ValueError(f"l2_method must be 'exact' or 'outer', got {l2_method!r}")
+        if not (np.isfinite(l2_tol) and l2_tol > 0):
+            raise ValueError(f"l2_tol must be a positive number, got {l2_tol!r}")
         budget = alpha_h = None
         if feature_selection == "hard":
             budget = per_layer(max_features, depth, "max_features (the HFS budget)")
@@ -164,7 +172,7 @@ class LossOptimalSpec:
         if not (np.isfinite(weight_bound) and weight_bound > 0):
             raise ValueError(f"weight_bound must be a positive number, got {weight_bound!r}")
         return cls(depth, losses, regularizer, per_layer(C, depth, "C"), per_layer(lam, depth, "lam"),
-                   feature_selection, budget, alpha_h, tangents, float(weight_bound), l2_method,
+                   feature_selection, budget, alpha_h, tangents, float(weight_bound), l2_method, float(l2_tol),
                    bool(score_variables), float(feasibility_tol), tuple(int(j) for j in forbidden))
 
     @property
@@ -284,6 +292,11 @@ def build(problem: LossOptimalProblem) -> Formulation:
             blocks.add_hinge_slacks(f, topo, scores, z, spec.C, layers, point_weight=weight)
         else:
             blocks.add_misclassification_slacks(f, topo, scores, z, spec.C, problem.eps, layers, point_weight=weight)
+    # tangents of convex terms the solution must be checked against: a cut loop solves the model
+    cutters = ((cuts.SquareCuts(spec.l2_tol),) if spec.regularizer == "l2" and spec.l2_method == "outer" else ()) + \
+        ((cuts.LogisticCuts(),) if spec.adaptive else ())
+    if cutters:
+        f.strategy = CutLoop(cutters)
     return f
 
 
@@ -291,7 +304,7 @@ def loss_optimal_tree(X, y, depth: int = 2, loss="logistic", regularizer="l1", C
                       feature_selection=None, max_features=None, alpha=None, tangents="V0", l2_method: str = "exact",
                       weight_bound: float = 10.0, intercept_bound: float | None = None, eps: float | None = None,
                       score_variables: bool = True, feasibility_tol: float = DEFAULT_FEASIBILITY_TOL,
-                      forbidden=(), feature_names=None) -> Formulation:
+                      forbidden=(), feature_names=None, l2_tol: float = 1e-4) -> Formulation:
     """Build the general loss-optimal tree (3.12) on ``X`` as given (the estimators standardize it first).
 
     Parameters
@@ -300,7 +313,7 @@ def loss_optimal_tree(X, y, depth: int = 2, loss="logistic", regularizer="l1", C
     y : array-like of shape (n_points,)
         Labels in {-1, +1}.
     depth, loss, regularizer, C, lam, feature_selection, max_features, alpha, tangents, l2_method, weight_bound,
-    score_variables, feasibility_tol, forbidden
+    score_variables, feasibility_tol, forbidden, l2_tol
         See :class:`LossOptimalSpec` (``loss``: a name or one per layer;
         ``max_features``: the HFS budget, ``1`` gives univariate splits).
     intercept_bound, eps : float, optional
@@ -314,7 +327,7 @@ def loss_optimal_tree(X, y, depth: int = 2, loss="logistic", regularizer="l1", C
         With ``problem`` a :class:`LossOptimalProblem`.
     """
     spec = LossOptimalSpec.create(depth, loss, regularizer, C, lam, feature_selection, max_features, alpha, tangents,
-                                  weight_bound, l2_method, score_variables, feasibility_tol, forbidden)
+                                  weight_bound, l2_method, score_variables, feasibility_tol, forbidden, l2_tol)
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")

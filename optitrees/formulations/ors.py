@@ -238,7 +238,8 @@ def ors(X, y, n_rules: int = 5, scores=range(-5, 6), tangents="V3", exact_rules:
         The log-odds are ``(x s + beta) / multiplier``.
     method : {"tangents", "cutting_planes"}, default="tangents"
         The tangent model (4.5) or the aggregate-loss master (solve it with
-        :func:`optitrees.algorithms.branch_and_cut` and :class:`~optitrees.formulations.ors_master.LossOracle`).
+        :func:`optitrees.solvers.solve`, which runs the branch and cut it declares with
+        :class:`~optitrees.formulations.ors_master.LossOracle`).
 
     Returns
     -------

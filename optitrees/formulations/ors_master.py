@@ -11,7 +11,7 @@ variable ``L`` stands for the total logistic loss ``l(s, beta)`` (see
          |beta| <= B
 
 Its size does not depend on the number of training points. The cuts are
-generated during the search (:func:`optitrees.algorithms.branch_and_cut`)
+generated during the search (:func:`optitrees.solvers.branch_and_cut.branch_and_cut`, the strategy the master declares)
 by :class:`LossOracle`; each is a tangent plane of a convex function, so
 every LP bound is a valid lower bound on the exact training loss and the
 gap the search reports is certified. The warm start's cut is in the model
@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..mip import Formulation, timed_build
+from ..solvers.strategies import BranchAndCut
 from .risk_scores import add_point_rules
 
 __all__ = ["build_master", "LossOracle"]
@@ -39,11 +40,12 @@ def build_master(problem) -> Formulation:
     f.add_variables("beta", ("one",), -problem.intercept_bound, problem.intercept_bound)
     L = f.add_variables("L", ("one",), 0.0, np.inf)
     f.add_objective(L, 1.0)
+    f.strategy = BranchAndCut(LossOracle(f))          # solved by one search tree with the oracle's cuts
     return f
 
 
 class LossOracle:
-    """The cuts and completions of the master ``f`` for :func:`~optitrees.algorithms.branch_and_cut`.
+    """The cuts and completions of the master ``f`` for :func:`~optitrees.solvers.branch_and_cut.branch_and_cut`.
 
     ``separate(x)`` returns the exact loss at ``(s, beta)`` of ``x`` and the
     RiskSLIM cut there as ``(columns, coefficients, lower)`` (the search adds

@@ -13,16 +13,21 @@ import numpy as np
 
 from .options import SolveOptions
 from .registry import SolverNotAvailableError, available, get_backend, solver_names
-from .results import SolutionStatus, SolverResult, TerminationCondition
+from .results import SolutionStatus, SolverResult, SolveStatus, TerminationCondition
+from .strategies import BranchAndCut, CutLoop
 
 __all__ = ["solve", "available", "solver_names", "SolveOptions", "SolverResult", "TerminationCondition",
-           "SolutionStatus", "SolverNotAvailableError"]
+           "SolutionStatus", "SolveStatus", "SolverNotAvailableError", "CutLoop", "BranchAndCut"]
 
 
 def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, threads=None, seed=0,
           verbose=False, warm_start=None, progress=True, polish=True, solver_options=None,
           deadline=None, polish_deadline=None) -> SolverResult:
-    """Solve a formulation or a Pyomo model.
+    """Solve a formulation or a Pyomo model: the one way into solving.
+
+    A formulation that declares a strategy (``formulation.strategy``, see
+    :mod:`optitrees.solvers.strategies`: a cut loop, branch and cut) is solved
+    by it, with the same options, progress line, trace and result.
 
     Parameters
     ----------
@@ -103,10 +108,21 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
                 warnings.warn(f"warm start violates the model by {worst:.3g}; solving without it",
                               WarmStartWarning, stacklevel=2)
                 start = None
-    result = backend.solve(model, opts, start=start)
-    if polish and is_formulation and result.x is not None and model.integrality.any():
-        _polish_result(model, result, opts, deadline if polish_deadline is None else polish_deadline)
-    return result
+    strategy = getattr(model, "strategy", None) if is_formulation else None
+    polish_by = deadline if polish_deadline is None else polish_deadline
+
+    def solve_once(begin):
+        """One backend solve of the model as it is now, polished."""
+        result = backend.solve(model, opts, start=begin)
+        if polish and is_formulation and result.x is not None and model.integrality.any():
+            _polish_result(model, result, opts, polish_by)
+        return result
+
+    if strategy is None:
+        return solve_once(start)
+    if strategy.backends is not None and solver not in strategy.backends:
+        raise ValueError(f"{type(strategy).__name__} runs on {', '.join(strategy.backends)}, not {solver!r}")
+    return strategy.run(model, solve_once, opts, start)
 
 
 def _polish_result(formulation, result, opts, deadline):

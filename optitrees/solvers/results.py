@@ -14,7 +14,8 @@ from enum import Enum
 
 import numpy as np
 
-__all__ = ["TerminationCondition", "SolutionStatus", "SolverResult", "relative_gap", "classify_solution"]
+__all__ = ["TerminationCondition", "SolutionStatus", "SolveStatus", "SolverResult", "relative_gap",
+           "classify_solution"]
 
 
 class TerminationCondition(str, Enum):
@@ -35,6 +36,22 @@ class SolutionStatus(str, Enum):
     NONE = "none"
     FEASIBLE = "feasible"
     OPTIMAL = "optimal"
+
+
+class SolveStatus(str, Enum):
+    """The outcome of a solve the estimators act on (:attr:`SolverResult.status`); equal to its text value."""
+
+    OPTIMAL = "optimal"
+    TIME_LIMIT_FEASIBLE = "time_limit_feasible"
+    TIME_LIMIT_NO_SOLUTION = "time_limit_no_solution"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    #: Stopped otherwise (node limit, interrupted) with a solution.
+    FEASIBLE = "feasible"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 def relative_gap(objective, bound) -> float | None:
@@ -126,18 +143,17 @@ class SolverResult:
         return self.solution_status != SolutionStatus.NONE
 
     @property
-    def status(self) -> str:
-        """``optimal``, ``time_limit_feasible``, ``time_limit_no_solution``,
-        ``infeasible``, ``unbounded``, ``feasible`` (stopped otherwise with a
-        solution) or ``error``."""
+    def status(self) -> SolveStatus:
+        """:class:`SolveStatus` (a ``str``): ``optimal``, ``time_limit_feasible``, ``time_limit_no_solution``,
+        ``infeasible``, ``unbounded``, ``feasible`` (stopped otherwise with a solution) or ``error``."""
         t = self.termination
         if t == TerminationCondition.OPTIMAL and self.has_solution:
-            return "optimal"
+            return SolveStatus.OPTIMAL
         if t == TerminationCondition.TIME_LIMIT:
-            return "time_limit_feasible" if self.has_solution else "time_limit_no_solution"
+            return SolveStatus.TIME_LIMIT_FEASIBLE if self.has_solution else SolveStatus.TIME_LIMIT_NO_SOLUTION
         if t in (TerminationCondition.INFEASIBLE, TerminationCondition.UNBOUNDED):
-            return t.value
-        return "feasible" if self.has_solution else "error"
+            return SolveStatus(t.value)
+        return SolveStatus.FEASIBLE if self.has_solution else SolveStatus.ERROR
 
     def summary(self) -> str:
         """One line: the solve's status, objective, bound, gap, nodes and time."""

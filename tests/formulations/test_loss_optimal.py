@@ -5,7 +5,6 @@ import pytest
 
 from optitrees.algorithms.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
-from optitrees.algorithms.outer_approximation import solve_outer_approximation
 from optitrees.formulations import loss_optimal_tree, margot, olct
 from optitrees.formulations.loss_optimal_solution import decode, start, tree_objective
 from optitrees.solvers import solve
@@ -78,7 +77,7 @@ def test_bad_settings(data):
                           (dict(lam=-1), "lam")]:
         with pytest.raises(ValueError, match=match):
             loss_optimal_tree(X, y, depth=2, **kwargs)
-    with pytest.raises(ValueError, match="outer approximation"):
-        solve_outer_approximation(olct(X, y, depth=1))
+    with pytest.raises(ValueError, match="l2_tol"):
+        loss_optimal_tree(X, y, depth=1, regularizer="l2", l2_method="outer", l2_tol=0)
     with pytest.raises(ValueError, match="MIQP|mixed-integer quadratic"):
         solve(margot(X, y, depth=2), "highs")

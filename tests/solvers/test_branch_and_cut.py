@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from optitrees.algorithms.branch_and_cut import _NodeLP, _UNSOLVED, branch_and_cut
+from optitrees.solvers.branch_and_cut import _NodeLP, _UNSOLVED, branch_and_cut
 from optitrees.formulations.ors import ors
 from optitrees.formulations.ors_master import LossOracle
 
@@ -170,7 +170,7 @@ def test_the_lp_over_a_cut_pool_has_the_value_of_the_lp_with_every_cut(data):
 def test_optimum_with_cuts_leaving_the_lp_equals_brute_force(data, monkeypatch):
     from functools import partial
 
-    import optitrees.algorithms.branch_and_cut as bc
+    import optitrees.solvers.branch_and_cut as bc
 
     monkeypatch.setattr(bc, "_NodeLP", partial(_NodeLP, max_age=1, min_rows=0))
     X, y = data
@@ -179,3 +179,20 @@ def test_optimum_with_cuts_leaving_the_lp_equals_brute_force(data, monkeypatch):
     assert r.status == "optimal"
     assert r.objective == pytest.approx(brute(X, y, 3, -3, 3), rel=1e-7)
     assert r.bound == pytest.approx(r.objective, rel=1e-6)
+
+
+def test_the_master_declares_branch_and_cut_and_solve_runs_it(data):
+    """The one entry point: ``solve`` runs the strategy the formulation declares, with its node limit."""
+    from optitrees.solvers import BranchAndCut, solve
+
+    X, y = data
+    f = ors(X, y, n_rules=3, scores=range(-3, 4), method="cutting_planes")
+    assert isinstance(f.strategy, BranchAndCut)
+    r = solve(f, mip_gap=0.0, progress=False)
+    assert r.solver == "cutting_planes" and r.status == "optimal" and r.trace
+    assert r.objective == pytest.approx(brute(X, y, 3, -3, 3), rel=1e-7)
+    limited = solve(ors(X, y, n_rules=3, scores=range(-3, 4), method="cutting_planes"), mip_gap=0.0,
+                    solver_options={"mip_max_nodes": 1}, progress=False)
+    assert limited.status == "feasible" and limited.node_count < r.node_count     # stopped by the node limit
+    with pytest.raises(ValueError, match="BranchAndCut runs on highs"):
+        solve(f, "scip")

@@ -1,10 +1,11 @@
-"""The outer-approximation loop of squared norms: exact MIQP agreement, budgets, determinism under a node limit."""
+"""The cut loop a formulation declares (squared norms, adaptive logistic tangents), run by ``solve``: exact MIQP
+agreement, budgets, determinism under a node limit."""
 
 import numpy as np
 import pytest
 
-from optitrees.algorithms.outer_approximation import solve_outer_approximation, squares_error
 from optitrees.formulations import margot
+from optitrees.formulations.cuts import squares_error
 from optitrees.formulations.loss_optimal_solution import decode, tree_objective
 from optitrees.solvers import solve
 from _support import needs_scip
@@ -24,7 +25,7 @@ def test_margot_scip_exact_agrees_with_highs_outer_approximation(data, fs):
     X, y = data
     exact = solve(margot(X, y, depth=2, C=2.0, **fs), "scip", mip_gap=0, time_limit=120)
     g = margot(X, y, depth=2, C=2.0, l2_method="outer", **fs)
-    outer = solve_outer_approximation(g, "highs", tol=1e-4, mip_gap=0)
+    outer = solve(g, "highs", mip_gap=0)
     assert exact.status == outer.status == "optimal"
     err = outer.checks["l2_relative_error"]
     assert err <= 1e-4
@@ -41,11 +42,11 @@ def test_margot_scip_exact_agrees_with_highs_outer_approximation(data, fs):
 def test_hfs_budget_is_respected(data, budget):
     X, y = data
     f = margot(X, y, depth=2, C=5.0, feature_selection="hard", max_features=budget, l2_method="outer")
-    res = solve_outer_approximation(f, "highs", mip_gap=0)
+    res = solve(f, "highs", mip_gap=0)
     w = f.values(res.x)["w"]
     assert res.status == "optimal"
     assert np.all((np.abs(w) > 1e-9).sum(axis=1) <= budget)
-    free = solve_outer_approximation(margot(X, y, depth=2, C=5.0, l2_method="outer"), "highs", mip_gap=0)
+    free = solve(margot(X, y, depth=2, C=5.0, l2_method="outer"), "highs", mip_gap=0)
     assert free.objective <= res.objective + 1e-6
 
 
@@ -54,7 +55,7 @@ def test_rounds_continue_past_a_node_limit_and_repeat_exactly(data):
     runs = []
     for _ in range(2):
         f = margot(X, y, depth=2, C=5.0, l2_method="outer")
-        runs.append(solve_outer_approximation(f, "highs", solver_options={"mip_max_nodes": 3}))
+        runs.append(solve(f, "highs", solver_options={"mip_max_nodes": 3}))
     a, b = runs
     assert a.checks["oa_rounds"] == b.checks["oa_rounds"] > 1
     assert np.array_equal(a.x, b.x) and a.checks["l2_relative_error"] <= 1e-4
@@ -85,14 +86,24 @@ def test_logistic_cuts_underestimate_the_exact_loss(data):
 
 
 def test_adaptive_tangents_track_the_exact_loss(data):
-    from optitrees.algorithms.outer_approximation import LogisticCuts, solve_with_cuts
     from optitrees.formulations import olct
+    from optitrees.formulations.cuts import LogisticCuts
     from optitrees.formulations.loss_optimal_solution import decode
+    from optitrees.solvers import CutLoop
 
     X, y = data
     f = olct(X, y, depth=2, tangents="adaptive", C=2.0)
-    r = solve_with_cuts(f, [LogisticCuts(tol=1e-3)], "highs", mip_gap=0)
+    assert isinstance(f.strategy, CutLoop) and isinstance(f.strategy.cutters[0], LogisticCuts)
+    r = solve(f, "highs", mip_gap=0)
     assert r.checks["logistic_relative_error"] <= 1e-3 and r.checks["oa_rounds"] > 1
     tree, checks = decode(f, r.x)
     assert checks["objective_recomputed"] == pytest.approx(r.objective, rel=1e-6)     # exact, reported exactly
     assert r.bound <= r.objective + 1e-6
+
+
+def test_a_formulation_without_tangents_declares_no_loop(data):
+    from optitrees.formulations import olct
+
+    X, y = data
+    assert getattr(olct(X, y, depth=1), "strategy", None) is None
+    assert margot(X, y, depth=1, l2_method="outer", l2_tol=1e-6).strategy.cutters[0].tol == 1e-6

@@ -37,6 +37,10 @@ exact objective, so the gap is certified. Only an LP proven infeasible drops
 its node; one that ends otherwise (time limit, numerical trouble) leaves the
 node open at its parent's bound, and the search is then not optimal. The search stops at the deadline,
 the node limit, or when no node is left (optimal within ``mip_gap``).
+
+A formulation declares this search with :class:`~optitrees.solvers.strategies.BranchAndCut`
+(the risk-score master does), and :func:`optitrees.solvers.solve` runs it, with
+the progress line and trace of every solve.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ import time
 import numpy as np
 
 from ..mip import new_highs
-from ..solvers.results import SolutionStatus, SolverResult, TerminationCondition, relative_gap
+from .results import SolutionStatus, SolverResult, TerminationCondition, relative_gap
 
 __all__ = ["branch_and_cut"]
 
@@ -163,7 +167,8 @@ class _NodeLP:
 
 
 def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_gap=1e-4, node_limit=None,
-                   root_rounds=300, node_rounds=3, cut_tol=1e-6, threads=1, seed=0, verbose=False) -> SolverResult:
+                   root_rounds=300, node_rounds=3, cut_tol=1e-6, threads=1, seed=0, verbose=False,
+                   progress=None) -> SolverResult:
     """Solve ``formulation`` (a MILP whose objective the oracle's cuts make exact) in one tree (module docstring).
 
     Parameters
@@ -190,6 +195,9 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
     cut_tol : float
         A point's cut is added when its exact objective exceeds the LP value
         by more than this (relative).
+    progress : ProgressPrinter, optional
+        Told the incumbent, the bound, the gap and the nodes as they change
+        (its timer prints the progress line of a long search).
 
     Returns
     -------
@@ -208,12 +216,18 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
     def now():
         return time.perf_counter() - t_start
 
+    def record(incumbent, bound, nodes=0):
+        trace.append((now(), incumbent, bound))
+        if progress is not None:
+            progress.update(incumbent=incumbent, bound=bound, nodes=nodes,
+                            gap=relative_gap(incumbent, bound) if incumbent is not None else None)
+
     def offer(x, source):
         """Complete an integral solution; keep it if it beats the incumbent. Returns ``(x2, exact)``."""
         x2, value = oracle.complete(x)
         if value < state["ub"] - 1e-12 * max(1.0, abs(value)):
             state.update(ub=value, x=x2, source=source)
-            trace.append((now(), value, None))
+            record(value, None)
         return x2, value
 
     def time_left():
@@ -285,7 +299,7 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         unsolved.append(-np.inf)
     elif not root[2]:
         heap.append((root[0], counter, lo0, hi0, root[1]))
-        trace.append((now(), state["ub"] if np.isfinite(state["ub"]) else None, root[0]))
+        record(state["ub"] if np.isfinite(state["ub"]) else None, root[0])
     last_report = now()
     while heap:
         if time_left() <= 0:
@@ -324,8 +338,8 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
                 heapq.heappush(heap, (max(res[0], bound), counter, lo2, hi2, res[1]))
         if now() - last_report >= 0.25:
             last_report = now()
-            trace.append((last_report, state["ub"] if np.isfinite(state["ub"]) else None,
-                          min([e[0] for e in heap] + unsolved, default=state["ub"])))
+            record(state["ub"] if np.isfinite(state["ub"]) else None,
+                   min([e[0] for e in heap] + unsolved, default=state["ub"]), nodes)
     ub = state["ub"]
     open_bounds = [e[0] for e in heap] + unsolved
     lower = min(open_bounds, default=ub if np.isfinite(ub) else None)
@@ -339,11 +353,11 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
     if unsolved and termination == TerminationCondition.OPTIMAL and (lower is None or not pruned(lower)):
         termination = TerminationCondition.TIME_LIMIT if time_left() <= 0 else TerminationCondition.OTHER
     seconds = now()
-    trace.append((seconds, ub if has else None, lower))
-    from .. import solvers
+    record(ub if has else None, lower, nodes)
+    from .registry import get_backend
 
     return SolverResult(
-        solver="cutting_planes", solver_version=f"HiGHS {solvers.get_backend('highs').version()} LPs",
+        solver="cutting_planes", solver_version=f"HiGHS {get_backend('highs').version()} LPs",
         termination=termination,
         solution_status=(SolutionStatus.OPTIMAL if termination == TerminationCondition.OPTIMAL else
                          SolutionStatus.FEASIBLE) if has else SolutionStatus.NONE,
