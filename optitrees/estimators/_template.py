@@ -47,7 +47,7 @@ from ..algorithms.budget import call_until
 from ..exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning, WarmStartWarning
 from ..scaling import ScaledData
 from ..solvers import SolveOptions, SolverResult
-from ..solvers.results import TerminationCondition
+from ..solvers.results import SolveStatus, TerminationCondition
 from ..solvers.registry import get_backend
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._report import FitLog, FitOutcome, FitReport
@@ -325,7 +325,7 @@ class MIPClassifier(OptitreesClassifier):
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
         notes += self._status_notes(result, returned, objectives, label)
         proven = result.bound is not None and objectives[returned] <= result.bound + 1e-6 * max(1.0, abs(result.bound))
-        if result.status == "optimal" and not proven:
+        if result.status is SolveStatus.OPTIMAL and not proven:
             log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "
                      f"underestimates the exact one (the returned model's is {objectives[returned]:.6g}): the "
                      "returned model is not proven optimal")
@@ -413,8 +413,8 @@ class MIPClassifier(OptitreesClassifier):
             notes.append((FallbackWarning, f"the solver's model has a worse exact objective "
                           f"({objectives['solver']:.6g}) than the {start_name} start ({objectives['start']:.6g}); "
                           "returning the start"))
-        if result.status in ("time_limit_feasible", "time_limit_no_solution", "feasible"):
-            why = "solver stopped early" if result.status == "feasible" else "time limit reached"
+        if result.status in (SolveStatus.TIME_LIMIT_FEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION, SolveStatus.FEASIBLE):
+            why = "solver stopped early" if result.status is SolveStatus.FEASIBLE else "time limit reached"
             gap = "unknown" if result.gap is None or not np.isfinite(result.gap) else f"{100 * result.gap:.2f}%"
             notes.append((TimeLimitWarning, f"{why}: the model is not proven optimal (gap {gap} in the MIP's "
                           f"objective); returning the {returned} model"))

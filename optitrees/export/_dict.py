@@ -7,7 +7,7 @@ from scipy.special import expit
 
 from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
-from ..trees import Tree
+from ..trees import LeafModel, Tree
 
 __all__ = ["tree_dict", "card_dict", "rule_set_dict"]
 
@@ -39,11 +39,11 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
         if not tree.is_leaf[t]:
             entry.update(weights=_weights(tree.weights[t], feature_names), threshold=float(tree.threshold[t]),
                          left=int(tree.children_left[t]), right=int(tree.children_right[t]))
-            if tree.leaf_model == "linear":
+            if tree.leaf_model is LeafModel.LINEAR:
                 entry["node_intercept"] = float(tree.intercept[t])
-        elif tree.leaf_model == "value":
+        elif tree.leaf_model is LeafModel.VALUE:
             entry.update(value=float(tree.intercept[t]), samples=float(tree.value[t, 0]))
-        elif tree.leaf_model == "label":
+        elif tree.leaf_model is LeafModel.LABEL:
             entry.update({"class": classes[tree.label[t]],
                           "counts": {str(c): (int(round(n)) if abs(n - round(n)) < 1e-9 else float(n)) for c, n in zip(classes, tree.value[t])}})
         else:
@@ -52,7 +52,7 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
             if tree.probabilistic:
                 entry["probability"] = "sigmoid"
         nodes.append(entry)
-    return {"model": "tree", "leaf_model": tree.leaf_model, "root": 0, "classes": classes,
+    return {"model": "tree", "leaf_model": tree.leaf_model.value, "root": 0, "classes": classes,
             "max_depth": tree.max_depth, "nodes": nodes}
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..scorecard import ScoreCard
-from ..trees import Tree
+from ..trees import LeafModel, Tree
 from ._text import card_rows, linear_text
 from ..readable import format_count, format_number
 
@@ -34,10 +34,10 @@ def _axes(ax, size):
 def _node_label(tree: Tree, t, feature_names, class_names):
     if not tree.is_leaf[t]:
         return f"[{t}] {linear_text(tree.weights[t], feature_names)} <= {format_number(tree.threshold[t])}"
-    if tree.leaf_model == "label":
+    if tree.leaf_model is LeafModel.LABEL:
         counts = "/".join(format_count(n) for n in tree.value[t])
         return f"[{t}] class {class_names[tree.label[t]]}\n{counts}"
-    if tree.leaf_model == "value":
+    if tree.leaf_model is LeafModel.VALUE:
         return f"[{t}] value {format_number(tree.intercept[t])}\n{format_count(tree.value[t, 0])}"
     score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
     head = f"P({class_names[1]}) = sigmoid(...)" if tree.probabilistic else "score"

@@ -8,7 +8,7 @@ from scipy.special import expit
 from ..readable import format_count, format_number
 from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
-from ..trees import Tree
+from ..trees import LeafModel, Tree
 
 __all__ = ["linear_text", "tree_text", "card_text", "card_rows", "rule_set_text"]
 
@@ -48,10 +48,10 @@ def tree_text(tree: Tree, feature_names, class_names) -> str:
     def visit(t, level):
         pad = "|   " * level
         if tree.is_leaf[t]:
-            if tree.leaf_model == "label":
+            if tree.leaf_model is LeafModel.LABEL:
                 counts = ", ".join(f"{c} {format_count(n)}" for c, n in zip(class_names, tree.value[t]))
                 lines.append(f"{pad}|--- class: {class_names[tree.label[t]]}  (training counts: {counts})")
-            elif tree.leaf_model == "value":
+            elif tree.leaf_model is LeafModel.VALUE:
                 lines.append(f"{pad}|--- value: {format_number(tree.intercept[t])}  "
                              f"(training samples: {format_count(tree.value[t, 0])})")
             else:

@@ -32,8 +32,9 @@ import numpy as np
 from ..mip import Formulation, timed_build
 from ..scaling import ScaledData
 from ..scorecard import ScoreCard
-from .family import MIPFamily
+from ..solvers.strategies import BranchAndCut
 from .aggregate_loss import AggregateLoss
+from .family import MIPFamily
 from .risk_scores import add_point_rules, card_loss, check_score_set, tangent_terms
 from .tangents import TANGENT_SETS, TangentLines, logistic_loss, logistic_tangents
 
@@ -280,7 +281,7 @@ def decode(f, x) -> tuple[ScoreCard, dict]:
     card = card_from_points(np.round(v["s"]), float(v["beta"][0]), problem.per_unit, problem.multiplier)
     y = np.asarray(problem.data.y, float)
     margins = y * card.decision_function(problem.data.X)
-    recomputed = problem.data.weighted_sum(logistic_loss(margins) if "L" in f.variables else problem.lines(margins))
+    recomputed = problem.data.weighted_sum(logistic_loss(margins) if _is_master(f) else problem.lines(margins))
     return card, {"objective_recomputed": recomputed, "rules": card.n_rules}
 
 
@@ -298,9 +299,14 @@ def start(f, card: ScoreCard) -> np.ndarray:
         free = np.flatnonzero(ok)
         a[free[: problem.spec.n_rules - int(a.sum())]] = 1.0
     margins = y * (X @ s + beta) / problem.multiplier
-    if "L" in f.variables:
+    if _is_master(f):
         return f.vector({"a": a, "s": s, "beta": [beta], "L": [problem.data.weighted_sum(logistic_loss(margins))]})
     return f.vector({"a": a, "s": s, "beta": [beta], "xi": problem.lines(margins)})
+
+
+def _is_master(f) -> bool:
+    """The aggregate-loss master (one loss variable cut by the exact loss), not the tangent model (4.5)."""
+    return isinstance(getattr(f, "strategy", None), BranchAndCut)
 
 
 def objective(problem: ORSProblem, card: ScoreCard) -> float:

@@ -14,7 +14,7 @@ from ._gating import left_share, node_membership
 from ._importance import feature_importances, node_std
 from ._readable import readable_tree
 from ._sklearn import from_sklearn
-from ._tree import LEAF, OBLIQUE, Tree
+from ._tree import LEAF, OBLIQUE, LeafModel, Tree
 
-__all__ = ["Tree", "LEAF", "OBLIQUE", "from_complete", "to_complete", "CompleteArrays", "readable_tree", "from_sklearn",
+__all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE", "from_complete", "to_complete", "CompleteArrays", "readable_tree", "from_sklearn",
            "node_membership", "left_share", "feature_importances", "node_std"]

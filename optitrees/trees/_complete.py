@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._tree import LEAF, Tree
+from ._tree import LEAF, LeafModel, Tree
 
 __all__ = ["from_complete", "to_complete", "CompleteArrays"]
 
@@ -97,7 +97,7 @@ def from_complete(split_weights, split_threshold, *, split_intercept=None, activ
     else:
         label[~is_split] = leaf_labels[leaf_idx]
     tree = Tree(left, right, W, thr, intercept=b, value=np.zeros((n, n_classes)), label=label,
-                leaf_model="linear" if linear else "label", probabilistic=probabilistic)
+                leaf_model=LeafModel.LINEAR if linear else LeafModel.LABEL, probabilistic=probabilistic)
     return tree, position
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from ._tree import LeafModel
+
 __all__ = ["feature_importances", "node_std"]
 
 
@@ -29,7 +31,7 @@ def feature_importances(tree, X=None) -> np.ndarray:
     [0.7142857142857143, 0.2857142857142857]
     """
     W = np.abs(tree.weights)
-    classifies = ~tree.is_leaf | ((tree.leaf_model == "linear") & np.any(W != 0, axis=1))
+    classifies = ~tree.is_leaf | ((tree.leaf_model is LeafModel.LINEAR) & np.any(W != 0, axis=1))
     shares = np.zeros_like(W)
     single = classifies & (np.count_nonzero(W, axis=1) == 1)
     shares[single] = W[single] != 0

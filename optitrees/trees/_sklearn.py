@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._tree import Tree
+from ._tree import LeafModel, Tree
 
 __all__ = ["from_sklearn"]
 
@@ -41,7 +41,7 @@ def from_sklearn(estimator, feature_scale=None) -> Tree:
         if t.n_outputs != 1:
             raise ValueError("only single-output regression trees convert to a Tree")
         return Tree(t.children_left, t.children_right, weights, threshold, intercept=t.value[:, 0, 0],
-                    value=t.weighted_n_node_samples[:, None], leaf_model="value")
+                    value=t.weighted_n_node_samples[:, None], leaf_model=LeafModel.VALUE)
     counts = t.value[:, 0, :] * t.weighted_n_node_samples[:, None] if np.all(t.value.sum(axis=2) <= 1 + 1e-9) \
         else t.value[:, 0, :]
     return Tree(t.children_left, t.children_right, weights, threshold,

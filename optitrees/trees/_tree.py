@@ -20,16 +20,31 @@ leaves), :attr:`Tree.is_axis_aligned`, and the leaf-label view ``label`` /
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import Enum
 
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["Tree", "LEAF", "OBLIQUE"]
+__all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE"]
 
 #: ``children_left`` / ``children_right`` / ``feature`` value of a leaf.
 LEAF = -1
 #: ``feature`` value of a split that is not a single unit weight.
 OBLIQUE = -2
+
+
+class LeafModel(str, Enum):
+    """What a leaf predicts (equal to its text value, so ``leaf_model="linear"`` works too)."""
+
+    #: a class index (``label[leaf]``)
+    LABEL = "label"
+    #: the sign (or sigmoid) of the leaf's linear model ``weights[leaf] @ x + intercept[leaf]``
+    LINEAR = "linear"
+    #: the number ``intercept[leaf]`` (regression)
+    VALUE = "value"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass
@@ -50,7 +65,7 @@ class Tree:
         Training points of each class reaching each node.
     label : ndarray of int of shape (n_nodes,)
         Class index predicted at each node (leaves of label trees).
-    leaf_model : {"label", "linear", "value"}, default="label"
+    leaf_model : LeafModel or {"label", "linear", "value"}, default="label"
         ``"value"``: a leaf predicts the number ``intercept[leaf]`` (regression);
         ``value`` then holds the training samples of each node in one column.
     probabilistic : bool, default=False
@@ -73,7 +88,7 @@ class Tree:
     intercept: np.ndarray | None = None
     value: np.ndarray | None = None
     label: np.ndarray | None = None
-    leaf_model: str = "label"
+    leaf_model: LeafModel = LeafModel.LABEL
     probabilistic: bool = False
 
     def __post_init__(self):
@@ -85,8 +100,9 @@ class Tree:
         self.intercept = np.zeros(n) if self.intercept is None else np.asarray(self.intercept, float).ravel()
         self.value = np.zeros((n, 2)) if self.value is None else np.atleast_2d(np.asarray(self.value, float))
         self.label = np.zeros(n, np.int64) if self.label is None else np.asarray(self.label, np.int64).ravel()
-        if self.leaf_model not in ("label", "linear", "value"):
+        if self.leaf_model not in tuple(LeafModel):
             raise ValueError(f"leaf_model must be 'label', 'linear' or 'value', got {self.leaf_model!r}")
+        self.leaf_model = LeafModel(self.leaf_model)
         shapes = [len(self.children_right), self.weights.shape[0], len(self.threshold), len(self.intercept),
                   self.value.shape[0], len(self.label)]
         if n < 1 or any(s != n for s in shapes):
@@ -228,15 +244,15 @@ class Tree:
     def predict(self, X) -> np.ndarray:
         """Class index of each point (the leaf's number for value leaves)."""
         leaves = self.apply(X)
-        if self.leaf_model == "value":
+        if self.leaf_model is LeafModel.VALUE:
             return self.intercept[leaves]
-        if self.leaf_model == "linear":
+        if self.leaf_model is LeafModel.LINEAR:
             return (self.leaf_scores(X, leaves) > 0).astype(np.int64)
         return self.label[leaves]
 
     def decision_function(self, X) -> np.ndarray:
         """Score of the linear leaf each point reaches (log-odds of class 1 for logistic leaves)."""
-        if self.leaf_model != "linear":
+        if self.leaf_model is not LeafModel.LINEAR:
             raise AttributeError("a tree with label leaves has no decision function")
         return self.leaf_scores(X)
 
@@ -247,9 +263,9 @@ class Tree:
         training points gives its label probability 1). Logistic linear leaves:
         ``[1 - sigmoid(score), sigmoid(score)]``.
         """
-        if self.leaf_model == "value":
+        if self.leaf_model is LeafModel.VALUE:
             raise AttributeError("a regression tree has no class probabilities")
-        if self.leaf_model == "linear":
+        if self.leaf_model is LeafModel.LINEAR:
             if not self.probabilistic:
                 raise AttributeError("this tree's linear leaves give scores, not probabilities")
             p = expit(self.leaf_scores(X))
