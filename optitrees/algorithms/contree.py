@@ -7,7 +7,8 @@ programming with branch-and-bound. Its objective is
 ``complexity_cost = alpha * L_hat / n`` (a brute-force test holds the two equal).
 ConTree knows no minimum leaf size, no user constraints and no weights: those
 stay with the MIP, except whole-number weights (merged duplicate rows), which
-are given to ConTree as the rows repeated (:func:`repeatable`). A cost above 1 makes every split dearer than all ``n`` errors, so the
+are given to ConTree as the rows repeated (:func:`repeatable`). A cost above 1
+makes every split dearer than all ``n`` errors, so the
 optimum is then the majority leaf, certified without a search.
 """
 

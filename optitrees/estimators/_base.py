@@ -42,7 +42,8 @@ from ..algorithms.budget import Budget
 from ._input import BINARY_ONLY_HINT, check_numeric_frame, encode_labels, feature_names, resolve_features
 from ._report import FitOutcome, FitReport
 
-__all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "TrainingData", "merge_duplicates", "class_weights", "CLASS_WEIGHT_CONSTRAINT"]
+__all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "TrainingData", "merge_duplicates",
+           "class_weights", "CLASS_WEIGHT_CONSTRAINT", "CLASS_WEIGHT_DOC"]
 
 #: The ``class_weight`` parameter's validation (``_parameter_constraints``).
 CLASS_WEIGHT_CONSTRAINT = [dict, StrOptions({"balanced"}), None]

@@ -153,7 +153,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     def __init__(self, max_depth=2, *, loss="logistic", regularizer="l1", C=1.0, lam=1.0, feature_selection=None,
                  max_features=None, alpha=None, tangents="V3", weight_bound=10.0, l2_tol=1e-4, refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
-                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
+                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
+                 class_weight=None):
         self.max_depth = max_depth
         self.loss = loss
         self.regularizer = regularizer

@@ -53,7 +53,8 @@ class OLCTClassifier(LossOptimalTreeClassifier):
 
     def __init__(self, max_depth=2, *, C=1.0, tangents="V3", univariate=False, weight_bound=10.0, refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
-                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
+                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
+                 class_weight=None):
         self.max_depth = max_depth
         self.C = C
         self.tangents = tangents

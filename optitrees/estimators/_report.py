@@ -68,8 +68,8 @@ class FitReport:
     certified_by : str or None
         Who proved the returned model optimal in the exact training objective, or ``None``.
     stages : dict
-        Seconds of each stage, in order (``validate``, ``exact search``, ``starts``, ``build``, ``solve``,
-        ``refine``, ``report`` for the MIP estimators).
+        Seconds of each stage, in order (``validate``, ``presolve`` (a score card's search), ``exact search``,
+        ``starts``, ``build``, ``solve``, ``refine``, ``report`` for the MIP estimators).
     seconds : float
         The whole fit.
     time_limit : float or None

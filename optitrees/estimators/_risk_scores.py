@@ -316,7 +316,8 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
 
     def __init__(self, n_rules=3, *, max_score=5, positive_points=True, tangents="V3", eps=1e-4, method="auto",
                  max_thresholds=64, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
-                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
+                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
+                 class_weight=None):
         self.n_rules = n_rules
         self.max_score = max_score
         self.positive_points = positive_points

@@ -262,9 +262,11 @@ class MIPClassifier(OptitreesClassifier):
         self._validate_params()
         budget, log = self._budget(), FitLog()
         family = self._family
-        problem, training = self._prepare(X, y, sample_weight)
-        problem = self._presolve(problem, budget)
+        prepared, training = self._prepare(X, y, sample_weight)
         budget.lap("validate")
+        problem = self._presolve(prepared, budget)
+        if problem is not prepared:
+            budget.lap("presolve")
         exact = self._exact_search(problem, budget, log)
         if exact is not None:
             budget.lap("exact search")
@@ -344,7 +346,8 @@ class MIPClassifier(OptitreesClassifier):
             estimator=type(self).__name__, outcome=FitOutcome.PROVEN_OPTIMAL if proven else FitOutcome.NOT_PROVEN,
             method=self.method_, returned=returned, objective=objectives[returned], seconds=budget.elapsed,
             time_limit=self.time_limit, rows=training.n_input_rows, distinct_rows=len(training.y),
-            weighted=training.weighted, starts=start_objectives, objectives={**objectives, "returned": objectives[returned]},
+            weighted=training.weighted, starts=start_objectives,
+            objectives={**objectives, "returned": objectives[returned]},
             solved_by=result.solver if built else None, certified_by=result.solver if proven else None,
             stages=dict(budget.stages), checks={**checks, **self._report_checks(problem)},
             notes=tuple(log.notes + ([] if built else [result.message]) + [note for _, note in notes]))

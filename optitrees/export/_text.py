@@ -37,13 +37,17 @@ def tree_text(tree: Tree, feature_names, class_names) -> str:
     """A :class:`~optitrees.trees.Tree` as indented text, in the style of ``sklearn.tree.export_text``.
 
     Inner nodes read ``lhs <= t`` (left branch) / ``lhs >  t`` (right branch)
-    with ``lhs`` a feature name or a weighted sum of features. Label leaves read
+    with ``lhs`` a feature name, or, for an oblique split, a name ``h1``, ``h2``
+    ... whose weighted sum of features is written once, on the left branch's
+    line (``h1 <= t    where h1 = 0.5 * x0 - 0.25 * x1``). Label leaves read
     ``class: <label>`` with their training counts; value leaves (regression)
-    ``value: <number>`` with their training samples; linear leaves show their
-    model ``P(<class 1>) = sigmoid(score)`` (logistic) or ``score = ...`` and the
-    class it predicts.
+    ``value: <number>`` with their training samples; a linear leaf writes its
+    score in full (``score = ...``), then the rule on the next line:
+    ``class: <class 1> if score > 0, else <class 0>``, preceded by
+    ``P(<class 1>) = sigmoid(score);`` for logistic leaves.
     """
     lines = []
+    planes = []
 
     def visit(t, level):
         pad = "|   " * level
@@ -56,13 +60,18 @@ def tree_text(tree: Tree, feature_names, class_names) -> str:
                              f"(training samples: {format_count(tree.value[t, 0])})")
             else:
                 score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
-                head = f"P({class_names[1]}) = sigmoid({score})" if tree.probabilistic else f"score = {score}"
-                lines.append(f"{pad}|--- {head}")
-                lines.append(f"{pad}|   |--- class: {class_names[1]} if score > 0, else {class_names[0]}")
+                lines.append(f"{pad}|--- score = {score}")
+                prob = f"P({class_names[1]}) = sigmoid(score); " if tree.probabilistic else ""
+                lines.append(f"{pad}|   |--- {prob}class: {class_names[1]} if score > 0, else {class_names[0]}")
             return
-        lhs = linear_text(tree.weights[t], feature_names)
         thr = format_number(tree.threshold[t])
-        lines.append(f"{pad}|--- {lhs} <= {thr}")
+        if np.count_nonzero(tree.weights[t]) == 1 and tree.weights[t].max() == 1.0:
+            lhs, where = linear_text(tree.weights[t], feature_names), ""
+        else:
+            planes.append(t)
+            lhs = f"h{len(planes)}"
+            where = f"    where {lhs} = {linear_text(tree.weights[t], feature_names)}"
+        lines.append(f"{pad}|--- {lhs} <= {thr}{where}")
         visit(tree.children_left[t], level + 1)
         lines.append(f"{pad}|--- {lhs} >  {thr}")
         visit(tree.children_right[t], level + 1)

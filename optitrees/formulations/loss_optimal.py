@@ -249,7 +249,8 @@ def build(problem: LossOptimalProblem) -> Formulation:
 
     Objective (``v_i`` the weight of point ``i``, 1 unweighted)::
 
-        sum_{h in H} ( C_h sum_{i in I} v_i zeta[i, h]  +  lam_h sum_{t in T_h} Omega(w_t) )  +  alpha_h sum_{t in T_h} ||w_t||_0
+        sum_{h in H} ( C_h sum_{i in I} v_i zeta[i, h]  +  lam_h sum_{t in T_h} Omega(w_t) )
+            +  alpha_h sum_{t in T_h} ||w_t||_0
 
     with routing (3.6), forwarding (3.7), the slack of each layer's loss
     (logistic 3.15, hinge 3.13, misclassification 3.9), the regularizer

@@ -53,6 +53,9 @@ class SolveStatus(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    def __repr__(self) -> str:
+        return repr(self.value)       # reads as the text it replaced
+
 
 def relative_gap(objective, bound) -> float | None:
     """``|objective - bound| / max(|objective|, 1e-10)`` (HiGHS's and Gurobi's definition)."""

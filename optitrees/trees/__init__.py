@@ -16,5 +16,6 @@ from ._readable import readable_tree
 from ._sklearn import from_sklearn
 from ._tree import LEAF, OBLIQUE, LeafModel, Tree
 
-__all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE", "from_complete", "to_complete", "CompleteArrays", "readable_tree", "from_sklearn",
+__all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE", "from_complete", "to_complete", "CompleteArrays", "readable_tree",
+           "from_sklearn",
            "node_membership", "left_share", "feature_importances", "node_std"]

@@ -46,6 +46,9 @@ class LeafModel(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    def __repr__(self) -> str:
+        return repr(self.value)       # reads as the text it replaced
+
 
 @dataclass
 class Tree:

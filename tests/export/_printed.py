@@ -3,9 +3,10 @@
 Text formats read here (see :mod:`optitrees.export`):
 
 * trees: ``|--- <lhs> <= <number>`` / ``|--- <lhs> >  <number>`` at inner nodes, where ``<lhs>`` is a
-  feature name or ``c * name + c * name - ...``; leaves ``|--- class: <label> ...`` or a linear
-  model ``|--- score = <expr>`` / ``|--- P(<label>) = sigmoid(<expr>)`` followed by
-  ``|   |--- class: <pos> if score > 0, else <neg>``;
+  feature name or a hyperplane's name ``h<k>``, defined on its ``<=`` line by
+  ``    where h<k> = c * name + c * name - ...``; leaves ``|--- class: <label> ...`` or a linear
+  model ``|--- score = <expr>`` followed by ``|   |--- [P(<label>) = sigmoid(score); ]class: <pos> if score > 0,
+  else <neg>``;
 * score cards: rows ``<rule>  <points>`` with rules ``name >= t``, ``name < t``, ``name = v``,
   a row ``intercept  <number>``, then ``score  P(...)  class`` rows.
 """
@@ -52,6 +53,7 @@ def tree_text_predictions(text, frame):
     columns = set(frame.columns)
     lines = text.splitlines()
     out = np.empty(len(frame), dtype=object)
+    planes = {}
 
     def level(line):
         return line.index("|---") // 4
@@ -66,15 +68,19 @@ def tree_text_predictions(text, frame):
         if body.startswith("value: "):
             out[rows] = float(body[len("value: "):].split("  ")[0])
             return
-        if body.startswith("score = ") or body.startswith("P("):
-            expr = linear_expression(body.split(" = ", 1)[1].removeprefix("sigmoid(").removesuffix(")"), columns)
+        if body.startswith("score = "):
+            expr = linear_expression(body.split(" = ", 1)[1], columns)
             decision = lines[start + 1][lines[start + 1].index("|---") + 5:]
-            m = re.match(r"class: (.+) if score > 0, else (.+)$", decision)
+            m = re.match(r"(?:P\(.+\) = sigmoid\(score\); )?class: (.+) if score > 0, else (.+)$", decision)
             score = _evaluate(expr, frame.iloc[rows])
             out[rows] = np.where(score > 0, m.group(1), m.group(2))
             return
-        lhs, thr = re.match(r"(.+) <= (\S+)$", body).groups()
-        values = _evaluate(linear_expression(lhs, columns), frame.iloc[rows])
+        lhs, thr, name, definition = re.match(r"(.+?) <= (\S+)(?:    where (h\d+) = (.+))?$", body).groups()
+        if name is not None:
+            assert lhs == name, body
+            planes[name] = linear_expression(definition, columns)
+        expr = planes[lhs] if lhs in planes else linear_expression(lhs, columns)
+        values = _evaluate(expr, frame.iloc[rows])
         left = rows[values <= float(thr)]
         right = rows[values > float(thr)]
         # the right branch is the next line at the same level reading "lhs >  thr"

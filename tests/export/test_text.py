@@ -35,9 +35,9 @@ def test_label_tree_text(label_tree):
         "|--- x0 <= 2.5",
         "|   |--- class: a  (training counts: a 3, b 0, c 0)",
         "|--- x0 >  2.5",
-        "|   |--- 0.5 * x0 - 0.25 * x1 <= 1",
+        "|   |--- h1 <= 1    where h1 = 0.5 * x0 - 0.25 * x1",
         "|   |   |--- class: b  (training counts: a 0, b 2, c 0)",
-        "|   |--- 0.5 * x0 - 0.25 * x1 >  1",
+        "|   |--- h1 >  1",
         "|   |   |--- class: c  (training counts: a 0, b 0, c 2)",
     ]
     X = pd.DataFrame(np.random.default_rng(0).normal(3, 2, size=(100, 2)), columns=["x0", "x1"])
@@ -51,7 +51,8 @@ def test_linear_tree_text_and_dict():
     tree, _ = from_complete(np.array([[1.0, 0.0]]), [0.5], split_intercept=[-0.5],
                             leaf_weights=[[0.0, 2.0], [1.5, -1.0]], leaf_intercepts=[0.25, -3.0], probabilistic=True)
     text = export.tree_text(tree, ["u", "v"], ["no", "yes"])
-    assert "|   |--- P(yes) = sigmoid(2 * v + 0.25)" in text and "class: yes if score > 0, else no" in text
+    assert "|   |--- score = 2 * v + 0.25" in text
+    assert "|   |   |--- P(yes) = sigmoid(score); class: yes if score > 0, else no" in text
     d = export.tree_dict(tree, ["u", "v"], ["no", "yes"])
     assert d["nodes"][0]["node_intercept"] == -0.5 and d["nodes"][2]["probability"] == "sigmoid"
     X = pd.DataFrame(np.random.default_rng(1).normal(size=(100, 2)), columns=["u", "v"])
