@@ -69,6 +69,14 @@ print(json.dumps(dict(seconds=seconds, rows=len(y), distinct=report.distinct_row
 """
 
 
+def _append(row):
+    """Add a row to ``OUT`` (columns added since earlier runs are added to the file)."""
+    frame = pd.DataFrame([row])
+    if OUT.exists():
+        frame = pd.concat([pd.read_csv(OUT), frame], ignore_index=True)
+    frame.to_csv(OUT, index=False)
+
+
 def run_one(data, rows, expr, limit):
     code = _CHILD.format(bench=str(Path(__file__).parent), data=data, rows=rows, expr=expr)
     t0 = time.perf_counter()
@@ -106,7 +114,7 @@ def main(argv=None):
                     print(f"{data:9s} {name:24s} d={depth!s:4s} limit {limit:5.1f}  fit {row['seconds']:7.2f} s  "
                           f"{'ok ' if row['ok'] else 'OVER'} {row.get('method', '')} {row.get('status', '')} "
                           f"{row.get('timings', '')} {row.get('error', '')}", flush=True)
-                    pd.DataFrame([row]).to_csv(OUT, mode="a", header=not OUT.exists(), index=False)
+                    _append(row)
     frame = pd.DataFrame(rows)
     print(f"\n{int(frame['ok'].sum())} of {len(frame)} fits within 5% + 1 s of their limit")
 
