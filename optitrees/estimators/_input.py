@@ -1,12 +1,12 @@
-"""Input checks every estimator shares: numeric features, labels, feature names, forbidden features."""
+"""The input checks behind the estimators' base (:mod:`._base`): numeric columns, labels, feature names, feature
+references by name or index."""
 
 from __future__ import annotations
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
-__all__ = ["check_numeric_frame", "validate_xy", "encode_labels", "feature_names", "resolve_features"]
+__all__ = ["check_numeric_frame", "encode_labels", "feature_names", "resolve_features"]
 
 BINARY_ONLY_HINT = ("use OCTClassifier or OCTHClassifier (multi-class optimal trees), or wrap this estimator in "
                     "sklearn.multiclass.OneVsRestClassifier")
@@ -35,12 +35,6 @@ def check_numeric_frame(X) -> None:
             "pipeline: make_pipeline(make_column_transformer((OneHotEncoder(), [" + names + "]), "
             "remainder='passthrough'), estimator) from sklearn.pipeline, sklearn.compose and "
             "sklearn.preprocessing.OneHotEncoder")
-
-
-def validate_xy(estimator, X, y):
-    """``(X, y)`` as float / label arrays after the frame check; sets ``n_features_in_`` and ``feature_names_in_``."""
-    check_numeric_frame(X)
-    return validate_data(estimator, X, y, dtype=np.float64, ensure_min_samples=2)
 
 
 def encode_labels(y, binary: bool, hint: str = BINARY_ONLY_HINT, name: str = "this estimator"):
