@@ -10,6 +10,11 @@ stay with the MIP, except whole-number weights (merged duplicate rows), which
 are given to ConTree as the rows repeated (:func:`repeatable`). A cost above 1
 makes every split dearer than all ``n`` errors, so the
 optimum is then the majority leaf, certified without a search.
+
+pycontree holds the GIL for its whole search, so Python could not see a
+Ctrl-C until the search ended (10.5 s measured). Where processes can be
+forked, the search runs in a child process the caller waits for in short
+polls: Ctrl-C stops the child and reaches the caller at once.
 """
 
 from __future__ import annotations
@@ -59,7 +64,8 @@ def _convert(node, n_features):
 
 
 def contree_tree(X, y, depth, alpha, L_hat, n_classes, time_limit=None, allowed=None, sample_weight=None):
-    """The optimal axis-aligned tree of depth ``depth`` for ``errors / L_hat + alpha * splits``.
+    """The optimal axis-aligned tree of depth ``depth`` for ``errors / L_hat + alpha * splits`` (the search runs
+    in a child process where processes can be forked, see the module docstring).
 
     ``sample_weight`` (whole numbers, :func:`repeatable`) counts each row that many times.
 
@@ -72,8 +78,6 @@ def contree_tree(X, y, depth, alpha, L_hat, n_classes, time_limit=None, allowed=
         it is the best tree ConTree found.
     seconds : float
     """
-    from pycontree import ConTree
-
     X = np.asarray(X, float)
     y = np.asarray(y, np.int64)
     if not repeatable(sample_weight):
@@ -87,15 +91,58 @@ def contree_tree(X, y, depth, alpha, L_hat, n_classes, time_limit=None, allowed=
     if cost > 1.0:                                         # no split can pay for itself: the majority leaf
         tree = Tree([LEAF], [LEAF], np.zeros((1, p)), [0.0], label=[int(np.bincount(yr).argmax())])
         return tree.with_counts(X, y, sample_weight=sample_weight), True, time.perf_counter() - t0
-    model = ConTree(max_depth=depth, complexity_cost=cost, time_limit=600 if time_limit is None else time_limit)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(Xr[:, cols], yr)
+    tree, proven = _search(Xr[:, cols], yr, depth, cost, 600 if time_limit is None else time_limit)
     seconds = time.perf_counter() - t0
-    tree = _convert(model.tree_, len(cols))
     W = np.zeros((tree.n_nodes, p))
     W[:, cols] = tree.weights
     tree.weights = W
     value = np.zeros((tree.n_nodes, n_classes))
     tree.value = value
-    return tree.with_counts(X, y, sample_weight=sample_weight), bool(model._config.is_within_time_limit()), seconds
+    return tree.with_counts(X, y, sample_weight=sample_weight), proven, seconds
+
+
+def _fit(X, y, depth, cost, time_limit):
+    """ConTree's tree (on the columns of ``X``) and whether it finished within ``time_limit``."""
+    from pycontree import ConTree
+
+    model = ConTree(max_depth=depth, complexity_cost=cost, time_limit=time_limit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    return _convert(model.tree_, X.shape[1]), bool(model._config.is_within_time_limit())
+
+
+def _child(conn, *args):
+    try:
+        conn.send(("ok", _fit(*args)))
+    except BaseException as exc:                 # the parent re-raises it
+        conn.send(("error", exc))
+    finally:
+        conn.close()
+
+
+def _search(X, y, depth, cost, time_limit):
+    """:func:`_fit` in a forked child process (interruptible), or here where processes cannot be forked."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return _fit(X, y, depth, cost, time_limit)
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_child, args=(send, X, y, depth, cost, time_limit), daemon=True,
+                        name="optitrees-contree")
+    child.start()
+    send.close()
+    try:
+        while not receive.poll(0.05):
+            if not child.is_alive() and not receive.poll(0):
+                raise RuntimeError(f"ConTree's process ended without a result (exit code {child.exitcode})")
+        status, value = receive.recv()
+    finally:
+        if child.is_alive():
+            child.kill()                          # Ctrl-C (or any error) here: the search stops with the fit
+        child.join(1.0)
+        receive.close()
+    if status == "error":
+        raise value
+    return value

@@ -173,3 +173,27 @@ def test_a_named_solver_is_the_one_that_solves():
     default = fit_quiet(OCTClassifier(max_depth=1, time_limit=30), X, y)
     assert default.fit_report_.certified_by == "contree"
     assert clf.objective_ == pytest.approx(default.objective_)        # SCIP proves the same optimum
+
+
+def test_ctrl_c_stops_the_exact_search_at_once():
+    """pycontree holds the GIL for its whole search (10.5 s to stop measured); it runs in a child process now."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import numpy as np\n"
+        "from optitrees import OCTClassifier\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.normal(size=(20000, 20)); y = (X[:, 0] + rng.normal(size=20000) > 0).astype(int)\n"
+        "print('fitting', flush=True)\n"
+        "OCTClassifier(max_depth=3, time_limit=60).fit(X, y)\n"       # ConTree alone: > 6 s on these data
+        "print('finished', flush=True)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "fitting"
+    time.sleep(2.0)                                  # inside ConTree's search by now
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert time.perf_counter() - t0 < 1.0 and "KeyboardInterrupt" in err and "finished" not in out
