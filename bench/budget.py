@@ -56,7 +56,8 @@ X, y, _ = load_numeric({data!r})
 if {rows} < len(y):
     keep = np.random.default_rng(0).choice(len(y), {rows}, replace=False)
     X, y = X[keep], y[keep]
-est = {expr}
+if isinstance(est := {expr}, RiskScoreClassifier):
+    X = (X > np.median(X, axis=0)).astype(float)      # ORS scores 0/1 features: each one above its median
 warnings.simplefilter("ignore")
 t0 = time.perf_counter()
 est.fit(X, y)
