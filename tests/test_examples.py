@@ -24,7 +24,12 @@ def test_every_example_is_listed():
     assert sorted(p.name for p in EXAMPLES.glob("*.py")) == sorted(EXPECTED)
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+#: Examples that take more than 20 s run with the slow tests (``python -m pytest -m slow``).
+SLOW_EXAMPLES = {"margot_scip_vs_highs.py"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_EXAMPLES else n
+                                  for n in sorted(EXPECTED)])
 def test_example_runs(name, tmp_path):
     done = subprocess.run([sys.executable, str(EXAMPLES / name)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)

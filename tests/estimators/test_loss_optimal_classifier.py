@@ -38,6 +38,7 @@ def test_margot_same_optimum_exact_and_outer(cancer):
         assert checks["objective_discrepancy"] <= 1e-6 * checks["objective_recomputed"]
 
 
+@pytest.mark.slow
 def test_margot_hfs_budget_in_fitted_tree(cancer):
     X, y = cancer
     clf = fit_quiet(MARGOTClassifier(max_depth=2, feature_selection="hard", max_features=1, time_limit=30,

@@ -85,6 +85,7 @@ def test_refinement_never_increases_objective(cancer):
     assert b.objective_ <= a.objective_ + 1e-9
 
 
+@pytest.mark.slow
 def test_deterministic(cancer):
     X, y = cancer
     a = fit_quiet(OLCTClassifier(max_depth=2, time_limit=None, mip_gap=0.05, random_state=1), X.iloc[:60], y.iloc[:60])

@@ -207,6 +207,7 @@ def test_generalized_score_card(clinical):
     assert json.loads(json.dumps(clf.to_dict()))["rules"][0]["points"] == int(card.points[0])
 
 
+@pytest.mark.slow
 def test_flipped_and_all_positive_models_are_equivalent(clinical, data):
     X, y = clinical
     clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=3, tangents="V0", time_limit=10,

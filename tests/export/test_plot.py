@@ -61,6 +61,7 @@ def _overlaps(ax):
     return [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
 
 
+@pytest.mark.slow
 def test_no_node_box_overlaps_another():
     from sklearn.datasets import load_breast_cancer
 

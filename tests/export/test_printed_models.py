@@ -45,8 +45,9 @@ def _assert_tree_printed_as_predicted(clf, X):
     lambda: OLCTClassifier(max_depth=2, time_limit=5, solver_options=NODES, random_state=0),
     lambda: OLCTClassifier(max_depth=2, univariate=True, time_limit=5, solver_options=NODES, random_state=0),
     lambda: MARGOTClassifier(max_depth=2, time_limit=5, solver_options=NODES, random_state=0),
-    lambda: LossOptimalTreeClassifier(max_depth=2, loss="misclassification", regularizer=None, time_limit=20,
-                                      solver_options=NODES, random_state=0),
+    pytest.param(lambda: LossOptimalTreeClassifier(max_depth=2, loss="misclassification", regularizer=None,
+                                                   time_limit=20, solver_options=NODES, random_state=0),
+                 marks=pytest.mark.slow),
 ], ids=["olct", "olct-univariate", "margot", "misclassification"])
 def test_loss_optimal_trees_print_their_predictions(cancer, make):
     X, y = cancer
