@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
+
+from ..enums import TextEnum
 
 __all__ = ["FitOutcome", "FitReport", "FitLog"]
 
 
-class FitOutcome(str, Enum):
+class FitOutcome(TextEnum):
     """How far the returned model's claim goes."""
 
     #: An exact engine proved the returned model optimal in the exact training objective.

@@ -14,6 +14,8 @@ from enum import Enum
 
 import numpy as np
 
+from ..enums import TextEnum
+
 __all__ = ["TerminationCondition", "SolutionStatus", "SolveStatus", "SolverResult", "relative_gap",
            "classify_solution"]
 
@@ -38,7 +40,7 @@ class SolutionStatus(str, Enum):
     OPTIMAL = "optimal"
 
 
-class SolveStatus(str, Enum):
+class SolveStatus(TextEnum):
     """The outcome of a solve the estimators act on (:attr:`SolverResult.status`); equal to its text value."""
 
     OPTIMAL = "optimal"
@@ -49,12 +51,6 @@ class SolveStatus(str, Enum):
     #: Stopped otherwise (node limit, interrupted) with a solution.
     FEASIBLE = "feasible"
     ERROR = "error"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __repr__(self) -> str:
-        return repr(self.value)       # reads as the text it replaced
 
 
 def relative_gap(objective, bound) -> float | None:

@@ -20,10 +20,11 @@ leaves), :attr:`Tree.is_axis_aligned`, and the leaf-label view ``label`` /
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import Enum
 
 import numpy as np
 from scipy.special import expit
+
+from ..enums import TextEnum
 
 __all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE"]
 
@@ -33,7 +34,7 @@ LEAF = -1
 OBLIQUE = -2
 
 
-class LeafModel(str, Enum):
+class LeafModel(TextEnum):
     """What a leaf predicts (equal to its text value, so ``leaf_model="linear"`` works too)."""
 
     #: a class index (``label[leaf]``)
@@ -42,12 +43,6 @@ class LeafModel(str, Enum):
     LINEAR = "linear"
     #: the number ``intercept[leaf]`` (regression)
     VALUE = "value"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __repr__(self) -> str:
-        return repr(self.value)       # reads as the text it replaced
 
 
 @dataclass

@@ -49,13 +49,18 @@ def test_oct_mip_with_weights_has_the_optimum_of_repeated_rows(n_min):
     assert a.objective == pytest.approx(b.objective, abs=1e-7)
 
 
-def test_loss_optimal_objective_and_mip_with_weights_match_repeated_rows():
-    X, y, w = _weighted(n=10)
+def _loss_optimal_pair(spec, n, p=2, seed=0):
+    """The loss-optimal problem of ``spec`` on weighted rows and on the same rows repeated."""
+    X, y, w = _weighted(n=n, p=p, seed=seed)
     y = np.where(y == 1, 1.0, -1.0)
-    spec = LossOptimalSpec.create(depth=1, loss="hinge", regularizer="l1", C=1.0, lam=0.5)
     Xr, yr = _repeat(X, y, w)
-    weighted = LossOptimalProblem.create(spec, ScaledData.create(X, y, None, weight=w))
-    repeated = LossOptimalProblem.create(spec, ScaledData.create(Xr, yr, None))
+    return (LossOptimalProblem.create(spec, ScaledData.create(X, y, None, weight=w)),
+            LossOptimalProblem.create(spec, ScaledData.create(Xr, yr, None)))
+
+
+def test_loss_optimal_objective_and_mip_with_weights_match_repeated_rows():
+    spec = LossOptimalSpec.create(depth=1, loss="hinge", regularizer="l1", C=1.0, lam=0.5)
+    weighted, repeated = _loss_optimal_pair(spec, n=10)
     fit = node_fitter(spec, 0)
     tree = greedy_tree(weighted, fit)
     assert tree_objective(weighted, tree) == pytest.approx(tree_objective(repeated, tree), rel=1e-12)
@@ -67,12 +72,8 @@ def test_loss_optimal_objective_and_mip_with_weights_match_repeated_rows():
 
 
 def test_tao_of_a_loss_optimal_tree_with_weights_reaches_the_objective_of_repeated_rows():
-    X, y, w = _weighted(n=40, p=3, seed=3)
-    y = np.where(y == 1, 1.0, -1.0)
     spec = LossOptimalSpec.create(depth=2, loss="logistic", regularizer="l1", C=1.0, lam=1.0)
-    Xr, yr = _repeat(X, y, w)
-    weighted = LossOptimalProblem.create(spec, ScaledData.create(X, y, None, weight=w))
-    repeated = LossOptimalProblem.create(spec, ScaledData.create(Xr, yr, None))
+    weighted, repeated = _loss_optimal_pair(spec, n=40, p=3, seed=3)
     fit = node_fitter(spec, 0)
     start = greedy_tree(weighted, fit)
     a = tao_loss_optimal(start, weighted, fit)
