@@ -9,12 +9,10 @@ of that per-node objective.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from ..formulations.tangents import logistic_loss
+from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
 
 __all__ = ["fit_l1_logistic", "fit_linear_svm", "node_fitter", "node_objective", "constant_fit"]
 
@@ -60,10 +58,8 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None):
     n_pos = int((y > 0).sum())
     if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
         return np.zeros(X.shape[1]), _constant(y, sample_weight=sample_weight)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        lr = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
-                                tol=1e-6, max_iter=100, random_state=random_state).fit(X, y, sample_weight)
+    lr = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
+                            tol=1e-6, max_iter=100, random_state=random_state).fit(X, y, sample_weight)
     return lr.coef_.ravel().copy(), float(lr.intercept_[0])
 
 
@@ -80,10 +76,8 @@ def fit_linear_svm(X, y, C, random_state=None, sample_weight=None):
     n_pos = int((y > 0).sum())
     if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
         return np.zeros(X.shape[1]), _constant(y, logistic=False, sample_weight=sample_weight)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        svm = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=10.0, tol=1e-6, max_iter=20000,
-                        random_state=random_state).fit(X, y, sample_weight)
+    svm = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=10.0, tol=1e-6, max_iter=20000,
+                    random_state=random_state).fit(X, y, sample_weight)
     return svm.coef_.ravel().copy(), float(svm.intercept_[0])
 
 
@@ -157,9 +151,7 @@ def node_fitter(spec, random_state=None, allowed=None):
             n_pos = int((yn > 0).sum())
             if n_pos in (0, len(yn)):
                 return np.zeros(Xn.shape[1]), _constant(yn, sample_weight=sw)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                lr = LogisticRegression(C=Ch / (2 * lh) if lh > 0 else 1e4, max_iter=2000, tol=1e-8).fit(Xn, yn, sw)
+            lr = LogisticRegression(C=Ch / (2 * lh) if lh > 0 else 1e4, max_iter=2000, tol=1e-8).fit(Xn, yn, sw)
             return lr.coef_.ravel().copy(), float(lr.intercept_[0])
         return fit_linear_svm(Xn, yn, Ch / (2 * lh) if lh > 0 else 1e3, random_state, sw)
 

@@ -19,12 +19,11 @@ cross-validated log loss).
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
+from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
 from .budget import call_until
 
 __all__ = ["lasso_select", "correctness_model", "N_CS"]
@@ -59,8 +58,8 @@ def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
     from sklearn.model_selection import StratifiedKFold
 
     def l1_fit(C, rows):
-        return _quiet(LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit, Z[rows], y[rows],
-                      None if sample_weight is None else sample_weight[rows])
+        weight = None if sample_weight is None else sample_weight[rows]
+        return LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit(Z[rows], y[rows], weight)
 
     folds = list(StratifiedKFold(cv).split(Z, y))
     losses = []
@@ -80,12 +79,6 @@ def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
     model = l1_fit(best, np.arange(len(y)))
     model.C_ = np.array([best])
     return model
-
-
-def _quiet(fit, *args):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return fit(*args)
 
 
 def _grid(Z, y, sample_weight=None) -> np.ndarray:
@@ -109,15 +102,15 @@ def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=No
     """
     Z = np.asarray(Z, dtype=float)
     Cs = _grid(Z, y, sample_weight)
-    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Z, y, sample_weight) if deadline is None else \
+    model = _l1_cv(Cs, cv, random_state).fit(Z, y, sample_weight) if deadline is None else \
         _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight)
     coef = model.coef_.ravel()
     start = int(np.searchsorted(Cs, float(np.ravel(model.C_)[0])))
     for C in Cs[start + 1:]:
         if np.count_nonzero(coef) >= n_rules:
             break
-        done, model = call_until(deadline, _quiet, LogisticRegression(C=C, random_state=random_state,
-                                                                      **_l1_params()).fit, Z, y, sample_weight)
+        model = LogisticRegression(C=C, random_state=random_state, **_l1_params())
+        done, model = call_until(deadline, model.fit, Z, y, sample_weight)
         if not done:
             break
         coef = model.coef_.ravel()
@@ -148,7 +141,7 @@ def correctness_model(X, correct, cv: int = 3, random_state=None, deadline=None,
     scale[scale == 0] = 1.0
     Xs = (X - mean) / scale
     Cs = _grid(Xs, correct, sample_weight)
-    model = _quiet(_l1_cv(Cs, cv, random_state).fit, Xs, correct, sample_weight) if deadline is None else \
+    model = _l1_cv(Cs, cv, random_state).fit(Xs, correct, sample_weight) if deadline is None else \
         _cv_fit(Xs, correct, Cs, cv, random_state, deadline, sample_weight)
     w = model.coef_.ravel() / scale
     return w, float(model.intercept_[0] - w @ mean)

@@ -8,14 +8,14 @@ fit template (:mod:`._template`); every fit ends by writing ``fit_report_``
 
 from ._c45 import C45Classifier
 from ._contextual_trees import ContextualTreeClassifier, ContextualTreeRegressor
-from ._loss_optimal import LossOptimalTreeClassifier
 from ._local_search import TAOClassifier, TMOClassifier
+from ._loss_optimal import LossOptimalTreeClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
 from ._oct import OCTClassifier, OCTHClassifier
+from ._report import FitOutcome, FitReport
 from ._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 from ._rule_set import RuleSetClassifier
 from ._template import MIPClassifier
-from ._report import FitOutcome, FitReport
 from ._uct_dt import UCTDTClassifier
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",

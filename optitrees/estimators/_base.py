@@ -43,17 +43,10 @@ from ._input import BINARY_ONLY_HINT, check_numeric_frame, encode_labels, featur
 from ._report import FitOutcome, FitReport
 
 __all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "TrainingData", "merge_duplicates",
-           "class_weights", "CLASS_WEIGHT_CONSTRAINT", "CLASS_WEIGHT_DOC"]
+           "class_weights", "CLASS_WEIGHT_CONSTRAINT"]
 
 #: The ``class_weight`` parameter's validation (``_parameter_constraints``).
 CLASS_WEIGHT_CONSTRAINT = [dict, StrOptions({"balanced"}), None]
-
-#: The ``class_weight`` parameter's documentation, shared by every classifier's docstring.
-CLASS_WEIGHT_DOC = """    class_weight : "balanced" or dict, optional
-        Multiplies the weight of every row of a class: ``{label: weight}``, or
-        ``"balanced"`` (each class gets the same total weight, ``W / (K W_k)``);
-        combined with ``fit``'s ``sample_weight``."""
-
 
 @dataclass(frozen=True)
 class TrainingData:

@@ -13,7 +13,8 @@ from ..algorithms.c45 import grow_c45, to_tree
 from ..algorithms.pessimistic_pruning import collapse, prune
 from ..readable import format_number
 from ..trees import feature_importances, node_membership
-from ._base import CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier
+from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
+from ._docs import CLASS_WEIGHT_DOC
 from ._input import feature_names, resolve_features
 from ._views import TreeViews
 

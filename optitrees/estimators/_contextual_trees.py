@@ -20,8 +20,9 @@ from ..algorithms.policy_network import PolicyNetwork
 from ..readable import format_number
 from ..scaling import power_of_two_scale
 from ..trees import from_sklearn, readable_tree
-from ._base import (CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier, OptitreesEstimator,
+from ._base import (CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier, OptitreesEstimator,
                     stratification)
+from ._docs import CLASS_WEIGHT_DOC
 from ._input import feature_names
 
 __all__ = ["ContextualTreeClassifier", "ContextualTreeRegressor"]

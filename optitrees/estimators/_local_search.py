@@ -13,7 +13,8 @@ from ..algorithms.tao import label_objective, tao_label_tree
 from ..algorithms.tmo import tmo_label_tree
 from ..scaling import ScaledData
 from ..trees import feature_importances, readable_tree
-from ._base import CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier
+from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
+from ._docs import CLASS_WEIGHT_DOC
 from ._views import TreeViews
 
 __all__ = ["TAOClassifier", "TMOClassifier"]

@@ -19,7 +19,8 @@ from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, lay
 from ..formulations.loss_optimal_solution import LOSS_OPTIMAL
 from ..solvers.registry import get_backend
 from ..trees import feature_importances, node_std
-from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
+from ._docs import SOLVER_PARAMETERS_DOC
+from ._template import MIPClassifier
 from ._views import TreeViews
 
 __all__ = ["LossOptimalTreeClassifier"]

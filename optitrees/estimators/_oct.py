@@ -15,7 +15,8 @@ from ..algorithms.tmo import tmo_label_tree
 from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
 from ..trees import feature_importances
-from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
+from ._docs import SOLVER_PARAMETERS_DOC
+from ._template import MIPClassifier
 from ._views import TreeViews
 
 __all__ = ["OCTClassifier", "OCTHClassifier"]

@@ -13,8 +13,9 @@ from ..algorithms.risk_search import risk_search
 from ..formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
 from ..formulations.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
 from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
+from ._docs import SOLVER_PARAMETERS_DOC
 from ._input import resolve_features
-from ._template import SOLVER_PARAMETERS_DOC, MIPClassifier
+from ._template import MIPClassifier
 from ._views import ScoreCardViews
 
 __all__ = ["RiskScoreClassifier", "GeneralizedRiskScoreClassifier"]

@@ -15,7 +15,8 @@ from ..readable import round_linear_model
 from ..scaling import power_of_two_scale
 from ..trees import from_sklearn
 from ..rule_set import RuleSet
-from ._base import CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier
+from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
+from ._docs import CLASS_WEIGHT_DOC
 from ._input import feature_names
 from ._views import _Printed
 

@@ -50,59 +50,10 @@ from ..solvers import SolveOptions, SolverResult
 from ..solvers.results import SolveStatus, TerminationCondition
 from ..solvers.registry import get_backend
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
-from ._report import FitLog, FitOutcome, FitReport
 from ._input import resolve_features
+from ._report import FitLog, FitOutcome, FitReport
 
-__all__ = ["MIPClassifier", "SOLVER_PARAMETERS_DOC"]
-
-#: The shared parameters' documentation, appended to each estimator's docstring.
-SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo", "best"}, default=True
-        The start handed to the solver: the greedy tree (``"greedy"``), the
-        greedy tree improved by TAO (``"tao"``), the best tree of a TMO run
-        (``"tmo"``), or the best of all three (``"best"``); ``True`` is the
-        family's default (``"best"`` for the tree models: in
-        ``bench/warm_starts.py`` it beat the greedy tree on 10 of 10 instances of
-        every family at 10 s, with the lowest median objective), ``False``
-        gives the solver no start (only the greedy model is computed, as the
-        fallback). The returned
-        model is never worse than the best start in the exact training objective.
-    solver : str, default="highs"
-        See :func:`optitrees.solvers.solve`.
-    time_limit : float, default=60.0
-        Seconds for the whole ``fit`` (starts, solve, polishing, refinement),
-        honoured within about 5% + 1 s; ``None`` for no limit. At the limit the
-        best model found is returned with a :class:`~optitrees.exceptions.TimeLimitWarning`
-        stating the gap. Same data, seed and options give the same model when
-        the solve ends on the gap or a node limit (``solver_options=
-        {"mip_max_nodes": n}`` for HiGHS); where a wall-clock limit stops it,
-        the incumbent depends on machine speed. A node limit counts
-        branch-and-bound nodes, not the root node's cuts and heuristics: on a
-        150-row depth-2 OLCT the root alone used a 10 s limit, so a quick fit
-        needs a time limit too.
-    mip_gap : float, default=1e-4
-    threads : int, optional
-    random_state : int, optional
-        Seed for the solver and the warm start.
-    verbose : bool, default=False
-        Show the solver log.
-    solver_options : dict, optional
-        Raw solver options, applied last, over the family's measured defaults
-        for HiGHS (``_highs_defaults``: presolve off for the loss-optimal
-        trees, see ``bench/solver_settings.py``, and for OCT / OCT-H, whose
-        presolve overran the time limit).
-    forbidden_features : sequence of str or int, optional
-        Features (names or column indices) no split or rule may use.
-    constraints : callable, optional
-        ``constraints(formulation)`` is called after the model is built and
-        before it is solved: add rows with ``formulation.add_constraints`` or fix
-        variables with ``formulation.fix`` (``formulation.index("J", name)``
-        finds a feature). A start or refined model that violates the result is
-        not returned.
-    class_weight : "balanced" or dict, optional
-        Multiplies the weight of every row of a class: ``{label: weight}``, or
-        ``"balanced"`` (each class gets the same total weight, ``W / (K W_k)``);
-        combined with ``fit``'s ``sample_weight``."""
-
+__all__ = ["MIPClassifier"]
 
 class MIPClassifier(OptitreesClassifier):
     """Base of the MIP estimators: parameters shared by all, and the fit template (see the module docstring).

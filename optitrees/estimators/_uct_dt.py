@@ -11,8 +11,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.uct_dt import UCTSearch
 from ..trees import feature_importances
-from ._base import CLASS_WEIGHT_CONSTRAINT, CLASS_WEIGHT_DOC, OptitreesClassifier, stratification
+from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier, stratification
 from ._c45 import C45Classifier
+from ._docs import CLASS_WEIGHT_DOC
 from ._views import TreeViews
 
 __all__ = ["UCTDTClassifier"]

@@ -196,3 +196,20 @@ def test_a_build_the_budget_cannot_finish_is_left_and_the_start_returned(cancer,
     assert r.status == "time_limit_no_solution" and report.returned == "start"
     assert est.objective_ == report.objectives["start"] and "while it was built" in est.formulation_summary_
     assert est.predict(X).shape == y.shape
+
+
+def test_node_fits_left_behind_do_not_undo_the_callers_warning_filters(cancer):
+    """Abandoned node fits end in their worker threads after the fit; they must not touch the warning filters
+    (``warnings.catch_warnings`` there undid the caller's block: this fit's TimeLimitWarning went unrecorded)."""
+    import threading
+
+    X, y = cancer
+    before = list(warnings.filters)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        OCTHClassifier(max_depth=2, time_limit=0.05).fit(X, y)
+    assert {FallbackWarning, TimeLimitWarning} <= {type(w.message) for w in caught}
+    for thread in threading.enumerate():
+        if thread.name == "optitrees-deadline":
+            thread.join()
+    assert warnings.filters == before

@@ -1,0 +1,23 @@
+"""The convergence warnings of the convex fits run in worker threads, silenced once per process.
+
+:func:`~optitrees.algorithms.budget.call_until` runs liblinear and lbfgs fits
+in worker threads it may abandon at a deadline. ``warnings.catch_warnings``
+is not safe there: it swaps the process's filter list, and a worker leaving
+its block after another thread entered one undoes that thread's block (a
+fit's own ``TimeLimitWarning`` went unrecorded when an abandoned node fit
+ended during it). These fits stop at iteration limits on purpose, so their
+"failed to converge" warnings are filtered once, by message, instead.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from sklearn.exceptions import ConvergenceWarning
+
+__all__ = ["FIT_CONVERGENCE_MESSAGE"]
+
+#: The warnings of scikit-learn's liblinear and lbfgs solvers when they stop at ``max_iter``.
+FIT_CONVERGENCE_MESSAGE = r"(Liblinear|lbfgs) failed to converge"
+
+warnings.filterwarnings("ignore", message=FIT_CONVERGENCE_MESSAGE, category=ConvergenceWarning)
