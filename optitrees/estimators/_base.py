@@ -171,15 +171,12 @@ class OptitreesEstimator(BaseEstimator):
             y_idx = (y_enc > 0).astype(np.int64) if self._binary else y_enc
             per_class = class_weights(getattr(self, "class_weight", None), self.classes_, y_idx, weight)
             weight = weight * per_class[y_idx]
-            given = given or getattr(self, "class_weight", None) is not None
             totals = np.bincount(y_idx, weights=weight, minlength=len(self.classes_))
             if np.count_nonzero(totals) < 2:
                 raise ValueError("the weights leave fewer than two classes with positive weight; "
                                  f"class totals {dict(zip(self.classes_.tolist(), totals.tolist()))}")
         else:
             y_enc = np.asarray(y, dtype=np.float64)
-            if weight.sum() <= 0:
-                raise ValueError("sample_weight sums to 0: no row is left to fit")
         Xm, ym, wm, merged = merge_duplicates(X, y_enc, weight)
         if len(ym) < 2:
             raise ValueError("fewer than 2 distinct rows of positive weight are left to fit")

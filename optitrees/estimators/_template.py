@@ -278,7 +278,7 @@ class MIPClassifier(OptitreesClassifier):
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
         notes += self._status_notes(result, returned, objectives, label)
         proven = result.bound is not None and objectives[returned] <= result.bound + 1e-6 * max(1.0, abs(result.bound))
-        if result.status is SolveStatus.OPTIMAL and not proven:
+        if result.status is SolveStatus.OPTIMAL and not proven and result.bound is not None:
             log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "
                      f"underestimates the exact one (the returned model's is {objectives[returned]:.6g}): the "
                      "returned model is not proven optimal")
