@@ -72,27 +72,20 @@ def _scan(Xt, prefer, allowed, gap=0.0, order=None, weight=None):
         order = np.argsort(Xc, axis=0, kind="stable")
     xs = np.take_along_axis(Xc, order, axis=0)
     ps = prefer[order]
-    if weight is None:
-        right_in_left = np.cumsum(ps == 1, axis=0)[:-1]     # threshold after position k = 1 .. n-1
-        left_in_left = np.cumsum(ps == -1, axis=0)[:-1]
-        errors = right_in_left + (np.sum(prefer == -1) - left_in_left)
-        worst = np.iinfo(np.int64).max
-    else:
-        vs = weight[order]
-        right_in_left = np.cumsum(np.where(ps == 1, vs, 0.0), axis=0)[:-1]
-        left_in_left = np.cumsum(np.where(ps == -1, vs, 0.0), axis=0)[:-1]
-        errors = right_in_left + (weight @ (prefer == -1) - left_in_left)
-        worst = np.inf
+    weight = np.ones(len(prefer)) if weight is None else weight
+    vs = weight[order]
+    right_in_left = np.cumsum(np.where(ps == 1, vs, 0.0), axis=0)[:-1]    # threshold after position k = 1 .. n-1
+    left_in_left = np.cumsum(np.where(ps == -1, vs, 0.0), axis=0)[:-1]
+    errors = right_in_left + (weight @ (prefer == -1) - left_in_left)
     valid = (xs[1:] > xs[:-1]) & (xs[1:] - xs[:-1] >= gap)
-    errors = np.where(valid, errors, worst)
+    errors = np.where(valid, errors, np.inf)
     flat = np.argsort(errors, axis=None, kind="stable")[:10]
     out = []
     for f in flat:
         k, c = np.unravel_index(f, errors.shape)
         if not valid[k, c]:
             break
-        err = int(errors[k, c]) if weight is None else float(errors[k, c])
-        out.append((err, int(cols[c]), float((xs[k, c] + xs[k + 1, c]) / 2), int(k + 1)))
+        out.append((float(errors[k, c]), int(cols[c]), float((xs[k, c] + xs[k + 1, c]) / 2), int(k + 1)))
     return out
 
 
