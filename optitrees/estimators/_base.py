@@ -40,7 +40,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ..algorithms.budget import Budget
 from ._input import BINARY_ONLY_HINT, check_numeric_frame, encode_labels, feature_names, resolve_features
-from ._report import FitOutcome, FitReport
+from ._report import FitOutcome, FitProgress, FitReport
 
 __all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "TrainingData", "merge_duplicates",
            "class_weights", "CLASS_WEIGHT_CONSTRAINT"]
@@ -152,6 +152,33 @@ class OptitreesEstimator(BaseEstimator):
     _allow_nan = False
 
     # ------------------------------------------------------------------ fit
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model (the class docstring says how) within ``time_limit``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features.
+        y : array-like of shape (n_samples,)
+            Class labels (any type), or the regression target.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weight of each row in every loss and count (times
+            ``class_weight``); an integer weight is the row repeated.
+
+        Returns
+        -------
+        self
+            With ``fit_report_``: what the fit did. A fit of more than 10 s
+            prints a progress line every 10 s on stderr.
+        """
+        budget = self._budget()
+        with FitProgress(type(self).__name__, budget):
+            return self._fit(X, y, sample_weight, budget)
+
+    def _fit(self, X, y, sample_weight, budget):
+        """The family's fit within ``budget``; ends with ``fit_report_`` written."""
+        raise NotImplementedError(f"{type(self).__name__} must define _fit")
+
     def _fit_data(self, X, y, sample_weight=None) -> TrainingData:
         """Check ``X``, ``y`` and the weights, set ``n_features_in_``, ``feature_names_in_`` and ``classes_``.
 

@@ -148,7 +148,7 @@ class C45Classifier(TreeViews, OptitreesClassifier):
         """Per-feature noise deviation ``u * |mean(x_j)|`` (seed 000, 3.2.1), or ``None`` when ``u == 0``."""
         return None if u == 0 else u * self.feature_scale_
 
-    def fit(self, X, y, sample_weight=None):
+    def _fit(self, X, y, sample_weight, budget):
         """Grow the tree (soft search / propagation when asked), then prune it.
 
         ``sample_weight`` is each row's starting weight: C4.5's counts are already
@@ -156,7 +156,6 @@ class C45Classifier(TreeViews, OptitreesClassifier):
         so gains, ``min_samples_leaf``, pruning errors and leaf frequencies all
         count weight.
         """
-        budget = self._budget()
         self._validate_params()
         training = self._fit_data(X, y, sample_weight)
         X, y_idx, weights = training.X, training.y, training.weight

@@ -73,9 +73,8 @@ class _ContextualTrees(OptitreesEstimator):
         self.random_state = random_state
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
+    def _fit(self, X, y, sample_weight, budget):
         """Validate CART's depth, grow the forest, train the policy (Algorithm 4) with early stopping."""
-        budget = self._budget()
         self._validate_params()
         hidden = tuple(int(h) for h in np.atleast_1d(self.hidden_layer_sizes))
         if any(h < 1 for h in hidden):

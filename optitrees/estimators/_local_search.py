@@ -130,9 +130,8 @@ class TAOClassifier(_LocalSearchTree):
         self.forbidden_features = forbidden_features
         self.class_weight = class_weight
 
-    def fit(self, X, y, sample_weight=None):
+    def _fit(self, X, y, sample_weight, budget):
         """Fit CART, then improve it by TAO (``sample_weight``: each row's weight in the errors and leaf sizes)."""
-        budget = self._budget()
         training, data, allowed, L_hat = self._prepare(X, y, sample_weight, "unit")
         v = data.fit_weight
         start = FixedTree.from_tree(cart_tree(data.X, data.y, self.max_depth, self.min_samples_leaf,
@@ -226,10 +225,9 @@ class TMOClassifier(_LocalSearchTree):
         self.forbidden_features = forbidden_features
         self.class_weight = class_weight
 
-    def fit(self, X, y, sample_weight=None):
+    def _fit(self, X, y, sample_weight, budget):
         """Run TMO from a random forest's trees (``sample_weight``: each row's weight in the forest, TAO and the
         fitness)."""
-        budget = self._budget()
         training, data, allowed, L_hat = self._prepare(X, y, sample_weight, "unit")
         best, self.fitness_history_ = tmo_label_tree(
             data.X, data.y, self.max_depth, len(self.classes_), n_estimators=self.n_estimators,

@@ -17,8 +17,9 @@ import math
 from dataclasses import dataclass, field
 
 from ..enums import TextEnum
+from ..solvers.options import ProgressPrinter, SolveOptions
 
-__all__ = ["FitOutcome", "FitReport", "FitLog"]
+__all__ = ["FitOutcome", "FitReport", "FitLog", "FitProgress"]
 
 
 class FitOutcome(TextEnum):
@@ -32,6 +33,23 @@ class FitOutcome(TextEnum):
     HEURISTIC = "heuristic"
     #: A heuristic whose stages the time limit ended early (each returned its best so far).
     TRUNCATED = "heuristic, cut short by the time limit"
+
+
+class FitProgress(ProgressPrinter):
+    """A line on stderr every 10 s of a long fit: ``optitrees[TMOClassifier] 20s of 30 s, stages done: validate``.
+
+    While a solve inside the fit prints its own progress line (incumbent,
+    bound, gap), this one is silent (only the innermost printer speaks).
+    """
+
+    def __init__(self, estimator: str, budget, stream=None):
+        super().__init__(estimator, SolveOptions(), stream)
+        self.budget = budget
+
+    def line(self) -> str:
+        limit = "" if self.budget.seconds is None else f" of {self.budget.seconds:g} s"
+        done = ", ".join(self.budget.stages) or "none yet"
+        return f"optitrees[{self.solver}] {self.budget.elapsed:.0f}s{limit}, stages done: {done}"
 
 
 class FitLog:

@@ -126,10 +126,9 @@ class RuleSetClassifier(_Printed, OptitreesClassifier):
         self.time_limit = time_limit
         self.class_weight = class_weight
 
-    def fit(self, X, y, sample_weight=None):
+    def _fit(self, X, y, sample_weight, budget):
         """Grow the forest, pool and select its rules, fit one correctness model per rule (``sample_weight``:
         each row's weight in the forest, the LASSO and the correctness models)."""
-        budget = self._budget()
         self._validate_params()
         training = self._fit_data(X, y, sample_weight)
         X, v = training.X, training.weight

@@ -193,7 +193,7 @@ class MIPClassifier(OptitreesClassifier):
         return budget.starts_until(self._tmo_share if "tmo" in self._start_methods else self._start_share)
 
     # -------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
+    def _fit(self, X, y, sample_weight, budget):
         """Fit by the fit template: validate, build, warm start, solve, decode, refine, report.
 
         Parameters
@@ -211,7 +211,7 @@ class MIPClassifier(OptitreesClassifier):
         self
         """
         self._validate_params()
-        budget, log = self._budget(), FitLog()
+        log = FitLog()
         family = self._family
         prepared, training = self._prepare(X, y, sample_weight)
         budget.lap("validate")

@@ -141,14 +141,13 @@ class UCTDTClassifier(TreeViews, OptitreesClassifier):
         self.forbidden_features = forbidden_features
         self.class_weight = class_weight
 
-    def fit(self, X, y, sample_weight=None):
+    def _fit(self, X, y, sample_weight, budget):
         """Split induction / validation rows, search, keep the tree of best validation F1.
 
         ``sample_weight``: each row's weight in the class counts, gains, split
         sizes and the validation F1 (rows, with their weights, go wholly to the
         induction or the validation part).
         """
-        budget = self._budget()
         self._validate_params()
         training = self._fit_data(X, y, sample_weight)
         X, y_idx, weight = training.X, training.y, training.weight

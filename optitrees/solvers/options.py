@@ -87,6 +87,10 @@ class ProgressPrinter:
     a short one prints nothing.
     """
 
+    #: The printers in progress, innermost last: only the innermost prints (a solve inside a fit speaks for it).
+    _stack: list = []
+    _stack_lock = threading.Lock()
+
     def __init__(self, solver: str, options: SolveOptions, stream=None):
         self.solver = solver
         self.enabled = options.progress and not options.verbose
@@ -122,10 +126,15 @@ class ProgressPrinter:
 
     def _run(self):
         while not self._stop.wait(self.interval):
-            print(self.line(), file=self.stream, flush=True)
+            with ProgressPrinter._stack_lock:
+                innermost = bool(ProgressPrinter._stack) and ProgressPrinter._stack[-1] is self
+            if innermost:
+                print(self.line(), file=self.stream, flush=True)
 
     def __enter__(self):
         self._t0 = time.perf_counter()
+        with ProgressPrinter._stack_lock:
+            ProgressPrinter._stack.append(self)
         if self.enabled and self.interval > 0:
             self._thread = threading.Thread(target=self._run, daemon=True)
             self._thread.start()
@@ -133,6 +142,9 @@ class ProgressPrinter:
 
     def __exit__(self, *exc):
         self._stop.set()
+        with ProgressPrinter._stack_lock:
+            if self in ProgressPrinter._stack:
+                ProgressPrinter._stack.remove(self)
         if self._thread is not None:
             self._thread.join()
         return False

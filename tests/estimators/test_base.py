@@ -20,7 +20,7 @@ def test_every_estimator_stands_on_the_base_and_copies_none_of_it(case):
     assert isinstance(estimator, OptitreesEstimator)
     assert isinstance(estimator, OptitreesClassifier) == (kind != "target")
     # the input checks live in the base only: no estimator module defines its own
-    for name in ("_X", "_feature_names", "_fit_data", "_allowed_features", "_budget"):
+    for name in ("fit", "_X", "_feature_names", "_fit_data", "_allowed_features", "_budget"):
         owner = next(k for k in cls.__mro__ if name in vars(k))
         assert owner is OptitreesEstimator, f"{cls.__name__}.{name} is defined by {owner.__name__}"
     assert "sample_weight" in inspect.signature(cls.fit).parameters

@@ -63,3 +63,30 @@ def test_the_solver_result_is_the_solves_own():
     r = clf.solver_result_
     assert not hasattr(r, "returned") and not hasattr(r, "certified_by") and "fit" not in r.timings
     assert "routing_mismatches" in clf.fit_report_.checks and "routing_mismatches" not in r.checks
+
+
+def test_a_long_fit_prints_progress_and_a_solve_inside_speaks_for_it():
+    import io
+    import time
+
+    from optitrees.algorithms.budget import Budget
+    from optitrees.estimators._report import FitProgress
+    from optitrees.solvers.options import ProgressPrinter, SolveOptions
+
+    budget, stream = Budget(30.0), io.StringIO()
+    progress = FitProgress("TMOClassifier", budget, stream=stream)
+    progress.interval = 0.05
+    with progress:
+        time.sleep(0.2)
+        budget.lap("validate")
+        time.sleep(0.2)
+        lines = stream.getvalue().splitlines()
+        solve_stream = io.StringIO()
+        solve = ProgressPrinter("highs", SolveOptions(progress_interval=0.05), stream=solve_stream)
+        with solve:
+            quiet = len(stream.getvalue().splitlines())
+            time.sleep(0.3)
+            assert len(stream.getvalue().splitlines()) <= quiet + 1          # the solve's line, not the fit's
+        assert solve_stream.getvalue().count("optitrees[highs]") >= 3
+    assert lines and all(line.startswith("optitrees[TMOClassifier]") and "of 30 s" in line for line in lines)
+    assert any("stages done: validate" in line for line in lines)
