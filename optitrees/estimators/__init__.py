@@ -7,7 +7,8 @@ fit template (:mod:`._template`); every fit ends by writing ``fit_report_``
 """
 
 from ._c45 import C45Classifier
-from ._contextual_trees import ContextualTreeClassifier, ContextualTreeRegressor
+from ._contextual_classifier import ContextualTreeClassifier
+from ._contextual_regressor import ContextualTreeRegressor
 from ._local_search import TAOClassifier, TMOClassifier
 from ._loss_optimal import LossOptimalTreeClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
