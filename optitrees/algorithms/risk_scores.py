@@ -3,17 +3,16 @@ the one-rule-at-a-time greedy start of OGRS, and the exact intercept refit."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy.optimize import minimize_scalar
-from sklearn.exceptions import ConvergenceWarning
 
 from .. import solvers as _solvers
 from ..formulations import ogrs as ogrs_model
 from ..formulations.ors import card_from_points
 from ..formulations.tangents import logistic_loss
 from ..scorecard import ScoreCard
+from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
+from .budget import call_until
 
 __all__ = ["best_intercept", "refit_intercept", "rounded_logistic_points", "rounded_logistic_card", "stumps",
            "stump_card", "greedy_rules_card"]
@@ -46,14 +45,18 @@ def refit_intercept(card: ScoreCard, X, y, bound, sample_weight=None) -> ScoreCa
     return card
 
 
-def rounded_logistic_points(X, y, n_rules, A, random_state=None, allowed=None, sample_weight=None) -> np.ndarray:
+def rounded_logistic_points(X, y, n_rules, A, random_state=None, allowed=None, sample_weight=None,
+                            deadline=None) -> np.ndarray:
     """Points from a sparse l1-logistic regression, scaled to the score range and rounded.
 
     The l1 weight is decreased until at most ``n_rules`` features are used
     (the ``n_rules`` largest weights are kept when the path jumps past it);
     the weights are scaled so the largest becomes ``max A`` (or ``min A`` for a
     negative one), rounded and clipped to ``A``. ``allowed`` masks out
-    forbidden features; ``sample_weight`` weights the fit's rows.
+    forbidden features; ``sample_weight`` weights the fit's rows. Past
+    ``deadline`` (a ``time.perf_counter()`` value) the walk stops with the
+    last fit it finished (a fit still running is left, :func:`~optitrees.algorithms.budget.call_until`);
+    without any, the points are all 0.
     """
     from sklearn.linear_model import LogisticRegression
 
@@ -62,10 +65,11 @@ def rounded_logistic_points(X, y, n_rules, A, random_state=None, allowed=None, s
     cols = np.arange(p) if allowed is None else np.flatnonzero(allowed)
     best = np.zeros(p)
     for C in np.geomspace(1e-3, 10.0, 25):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            lr = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
-                                    random_state=random_state).fit(X[:, cols], y, sample_weight)
+        model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
+                                   random_state=random_state)
+        done, lr = call_until(deadline, model.fit, X[:, cols], y, sample_weight)
+        if not done:
+            break
         w = np.zeros(p)
         w[cols] = lr.coef_.ravel()
         if np.count_nonzero(w) > n_rules:
@@ -81,13 +85,14 @@ def rounded_logistic_points(X, y, n_rules, A, random_state=None, allowed=None, s
     return np.clip(np.round(best * scale), A.min(), A.max())
 
 
-def rounded_logistic_card(problem, random_state=None) -> ScoreCard:
-    """ORS warm start: :func:`rounded_logistic_points` clipped to each feature's point bounds, one rule per
-    group (the largest points kept), with the exact intercept at the problem's multiplier."""
+def rounded_logistic_card(problem, random_state=None, deadline=None) -> ScoreCard:
+    """ORS warm start: :func:`rounded_logistic_points` (until ``deadline``) clipped to each feature's point
+    bounds, one rule per group (the largest points kept), with the exact intercept at the problem's multiplier."""
     X, y, v = problem.data.X, problem.data.y, problem.data.fit_weight
     allowed = np.ones(X.shape[1], bool)
     allowed[list(problem.spec.forbidden)] = False
-    s = rounded_logistic_points(X, y, problem.spec.n_rules, problem.spec.scores, random_state, allowed, v)
+    s = rounded_logistic_points(X, y, problem.spec.n_rules, problem.spec.scores, random_state, allowed, v,
+                                deadline)
     s = np.where(s != 0, np.clip(s, problem.lower, problem.upper), 0.0)
     for g in problem.spec.groups:
         g = np.asarray(g, int)

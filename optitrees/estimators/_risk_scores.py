@@ -241,7 +241,7 @@ class RiskScoreClassifier(_RiskScore):
         return "multiplier" if self.multiplier == "auto" else "intercept"
 
     def _starts(self, problem, deadline, methods):
-        return {"greedy": rounded_logistic_card(problem, self._seed), **(problem.starts or {})}
+        return {"greedy": rounded_logistic_card(problem, self._seed, deadline), **(problem.starts or {})}
 
 
 class GeneralizedRiskScoreClassifier(_RiskScore):
@@ -360,7 +360,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
 
     def _starts(self, problem, deadline, methods):
         if isinstance(problem, OGRSCandidateProblem):
-            return {"greedy": rounded_logistic_card(problem, self._seed), **(problem.starts or {})}
+            return {"greedy": rounded_logistic_card(problem, self._seed, deadline), **(problem.starts or {})}
         starts = {"greedy": greedy_rules_card(problem, deadline=deadline, **self._solve_options())}
         stumps = stump_card(problem, self._seed)
         if stumps is not None:

@@ -167,11 +167,13 @@ def _distinct_rows(A):
     numbered, the numbers combined in mixed radix) when the key fits in 62 bits, which is far faster than
     sorting whole rows; otherwise by ``np.unique(axis=0)``."""
     codes, radix = [], []
-    for column in A.T:
+    # 62 columns or more cannot fit a 62-bit key (each takes a bit at least): skip numbering them (the
+    # per-column np.unique took 0.5 s of 3,000 x 1,921 candidate columns of a generalized risk score)
+    for column in A.T if A.shape[1] < 62 else ():
         values, code = np.unique(column, return_inverse=True)
         codes.append(code.ravel())
         radix.append(len(values))
-    if np.sum(np.log2(np.maximum(radix, 1))) >= 62:
+    if A.shape[1] >= 62 or np.sum(np.log2(np.maximum(radix, 1))) >= 62:
         _, first, inverse = np.unique(A, axis=0, return_index=True, return_inverse=True)
         return first, inverse.ravel()
     key = np.zeros(len(A), np.int64)
