@@ -58,11 +58,19 @@ def feature_order(X, allowed=None) -> np.ndarray:
 def _scan(Xt, prefer, allowed, gap=0.0, order=None, weight=None):
     """Best axis-aligned split ``x_j <= thr`` for pseudo-labels ``prefer`` (+1 right, -1 left, 0 don't care).
 
-    Thresholds lie between consecutive distinct values at least ``gap`` apart. ``order`` (rows of ``Xt``
-    sorted by each allowed feature) saves the sort when known. Returns candidates ``(errors, j, thr,
-    left_count)`` sorted by errors (at most 10); ``errors`` counts the pseudo-labels sent the wrong way
-    (their total ``weight`` when given).
+    Thresholds lie between consecutive distinct values at least ``gap`` apart (without a gap, of the points
+    that care: the others count nowhere). ``order`` (rows of ``Xt`` sorted by each allowed feature) saves
+    the sort when known. Returns candidates ``(errors, j, thr, left_count)`` sorted by errors (at most 10);
+    ``errors`` counts the pseudo-labels sent the wrong way (their total ``weight`` when given).
     """
+    if gap == 0 and np.any(prefer == 0):
+        # points that go either way change no count: without a margin to keep from them, scan the others only
+        care = prefer != 0
+        if order is not None:
+            rank = np.cumsum(care) - 1                  # a cared-for row's position among them
+            order = rank[order.T[care[order].T].reshape(order.shape[1], -1).T]
+        Xt, prefer = Xt[care], prefer[care]
+        weight = None if weight is None else weight[care]
     cols = np.flatnonzero(allowed)
     Xc = Xt[:, cols]
     n = Xc.shape[0]
