@@ -194,22 +194,8 @@ class MIPClassifier(OptitreesClassifier):
 
     # -------------------------------------------------------------- fit
     def _fit(self, X, y, sample_weight, budget):
-        """Fit by the fit template: validate, build, warm start, solve, decode, refine, report.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features without missing values.
-        y : array-like of shape (n_samples,)
-            Class labels (any type).
-        sample_weight : array-like of shape (n_samples,), optional
-            Non-negative weight of each row in every loss and count (times
-            ``class_weight``); an integer weight is the row repeated.
-
-        Returns
-        -------
-        self
-        """
+        """The fit template (module docstring: validate, exact search, warm starts, build, solve, decode,
+        refine, report) within ``budget``; the parameters are those of :meth:`OptitreesEstimator.fit`."""
         self._validate_params()
         log = FitLog()
         family = self._family
