@@ -14,7 +14,17 @@ from functools import cached_property
 
 import numpy as np
 
-__all__ = ["standardize", "scale_unit", "power_of_two_scale", "ScaledData"]
+__all__ = ["standardize", "scale_unit", "power_of_two_scale", "weighted_sum", "ScaledData"]
+
+
+def weighted_sum(values, weight=None) -> float:
+    """``sum_i weight_i values_i``; the plain sum without weights (every row weighs 1).
+
+    >>> weighted_sum([1.0, 2.0]), weighted_sum([1.0, 2.0], [3.0, 0.5])
+    (3.0, 4.0)
+    """
+    values = np.asarray(values, dtype=float)
+    return float(values.sum() if weight is None else np.asarray(weight, dtype=float) @ values)
 
 
 def standardize(X, sample_weight=None):
@@ -111,10 +121,9 @@ class ScaledData:
 
     def weighted_sum(self, values, rows=None) -> float:
         """``sum_i weight_i values_i`` over ``rows`` (all rows by default); the plain sum when unweighted."""
-        values = np.asarray(values, dtype=float)
         if not self.weighted:
-            return float(values.sum())
-        return float((self.weight if rows is None else self.weight[rows]) @ values)
+            return weighted_sum(values)
+        return weighted_sum(values, self.weight if rows is None else self.weight[rows])
 
     @property
     def labels(self) -> np.ndarray:

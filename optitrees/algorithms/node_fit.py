@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..formulations.tangents import logistic_loss
+from ..scaling import weighted_sum
 from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
 
 __all__ = ["fit_l1_logistic", "fit_linear_svm", "node_fitter", "node_objective", "constant_fit"]
@@ -90,7 +91,7 @@ def node_objective(spec, h):
 
     def objective(X, y, w, b, sample_weight=None):
         losses = loss(y * (X @ w + b))
-        value = C * (losses.sum() if sample_weight is None else sample_weight @ losses)
+        value = C * weighted_sum(losses, sample_weight)
         if reg == "l1":
             value += lam * np.abs(w).sum()
         elif reg == "l2":
@@ -106,7 +107,7 @@ def _fit_univariate(X, y, C, random_state=None, sample_weight=None):
     """Best single-feature l1-logistic regression (Remark 2's ``||w||_0 <= 1``), weighted by ``sample_weight``."""
     def obj(w, b):
         losses = logistic_loss(y * (X @ w + b))
-        return C * (losses.sum() if sample_weight is None else sample_weight @ losses) + np.abs(w).sum()
+        return C * weighted_sum(losses, sample_weight) + np.abs(w).sum()
 
     best = (np.zeros(X.shape[1]), _constant(y, sample_weight=sample_weight))
     best_obj = obj(*best)

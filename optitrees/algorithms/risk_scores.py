@@ -10,6 +10,7 @@ from .. import solvers as _solvers
 from ..formulations import ogrs as ogrs_model
 from ..formulations.ors import card_from_points
 from ..formulations.tangents import logistic_loss
+from ..scaling import weighted_sum
 from ..scorecard import ScoreCard
 from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
 from .budget import call_until
@@ -20,7 +21,7 @@ __all__ = ["best_intercept", "refit_intercept", "rounded_logistic_points", "roun
 
 def _weighted_loss(margins, sample_weight):
     losses = logistic_loss(margins)
-    return float(losses.sum() if sample_weight is None else sample_weight @ losses)
+    return weighted_sum(losses, sample_weight)
 
 
 def best_intercept(totals, y, bound, multiplier: float = 1.0, sample_weight=None) -> float:

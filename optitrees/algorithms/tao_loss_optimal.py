@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..formulations.loss_optimal_solution import layer_loss_functions
+from ..scaling import weighted_sum
 from ..trees import Tree
 from .budget import call_until
 from .fixed_tree import FixedTree
@@ -59,7 +60,7 @@ class _LossTAO:
         points' weights, ``None`` for 1)."""
         spec = self.spec
         losses = self.losses[h](yr * (Xr @ w + b))
-        value = spec.C[h] * (losses.sum() if vr is None else vr @ losses)
+        value = spec.C[h] * weighted_sum(losses, vr)
         if spec.regularizer == "l1":
             value += spec.lam[h] * np.abs(w).sum()
         elif spec.regularizer == "l2":
@@ -117,7 +118,7 @@ class _LossTAO:
                 ids, h = path[:, col], level0 + col
                 v = np.einsum("ij,ij->i", Xs, ft.W[ids - 1]) + ft.b[ids - 1]
                 losses = self.losses[h](ys * v)
-                value += float(self.spec.C[h] * (losses.sum() if vs is None else vs @ losses))
+                value += float(self.spec.C[h] * weighted_sum(losses, vs))
             reached = path[:, -1] - S - 1
         else:
             reached = np.zeros(0, np.int64)

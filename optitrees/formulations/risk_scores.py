@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..scaling import weighted_sum
 from .tangents import logistic_loss
 
 __all__ = ["check_score_set", "card_loss", "tangent_terms", "default_intercept_bound", "add_point_rules"]
@@ -39,7 +40,7 @@ def card_loss(card, X, y, sample_weight=None) -> float:
     """Exact training logistic loss ``sum_i v_i log(1 + exp(-y_i (total_i + beta)))`` of a score card (``v_i``:
     ``sample_weight``, 1 by default)."""
     losses = logistic_loss(np.asarray(y, float) * card.decision_function(X))
-    return float(losses.sum() if sample_weight is None else np.asarray(sample_weight, float) @ losses)
+    return weighted_sum(losses, sample_weight)
 
 
 def tangent_terms(lines, y, slack, score_terms, beta):
