@@ -29,7 +29,8 @@ from scipy.special import ndtr
 
 from ..trees import LEAF, Tree
 from .budget import expired
-from .c45_split import best_split
+from .c45_columns import ColumnIndex, Level
+from .c45_split import best_split, choose_tests, hard_candidates, numeric_gains
 
 __all__ = ["GrowNode", "grow_c45", "gate", "distribute", "to_tree", "c45_threshold", "nominal_chain"]
 
@@ -153,31 +154,120 @@ def nominal_chain(X, Y, node: GrowNode, feature, values) -> list:
 
 def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="gain_ratio", search_sigma=None,
              propagation_sigma=None, window=6.0, resolution=0.1, rows=None, weights=None, nominal=None,
-             deadline=None) -> GrowNode:
+             deadline=None, index: ColumnIndex | None = None) -> GrowNode:
     """Grow the unpruned C4.5 tree of ``(X, Y)`` (``Y`` one-hot), Algorithm 1 of seed 000.
 
     ``search_sigma`` / ``propagation_sigma``: per-feature noise deviations of the
     soft search (3.2.1) and soft training propagation (3.2.2); ``None`` = hard.
     ``rows`` / ``weights``: grow from these rows only (default: all, weight 1).
     ``nominal``: bool mask of nominal features (multiway tests, :func:`nominal_chain`).
-    Nodes are split breadth-first; once ``deadline`` (a ``time.perf_counter()``
+    The tree grows breadth-first; once ``deadline`` (a ``time.perf_counter()``
     value) passes, the nodes not yet split stay leaves, so a tree cut short
     is the complete tree's top levels.
+
+    The hard search on numeric features scores all nodes of a level at once
+    (:func:`_grow_levels`, on the training set's ``index``, built here unless
+    the caller grows many trees on the same ``X``); the soft search and nominal
+    features split one node at a time.
     """
     n = X.shape[0]
     rows = np.arange(n) if rows is None else np.asarray(rows)
     weights = np.ones(len(rows)) if weights is None else np.asarray(weights, float)
     root = GrowNode(rows, weights, _class_counts(Y, rows, weights))
+    if search_sigma is None and (nominal is None or not np.any(nominal & allowed)):
+        _grow_levels(X, Y, root, ColumnIndex(X) if index is None else index, allowed, min_samples_leaf, max_depth,
+                     criterion, propagation_sigma, deadline)
+    else:
+        _grow_nodes(X, Y, root, allowed, min_samples_leaf, max_depth, criterion, search_sigma, propagation_sigma,
+                    window, resolution, nominal, deadline)
+    return root
+
+
+def _splittable(counts, min_samples_leaf, max_depth, depth) -> np.ndarray:
+    """Nodes (rows of class weights) that are impure, weigh at least ``2 * min_samples_leaf`` and may deepen."""
+    counts = np.atleast_2d(counts)
+    open_ = (np.count_nonzero(counts > 1e-9, axis=1) > 1) & (counts.sum(axis=1) >= 2 * min_samples_leaf)
+    return open_ & (max_depth is None or depth < max_depth)
+
+
+def _grow_levels(X, Y, root, index, allowed, min_samples_leaf, max_depth, criterion, propagation_sigma, deadline):
+    """Hard C4.5 growth, one level of nodes per pass: score every node's cuts together
+    (:func:`~optitrees.algorithms.c45_split.hard_candidates`), choose each node's test, pass the rows on."""
+    level, nodes, depth = index.level(root.rows, root.weights), [root], 0
+    labels = np.argmax(Y, axis=1)
+    while nodes and not expired(deadline):
+        counts = np.array([node.counts for node in nodes])
+        open_ = _splittable(counts, min_samples_leaf, max_depth, depth)
+        if not open_.any():
+            return
+        if not open_.all():
+            level, nodes, counts = level.subset(open_), [nd for nd, o in zip(nodes, open_) if o], counts[open_]
+        total = counts.sum(axis=1)
+        candidates = hard_candidates(index, level, labels[level.rows], Y.shape[1], allowed, min_samples_leaf)
+        gain, info = numeric_gains(candidates, total)
+        gain = np.where(allowed[None], gain, -np.inf)
+        feature, _ = choose_tests(gain, info, np.isfinite(gain) & (gain > 0), criterion)
+        splitting = np.flatnonzero(feature >= 0)
+        if not len(splitting):
+            return
+        f = feature[splitting]
+        midpoint = (candidates.lower[splitting, f] + candidates.upper[splitting, f]) / 2
+        node_feature, node_threshold = np.full(len(nodes), -1), np.full(len(nodes), np.nan)
+        node_feature[splitting], node_threshold[splitting] = f, index.largest_values_not_above(f, midpoint)
+        left_weights, right_weights = _gate_level(X, level, node_feature, node_threshold, propagation_sigma)
+        level, split_nodes = level.split(left_weights, right_weights, MIN_ROW_WEIGHT)
+        child_counts = level.node_sums(Y[level.rows] * level.weights[:, None])
+        starts, ends = level.starts, level.starts + level.sizes
+        children = []
+        for s, k in enumerate(split_nodes):
+            node = nodes[k]
+            node.feature, node.threshold = int(node_feature[k]), float(node_threshold[k])
+            node.left, node.right = (GrowNode(level.rows[starts[c]:ends[c]], level.weights[starts[c]:ends[c]],
+                                              child_counts[c]) for c in (2 * s, 2 * s + 1))
+            children += [node.left, node.right]
+        nodes, depth = children, depth + 1
+
+
+def _gate_level(X, level, node_feature, node_threshold, propagation_sigma):
+    """Each entry's weight going left and right through its node's test (``nan`` where the node has none):
+    the gate of :func:`gate`, missing values with the node's known left share (2.2.4). A test that would
+    send (almost) no weight to one side is dropped, its node stays a leaf."""
+    m = len(level.rows)
+    left, right = np.full(m, np.nan), np.full(m, np.nan)
+    split_entry = node_feature[level.node] >= 0
+    entry_node = level.node[split_entry]
+    f = node_feature[entry_node]
+    x = X[level.rows[split_entry], f]
+    sigma = 0.0 if propagation_sigma is None else np.asarray(propagation_sigma, float)[f]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        soft = ndtr((node_threshold[entry_node] - x) / np.where(sigma > 0, sigma, 1.0))
+        g = np.where(sigma > 0, soft, (x <= node_threshold[entry_node]).astype(float))
+    missing = np.isnan(x)
+    w = level.weights[split_entry]
+    known_w = np.bincount(entry_node, weights=np.where(missing, 0.0, w), minlength=level.n_nodes)
+    known_left = np.bincount(entry_node, weights=np.where(missing, 0.0, w * np.nan_to_num(g)), minlength=level.n_nodes)
+    share = np.divide(known_left, known_w, out=np.full(level.n_nodes, 0.5), where=known_w > 0)
+    g = np.where(missing, share[entry_node], g)
+    left[split_entry], right[split_entry] = w * g, w * (1.0 - g)
+    side_weights = np.vstack([np.bincount(entry_node, weights=v, minlength=level.n_nodes)
+                              for v in (left[split_entry], right[split_entry])])
+    one_sided = (side_weights.min(axis=0) < MIN_ROW_WEIGHT)[level.node]
+    left[one_sided], right[one_sided] = np.nan, np.nan
+    return left, right
+
+
+def _grow_nodes(X, Y, root, allowed, min_samples_leaf, max_depth, criterion, search_sigma, propagation_sigma,
+                window, resolution, nominal, deadline):
+    """C4.5 growth one node at a time, breadth-first (the soft search and nominal multiway tests)."""
+    index = ColumnIndex(X) if search_sigma is None else None
     stack = deque([(root, 0)])
     while stack and not expired(deadline):
         node, depth = stack.popleft()
-        total = node.weights.sum()
-        if (np.count_nonzero(node.counts > 1e-9) <= 1 or total < 2 * min_samples_leaf
-                or (max_depth is not None and depth >= max_depth)):
+        if not _splittable(node.counts, min_samples_leaf, max_depth, depth)[0]:
             continue
         split = best_split(X[node.rows], Y[node.rows], node.weights, allowed=allowed,
                            min_samples_leaf=min_samples_leaf, criterion=criterion, search_sigma=search_sigma,
-                           window=window, resolution=resolution, nominal=nominal)
+                           window=window, resolution=resolution, nominal=nominal, index=index, rows=node.rows)
         if split is None:
             continue
         if split.values is not None:
@@ -195,7 +285,6 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
         node.left = GrowNode(lr, lw, _class_counts(Y, lr, lw))
         node.right = GrowNode(rr, rw, _class_counts(Y, rr, rw))
         stack += [(node.left, depth + 1), (node.right, depth + 1)]
-    return root
 
 
 def to_tree(root: GrowNode, n_features: int) -> Tree:

@@ -29,7 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
-__all__ = ["Split", "entropy", "best_split", "top_tests", "soft_density"]
+from .c45_columns import ColumnIndex, Level
+
+__all__ = ["Split", "HardCandidates", "entropy", "hard_candidates", "numeric_gains", "choose_tests", "best_split",
+           "top_tests", "soft_density"]
 
 
 @dataclass
@@ -61,31 +64,163 @@ def _min_split(known_weight, n_classes, min_samples_leaf):
     return np.clip(0.1 * known_weight / n_classes, min_samples_leaf, 25.0)
 
 
-def _hard_candidates(X, Yw, allowed, min_samples_leaf):
-    """Per feature: (known weight, best gain on known rows, threshold, left weight, right weight, #cuts)."""
-    n, p = X.shape
-    C = Yw.shape[1]
-    order = np.argsort(X, axis=0, kind="stable")               # NaN last
-    xs = np.take_along_axis(X, order, axis=0)
-    known = ~np.isnan(xs)
-    cum = np.cumsum(Yw[order] * known[..., None], axis=0)       # (n, p, C) known class weight up to each row
-    known_counts = cum[-1]                                      # (p, C)
-    wk = known_counts.sum(axis=1)
-    left = cum[:-1]
-    right = known_counts[None] - left
-    wl, wr = left.sum(axis=2), right.sum(axis=2)
-    min_split = _min_split(wk, C, min_samples_leaf)
+def _cuts(index: ColumnIndex, level: Level, labels, n_classes, allowed):
+    """Known class weights ``(K * p, C)`` of every node and feature, and every cut between two present known
+    values of a node.
+
+    A cut is ``(group, left class weights, lower value, upper value)`` with
+    ``group = node * p + feature``; cuts come grouped, ascending in value within a group.
+    """
+    p, C, K = index.n_features, n_classes, level.n_nodes
+    known = np.zeros((K * p, C))
+    groups, lefts, lowers, uppers = [], [], [], []
+    if np.any(allowed[index.counted]) and len(level.rows):
+        n_bins = index.n_bins
+        entry, bins = index.other_bins_of(level.rows)
+        cell = (level.node[entry] * n_bins + bins) * C + labels[entry]
+        hist = np.bincount(cell, weights=level.weights[entry], minlength=K * n_bins * C).reshape(K * n_bins, C)
+        rows_in = np.bincount(cell // C, minlength=K * n_bins)
+        # the default bins: the node's totals less the feature's other bins
+        totals = np.bincount(level.node * C + labels, weights=level.weights, minlength=K * C).reshape(K, 1, C)
+        sizes = np.bincount(level.node, minlength=K).reshape(K, 1)
+        starts = index.bin_offsets
+        other = np.add.reduceat(hist.reshape(K, n_bins, C), starts, axis=1)  # (K, counted, C)
+        other_rows = np.add.reduceat(rows_in.reshape(K, n_bins), starts, axis=1)
+        default = (np.arange(K)[:, None] * n_bins + index.default_bin[None]).ravel()
+        default_rows = (sizes - other_rows).ravel()
+        rows_in[default] = default_rows
+        hist[default] = np.where(default_rows[:, None] > 0, (totals - other).reshape(-1, C), 0.0)
+        is_value = np.tile(index.is_value_bin, K)
+        present = (rows_in > 0) & is_value
+        cum = np.vstack([np.zeros(C), np.cumsum(hist * is_value[:, None], axis=0)])
+        node_offset = (np.arange(K) * n_bins)[:, None]
+        first = (node_offset + index.bin_offsets[None]).ravel()             # (K * counted) segment starts
+        last = first + np.tile(index.n_values[index.counted], K)
+        group_of = (np.arange(K)[:, None] * p + index.counted[None]).ravel()
+        known[group_of] = cum[last] - cum[first]
+        b = np.flatnonzero(present)
+        segment = b // n_bins * len(index.counted) + index.bin_column[b % n_bins]
+        same = segment[:-1] == segment[1:]
+        same &= allowed[index.counted[segment[:-1] % len(index.counted)]]
+        cut, upper, segment = b[:-1][same], b[1:][same], segment[:-1][same]
+        column = segment % len(index.counted)
+        value_base = index.value_offsets[index.counted[column]] - index.bin_offsets[column]
+        groups.append(group_of[segment])
+        lefts.append(cum[cut + 1] - cum[first[segment]])
+        lowers.append(index.all_values[value_base + cut % n_bins])
+        uppers.append(index.all_values[value_base + upper % n_bins])
+    columns = np.flatnonzero(allowed[index.sorted])
+    if len(columns) and len(level.rows) > 1:
+        Yw = np.zeros((len(labels), C))
+        Yw[np.arange(len(labels)), labels] = level.weights
+        order = level.order[columns]                                        # (h, m) entries by node and value
+        keys = index.sort_keys[level.rows[order], columns[:, None]]
+        feature = index.sorted[columns]
+        is_known = keys < index.n_values[feature][:, None]
+        cum = np.concatenate([np.zeros((len(columns), 1, C)), np.cumsum(Yw[order] * is_known[..., None], axis=1)],
+                             axis=1)                                        # (h, m + 1, C)
+        starts = level.starts
+        before = cum[:, starts]                                             # (h, K, C) before each node
+        known[(np.arange(K)[None] * p + feature[:, None]).ravel()] = \
+            (cum[:, starts + level.sizes] - before).reshape(-1, C)
+        node = level.node[order]
+        h, i = np.nonzero(is_known[:, 1:] & (keys[:, 1:] != keys[:, :-1]) & (node[:, 1:] == node[:, :-1]))
+        k = node[h, i]
+        groups.append(k * p + feature[h])
+        lefts.append(cum[h, i + 1] - before[h, k])
+        lowers.append(index.all_values[index.value_offsets[feature[h]] + keys[h, i]])
+        uppers.append(index.all_values[index.value_offsets[feature[h]] + keys[h, i + 1]])
+    if not groups:
+        return known, np.zeros(0, np.int64), np.zeros((0, C)), np.zeros(0), np.zeros(0)
+    return known, np.concatenate(groups), np.vstack(lefts), np.concatenate(lowers), np.concatenate(uppers)
+
+
+@dataclass
+class HardCandidates:
+    """Per node and feature (arrays ``(K, p)``): the best cut of the known rows, as C4.5 release 8 scores it.
+
+    ``gain`` is the information gain of the known rows at the best cut (the
+    first of the largest: smallest threshold), ``-inf`` where no cut leaves
+    ``min_split`` on each side; ``lower`` / ``upper`` the node's values either
+    side of it; ``n_cuts`` the number of cuts that do.
+    """
+
+    known_weight: np.ndarray
+    gain: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    left_weight: np.ndarray
+    right_weight: np.ndarray
+    n_cuts: np.ndarray
+
+
+def hard_candidates(index: ColumnIndex, level: Level, labels, n_classes, allowed,
+                    min_samples_leaf) -> HardCandidates:
+    """Score every cut between two present values of every allowed feature in every node of ``level``.
+
+    ``labels``: each entry's class (``0 .. n_classes - 1``). Eqs. 2.3-2.6 on the known rows of each cut.
+    """
+    p, C, K = index.n_features, n_classes, level.n_nodes
+    known, group, left, lower, upper = _cuts(index, level, np.asarray(labels), n_classes, allowed)
+    wk = known.sum(axis=1)
+    right = known[group] - left
+    wl, wr = left.sum(axis=1), right.sum(axis=1)
+    min_split = _min_split(wk, C, min_samples_leaf)[group]
     tol = 1e-9
-    valid = known[1:] & (xs[1:] > xs[:-1]) & (wl >= min_split - tol) & (wr >= min_split - tol) & allowed[None]
+    valid = (wl >= min_split - tol) & (wr >= min_split - tol)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cond = (wl * entropy(left) + wr * entropy(right)) / wk
-    gain = np.where(valid, entropy(known_counts)[None] - cond, -np.inf)
-    best = np.argmax(gain, axis=0) if n > 1 else np.zeros(p, np.int64)
-    cols = np.arange(p)
-    best_gain = gain[best, cols] if n > 1 else np.full(p, -np.inf)
-    threshold = xs[best, cols]
-    return wk, best_gain, threshold, wl[best, cols] if n > 1 else wk, wr[best, cols] if n > 1 else wk, \
-        valid.sum(axis=0)
+        cond = (wl * entropy(left) + wr * entropy(right)) / wk[group]
+    gain = np.where(valid, entropy(known)[group] - cond, -np.inf)
+    best = np.full(K * p, -np.inf)
+    best_lower, best_upper, best_wl, best_wr = np.zeros(K * p), np.zeros(K * p), wk.copy(), wk.copy()
+    if len(group):
+        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        top = np.maximum.reduceat(gain, starts)
+        lengths = np.diff(np.r_[starts, len(group)])
+        first = np.minimum.reduceat(np.where(gain == np.repeat(top, lengths), np.arange(len(gain)), len(gain)),
+                                    starts)
+        g = group[starts]
+        best[g], best_lower[g], best_upper[g], best_wl[g], best_wr[g] = \
+            gain[first], lower[first], upper[first], wl[first], wr[first]
+    n_cuts = np.bincount(group[valid], minlength=K * p)
+    shape = (K, p)
+    return HardCandidates(wk.reshape(shape), best.reshape(shape), best_lower.reshape(shape),
+                          best_upper.reshape(shape), best_wl.reshape(shape), best_wr.reshape(shape),
+                          n_cuts.reshape(shape))
+
+
+def _known_share_gain(wk, total, gain_known):
+    """The gain of the known rows times their share of the node (C4.5's missing-value rule); ``-inf`` stays."""
+    finite = np.isfinite(gain_known)
+    return np.where(finite, wk / total * np.where(finite, gain_known, 0.0), -np.inf)
+
+
+def choose_tests(gain, info, usable, criterion) -> tuple[np.ndarray, np.ndarray]:
+    """Per node (rows of ``(K, p)`` arrays): the chosen feature (``-1``: none usable) and its gain ratio.
+
+    ``"gain_ratio"``: the best ratio among the usable features whose gain is
+    at least the node's average usable gain (C4.5); ``"information_gain"``: the best gain.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = np.where(usable, gain / np.maximum(info, 1e-12), -np.inf)
+        if criterion == "information_gain":
+            feature = np.argmax(np.where(usable, gain, -np.inf), axis=1)
+        else:
+            count = usable.sum(axis=1, keepdims=True)
+            average = np.where(usable, gain, 0.0).sum(axis=1, keepdims=True) / np.maximum(count, 1)
+            ratios = np.where(gain < average - 1e-3, -np.inf, ratios)
+            feature = np.argmax(ratios, axis=1)
+    rows = np.arange(len(feature))
+    return np.where(usable.any(axis=1), feature, -1), ratios[rows, feature]
+
+
+def numeric_gains(candidates: HardCandidates, total) -> tuple[np.ndarray, np.ndarray]:
+    """Gain (scaled by the known share, less release 8's ``log2(#cuts) / weight``) and split information of
+    every node's numeric features (``total``: each node's weight, shape ``(K,)``)."""
+    total = np.asarray(total, float)[:, None]
+    gain = _known_share_gain(candidates.known_weight, total, candidates.gain) \
+        - np.log2(np.maximum(candidates.n_cuts, 1)) / total
+    return gain, _split_info(candidates.left_weight, candidates.right_weight, total)
 
 
 def soft_density(x, Yw, tau, sigma, window=None) -> np.ndarray:
@@ -169,7 +304,7 @@ def _nominal_candidates(X, Yw, nominal, min_samples_leaf, total):
 
 
 def best_split(X, Y, weights, *, allowed, min_samples_leaf=2, criterion="gain_ratio", search_sigma=None,
-               window=6.0, resolution=0.1, max_grid=2000, nominal=None) -> Split | None:
+               window=6.0, resolution=0.1, max_grid=2000, nominal=None, index=None, rows=None) -> Split | None:
     """The C4.5 test of a node, or ``None`` when no test gains information.
 
     Parameters
@@ -181,39 +316,35 @@ def best_split(X, Y, weights, *, allowed, min_samples_leaf=2, criterion="gain_ra
     window, resolution : omega and delta of eq. 3.7; ``max_grid`` caps the grid size.
     nominal : bool mask of nominal features: one branch per value (C4.5's multiway split, gain and
         gain ratio over all branches, no threshold penalty); the others are numeric.
+    index, rows : the training set's :class:`~optitrees.algorithms.c45_columns.ColumnIndex` and the node's
+        rows in it (by default ``X`` is indexed); ``X`` is then read only by the soft search and nominal features.
     """
     Yw = Y * weights[:, None]
     total = weights.sum()
-    nominal = np.zeros(X.shape[1], bool) if nominal is None else nominal & allowed
+    nominal = np.zeros(len(allowed), bool) if nominal is None else nominal & allowed
     numeric = allowed & ~nominal
     if search_sigma is None:
-        wk, gain_known, thr, wl, wr, n_cuts = _hard_candidates(X, Yw, numeric, min_samples_leaf)
+        index = ColumnIndex(X) if index is None else index
+        level = index.level(np.arange(len(weights)) if rows is None else rows, weights)
+        candidates = hard_candidates(index, level, np.argmax(Y, axis=1), Y.shape[1], numeric, min_samples_leaf)
+        gain, info = numeric_gains(candidates, [total])
+        gain, info, thr = gain[0], info[0], candidates.lower[0]
     else:
         wk, gain_known, thr, wl, wr, n_cuts = _soft_candidates(X, Yw, numeric, min_samples_leaf, search_sigma,
                                                                window, resolution, max_grid)
-    gain = wk / total * gain_known
-    if search_sigma is None:
-        gain = gain - np.log2(np.maximum(n_cuts, 1)) / total
+        gain, info = _known_share_gain(wk, total, gain_known), _split_info(wl, wr, total)
     gain = np.where(numeric, gain, -np.inf)
-    info = _split_info(wl, wr, total)
     multiway = _nominal_candidates(X, Yw, nominal, min_samples_leaf, total)
     for j, (g, si, _) in multiway.items():
         gain[j], info[j] = g, si
     usable = np.isfinite(gain) & (gain > 0)
-    if not usable.any():
+    feature, ratio = choose_tests(gain[None], info[None], usable[None], criterion)
+    j = int(feature[0])
+    if j < 0:
         return None
-    if criterion == "information_gain":
-        j = int(np.argmax(np.where(usable, gain, -np.inf)))
-        ratio = gain[j] / max(info[j], 1e-12)
-    else:
-        ratios = np.where(usable, gain / np.maximum(info, 1e-12), -np.inf)
-        average = gain[usable].mean()
-        ratios[gain < average - 1e-3] = -np.inf
-        j = int(np.argmax(ratios))
-        ratio = ratios[j]
     values = multiway[j][2] if j in multiway else None
-    threshold = values[0] if values else float(thr[j])
-    return Split(feature=j, threshold=float(threshold), gain=float(gain[j]), gain_ratio=float(ratio), values=values)
+    threshold = values[0] if values else thr[j]
+    return Split(feature=j, threshold=float(threshold), gain=float(gain[j]), gain_ratio=float(ratio[0]), values=values)
 
 
 def top_tests(X, Y, weights, *, allowed, k, min_samples_leaf=2) -> list[Split]:
@@ -223,8 +354,10 @@ def top_tests(X, Y, weights, *, allowed, k, min_samples_leaf=2) -> list[Split]:
     """
     Yw = Y * weights[:, None]
     total = weights.sum()
-    wk, gain_known, thr, wl, wr, n_cuts = _hard_candidates(X, Yw, allowed, min_samples_leaf)
-    gain = wk / total * gain_known - np.log2(np.maximum(n_cuts, 1)) / total
-    order = [j for j in np.argsort(-gain, kind="stable") if np.isfinite(gain[j]) and gain[j] > 0][:k]
-    return [Split(int(j), float(thr[j]), float(gain[j]), float(gain[j] / max(_split_info(wl[j], wr[j], total), 1e-12)))
-            for j in order]
+    index = ColumnIndex(X)
+    candidates = hard_candidates(index, index.level(np.arange(len(weights)), weights), np.argmax(Y, axis=1),
+                                 Y.shape[1], allowed, min_samples_leaf)
+    gain, info = numeric_gains(candidates, [total])
+    gain, info, thr = gain[0], info[0], candidates.lower[0]
+    best = [j for j in np.argsort(-gain, kind="stable") if np.isfinite(gain[j]) and gain[j] > 0][:k]
+    return [Split(int(j), float(thr[j]), float(gain[j]), float(gain[j] / max(info[j], 1e-12))) for j in best]

@@ -41,34 +41,57 @@ def upper_error_rate(n, errors, confidence) -> np.ndarray:
     return np.where(n > 0, np.where(n > errors, rate, 1.0), 0.0)
 
 
+def _expected_errors(counts, confidence, laplace) -> np.ndarray:
+    """``N * U_CF(E, N)`` of each row of class weights ``counts`` (``(k, C)``); 0 for an empty row."""
+    counts = np.atleast_2d(np.asarray(counts, float))
+    n = counts.sum(axis=1)
+    errors = n - counts.max(axis=1)
+    if laplace:
+        errors = n * (errors + 1.0) / (n + counts.shape[1])
+    return np.where(n > 0, n * upper_error_rate(n, errors, confidence), 0.0)
+
+
 def expected_errors(counts, confidence, laplace=True) -> float:
     """Pessimistic errors ``N * U_CF(E, N)`` of a leaf with class weights ``counts`` (Laplace-corrected ``E``)."""
-    counts = np.asarray(counts, float)
-    n = counts.sum()
-    if n <= 0:
-        return 0.0
-    errors = n - counts.max()
-    if laplace:
-        errors = n * (errors + 1.0) / (n + len(counts))
-    return float(n * upper_error_rate(n, errors, confidence))
+    return float(_expected_errors(counts, confidence, laplace)[0])
 
 
-def _subtree_errors(node: GrowNode, confidence, laplace) -> float:
-    return sum(expected_errors(leaf.counts, confidence, laplace) for leaf in node.leaves())
+def _nodes(node: GrowNode) -> list:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        if not current.is_leaf:
+            stack += [current.right, current.left]
+    return out
 
 
-def _training_errors(node: GrowNode) -> float:
-    return sum(leaf.counts.sum() - leaf.counts.max() for leaf in node.leaves())
+def _annotate(node: GrowNode, confidence, laplace) -> None:
+    """Store every node's own expected errors (as a leaf) in ``extra["errors"]``, computed in one call."""
+    nodes = _nodes(node)
+    for current, value in zip(nodes, _expected_errors([n.counts for n in nodes], confidence, laplace)):
+        current.extra["errors"] = float(value)
 
 
-def collapse(node: GrowNode) -> None:
-    """Turn splits whose subtree does not lower the training errors into leaves (bottom-up)."""
+def _leaf_errors(node: GrowNode) -> float:
+    return node.extra["errors"]
+
+
+def _subtree_errors(node: GrowNode) -> float:
+    return sum(_leaf_errors(leaf) for leaf in node.leaves())
+
+
+def collapse(node: GrowNode) -> float:
+    """Turn splits whose subtree does not lower the training errors into leaves (bottom-up); returns the
+    training errors of what remains."""
+    own = float(node.counts.sum() - node.counts.max())
     if node.is_leaf:
-        return
-    for branch in node.branches():
-        collapse(branch)
-    if _training_errors(node) >= node.counts.sum() - node.counts.max() - 1e-3:
+        return own
+    below = sum(collapse(branch) for branch in node.branches())
+    if below >= own - 1e-3:
         node.make_leaf()
+        return own
+    return below
 
 
 def _copy_tests(node: GrowNode) -> GrowNode:
@@ -79,34 +102,46 @@ def _copy_tests(node: GrowNode) -> GrowNode:
 
 
 def prune(X, Y, node: GrowNode, confidence=0.25, laplace=True, subtree_raising=True,
-          propagation_sigma=None, deadline=None) -> None:
-    """Error-based pruning of the subtree of ``node`` in place (seed 000, 2.2.3: keep / leaf / raise).
+          propagation_sigma=None, deadline=None) -> float:
+    """Error-based pruning of the subtree of ``node`` in place (seed 000, 2.2.3: keep / leaf / raise); returns
+    the expected errors of the pruned subtree.
 
     Once ``deadline`` (a ``time.perf_counter()`` value) passes, nodes still to
     be pruned only choose between keeping the subtree and a leaf (the re-distribution
-    of subtree raising is what takes time).
+    of subtree raising is what takes time). Each node's expected errors as a
+    leaf are computed once, for all nodes together, and again for a raised
+    branch after its rows change.
     """
+    _annotate(node, confidence, laplace)
+    return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline)
+
+
+def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline) -> float:
     if node.is_leaf:
-        return
+        return _leaf_errors(node)
     branches = node.branches()
-    for branch in branches:
-        prune(X, Y, branch, confidence, laplace, subtree_raising, propagation_sigma, deadline)
-    leaf = expected_errors(node.counts, confidence, laplace)
-    keep = _subtree_errors(node, confidence, laplace)
+    keep = sum(_prune(X, Y, branch, confidence, laplace, subtree_raising, propagation_sigma, deadline)
+               for branch in branches)
+    leaf = _leaf_errors(node)
     raised, branch = None, np.inf
     if subtree_raising and not expired(deadline):
         largest = max(branches, key=lambda b: b.weights.sum())
         raised = _copy_tests(largest)
         distribute(X, Y, raised, node.rows, node.weights, propagation_sigma)
-        branch = _subtree_errors(raised, confidence, laplace)
+        _annotate(raised, confidence, laplace)
+        branch = _subtree_errors(raised)
     tol = SIMPLER_TOLERANCE
     if leaf <= min(keep, branch) + tol:
         node.make_leaf()
-    elif branch <= keep + tol:
+        node.extra["errors"] = leaf
+        return leaf
+    if branch <= keep + tol:
         node.feature, node.threshold, node.left, node.right = raised.feature, raised.threshold, raised.left, \
             raised.right
-        node.extra = dict(raised.extra)
+        node.extra = dict(raised.extra, errors=leaf)
         if raised.is_leaf:
             node.make_leaf()
-        else:
-            prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline)
+            node.extra["errors"] = leaf
+            return leaf
+        return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline)
+    return keep

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -81,7 +82,8 @@ class TrainingData:
 
 def merge_duplicates(X, y, weight):
     """``(X, y, weight, merged)``: rows identical in features and label merged (weights summed) and sorted into one
-    canonical order (by their bytes), so the result depends only on the multiset of weighted rows.
+    canonical order (lexicographic in the values, missing last), so the result depends only on the multiset of
+    weighted rows. The rows are grouped by pandas' hash tables (no sort of whole rows).
 
     Rows of weight 0 are dropped. ``NaN`` equals ``NaN`` here (the same missing
     value). When no two rows coincide and every weight is 1, the rows are
@@ -98,11 +100,14 @@ def merge_duplicates(X, y, weight):
     rows = np.ascontiguousarray(np.column_stack([X, np.asarray(y, dtype=float)]))
     rows[rows == 0] = 0.0                                  # -0.0 and 0.0 are the same value
     rows[np.isnan(rows)] = np.nan                          # one NaN bit pattern
-    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    if len(first) == len(keys) and np.all(weight == 1.0):
+    frame = pd.DataFrame(rows)
+    group = frame.groupby(list(frame.columns), sort=True, dropna=False).ngroup().to_numpy()
+    n_groups = int(group.max()) + 1 if len(group) else 0
+    if n_groups == len(group) and np.all(weight == 1.0):
         return X, y, weight, False
-    summed = np.bincount(inverse.ravel(), weights=weight, minlength=len(first))
+    order = np.argsort(group, kind="stable")
+    first = order[np.r_[True, group[order][1:] != group[order][:-1]]]
+    summed = np.bincount(group, weights=weight, minlength=n_groups)
     return X[first], y[first], summed, True
 
 

@@ -65,7 +65,7 @@ def test_growth_stops_at_its_deadline_and_splits_breadth_first(monkeypatch):
     allowed = np.ones(4, bool)
     assert grow_c45(X, Y, allowed=allowed, deadline=time.perf_counter() - 1.0).is_leaf
     full = to_tree(grow_c45(X, Y, allowed=allowed), 4)
-    checks = iter([False] * 3 + [True] * 1000)             # the deadline passes after three nodes are split
+    checks = iter([False] * 2 + [True] * 1000)             # the deadline passes after two levels are split
     monkeypatch.setattr(c45, "expired", lambda deadline: next(checks))
     cut = to_tree(grow_c45(X, Y, allowed=allowed, deadline=1.0), 4)
     assert full.max_depth > 2 and cut.max_depth == 2      # depth first would have gone down to depth 3
