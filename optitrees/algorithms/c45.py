@@ -86,8 +86,20 @@ def _class_counts(Y, rows, weights):
     return Y[rows].T @ weights
 
 
-def _children(X, Y, node, sigma, left_share):
-    g = gate(X[node.rows, node.feature], node.threshold, left_share, sigma)
+def _children(X, Y, node, sigma, left_share=None):
+    """``(rows, weights)`` of the left and the right child of ``node``'s test (``left_share``: of a missing value,
+    by default the known share of the node's rows)."""
+    x = X[node.rows, node.feature]
+    if sigma == 0 and left_share is None:
+        missing = np.isnan(x)
+        if not missing.any():                               # hard test, no missing value: a plain partition
+            heavy = node.weights > MIN_ROW_WEIGHT
+            go = x <= node.threshold
+            return [(node.rows[go & heavy], node.weights[go & heavy]),
+                    (node.rows[~go & heavy], node.weights[~go & heavy])]
+    if left_share is None:
+        left_share = _known_left_share(X, node, sigma)
+    g = gate(x, node.threshold, left_share, sigma)
     parts = []
     for share in (g, 1.0 - g):
         w = node.weights * share
@@ -114,8 +126,7 @@ def distribute(X, Y, node: GrowNode, rows, weights, propagation_sigma=None) -> N
     if node.is_leaf:
         return
     sigma = 0.0 if propagation_sigma is None else propagation_sigma[node.feature]
-    share = _known_left_share(X, node, sigma)
-    (lr, lw), (rr, rw) = _children(X, Y, node, sigma, share)
+    (lr, lw), (rr, rw) = _children(X, Y, node, sigma)
     distribute(X, Y, node.left, lr, lw, propagation_sigma)
     distribute(X, Y, node.right, rr, rw, propagation_sigma)
 

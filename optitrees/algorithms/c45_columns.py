@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["HISTOGRAM_MAX_VALUES", "ColumnIndex", "Level"]
 
@@ -40,12 +41,9 @@ class ColumnIndex:
         n, p = X.shape
         self.values, ranks = [], np.empty((n, p), np.int32)
         for j in range(p):
-            column = X[:, j]
-            known = ~np.isnan(column)
-            values, rank = np.unique(column[known], return_inverse=True)
-            ranks[:, j] = len(values)
-            ranks[known, j] = rank
-            self.values.append(values)
+            rank, values = pd.factorize(X[:, j], sort=True)    # by hashing; missing: -1
+            ranks[:, j] = np.where(rank < 0, len(values), rank)
+            self.values.append(np.asarray(values, float))
         self.n_values = np.array([len(v) for v in self.values], np.int64)
         self.value_offsets = np.r_[0, np.cumsum(self.n_values)[:-1]].astype(np.int64)
         self.all_values = np.concatenate(self.values) if p else np.zeros(0)

@@ -80,6 +80,15 @@ class TrainingData:
         return self.weight is not None
 
 
+def _all_distinct(rows) -> bool:
+    """Whether no two rows are equal, decided by one random projection: equal rows project equally, so distinct
+    projections prove the rows distinct (equal projections of distinct rows only send the caller to the exact
+    grouping)."""
+    projection = np.nan_to_num(rows, nan=np.pi) @ np.random.default_rng(0).uniform(1.0, 2.0, rows.shape[1])
+    projection.sort()
+    return bool(np.all(projection[1:] != projection[:-1]))
+
+
 def merge_duplicates(X, y, weight):
     """``(X, y, weight, merged)``: rows identical in features and label merged (weights summed) and sorted into one
     canonical order (lexicographic in the values, missing last), so the result depends only on the multiset of
@@ -100,6 +109,8 @@ def merge_duplicates(X, y, weight):
     rows = np.ascontiguousarray(np.column_stack([X, np.asarray(y, dtype=float)]))
     rows[rows == 0] = 0.0                                  # -0.0 and 0.0 are the same value
     rows[np.isnan(rows)] = np.nan                          # one NaN bit pattern
+    if np.all(weight == 1.0) and _all_distinct(rows):
+        return X, y, weight, False
     frame = pd.DataFrame(rows)
     group = frame.groupby(list(frame.columns), sort=True, dropna=False).ngroup().to_numpy()
     n_groups = int(group.max()) + 1 if len(group) else 0
