@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
-from .c45_columns import ColumnIndex, Level
+from .column_index import ColumnIndex, Level, cuts
 
 __all__ = ["Split", "HardCandidates", "entropy", "hard_candidates", "numeric_gains", "choose_tests", "best_split",
            "top_tests", "soft_density"]
@@ -64,77 +64,6 @@ def _min_split(known_weight, n_classes, min_samples_leaf):
     return np.clip(0.1 * known_weight / n_classes, min_samples_leaf, 25.0)
 
 
-def _cuts(index: ColumnIndex, level: Level, labels, n_classes, allowed):
-    """Known class weights ``(K * p, C)`` of every node and feature, and every cut between two present known
-    values of a node.
-
-    A cut is ``(group, left class weights, lower value, upper value)`` with
-    ``group = node * p + feature``; cuts come grouped, ascending in value within a group.
-    """
-    p, C, K = index.n_features, n_classes, level.n_nodes
-    known = np.zeros((K * p, C))
-    groups, lefts, lowers, uppers = [], [], [], []
-    if np.any(allowed[index.counted]) and len(level.rows):
-        n_bins = index.n_bins
-        entry, bins = index.other_bins_of(level.rows)
-        cell = (level.node[entry] * n_bins + bins) * C + labels[entry]
-        hist = np.bincount(cell, weights=level.weights[entry], minlength=K * n_bins * C).reshape(K * n_bins, C)
-        rows_in = np.bincount(cell // C, minlength=K * n_bins)
-        # the default bins: the node's totals less the feature's other bins
-        totals = np.bincount(level.node * C + labels, weights=level.weights, minlength=K * C).reshape(K, 1, C)
-        sizes = np.bincount(level.node, minlength=K).reshape(K, 1)
-        starts = index.bin_offsets
-        other = np.add.reduceat(hist.reshape(K, n_bins, C), starts, axis=1)  # (K, counted, C)
-        other_rows = np.add.reduceat(rows_in.reshape(K, n_bins), starts, axis=1)
-        default = (np.arange(K)[:, None] * n_bins + index.default_bin[None]).ravel()
-        default_rows = (sizes - other_rows).ravel()
-        rows_in[default] = default_rows
-        hist[default] = np.where(default_rows[:, None] > 0, (totals - other).reshape(-1, C), 0.0)
-        is_value = np.tile(index.is_value_bin, K)
-        present = (rows_in > 0) & is_value
-        cum = np.vstack([np.zeros(C), np.cumsum(hist * is_value[:, None], axis=0)])
-        node_offset = (np.arange(K) * n_bins)[:, None]
-        first = (node_offset + index.bin_offsets[None]).ravel()             # (K * counted) segment starts
-        last = first + np.tile(index.n_values[index.counted], K)
-        group_of = (np.arange(K)[:, None] * p + index.counted[None]).ravel()
-        known[group_of] = cum[last] - cum[first]
-        b = np.flatnonzero(present)
-        segment = b // n_bins * len(index.counted) + index.bin_column[b % n_bins]
-        same = segment[:-1] == segment[1:]
-        same &= allowed[index.counted[segment[:-1] % len(index.counted)]]
-        cut, upper, segment = b[:-1][same], b[1:][same], segment[:-1][same]
-        column = segment % len(index.counted)
-        value_base = index.value_offsets[index.counted[column]] - index.bin_offsets[column]
-        groups.append(group_of[segment])
-        lefts.append(cum[cut + 1] - cum[first[segment]])
-        lowers.append(index.all_values[value_base + cut % n_bins])
-        uppers.append(index.all_values[value_base + upper % n_bins])
-    columns = np.flatnonzero(allowed[index.sorted])
-    if len(columns) and len(level.rows) > 1:
-        Yw = np.zeros((len(labels), C))
-        Yw[np.arange(len(labels)), labels] = level.weights
-        order = level.order[columns]                                        # (h, m) entries by node and value
-        keys = index.sort_keys[level.rows[order], columns[:, None]]
-        feature = index.sorted[columns]
-        is_known = keys < index.n_values[feature][:, None]
-        cum = np.concatenate([np.zeros((len(columns), 1, C)), np.cumsum(Yw[order] * is_known[..., None], axis=1)],
-                             axis=1)                                        # (h, m + 1, C)
-        starts = level.starts
-        before = cum[:, starts]                                             # (h, K, C) before each node
-        known[(np.arange(K)[None] * p + feature[:, None]).ravel()] = \
-            (cum[:, starts + level.sizes] - before).reshape(-1, C)
-        node = level.node[order]
-        h, i = np.nonzero(is_known[:, 1:] & (keys[:, 1:] != keys[:, :-1]) & (node[:, 1:] == node[:, :-1]))
-        k = node[h, i]
-        groups.append(k * p + feature[h])
-        lefts.append(cum[h, i + 1] - before[h, k])
-        lowers.append(index.all_values[index.value_offsets[feature[h]] + keys[h, i]])
-        uppers.append(index.all_values[index.value_offsets[feature[h]] + keys[h, i + 1]])
-    if not groups:
-        return known, np.zeros(0, np.int64), np.zeros((0, C)), np.zeros(0), np.zeros(0)
-    return known, np.concatenate(groups), np.vstack(lefts), np.concatenate(lowers), np.concatenate(uppers)
-
-
 @dataclass
 class HardCandidates:
     """Per node and feature (arrays ``(K, p)``): the best cut of the known rows, as C4.5 release 8 scores it.
@@ -161,7 +90,8 @@ def hard_candidates(index: ColumnIndex, level: Level, labels, n_classes, allowed
     ``labels``: each entry's class (``0 .. n_classes - 1``). Eqs. 2.3-2.6 on the known rows of each cut.
     """
     p, C, K = index.n_features, n_classes, level.n_nodes
-    known, group, left, lower, upper = _cuts(index, level, np.asarray(labels), n_classes, allowed)
+    found = cuts(index, level, np.asarray(labels), n_classes, allowed)
+    known, group, left, lower, upper = found.known, found.group, found.left, found.lower, found.upper
     wk = known.sum(axis=1)
     right = known[group] - left
     wl, wr = left.sum(axis=1), right.sum(axis=1)
@@ -316,7 +246,7 @@ def best_split(X, Y, weights, *, allowed, min_samples_leaf=2, criterion="gain_ra
     window, resolution : omega and delta of eq. 3.7; ``max_grid`` caps the grid size.
     nominal : bool mask of nominal features: one branch per value (C4.5's multiway split, gain and
         gain ratio over all branches, no threshold penalty); the others are numeric.
-    index, rows : the training set's :class:`~optitrees.algorithms.c45_columns.ColumnIndex` and the node's
+    index, rows : the training set's :class:`~optitrees.algorithms.column_index.ColumnIndex` and the node's
         rows in it (by default ``X`` is indexed); ``X`` is then read only by the soft search and nominal features.
     """
     Yw = Y * weights[:, None]

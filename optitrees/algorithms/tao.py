@@ -28,10 +28,11 @@ from __future__ import annotations
 import numpy as np
 
 from .budget import expired
+from .column_index import ColumnIndex, cuts
 from .fixed_tree import FixedTree
 from .node_fit import fit_l1_logistic
 
-__all__ = ["tao_label_tree", "label_objective", "feature_order"]
+__all__ = ["tao_label_tree", "label_objective"]
 
 
 def label_objective(ft: FixedTree, X, y, L_hat, alpha=0.0, complexity="splits", sample_weight=None) -> float:
@@ -47,54 +48,36 @@ def _complexity(ft, mask, kind):
     return int(np.sum((ft.W[mask & ft.active]) != 0))
 
 
-def feature_order(X, allowed=None) -> np.ndarray:
-    """Rows of ``X`` sorted by each allowed feature, shape ``(n_allowed, n)``: what :func:`tao_label_tree` reads
-    node orders from (TMO sorts once and shares it between the runs on the same rows)."""
-    X = np.asarray(X, float)
-    cols = slice(None) if allowed is None else np.asarray(allowed, bool)
-    return np.argsort(X[:, cols], axis=0, kind="stable").T
+def _scan(index: ColumnIndex, rows, prefer, allowed, gap=0.0, weight=None):
+    """Best axis-aligned split ``x_j <= thr`` of a node's ``rows`` for pseudo-labels ``prefer`` (+1 right, -1 left,
+    0 don't care).
 
-
-def _scan(Xt, prefer, allowed, gap=0.0, order=None, weight=None):
-    """Best axis-aligned split ``x_j <= thr`` for pseudo-labels ``prefer`` (+1 right, -1 left, 0 don't care).
-
-    Thresholds lie between consecutive distinct values at least ``gap`` apart (without a gap, of the points
-    that care: the others count nowhere). ``order`` (rows of ``Xt`` sorted by each allowed feature) saves
-    the sort when known. Returns candidates ``(errors, j, thr, left_count)`` sorted by errors (at most 10);
+    Thresholds lie midway between consecutive distinct values of the node at
+    least ``gap`` apart (without a gap, of the points that care: the others
+    count nowhere). Every cut of every allowed feature is scored at once from
+    the training set's :class:`~optitrees.algorithms.column_index.ColumnIndex`
+    (value histograms, presorted rows). Returns candidates ``(errors, j, thr, left_count)``
+    sorted by errors, then by the rows on the left, then by feature (at most 10);
     ``errors`` counts the pseudo-labels sent the wrong way (their total ``weight`` when given).
     """
+    rows, prefer = np.asarray(rows), np.asarray(prefer)
     if gap == 0 and np.any(prefer == 0):
         # points that go either way change no count: without a margin to keep from them, scan the others only
         care = prefer != 0
-        if order is not None:
-            rank = np.cumsum(care) - 1                  # a cared-for row's position among them
-            order = rank[order.T[care[order].T].reshape(order.shape[1], -1).T]
-        Xt, prefer = Xt[care], prefer[care]
+        rows, prefer = rows[care], prefer[care]
         weight = None if weight is None else weight[care]
-    cols = np.flatnonzero(allowed)
-    Xc = Xt[:, cols]
-    n = Xc.shape[0]
-    if n < 2 or cols.size == 0:
+    if len(rows) < 2 or not np.any(allowed):
         return []
-    if order is None:
-        order = np.argsort(Xc, axis=0, kind="stable")
-    xs = np.take_along_axis(Xc, order, axis=0)
-    ps = prefer[order]
-    weight = np.ones(len(prefer)) if weight is None else weight
-    vs = weight[order]
-    right_in_left = np.cumsum(np.where(ps == 1, vs, 0.0), axis=0)[:-1]    # threshold after position k = 1 .. n-1
-    left_in_left = np.cumsum(np.where(ps == -1, vs, 0.0), axis=0)[:-1]
-    errors = right_in_left + (weight @ (prefer == -1) - left_in_left)
-    valid = (xs[1:] > xs[:-1]) & (xs[1:] - xs[:-1] >= gap)
-    errors = np.where(valid, errors, np.inf)
-    flat = np.argsort(errors, axis=None, kind="stable")[:10]
-    out = []
-    for f in flat:
-        k, c = np.unravel_index(f, errors.shape)
-        if not valid[k, c]:
-            break
-        out.append((float(errors[k, c]), int(cols[c]), float((xs[k, c] + xs[k + 1, c]) / 2), int(k + 1)))
-    return out
+    weight = np.ones(len(rows)) if weight is None else np.asarray(weight, float)
+    labels = np.where(prefer == -1, 0, np.where(prefer == 1, 1, 2))         # left, right, don't care
+    found = cuts(index, index.level(rows, weight), labels, 3, np.asarray(allowed, bool))
+    total_left = found.known[found.group, 0]
+    errors = found.left[:, 1] + (total_left - found.left[:, 0])
+    valid = found.upper - found.lower >= gap
+    feature = found.group % index.n_features
+    best = np.lexsort((feature, found.left_rows, np.where(valid, errors, np.inf)))[:10]
+    return [(float(errors[b]), int(feature[b]), float((found.lower[b] + found.upper[b]) / 2), int(found.left_rows[b]))
+            for b in best if valid[b]]
 
 
 def _snap(values, thr, mu):
@@ -111,7 +94,7 @@ class _LabelTAO:
     """One TAO run on a label tree (see :func:`tao_label_tree`)."""
 
     def __init__(self, X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state,
-                 sorted_rows=None, sample_weight=None):
+                 index=None, sample_weight=None):
         self.X, self.y = np.asarray(X, float), np.asarray(y, np.int64)
         self.v = None if sample_weight is None else np.asarray(sample_weight, float)
         self.L_hat, self.alpha, self.kind = float(L_hat), float(alpha), complexity
@@ -119,8 +102,8 @@ class _LabelTAO:
         self.allowed = np.ones(self.X.shape[1], bool) if allowed is None else np.asarray(allowed, bool)
         self.random_state = random_state
         self.n_classes = int(self.y.max()) + 1
-        # every feature sorted once: a node's order is then read off in O(n p) instead of sorted again
-        self.sorted_rows = feature_order(self.X, self.allowed) if sorted_rows is None else sorted_rows   # (q, n)
+        # every column ranked once: a node's cuts are then counted, not sorted
+        self.index = ColumnIndex(self.X) if index is None else index
 
     def count(self, mask, rows):
         """How many of the node's points ``mask`` selects (their total weight when weighted)."""
@@ -128,17 +111,6 @@ class _LabelTAO:
 
     def class_counts(self, rows):
         return np.bincount(self.y[rows], weights=None if self.v is None else self.v[rows], minlength=self.n_classes)
-
-    def node_order(self, rows):
-        """Positions in ``rows`` sorted by each allowed feature (from the global sort when the node is large)."""
-        if rows.size * 8 < len(self.y):
-            return None
-        inside = np.zeros(len(self.y), bool)
-        inside[rows] = True
-        local = np.empty(len(self.y), np.int64)
-        local[rows] = np.arange(rows.size)
-        picked = self.sorted_rows[inside[self.sorted_rows]].reshape(self.sorted_rows.shape[0], rows.size)
-        return local[picked].T
 
     def leaf_step(self, ft, leaf, rows):
         if rows.size == 0:
@@ -182,7 +154,7 @@ class _LabelTAO:
         leaf_delta = (counts.sum() - counts.max() - errors_now) / self.L_hat - self.alpha * sub_cx
         moves.append((leaf_delta, ("leaf", int(np.argmax(counts)))))
         if np.any(prefer != 0):
-            for errs, j, thr, _ in _scan(X, prefer, self.allowed, self.mu, self.node_order(rows),
+            for errs, j, thr, _ in _scan(self.index, rows, prefer, self.allowed, self.mu,
                                          None if self.v is None else self.v[rows]):
                 w = np.zeros(X.shape[1])
                 w[j] = 1.0
@@ -236,7 +208,7 @@ def _apply(ft, t, kind, arg, subtree):
 
 def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="splits", oblique=False,
                    min_samples_leaf=1, mu=0.0, allowed=None, max_passes=20, deadline=None,
-                   random_state=None, sorted_rows=None, sample_weight=None) -> FixedTree:
+                   random_state=None, index=None, sample_weight=None) -> FixedTree:
     """TAO of a label tree on ``(X, y)`` (class indices ``0..K-1``); returns an improved copy.
 
     Parameters
@@ -261,8 +233,9 @@ def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="sp
     max_passes : int, default=20
     deadline : float, optional
         ``time.perf_counter()`` after which no new node is optimized (checked before every node).
-    sorted_rows : ndarray, optional
-        :func:`feature_order` of ``(X, allowed)`` when the caller has it (TMO shares one between runs).
+    index : ColumnIndex, optional
+        The :class:`~optitrees.algorithms.column_index.ColumnIndex` of ``X`` when the caller has it (TMO shares
+        one between the runs on the same rows).
     sample_weight : ndarray of shape (n,), optional
         Each point's weight: errors, leaf majorities and leaf sizes are weighted totals.
     """
@@ -275,7 +248,7 @@ def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="sp
     if expired(deadline):
         return _prune_dead(ft, X)
     run = _LabelTAO(X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state,
-                    sorted_rows, sample_weight)
+                    index, sample_weight)
     S = ft.n_splits
     for _ in range(max_passes):
         improved = False

@@ -40,7 +40,8 @@ from ..trees import Tree
 from .budget import expired
 from .fixed_tree import FixedTree
 from .forest import grow_forest
-from .tao import feature_order, tao_label_tree
+from .column_index import ColumnIndex
+from .tao import tao_label_tree
 
 __all__ = ["tmo_label_tree", "tmo_loss_optimal", "encode", "decode", "crossover", "LEAF", "NIL"]
 
@@ -180,21 +181,22 @@ class _LabelOffspring:
         return float(np.average(ft.predict(self.X) == self.y, weights=self.v))
 
     def _bootstrap(self, boot):
-        """``X[boot]`` and its :func:`feature_order`, computed once per generation (all offspring share ``boot``)."""
+        """``X[boot]`` and its :class:`~optitrees.algorithms.column_index.ColumnIndex`, computed once per generation
+        (all offspring share ``boot``)."""
         if self._sample[0] is not boot:
             Xb = self.X[boot]
-            self._sample = (boot, Xb, feature_order(Xb, self.allowed))
+            self._sample = (boot, Xb, ColumnIndex(Xb))
         return self._sample[1], self._sample[2]
 
     def __call__(self, ti, tj, boot, seed):
         rng = np.random.default_rng(seed)
         code = crossover(encode(ti.to_tree(self.n_classes), self.depth), encode(tj.to_tree(self.n_classes), self.depth),
                          self.cross_rate, rng)
-        Xb, order = self._bootstrap(boot)
+        Xb, index = self._bootstrap(boot)
         vb = None if self.v is None else self.v[boot]
         child = decode(code, Xb, self.y[boot], self.n_classes, rng, self.allowed, vb)
         child = tao_label_tree(child, Xb, self.y[boot], allowed=self.allowed, deadline=self.deadline,
-                               sorted_rows=order, sample_weight=vb, **self.tao_options)
+                               index=index, sample_weight=vb, **self.tao_options)
         return child, self.fitness(child)
 
 
@@ -217,12 +219,12 @@ def tmo_label_tree(X, y, depth, n_classes=None, *, n_estimators=100, n_generatio
                          random_state=int(rng.integers(2**31 - 1)), n_jobs=n_jobs, sample_weight=sample_weight)
     tao_options = dict(tao_options or {})
     offspring = _LabelOffspring(X, y, n_classes, depth, cross_rate, tao_options, allowed, deadline, sample_weight)
-    order = feature_order(X, allowed)
+    index = ColumnIndex(X)
 
     def initial(est):
         ft = decode(encode(_forest_tree(est, cols, X.shape[1]), depth), X, y, n_classes, np.random.default_rng(0),
                     sample_weight=sample_weight)
-        return tao_label_tree(ft, X, y, allowed=allowed, deadline=deadline, sorted_rows=order,
+        return tao_label_tree(ft, X, y, allowed=allowed, deadline=deadline, index=index,
                               sample_weight=sample_weight, **tao_options)
 
     population = _initial_population(initial, list(forest.estimators_), n_jobs, deadline)

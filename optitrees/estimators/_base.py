@@ -80,23 +80,19 @@ class TrainingData:
         return self.weight is not None
 
 
-def _all_distinct(rows) -> bool:
-    """Whether no two rows are equal, decided by one random projection: equal rows project equally, so distinct
-    projections prove the rows distinct (equal projections of distinct rows only send the caller to the exact
-    grouping)."""
-    projection = np.nan_to_num(rows, nan=np.pi) @ np.random.default_rng(0).uniform(1.0, 2.0, rows.shape[1])
-    projection.sort()
-    return bool(np.all(projection[1:] != projection[:-1]))
-
-
 def merge_duplicates(X, y, weight):
     """``(X, y, weight, merged)``: rows identical in features and label merged (weights summed) and sorted into one
-    canonical order (lexicographic in the values, missing last), so the result depends only on the multiset of
-    weighted rows. The rows are grouped by pandas' hash tables (no sort of whole rows).
+    canonical order, so the result depends only on the multiset of weighted rows.
 
     Rows of weight 0 are dropped. ``NaN`` equals ``NaN`` here (the same missing
-    value). When no two rows coincide and every weight is 1, the rows are
-    returned as given (``merged`` is ``False``).
+    value), ``-0.0`` equals ``0.0``. When no two rows coincide and every weight
+    is 1, the rows are returned as given (``merged`` is ``False``).
+
+    Rows are compared through one random projection of ``(x, y)``: equal rows
+    project equally, and rows with equal projections are then checked value
+    by value (distinct rows that project equally, which floating point makes
+    all but impossible, send the data to an exact grouping by pandas' hash
+    tables). The canonical order is ascending projection.
 
     >>> X = np.array([[2.0, 3.0], [0.0, 1.0], [2.0, 3.0]])
     >>> Xm, ym, wm, merged = merge_duplicates(X, np.array([1, 0, 1]), np.ones(3))
@@ -106,20 +102,34 @@ def merge_duplicates(X, y, weight):
     keep = weight > 0
     if not keep.all():
         X, y, weight = X[keep], y[keep], weight[keep]
-    rows = np.ascontiguousarray(np.column_stack([X, np.asarray(y, dtype=float)]))
-    rows[rows == 0] = 0.0                                  # -0.0 and 0.0 are the same value
-    rows[np.isnan(rows)] = np.nan                          # one NaN bit pattern
-    if np.all(weight == 1.0) and _all_distinct(rows):
+    labels = np.asarray(y, dtype=float)
+    direction = np.random.default_rng(0).uniform(1.0, 2.0, X.shape[1] + 1)
+    projection = np.nan_to_num(X, nan=np.pi) @ direction[:-1] + labels * direction[-1]
+    order = np.argsort(projection, kind="stable")
+    ordered = projection[order]
+    starts = np.r_[True, ordered[1:] != ordered[:-1]]
+    if starts.all() and np.all(weight == 1.0):
         return X, y, weight, False
-    frame = pd.DataFrame(rows)
-    group = frame.groupby(list(frame.columns), sort=True, dropna=False).ngroup().to_numpy()
-    n_groups = int(group.max()) + 1 if len(group) else 0
+    group = np.cumsum(starts) - 1
+    first = order[starts]
+    repeat, representative = order[~starts], first[group[~starts]]
+    a, b = X[repeat], X[representative]
+    if not (((a == b) | (np.isnan(a) & np.isnan(b))).all() and np.all(labels[repeat] == labels[representative])):
+        return _merge_exactly(X, y, weight, labels)
+    summed = np.bincount(group, weights=weight[order], minlength=len(first))
+    return X[first], y[first], summed, True
+
+
+def _merge_exactly(X, y, weight, labels):
+    """:func:`merge_duplicates` by pandas' grouping of whole rows (lexicographic order, missing last)."""
+    rows = np.column_stack([X, labels]) + 0.0                               # -0.0 + 0.0 is 0.0
+    group = pd.DataFrame(rows).groupby(list(range(rows.shape[1])), sort=True, dropna=False).ngroup().to_numpy()
+    n_groups = int(group.max()) + 1
     if n_groups == len(group) and np.all(weight == 1.0):
         return X, y, weight, False
     order = np.argsort(group, kind="stable")
     first = order[np.r_[True, group[order][1:] != group[order][:-1]]]
-    summed = np.bincount(group, weights=weight, minlength=n_groups)
-    return X[first], y[first], summed, True
+    return X[first], y[first], np.bincount(group, weights=weight, minlength=n_groups), True
 
 
 def stratification(y_idx, test_fraction: float):

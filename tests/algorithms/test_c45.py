@@ -71,3 +71,24 @@ def test_growth_stops_at_its_deadline_and_splits_breadth_first(monkeypatch):
     assert full.max_depth > 2 and cut.max_depth == 2      # depth first would have gone down to depth 3
     splits = {(int(f), float(t)) for f, t in zip(full.feature[~full.is_leaf], full.threshold[~full.is_leaf])}
     assert {(int(f), float(t)) for f, t in zip(cut.feature[~cut.is_leaf], cut.threshold[~cut.is_leaf])} <= splits
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_growing_by_levels_equals_growing_node_by_node(seed):
+    """The level-wise hard search and the node-by-node search (used for soft and nominal tests) grow the same
+    tree, missing values and weights included."""
+    from optitrees.algorithms.c45 import _grow_nodes, GrowNode
+
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=150).round(1), rng.integers(0, 2, 150), rng.integers(0, 6, 150)]).astype(float)
+    X[rng.random(X.shape) < 0.08] = np.nan
+    y = ((np.nan_to_num(X[:, 0]) + X[:, 1] > 0.5) ^ (rng.random(150) < 0.2)).astype(int)
+    Y, w = np.eye(2)[y], rng.uniform(0.5, 2.0, 150)
+    allowed = np.ones(3, bool)
+    levels = to_tree(grow_c45(X, Y, allowed=allowed, weights=w), 3)
+    root = GrowNode(np.arange(150), w, Y.T @ w)
+    _grow_nodes(X, Y, root, allowed, 2, None, "gain_ratio", None, None, 6.0, 0.1, None, None)
+    nodes = to_tree(root, 3)
+    assert levels.n_nodes == nodes.n_nodes and levels.n_nodes > 5
+    assert np.array_equal(levels.feature, nodes.feature) and np.allclose(levels.threshold, nodes.threshold)
+    assert np.allclose(levels.value, nodes.value)

@@ -119,3 +119,4 @@ def test_a_nominal_feature_is_scored_as_a_multiway_split():
     assert split.feature == 0 and split.values == (0.0, 1.0, 2.0)
     assert split.gain == pytest.approx(gain)
     assert split.gain_ratio == pytest.approx(gain / -(shares * np.log2(shares)).sum())
+

@@ -5,6 +5,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from optitrees.algorithms.cart import cart_tree
+from optitrees.algorithms.column_index import ColumnIndex
 from optitrees.algorithms.fixed_tree import FixedTree
 from optitrees.algorithms.tao import _scan, label_objective, tao_label_tree
 from optitrees.scaling import scale_unit
@@ -17,7 +18,7 @@ def test_scan_finds_the_best_split_of_the_reduced_problem(seed):
     prefer = rng.choice([-1, 0, 1], size=15)
     best = min(((prefer == 1) & (X[:, j] <= t)).sum() + ((prefer == -1) & (X[:, j] > t)).sum()
                for j in range(3) for t in (np.unique(X[:, j])[:-1] + 0.5))
-    found = _scan(X, prefer, np.ones(3, bool))
+    found = _scan(ColumnIndex(X), np.arange(15), prefer, np.ones(3, bool))
     assert found[0][0] == best
     errs, j, thr, _ = found[0]
     assert ((prefer == 1) & (X[:, j] <= thr)).sum() + ((prefer == -1) & (X[:, j] > thr)).sum() == errs

@@ -107,6 +107,17 @@ def test_merging_is_canonical_and_sums_weights():
     assert not same[3] and same[0] is not None and np.array_equal(same[0], X[:2], equal_nan=True)
 
 
+def test_rows_that_only_project_equally_are_grouped_exactly():
+    """A missing value projects like pi: the two rows below project equally but differ, so the exact grouping
+    decides (and keeps them apart); with a true repeat it merges as the projection path would."""
+    X = np.array([[np.nan, 1.0], [np.pi, 1.0]])
+    Xm, ym, wm, merged = merge_duplicates(X, np.array([0, 0]), np.ones(2))
+    assert not merged and len(ym) == 2
+    Xm, ym, wm, merged = merge_duplicates(np.vstack([X, X[:1]]), np.array([0, 0, 0]), np.ones(3))
+    assert merged and sorted(wm.tolist()) == [1.0, 2.0]
+    assert np.isnan(Xm[np.argmax(wm), 0])
+
+
 def test_balanced_weights_match_scikit_learn_without_sample_weight():
     from sklearn.utils.class_weight import compute_class_weight
 
