@@ -132,8 +132,8 @@ class TAOClassifier(_LocalSearchTree):
 
     def _fit(self, X, y, sample_weight, budget):
         """Fit CART, then improve it by TAO (``sample_weight``: each row's weight in the errors and leaf sizes)."""
-        # an axis-aligned tree is the same tree on any per-feature scaling: only oblique splits need unit scale
-        training, data, allowed, L_hat = self._prepare(X, y, sample_weight, "unit" if self.oblique else None)
+        # unit scale also for axis-aligned trees: the CART start treats a feature range under 1e-7 as constant
+        training, data, allowed, L_hat = self._prepare(X, y, sample_weight, "unit")
         v = data.fit_weight
         start = FixedTree.from_tree(cart_tree(data.X, data.y, self.max_depth, self.min_samples_leaf,
                                               self.random_state, allowed, v).with_counts(data.X, data.y,
