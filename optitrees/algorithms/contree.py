@@ -23,10 +23,11 @@ import time
 import warnings
 
 import numpy as np
+import pandas as pd
 
 from ..trees import LEAF, Tree
 
-__all__ = ["contree_tree", "repeatable"]
+__all__ = ["contree_tree", "repeatable", "inseparable_weight"]
 
 #: Whole-number weights are handed to ConTree as repeated rows up to this many rows in all.
 MAX_REPEATED_ROWS = 2_000_000
@@ -38,6 +39,21 @@ def repeatable(sample_weight) -> bool:
         return True
     w = np.asarray(sample_weight, float)
     return bool(np.all(w == np.round(w)) and w.sum() <= MAX_REPEATED_ROWS)
+
+
+def inseparable_weight(X, y, sample_weight=None) -> float:
+    """The weight every classifier on ``X`` misclassifies: of rows identical in ``X``, all but the heaviest label.
+
+    A lower bound on any tree's errors (0 when no two rows with different labels coincide); what OCT
+    reports as its bound when ConTree stops before its proof.
+    """
+    X, y = np.asarray(X, float), np.asarray(y)
+    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    frame = pd.DataFrame(X + 0.0)
+    group = frame.groupby(list(frame.columns), sort=False, dropna=False).ngroup().to_numpy()
+    per_label = pd.DataFrame({"group": group, "label": y, "weight": weight}).groupby(["group", "label"])["weight"].sum()
+    by_group = per_label.groupby(level=0)
+    return float((by_group.sum() - by_group.max()).sum())
 
 
 def _convert(node, n_features):

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.cart import cart_tree, greedy_oblique_tree
-from ..algorithms.contree import contree_tree, repeatable
+from ..algorithms.contree import contree_tree, inseparable_weight, repeatable
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.tao import tao_label_tree
 from ..algorithms.tmo import tmo_label_tree
@@ -16,6 +16,7 @@ from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
 from ..trees import feature_importances
 from ._docs import SOLVER_PARAMETERS_DOC
+from ._report import ExactSearch
 from ._template import MIPClassifier
 from ._views import TreeViews
 
@@ -41,8 +42,10 @@ class _BaseOCT(TreeViews, MIPClassifier):
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "refine": ["boolean"],
     }
-    #: Share of the budget an exact search (ConTree) may use before the MIP takes over.
-    _exact_share = 0.5
+    #: Share of the budget the exact search (ConTree) leaves for the fallback starts and the report when it
+    #: cannot prove its tree optimal in time (at least :attr:`_exact_reserve_seconds`).
+    _exact_reserve = 0.05
+    _exact_reserve_seconds = 0.5
 
     def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, refine=True, warm_start=True,
                  solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
@@ -116,10 +119,17 @@ class _BaseOCT(TreeViews, MIPClassifier):
         if not repeatable(problem.data.fit_weight):
             log.note("ConTree takes whole-number weights only: the MIP searched with the fractional weights instead")
             return None
-        limit = None if budget.seconds is None else self._exact_share * budget.seconds
-        tree, proven, seconds = contree_tree(problem.data.X, problem.data.y, spec.depth, spec.alpha, problem.L_hat,
-                                             spec.n_classes, limit, self._allowed(problem), problem.data.fit_weight)
-        return tree, proven, seconds, "contree"
+        limit = None if budget.seconds is None else max(
+            0.0, budget.remaining() - max(self._exact_reserve * budget.seconds, self._exact_reserve_seconds))
+        data = problem.data
+        tree, proven, seconds = contree_tree(data.X, data.y, spec.depth, spec.alpha, problem.L_hat, spec.n_classes,
+                                             limit, self._allowed(problem), data.fit_weight)
+        bound = None
+        if not proven:
+            bound = inseparable_weight(data.X, data.y, data.fit_weight) / problem.L_hat
+            log.note(f"ConTree's search ended at its time limit ({limit:.3g} s) before its proof; its best tree "
+                     "is a start. Lower bound: the rows identical in features with another label")
+        return ExactSearch(tree, proven, seconds, "contree", bound)
 
     def _refine(self, problem, tree, budget):
         if not self.refine:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..enums import TextEnum
 from ..solvers.options import ProgressPrinter, SolveOptions
 
-__all__ = ["FitOutcome", "FitReport", "FitLog", "FitProgress"]
+__all__ = ["FitOutcome", "FitReport", "FitLog", "FitProgress", "ExactSearch"]
 
 
 class FitOutcome(TextEnum):
@@ -63,6 +63,18 @@ class FitLog:
 
 
 @dataclass(frozen=True)
+class ExactSearch:
+    """What a dedicated exact search (ConTree for OCT) returned: its best model, whether it proved it optimal,
+    its seconds, its name, and a valid lower bound on the exact training objective when it knows one."""
+
+    model: object
+    proven: bool
+    seconds: float
+    engine: str
+    bound: float | None = None
+
+
+@dataclass(frozen=True)
 class FitReport:
     """What one ``fit`` did (see the module docstring).
 
@@ -86,6 +98,9 @@ class FitReport:
         The engine that searched for the optimum (``highs``, ``scip``, ``contree`` ...; ``None``: none did).
     certified_by : str or None
         Who proved the returned model optimal in the exact training objective, or ``None``.
+    bound : float or None
+        A valid lower bound on the exact training objective of every model the fit searched (the MIP's
+        best bound, an exact search's bound; the objective itself when proven); ``None`` where none is known.
     stages : dict
         Seconds of each stage, in order (``validate``, ``presolve`` (a score card's search), ``exact search``,
         ``starts``, ``build``, ``solve``, ``refine``, ``report`` for the MIP estimators).
@@ -117,9 +132,17 @@ class FitReport:
     objectives: dict = field(default_factory=dict)
     solved_by: str | None = None
     certified_by: str | None = None
+    bound: float | None = None
     stages: dict = field(default_factory=dict)
     checks: dict = field(default_factory=dict)
     notes: tuple = ()
+
+    @property
+    def gap(self) -> float | None:
+        """``(objective - bound) / max(|objective|, 1e-9)``: how far the returned model may be from the optimum."""
+        if self.bound is None or self.objective is None:
+            return None
+        return max(0.0, self.objective - self.bound) / max(abs(self.objective), 1e-9)
 
     def __str__(self) -> str:
         def fmt(v):
@@ -136,5 +159,8 @@ class FitReport:
         if self.solved_by or self.certified_by:
             lines.append(f"  solved by {self.solved_by or '-'}; "
                          + (f"certified optimal by {self.certified_by}" if self.certified_by else "not certified"))
+        if self.bound is not None and not self.certified_by:
+            lines.append(f"  lower bound {fmt(self.bound)}" + ("" if self.objective is None else
+                                                              f", gap {fmt(self.gap)}"))
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)

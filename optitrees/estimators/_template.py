@@ -51,7 +51,7 @@ from ..solvers.results import SolveStatus, TerminationCondition
 from ..solvers.registry import get_backend
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._input import resolve_features
-from ._report import FitLog, FitOutcome, FitReport
+from ._report import ExactSearch, FitLog, FitOutcome, FitReport
 
 __all__ = ["MIPClassifier"]
 
@@ -169,10 +169,10 @@ class MIPClassifier(OptitreesClassifier):
         """The problem with what a search before the build decides (e.g. a score card's multiplier)."""
         return problem
 
-    def _exact_search(self, problem, budget, log):
-        """A dedicated exact search that replaces the MIP where it applies: ``None``, or
-        ``(model, proven, seconds, engine)`` (a model found without a proof becomes a start); ``log`` takes
-        notes (why the search did not apply)."""
+    def _exact_search(self, problem, budget, log) -> ExactSearch | None:
+        """A dedicated exact search that replaces the MIP where it applies: ``None``, or its
+        :class:`ExactSearch` (a model found without a proof becomes a start); ``log`` takes notes (why the
+        search did not apply)."""
         return None
 
     def _report_checks(self, problem) -> dict:
@@ -207,11 +207,11 @@ class MIPClassifier(OptitreesClassifier):
         exact = self._exact_search(problem, budget, log)
         if exact is not None:
             budget.lap("exact search")
-            if exact[1]:
+            if exact.proven:
                 return self._certified(problem, training, exact, budget, log)
         starts = self._starts(problem, self._start_deadline(budget), self._start_methods)
         if exact is not None:
-            starts[exact[3]] = exact[0]
+            starts[exact.engine] = exact.model
         finals = {name: family.finalize(problem, m) for name, m in starts.items()}
         start_objectives = {name: family.objective(problem, m) for name, m in finals.items()}
         start_name = min(start_objectives, key=start_objectives.get)
@@ -264,6 +264,8 @@ class MIPClassifier(OptitreesClassifier):
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
         notes += self._status_notes(result, returned, objectives, label)
         proven = result.bound is not None and objectives[returned] <= result.bound + 1e-6 * max(1.0, abs(result.bound))
+        known = [b for b in (result.bound if built else None, None if exact is None else exact.bound) if b is not None]
+        bound = objectives[returned] if proven else (max(known) if known else None)
         if result.status is SolveStatus.OPTIMAL and not proven and result.bound is not None:
             log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "
                      f"underestimates the exact one (the returned model's is {objectives[returned]:.6g}): the "
@@ -286,7 +288,7 @@ class MIPClassifier(OptitreesClassifier):
             weighted=training.weighted, starts=start_objectives,
             objectives={**objectives, "returned": objectives[returned]},
             solved_by=result.solver if built else None, certified_by=result.solver if proven else None,
-            stages=dict(budget.stages), checks={**checks, **self._report_checks(problem)},
+            bound=bound, stages=dict(budget.stages), checks={**checks, **self._report_checks(problem)},
             notes=tuple(log.notes + ([] if built else [result.message]) + [note for _, note in notes]))
         return self
 
@@ -294,7 +296,7 @@ class MIPClassifier(OptitreesClassifier):
         """Finish a fit whose model an exact search proved optimal: no MIP is built."""
         from ..solvers.results import SolutionStatus
 
-        model, _, seconds, engine = exact
+        model, seconds, engine = exact.model, exact.seconds, exact.engine
         family = self._family
         final = family.finalize(problem, model)
         greedy = family.finalize(problem, self._starts(problem, None, ("greedy",))["greedy"])
@@ -318,7 +320,7 @@ class MIPClassifier(OptitreesClassifier):
             objective=objective, seconds=budget.elapsed, time_limit=self.time_limit, rows=training.n_input_rows,
             distinct_rows=len(training.y), weighted=training.weighted, starts={"greedy": greedy_objective},
             objectives={"start": greedy_objective, "solver": objective, "returned": objective}, solved_by=engine,
-            certified_by=engine, stages=dict(budget.stages), checks=self._report_checks(problem),
+            certified_by=engine, bound=objective, stages=dict(budget.stages), checks=self._report_checks(problem),
             notes=tuple(log.notes + [f"optimal, certified by {engine}"]))
         return self
 

@@ -157,6 +157,42 @@ def test_a_certified_fit_computes_only_the_greedy_tree_beside_contree(monkeypatc
     assert clf.method_ == "contree" and clf.greedy_objective_ >= clf.objective_
 
 
+def test_contree_gets_the_budget_first_and_an_unfinished_search_reports_its_bound(monkeypatch):
+    """ConTree may use the whole budget but a reserve; when it stops before its proof, its tree is a start
+    and the report carries a valid lower bound (rows identical in X with another label: any tree errs there)."""
+    import optitrees.estimators._oct as oct_estimators
+    from optitrees.algorithms.contree import contree_tree
+
+    X, y = load_iris(return_X_y=True)
+    X = np.vstack([X, X[:5]])
+    y = np.r_[y, [1, 1, 1, 1, 2]]                       # five rows repeated with another label: 5 errors at least
+    limits = []
+
+    def unfinished(*args, **kwargs):
+        limits.append(args[6])
+        tree, _, seconds = contree_tree(*args, **kwargs)
+        return tree, False, seconds
+
+    monkeypatch.setattr(oct_estimators, "contree_tree", unfinished)
+    clf = fit_quiet(OCTClassifier(max_depth=2, time_limit=20, solver_options={"mip_max_nodes": 1}), X, y)
+    assert limits[0] >= 20 - 1.0 - 0.5                   # all of the budget but the reserve (5%, at least 0.5 s)
+    r = clf.fit_report_
+    L_hat = 155 - 54                                     # weight outside the largest class (classes 50, 54, 51)
+    assert r.outcome == "not proven optimal" and r.certified_by is None
+    assert r.bound == pytest.approx(max(5 / L_hat, clf.solver_result_.bound or 0)) and r.bound <= r.objective
+    assert "contree" in r.starts and any("ConTree's search ended" in n for n in r.notes)
+    assert "lower bound" in str(r)
+
+
+def test_inseparable_weight_by_hand():
+    from optitrees.algorithms.contree import inseparable_weight
+
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [2.0, 2.0]])
+    y = np.array([0, 1, 1, 0, 1, 0])
+    assert inseparable_weight(X, y) == 2.0                      # one of the first three, one of the next two
+    assert inseparable_weight(X, y, np.array([3.0, 1, 1, 0.5, 2, 7])) == 2.0 + 0.5
+
+
 def test_contree_is_not_used_where_it_cannot_express_the_model():
     X, y = load_iris(return_X_y=True)
     clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=10, time_limit=10,
