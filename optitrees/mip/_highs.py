@@ -51,9 +51,8 @@ def to_highs(f, names: bool = True, start=None, highs=None, allow_quadratic: boo
     ----------
     f : Formulation
     names : bool, default=True
-        Pass column and row names (needed for readable exports). Without
-        names the arrays go through highspy's array overload of
-        ``passModel``, the fast path ``solve`` uses.
+        Pass column and row names (needed for readable exports; ``solve`` passes none). The arrays always
+        go through highspy's array overload of ``passModel``.
     start : array of shape (n_cols,), optional
         A start solution handed over with ``setSolution``.
     highs : highspy.Highs, optional
@@ -76,36 +75,19 @@ def to_highs(f, names: bool = True, start=None, highs=None, allow_quadratic: boo
         )
     h = new_highs() if highs is None else highs
     A = f.matrix
-    if not names:
-        # array overload: no per-column Python objects (about 4x faster than HighsLp)
-        status = h.passModel(
-            f.n_cols, f.n_rows, A.nnz, int(highspy.MatrixFormat.kRowwise),
-            int(highspy.ObjSense.kMinimize), float(f.objective_offset), f.cost,
-            f.col_lower, f.col_upper, f.row_lower, f.row_upper,
-            A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data,
-            f.integrality.astype(np.int32))
-    else:
-        lp = highspy.HighsLp()
-        lp.num_col_ = f.n_cols
-        lp.num_row_ = f.n_rows
-        lp.col_cost_ = f.cost
-        lp.offset_ = f.objective_offset
-        lp.col_lower_ = f.col_lower
-        lp.col_upper_ = f.col_upper
-        lp.row_lower_ = f.row_lower
-        lp.row_upper_ = f.row_upper
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.num_col_ = f.n_cols
-        lp.a_matrix_.num_row_ = f.n_rows
-        lp.a_matrix_.start_ = A.indptr
-        lp.a_matrix_.index_ = A.indices
-        lp.a_matrix_.value_ = A.data
-        if f.integrality.any():
-            lp.integrality_ = [highspy.HighsVarType(int(k)) for k in f.integrality]
-        lp.col_names_ = f.column_names()
-        lp.row_names_ = f.row_names()
-        lp.model_name_ = f.name
-        status = h.passModel(lp)
+    # the array overload of passModel: no per-element conversion (a HighsLp's matrix assignment converts each
+    # element: 0.37 s of 6.1M nonzeros, against 0.10 s for the whole array call)
+    status = h.passModel(
+        f.n_cols, f.n_rows, A.nnz, int(highspy.MatrixFormat.kRowwise),
+        int(highspy.ObjSense.kMinimize), float(f.objective_offset), f.cost,
+        f.col_lower, f.col_upper, f.row_lower, f.row_upper,
+        A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data,
+        f.integrality.astype(np.int32))
+    if names and status != highspy.HighsStatus.kError:
+        for k, name in enumerate(f.column_names()):
+            h.passColName(k, name)
+        for k, name in enumerate(f.row_names()):
+            h.passRowName(k, name)
     if status == highspy.HighsStatus.kError:
         raise RuntimeError("HiGHS rejected the model (passModel returned an error)")
     if f.is_quadratic:

@@ -20,8 +20,15 @@ def to_pyomo(f):
     (``m._optitrees_columns``) so that a solution can be decoded even after
     the user added components.
     """
+    from pyomo.common.gc_manager import PauseGC
+
+    with PauseGC():             # millions of expression objects: the cyclic collector would rescan them all
+        return _build(f)
+
+
+def _build(f):
     import pyomo.environ as pyo
-    from pyomo.core.expr.numeric_expr import LinearExpression
+    from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
     m = pyo.ConcreteModel(name=f.name)
     for name, labels in f.sets.items():
@@ -41,7 +48,10 @@ def to_pyomo(f):
         columns.extend(vars_)
 
     A = f.matrix
-    indptr, indices, data = A.indptr, A.indices, A.data
+    indptr = A.indptr.tolist()
+    # every term once, in the matrix's row order (a coefficient of 1 is the variable itself); rows take slices
+    terms = [v if c == 1.0 else MonomialTermExpression((c, v))
+             for c, v in zip(A.data.tolist(), map(columns.__getitem__, A.indices.tolist()))]
     rl = f.row_lower
     ru = f.row_upper
     for g in f.constraints.values():
@@ -51,12 +61,7 @@ def to_pyomo(f):
 
         def rule(_m, *idx, position=position):
             r = position[idx if len(idx) > 1 else idx[0]]
-            lo, hi = indptr[r], indptr[r + 1]
-            expr = LinearExpression(
-                constant=0.0,
-                linear_coefs=data[lo:hi].tolist(),
-                linear_vars=[columns[c] for c in indices[lo:hi]],
-            )
+            expr = LinearExpression(terms[indptr[r]:indptr[r + 1]])
             a = rl[r] if np.isfinite(rl[r]) else None
             b = ru[r] if np.isfinite(ru[r]) else None
             if a is not None and a == b:
