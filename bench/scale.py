@@ -1,0 +1,365 @@
+"""The tree learners and score cards at the sizes users bring, each beside its peer in the same run.
+
+Part ``trees`` (adult: the training file one-hot encoded together with adult_test, 104 columns; training
+subsamples of N = 1k, 4k, 16k, 30k rows and N = 100k rows drawn from adult's 30,162 with the six numeric
+columns jittered; test: adult_test, 15,060 rows). Pairs, ours / peer:
+
+* ``C45Classifier`` (``laplace=False``, J48's estimate) / scikit-learn's entropy tree / Weka's J48 (``-C 0.25
+  -M 2``; its own "time taken to build model", the JVM start excluded; ``same %``: test points on which
+  ours and J48 agree);
+* ``OCTClassifier`` depth 2 and 3 / pycontree alone, with the same time limit, and STreeD (pystreed, in its
+  own environment, on its quantile binarization with 10 thresholds per continuous feature);
+* ``TAOClassifier`` and ``TMOClassifier`` depth 3 / scikit-learn's CART of depth 3.
+
+Part ``risk``: ``RiskScoreClassifier`` at T = 3, 5, 7 on rs_adult and rs_mushroom (all rows), and on
+10^6 rows drawn from rs_adult (rows resampled: the card sees them merged into weighted distinct rows),
+beside FasterRisk (its own environment, ``--peer-python``).
+
+Part ``loss``: ``OLCTClassifier`` depth 2 (its defaults), 60 s per fit, at 4k-30k
+training rows of a2a_test, a4a_test, phishing, spambase and adult (the rest of each set is the test set),
+against the greedy tree it starts from: exact training objective, test balanced accuracy, lower bound.
+
+Every fit runs in a forked child: ``peak MiB`` is the growth of its resident set (its own child processes
+included, e.g. ConTree's). ``k``: the slope of log(time) over log(N) of each learner.
+
+Run: python bench/scale.py --part trees [--sizes 1000 4000 16000 30000 100000] [--time-limit 60]
+     python bench/scale.py --part risk --peer-python /work/venvs/fasterrisk/bin/python
+     python bench/scale.py --part loss [--time-limit 60]
+     python bench/scale.py --part trees --summary-only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _data import SHARED, binary_target, load_numeric, manifest, require_shared  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PEERS = Path(__file__).resolve().parent / "peers"
+SIZES = (1000, 4000, 16000, 30000, 100000)
+
+
+# ------------------------------------------------------------------ running one fit
+def _status_mib(field):
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _child(conn, fn):
+    try:
+        start = _status_mib("VmRSS")
+        out = fn()
+        own = _status_mib("VmHWM") - start
+        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        out["peak_mib"] = max(own, children)
+        conn.send(out)
+    except BaseException:
+        conn.send({"error": traceback.format_exc(limit=3)})
+    finally:
+        conn.close()
+
+
+def isolated(fn) -> dict:
+    """``fn()`` (a dict) run in a forked child, with its peak memory growth."""
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(send, fn))
+    proc.start()
+    send.close()
+    out = receive.recv()
+    proc.join()
+    if "error" in out:
+        print(out["error"], file=sys.stderr)
+    return out
+
+
+def timed(make_and_fit):
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make_and_fit()
+    return model, time.perf_counter() - t0
+
+
+# ------------------------------------------------------------------ adult
+def adult_frames():
+    """adult and adult_test one-hot encoded together (rows with a missing cell dropped)."""
+    frames = [pd.read_csv(SHARED / manifest()[name]["file"]).dropna() for name in ("adult", "adult_test")]
+    ys = [binary_target(name, f["target"]) for name, f in zip(("adult", "adult_test"), frames)]
+    X = pd.concat([f.drop(columns=["target"]) for f in frames])
+    categorical = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    X = pd.get_dummies(X, columns=categorical, dtype=float)
+    n = len(frames[0])
+    numeric = [X.columns.get_loc(c) for c in frames[0].columns if c != "target" and c not in categorical]
+    return X.to_numpy(float)[:n], ys[0], X.to_numpy(float)[n:], ys[1], numeric
+
+
+def adult_sample(X, y, numeric, n, seed=0):
+    """``n`` training rows: a subsample, or (beyond adult's size) rows drawn with the numeric columns jittered."""
+    rng = np.random.default_rng(seed)
+    if n <= len(y):
+        idx = rng.choice(len(y), n, replace=False)
+        return X[idx], y[idx]
+    idx = rng.choice(len(y), n, replace=True)
+    Xs = X[idx].copy()
+    scale = X[:, numeric].std(axis=0)
+    Xs[:, numeric] = np.round(Xs[:, numeric] + rng.normal(size=(n, len(numeric))) * 0.02 * scale, 0)
+    return Xs, y[idx]
+
+
+def write_arff(path, X, y):
+    header = ["@relation adult"] + [f"@attribute x{j} numeric" for j in range(X.shape[1])]
+    header += ["@attribute class {c0,c1}", "@data"]
+    body = pd.DataFrame(X).astype(object)
+    body["class"] = np.where(y == 1, "c1", "c0")
+    with open(path, "w") as fh:
+        fh.write("\n".join(header) + "\n")
+        body.to_csv(fh, header=False, index=False, float_format="%.10g")
+
+
+def run_j48(jar, X, y, Xte, yte):
+    with tempfile.TemporaryDirectory() as tmp:
+        train, test = f"{tmp}/train.arff", f"{tmp}/test.arff"
+        write_arff(train, X, y)
+        write_arff(test, Xte, yte)
+        base = ["java", "-Xmx8g", "-cp", jar, "weka.classifiers.trees.J48", "-C", "0.25", "-M", "2", "-t", train,
+                "-T", test]
+        model = subprocess.run(base + ["-no-cv"], capture_output=True, text=True, check=True).stdout
+        seconds = float(re.search(r"Time taken to build model:\s*([\d.]+)", model).group(1))
+        leaves = int(re.search(r"Number of Leaves\s*:\s*(\d+)", model).group(1))
+        pred = subprocess.run(base + ["-p", "0"], capture_output=True, text=True, check=True).stdout
+        labels = np.array([int(m.group(1)) for m in re.finditer(r"^\s*\d+\s+\d+:c\d+\s+\d+:c(\d+)", pred, re.M)])
+    return dict(time=seconds, leaves=leaves, test=float(np.mean(labels == yte))), labels
+
+
+def run_streed(peer_python, X, y, Xte, yte, depth, time_limit):
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "data.npz", Path(tmp) / "out.json"
+        np.savez(src, X=X, y=y, X_test=Xte, y_test=yte, depth=depth, time_limit=time_limit)
+        subprocess.run([peer_python, str(PEERS / "pystreed_fit.py"), str(src), str(out)], check=True,
+                       capture_output=True)
+        return json.loads(out.read_text())
+
+
+def part_trees(args):
+    from pycontree import ConTree
+    from sklearn.tree import DecisionTreeClassifier
+
+    from optitrees import C45Classifier, OCTClassifier, TAOClassifier, TMOClassifier
+
+    Xall, yall, Xte, yte, numeric = adult_frames()
+    rows = []
+    out = RESULTS / "scale_trees.csv"
+    for n in args.sizes:
+        X, y = adult_sample(Xall, yall, numeric, n)
+        base = dict(n=n, p=X.shape[1])
+
+        def c45():
+            m, t = timed(lambda: C45Classifier(laplace=False).fit(X, y))
+            return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), leaves=m.n_leaves_,
+                        pred=m.predict(Xte).tolist())
+
+        def sk_entropy():
+            m, t = timed(lambda: DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y))
+            return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), leaves=int(m.get_n_leaves()))
+
+        ours = isolated(c45)
+        pred = np.array(ours.pop("pred", []))
+        rows.append({**base, "learner": "C4.5", "impl": "optitrees", **ours})
+        rows.append({**base, "learner": "C4.5", "impl": "sklearn entropy", **isolated(sk_entropy)})
+        if Path(args.weka_jar).exists():
+            j48, labels = run_j48(args.weka_jar, X, y, Xte, yte)
+            rows.append({**base, "learner": "C4.5", "impl": "J48", **j48,
+                         "same": float(np.mean(labels == pred)) if len(pred) == len(labels) else np.nan})
+        print(f"N={n} C4.5 done", flush=True)
+        for depth in (2, 3):
+            def oct_fit(depth=depth):
+                m, t = timed(lambda: OCTClassifier(max_depth=depth, time_limit=args.time_limit, threads=1).fit(X, y))
+                r = m.fit_report_
+                return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), objective=r.objective,
+                            proven=r.certified_by is not None, bound=r.bound, method=r.method)
+
+            def contree_fit(depth=depth):
+                m, t = timed(lambda: ConTree(max_depth=depth, time_limit=args.time_limit).fit(X, y))
+                return dict(time=t, train=float(np.mean(m.predict(X) == y)),
+                            test=float(np.mean(m.predict(Xte) == yte)),
+                            proven=bool(m._config.is_within_time_limit()))
+
+            rows.append({**base, "learner": f"OCT d{depth}", "impl": "optitrees", **isolated(oct_fit)})
+            rows.append({**base, "learner": f"OCT d{depth}", "impl": "pycontree", **isolated(contree_fit)})
+            if args.streed_python:
+                streed = isolated(lambda depth=depth: run_streed(args.streed_python, X, y, Xte, yte, depth,
+                                                                 args.time_limit))
+                rows.append({**base, "learner": f"OCT d{depth}", "impl": "pystreed", **streed})
+            print(f"N={n} OCT d{depth} done", flush=True)
+
+        def cart():
+            m, t = timed(lambda: DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y))
+            return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte))
+
+        def tao():
+            m, t = timed(lambda: TAOClassifier(max_depth=3, random_state=0).fit(X, y))
+            return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), objective=m.objective_)
+
+        def tmo():
+            m, t = timed(lambda: TMOClassifier(max_depth=3, random_state=0, time_limit=args.tmo_time_limit).fit(X, y))
+            return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), objective=m.objective_)
+
+        rows.append({**base, "learner": "depth-3 tree", "impl": "sklearn CART", **isolated(cart)})
+        rows.append({**base, "learner": "depth-3 tree", "impl": "TAO", **isolated(tao)})
+        rows.append({**base, "learner": "depth-3 tree", "impl": "TMO", **isolated(tmo)})
+        print(f"N={n} TAO/TMO done", flush=True)
+        pd.DataFrame(rows).to_csv(out, index=False)
+    return out
+
+
+def exponents(frame):
+    out = {}
+    for (learner, impl), d in frame.groupby(["learner", "impl"]):
+        d = d[d.time > 0]
+        if d.n.nunique() >= 2:
+            out[(learner, impl)] = float(np.polyfit(np.log(d.n), np.log(d.time), 1)[0])
+    return out
+
+
+def summary_trees(path):
+    frame = pd.read_csv(path)
+    k = exponents(frame)
+    cols = [c for c in ("time", "peak_mib", "train", "test", "leaves", "proven", "same") if c in frame]
+    table = frame.pivot_table(index=["learner", "impl"], columns="n", values="time", aggfunc="first")
+    print("fit seconds (k: time ~ N^k)")
+    table["k"] = [k.get(idx, np.nan) for idx in table.index]
+    print(table.round(3).to_string())
+    for learner, d in frame.groupby("learner", sort=False):
+        print(f"\n{learner}")
+        print(d[["n", "impl"] + cols].round(4).to_string(index=False))
+
+
+# ------------------------------------------------------------------ risk scores
+def part_risk(args):
+    from risk_scores import fit_fasterrisk, fit_ors, risk_data
+    from sklearn.model_selection import train_test_split
+
+    rows = []
+    out = RESULTS / "scale_risk.csv"
+    sets = []
+    for name in ("rs_adult", "rs_mushroom"):
+        X, y = risk_data(name)
+        sets.append((name, X, y))
+    X, y = risk_data("rs_adult")
+    idx = np.random.default_rng(0).choice(len(y), 10**6, replace=True)
+    sets.append(("rs_adult x10^6", X[idx], y[idx]))
+    for name, X, y in sets:
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+        for T in (3, 5, 7):
+            ours = isolated(lambda: fit_ors(Xtr, ytr, Xte, yte, T, args.time_limit))
+            rows.append(dict(dataset=name, n=len(ytr), p=X.shape[1], T=T, impl="optitrees", **ours))
+            if args.peer_python:
+                peer = isolated(lambda: fit_fasterrisk(args.peer_python, Xtr, ytr, Xte, yte, T))
+                rows.append(dict(dataset=name, n=len(ytr), p=X.shape[1], T=T, impl="fasterrisk", **peer))
+            print(f"{name} T={T} done", flush=True)
+            pd.DataFrame(rows).to_csv(out, index=False)
+    return out
+
+
+def summary_risk(path):
+    frame = pd.read_csv(path)
+    cols = [c for c in ("dataset", "n", "T", "impl", "time", "peak_mib", "train_loss", "auc", "gap", "status")
+            if c in frame]
+    print(frame[cols].round(4).to_string(index=False))
+
+
+# ------------------------------------------------------------------ loss-optimal trees
+LOSS_SETS = (("a2a_test", (4000, 16000, 30000)), ("a4a_test", (4000, 16000, 27000)), ("phishing", (4000, 11000)),
+             ("spambase", (4000,)), ("adult", (4000, 16000, 30000)))
+
+
+def greedy_model(fitted, X, y):
+    """An estimator holding the greedy start of ``fitted`` (the tree the MIP starts from), for its test scores."""
+    from sklearn.base import clone
+
+    g = clone(fitted)
+    g._validate_params()
+    problem, _ = g._prepare(X, y, None)
+    g._store(problem, g._family.finalize(problem, g._starts(problem, None, ("greedy",))["greedy"]))
+    return g
+
+
+def part_loss(args):
+    from sklearn.metrics import balanced_accuracy_score
+
+    from optitrees import OLCTClassifier
+
+    rows = []
+    out = RESULTS / "scale_loss.csv"
+    for name, sizes in LOSS_SETS:
+        X, y, _ = load_numeric(name)
+        for n in sizes:
+            rng = np.random.default_rng(0)
+            perm = rng.permutation(len(y))
+            train, test = perm[:n], perm[n:] if len(y) - n >= 500 else perm[-2000:]
+
+            def fit(train=train, test=test):
+                m, t = timed(lambda: OLCTClassifier(max_depth=2, time_limit=args.time_limit, threads=1,
+                                                    random_state=0).fit(X[train], y[train]))
+                r = m.fit_report_
+                greedy = greedy_model(m, X[train], y[train])
+                return dict(time=t, objective=r.objective, greedy=r.starts.get("greedy"), bound=r.bound,
+                            method=r.method, outcome=str(r.outcome), rows=r.rows, distinct=r.distinct_rows,
+                            test_bacc=balanced_accuracy_score(y[test], m.predict(X[test])),
+                            greedy_test_bacc=balanced_accuracy_score(y[test], greedy.predict(X[test])))
+
+            rows.append(dict(dataset=name, n=n, p=X.shape[1], **isolated(fit)))
+            print(f"{name} N={n} done", flush=True)
+            pd.DataFrame(rows).to_csv(out, index=False)
+    return out
+
+
+def summary_loss(path):
+    frame = pd.read_csv(path)
+    frame["beats_greedy"] = frame.objective < frame.greedy - 1e-9
+    cols = [c for c in ("dataset", "n", "time", "peak_mib", "greedy", "objective", "bound", "beats_greedy",
+                        "method", "test_bacc", "greedy_test_bacc") if c in frame]
+    print(frame[cols].round(4).to_string(index=False))
+    print(f"\nbeats the greedy tree in {frame.beats_greedy.mean():.0%} of {len(frame)} fits")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("trees", "risk", "loss"), default="trees")
+    parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--tmo-time-limit", type=float, default=30.0)
+    parser.add_argument("--weka-jar", default="/usr/share/java/weka.jar")
+    parser.add_argument("--streed-python", help="interpreter of an environment with pystreed")
+    parser.add_argument("--peer-python", help="interpreter of an environment with fasterrisk==0.1.10")
+    parser.add_argument("--summary-only", action="store_true")
+    args = parser.parse_args()
+    path = RESULTS / f"scale_{args.part}.csv"
+    if not args.summary_only:
+        require_shared()
+        RESULTS.mkdir(exist_ok=True)
+        path = {"trees": part_trees, "risk": part_risk, "loss": part_loss}[args.part](args)
+    {"trees": summary_trees, "risk": summary_risk, "loss": summary_loss}[args.part](path)
+
+
+if __name__ == "__main__":
+    main()
