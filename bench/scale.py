@@ -63,13 +63,15 @@ def _status_mib(field):
     return float("nan")
 
 
-def _child(conn, fn):
+def _child(conn, fn, spawns):
     try:
         start = _status_mib("VmRSS")
         out = fn()
         own = _status_mib("VmHWM") - start
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        out["peak_mib"] = max(own, children)
+        # a spawned peer (a fresh interpreter, a JVM) counts whole; a forked child's pages shared with this
+        # process at the fork are not its own
+        out["peak_mib"] = children if spawns else max(own, children - start)
         conn.send(out)
     except BaseException:
         conn.send({"error": traceback.format_exc(limit=3)})
@@ -77,11 +79,12 @@ def _child(conn, fn):
         conn.close()
 
 
-def isolated(fn) -> dict:
-    """``fn()`` (a dict) run in a forked child, with its peak memory growth."""
+def isolated(fn, spawns=False) -> dict:
+    """``fn()`` (a dict) run in a forked child, with its peak memory growth (``spawns``: of the peer process
+    ``fn`` starts)."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(send, fn))
+    proc = ctx.Process(target=_child, args=(send, fn, spawns))
     proc.start()
     send.close()
     out = receive.recv()
@@ -147,7 +150,7 @@ def run_j48(jar, X, y, Xte, yte):
         leaves = int(re.search(r"Number of Leaves\s*:\s*(\d+)", model).group(1))
         pred = subprocess.run(base + ["-p", "0"], capture_output=True, text=True, check=True).stdout
         labels = np.array([int(m.group(1)) for m in re.finditer(r"^\s*\d+\s+\d+:c\d+\s+\d+:c(\d+)", pred, re.M)])
-    return dict(time=seconds, leaves=leaves, test=float(np.mean(labels == yte))), labels
+    return dict(time=seconds, leaves=leaves, test=float(np.mean(labels == yte)), labels=labels.tolist())
 
 
 def run_streed(peer_python, X, y, Xte, yte, depth, time_limit):
@@ -156,7 +159,9 @@ def run_streed(peer_python, X, y, Xte, yte, depth, time_limit):
         np.savez(src, X=X, y=y, X_test=Xte, y_test=yte, depth=depth, time_limit=time_limit)
         subprocess.run([peer_python, str(PEERS / "pystreed_fit.py"), str(src), str(out)], check=True,
                        capture_output=True)
-        return json.loads(out.read_text())
+        result = json.loads(out.read_text())
+    result["time"] = result.pop("seconds")
+    return result
 
 
 def part_trees(args):
@@ -186,7 +191,8 @@ def part_trees(args):
         rows.append({**base, "learner": "C4.5", "impl": "optitrees", **ours})
         rows.append({**base, "learner": "C4.5", "impl": "sklearn entropy", **isolated(sk_entropy)})
         if Path(args.weka_jar).exists():
-            j48, labels = run_j48(args.weka_jar, X, y, Xte, yte)
+            j48 = isolated(lambda: run_j48(args.weka_jar, X, y, Xte, yte), spawns=True)
+            labels = np.array(j48.pop("labels"))
             rows.append({**base, "learner": "C4.5", "impl": "J48", **j48,
                          "same": float(np.mean(labels == pred)) if len(pred) == len(labels) else np.nan})
         print(f"N={n} C4.5 done", flush=True)
@@ -207,7 +213,7 @@ def part_trees(args):
             rows.append({**base, "learner": f"OCT d{depth}", "impl": "pycontree", **isolated(contree_fit)})
             if args.streed_python:
                 streed = isolated(lambda depth=depth: run_streed(args.streed_python, X, y, Xte, yte, depth,
-                                                                 args.time_limit))
+                                                                 args.time_limit), spawns=True)
                 rows.append({**base, "learner": f"OCT d{depth}", "impl": "pystreed", **streed})
             print(f"N={n} OCT d{depth} done", flush=True)
 
