@@ -5,7 +5,10 @@ improved by TAO. Each generation draws a bootstrap sample ``B``; for every tree
 ``t_i`` a partner ``t_j`` (``j != i``, uniform) is drawn and the offspring takes,
 node by node, ``t_j``'s node with probability ``CR`` and ``t_i``'s otherwise; it is
 optimized by TAO on ``B`` and replaces ``t_i`` when its fitness (training
-accuracy) is higher; the best tree ever seen is returned.
+accuracy) is higher; the best tree ever seen is returned. With a deadline the
+population is sized to the budget: it grows for ``1 / (1 + G)`` of the time
+left, so the ``G`` generations (one TAO run per individual each, as many as
+making the population) fit in the rest.
 
 Encoding (the seed's): a tree of depth ``d`` is the list of its ``2^d - 1``
 positions above the last level in breadth-first order, a split as
@@ -32,6 +35,7 @@ recomputed, which gives exactly the sequential result.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -116,9 +120,19 @@ def decode(code: list, X, y, n_classes: int, rng, allowed=None, sample_weight=No
     return ft
 
 
+def _population_deadline(deadline, n_generations):
+    """When the initial population stops growing: after ``1 / (1 + n_generations)`` of the time left, so the
+    generations (each as costly as making the population: one TAO run per individual) fit in the rest."""
+    if deadline is None:
+        return None
+    now = time.perf_counter()
+    return now + max(0.0, deadline - now) / (1 + n_generations)
+
+
 def _initial_population(make, items, n_jobs, deadline):
-    """``[make(item) for item in items]`` until ``deadline``: at least one individual, then as many as the time
-    allows (in batches of ``2 n_jobs`` when parallel), so the population is sized to the budget."""
+    """``[make(item) for item in items]`` until ``deadline`` (:func:`_population_deadline`): at least one
+    individual, then as many as the time allows (in batches of ``2 n_jobs`` when parallel), so the population
+    is sized to the budget."""
     from joblib import Parallel, delayed
 
     population = []
@@ -227,7 +241,8 @@ def tmo_label_tree(X, y, depth, n_classes=None, *, n_estimators=100, n_generatio
         return tao_label_tree(ft, X, y, allowed=allowed, deadline=deadline, index=index,
                               sample_weight=sample_weight, **tao_options)
 
-    population = _initial_population(initial, list(forest.estimators_), n_jobs, deadline)
+    population = _initial_population(initial, list(forest.estimators_), n_jobs,
+                                     _population_deadline(deadline, n_generations))
     fitness = [offspring.fitness(ft) for ft in population]
     best, _, history = _generation_loop(population, fitness, offspring, n_generations, rng, deadline, n_jobs)
     return best, history
@@ -300,7 +315,8 @@ def tmo_loss_optimal(problem, fit_for, *, n_estimators=20, n_generations=5, cros
         tree = greedy_tree(boot, fit_for(allowed), deadline=deadline)
         return tao_loss_optimal(tree, problem, fit_for(None), deadline=deadline, **tao_options)
 
-    population = _initial_population(initial, list(rng.integers(0, 2**31 - 1, n_estimators)), n_jobs, deadline)
+    population = _initial_population(initial, list(rng.integers(0, 2**31 - 1, n_estimators)), n_jobs,
+                                     _population_deadline(deadline, n_generations))
     fitness = [offspring.fitness(t) for t in population]
     best, _, history = _generation_loop(population, fitness, offspring, n_generations, rng, deadline, n_jobs)
     return best, history

@@ -91,3 +91,20 @@ def test_a_deadline_sizes_the_population_to_the_budget():
 
     population = tmo._initial_population(make, list(range(100)), 1, time.perf_counter() + 0.3)
     assert 3 <= len(population) <= 10 and population == list(range(len(population))) == calls
+
+
+def test_the_population_leaves_the_generations_their_share_of_the_budget():
+    """With G generations the population grows for 1 / (1 + G) of the time left: each generation costs
+    about as much as making the population (one TAO run per individual)."""
+    import time
+
+    from optitrees.algorithms.tmo import _population_deadline
+
+    assert _population_deadline(None, 5) is None
+    now = time.perf_counter()
+    assert _population_deadline(now + 12.0, 5) == pytest.approx(now + 2.0, abs=0.05)
+    assert _population_deadline(now - 1.0, 5) == pytest.approx(now, abs=0.05)
+    X, y = load_breast_cancer(return_X_y=True)
+    best, history = tmo_label_tree(X, y, 3, n_estimators=400, n_generations=3, random_state=0,
+                                   deadline=time.perf_counter() + 3.0)
+    assert len(history) >= 2                              # generations ran within the budget
