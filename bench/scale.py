@@ -186,17 +186,18 @@ def part_trees(args):
             m, t = timed(lambda: DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y))
             return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), leaves=int(m.get_n_leaves()))
 
-        ours = isolated(c45)
-        pred = np.array(ours.pop("pred", []))
-        rows.append({**base, "learner": "C4.5", "impl": "optitrees", **ours})
-        rows.append({**base, "learner": "C4.5", "impl": "sklearn entropy", **isolated(sk_entropy)})
-        if Path(args.weka_jar).exists():
+        if "c45" in args.learners:
+            ours = isolated(c45)
+            pred = np.array(ours.pop("pred", []))
+            rows.append({**base, "learner": "C4.5", "impl": "optitrees", **ours})
+            rows.append({**base, "learner": "C4.5", "impl": "sklearn entropy", **isolated(sk_entropy)})
+        if "c45" in args.learners and Path(args.weka_jar).exists():
             j48 = isolated(lambda: run_j48(args.weka_jar, X, y, Xte, yte), spawns=True)
             labels = np.array(j48.pop("labels"))
             rows.append({**base, "learner": "C4.5", "impl": "J48", **j48,
                          "same": float(np.mean(labels == pred)) if len(pred) == len(labels) else np.nan})
         print(f"N={n} C4.5 done", flush=True)
-        for depth in (2, 3):
+        for depth in [d for d in (2, 3) if f"oct{d}" in args.learners]:
             def oct_fit(depth=depth):
                 m, t = timed(lambda: OCTClassifier(max_depth=depth, time_limit=args.time_limit, threads=1).fit(X, y))
                 r = m.fit_report_
@@ -229,11 +230,19 @@ def part_trees(args):
             m, t = timed(lambda: TMOClassifier(max_depth=3, random_state=0, time_limit=args.tmo_time_limit).fit(X, y))
             return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), objective=m.objective_)
 
-        rows.append({**base, "learner": "depth-3 tree", "impl": "sklearn CART", **isolated(cart)})
-        rows.append({**base, "learner": "depth-3 tree", "impl": "TAO", **isolated(tao)})
-        rows.append({**base, "learner": "depth-3 tree", "impl": "TMO", **isolated(tmo)})
+        if "tao" in args.learners or "tmo" in args.learners:
+            rows.append({**base, "learner": "depth-3 tree", "impl": "sklearn CART", **isolated(cart)})
+        if "tao" in args.learners:
+            rows.append({**base, "learner": "depth-3 tree", "impl": "TAO", **isolated(tao)})
+        if "tmo" in args.learners:
+            rows.append({**base, "learner": "depth-3 tree", "impl": "TMO", **isolated(tmo)})
         print(f"N={n} TAO/TMO done", flush=True)
-        pd.DataFrame(rows).to_csv(out, index=False)
+        frame = pd.DataFrame(rows)
+        if args.merge and out.exists():             # keep the earlier run's rows of the learners not rerun
+            earlier = pd.read_csv(out)
+            frame = pd.concat([earlier[~earlier.set_index(["n", "learner", "impl"]).index.isin(
+                frame.set_index(["n", "learner", "impl"]).index)], frame], ignore_index=True)
+        frame.to_csv(out if not args.merge else RESULTS / "scale_trees_merged.csv", index=False)
     return out
 
 
@@ -357,6 +366,10 @@ def main():
     parser.add_argument("--weka-jar", default="/usr/share/java/weka.jar")
     parser.add_argument("--streed-python", help="interpreter of an environment with pystreed")
     parser.add_argument("--peer-python", help="interpreter of an environment with fasterrisk==0.1.10")
+    parser.add_argument("--learners", nargs="+", default=["c45", "oct2", "oct3", "tao", "tmo"],
+                        help="trees part: which pairs to run")
+    parser.add_argument("--merge", action="store_true",
+                        help="trees part: write scale_trees_merged.csv, these rows replacing the earlier run's")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
     path = RESULTS / f"scale_{args.part}.csv"
