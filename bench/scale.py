@@ -173,6 +173,7 @@ def part_trees(args):
     Xall, yall, Xte, yte, numeric = adult_frames()
     rows = []
     out = RESULTS / "scale_trees.csv"
+    earlier = pd.read_csv(out) if args.merge and out.exists() else None
     for n in args.sizes:
         X, y = adult_sample(Xall, yall, numeric, n)
         base = dict(n=n, p=X.shape[1])
@@ -238,11 +239,10 @@ def part_trees(args):
             rows.append({**base, "learner": "depth-3 tree", "impl": "TMO", **isolated(tmo)})
         print(f"N={n} TAO/TMO done", flush=True)
         frame = pd.DataFrame(rows)
-        if args.merge and out.exists():             # keep the earlier run's rows of the learners not rerun
-            earlier = pd.read_csv(out)
+        if earlier is not None:                     # keep the earlier run's rows of the pairs not rerun
             frame = pd.concat([earlier[~earlier.set_index(["n", "learner", "impl"]).index.isin(
                 frame.set_index(["n", "learner", "impl"]).index)], frame], ignore_index=True)
-        frame.to_csv(out if not args.merge else RESULTS / "scale_trees_merged.csv", index=False)
+        frame.to_csv(out, index=False)
     return out
 
 
@@ -369,7 +369,7 @@ def main():
     parser.add_argument("--learners", nargs="+", default=["c45", "oct2", "oct3", "tao", "tmo"],
                         help="trees part: which pairs to run")
     parser.add_argument("--merge", action="store_true",
-                        help="trees part: write scale_trees_merged.csv, these rows replacing the earlier run's")
+                        help="trees part: these rows replace the earlier run's of the same N and pair")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
     path = RESULTS / f"scale_{args.part}.csv"
