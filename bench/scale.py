@@ -337,7 +337,10 @@ def part_loss(args):
                                                     random_state=0).fit(X[train], y[train]))
                 r = m.fit_report_
                 greedy = greedy_model(m, X[train], y[train])
-                return dict(time=t, objective=r.objective, greedy=r.starts.get("greedy"), bound=r.bound,
+                nnz = re.search(r"(\d+) nonzeros", m.formulation_summary_)
+                # data and the model's matrix in memory: X in float64, the CSR matrix (value, column index)
+                data_mib = (X[train].nbytes + (12 * int(nnz.group(1)) if nnz else 0)) / 2**20
+                return dict(time=t, data_matrix_mib=data_mib, objective=r.objective, greedy=r.starts.get("greedy"), bound=r.bound,
                             method=r.method, outcome=str(r.outcome), rows=r.rows, distinct=r.distinct_rows,
                             test_bacc=balanced_accuracy_score(y[test], m.predict(X[test])),
                             greedy_test_bacc=balanced_accuracy_score(y[test], greedy.predict(X[test])))
@@ -351,7 +354,8 @@ def part_loss(args):
 def summary_loss(path):
     frame = pd.read_csv(path)
     frame["beats_greedy"] = frame.objective < frame.greedy - 1e-9
-    cols = [c for c in ("dataset", "n", "time", "peak_mib", "greedy", "objective", "bound", "beats_greedy",
+    cols = [c for c in ("dataset", "n", "time", "peak_mib", "data_matrix_mib", "greedy", "objective", "bound",
+                        "beats_greedy",
                         "method", "test_bacc", "greedy_test_bacc") if c in frame]
     print(frame[cols].round(4).to_string(index=False))
     print(f"\nbeats the greedy tree in {frame.beats_greedy.mean():.0%} of {len(frame)} fits")
