@@ -73,10 +73,11 @@ def test_growth_stops_at_its_deadline_and_splits_breadth_first(monkeypatch):
     assert {(int(f), float(t)) for f, t in zip(cut.feature[~cut.is_leaf], cut.threshold[~cut.is_leaf])} <= splits
 
 
+@pytest.mark.parametrize("soft_propagation", [False, True])
 @pytest.mark.parametrize("seed", range(4))
-def test_growing_by_levels_equals_growing_node_by_node(seed):
+def test_growing_by_levels_equals_growing_node_by_node(seed, soft_propagation):
     """The level-wise hard search and the node-by-node search (used for soft and nominal tests) grow the same
-    tree, missing values and weights included."""
+    tree, missing values, weights and soft training propagation (eq. 3.9) included."""
     from optitrees.algorithms.c45 import _grow_nodes, GrowNode
 
     rng = np.random.default_rng(seed)
@@ -85,9 +86,10 @@ def test_growing_by_levels_equals_growing_node_by_node(seed):
     y = ((np.nan_to_num(X[:, 0]) + X[:, 1] > 0.5) ^ (rng.random(150) < 0.2)).astype(int)
     Y, w = np.eye(2)[y], rng.uniform(0.5, 2.0, 150)
     allowed = np.ones(3, bool)
-    levels = to_tree(grow_c45(X, Y, allowed=allowed, weights=w), 3)
+    sigma = np.array([0.2, 0.0, 0.5]) if soft_propagation else None
+    levels = to_tree(grow_c45(X, Y, allowed=allowed, weights=w, propagation_sigma=sigma), 3)
     root = GrowNode(np.arange(150), w, Y.T @ w)
-    _grow_nodes(X, Y, root, allowed, 2, None, "gain_ratio", None, None, 6.0, 0.1, None, None)
+    _grow_nodes(X, Y, root, allowed, 2, None, "gain_ratio", None, sigma, 6.0, 0.1, None, None)
     nodes = to_tree(root, 3)
     assert levels.n_nodes == nodes.n_nodes and levels.n_nodes > 5
     assert np.array_equal(levels.feature, nodes.feature) and np.allclose(levels.threshold, nodes.threshold)
