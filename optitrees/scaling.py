@@ -45,7 +45,9 @@ def standardize(X, sample_weight=None):
         scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample_weight))
     # constant columns (a deviation at rounding level of the values); relative, so features in any units scale
     scale[scale <= 1e-12 * np.abs(X).max(axis=0, initial=0.0)] = 1.0
-    return (X - mean) / scale, mean, scale
+    out = np.subtract(X, mean)
+    out /= scale
+    return out, mean, scale
 
 
 def power_of_two_scale(X) -> np.ndarray:
@@ -75,7 +77,9 @@ def scale_unit(X):
     low = X.min(axis=0)
     span = X.max(axis=0) - low
     span = np.where(span > 0, span, 1.0)
-    return np.clip((X - low) / span, 0.0, 1.0), low, span
+    out = np.subtract(X, low)                       # one array of X's size, then in place (no temporaries)
+    out /= span
+    return np.clip(out, 0.0, 1.0, out=out), low, span
 
 
 @dataclass(frozen=True)

@@ -72,22 +72,25 @@ class ColumnIndex:
         code_of[coded] = np.arange(len(coded))
         default_rank = np.zeros(len(self.counted), np.int64)
         other = np.empty((n, len(self.counted)), bool)
-        other_rank = np.zeros((n, len(self.counted)), np.int32)
         is_indicator = indicator[self.counted]
         columns = self.counted[is_indicator]
         default_rank[is_indicator] = (n_one[columns] > n_zero[columns]) & (n_zero[columns] > 0)
         ones_default = default_rank[is_indicator] == 1
         both = (n_zero[columns] > 0) & (n_one[columns] > 0)                 # else a constant column: no other value
         other[:, is_indicator] = np.where(ones_default[None], zero[:, columns], one[:, columns]) & both[None]
-        other_rank[:, is_indicator] = (~ones_default).astype(np.int32)[None]
+        other_rank = np.zeros(len(self.counted), np.int64)                  # an indicator's other value's rank
+        other_rank[is_indicator] = ~ones_default
         for c in np.flatnonzero(~is_indicator):
             rank = ranks[:, code_of[self.counted[c]]]
             default_rank[c] = np.argmax(np.bincount(rank, minlength=sizes[c])[:sizes[c] - 1]) if n else 0
             other[:, c] = rank != default_rank[c]
-            other_rank[:, c] = rank
         self.default_bin = self.bin_offsets + default_rank
-        row, column = np.nonzero(other)
-        self.other_bins = self.bin_offsets[column] + other_rank[row, column]  # row by row
+        row, column = np.nonzero(other)                                     # row by row
+        rank = other_rank[column]
+        coded_entry = ~is_indicator[column]
+        if coded_entry.any():
+            rank[coded_entry] = ranks[row[coded_entry], code_of[self.counted[column[coded_entry]]]]
+        self.other_bins = self.bin_offsets[column] + rank
         self.other_start = np.r_[0, np.cumsum(np.bincount(row, minlength=n))].astype(np.int64)
         self.sort_keys = ranks[:, code_of[self.sorted]]
 
