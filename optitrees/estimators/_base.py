@@ -104,7 +104,8 @@ def merge_duplicates(X, y, weight):
         X, y, weight = X[keep], y[keep], weight[keep]
     labels = np.asarray(y, dtype=float)
     direction = np.random.default_rng(0).uniform(1.0, 2.0, X.shape[1] + 1)
-    projection = np.nan_to_num(X, nan=np.pi) @ direction[:-1] + labels * direction[-1]
+    filled = np.nan_to_num(X, nan=np.pi) if np.isnan(X).any() else X      # no copy of X without missing values
+    projection = filled @ direction[:-1] + labels * direction[-1]
     order = np.argsort(projection, kind="stable")
     ordered = projection[order]
     starts = np.r_[True, ordered[1:] != ordered[:-1]]
