@@ -37,7 +37,7 @@ def _constant(y, logistic=True, sample_weight=None):
     return 1.0 if n_pos >= n - n_pos else -1.0
 
 
-def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None):
+def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None, tol=1e-6):
     """Minimize ``||w||_1 + C sum_i log(1 + exp(-y_i (w x_i + b)))``.
 
     scikit-learn's liblinear solver with a large ``intercept_scaling`` so that
@@ -60,11 +60,11 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None):
     if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
         return np.zeros(X.shape[1]), _constant(y, sample_weight=sample_weight)
     lr = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
-                            tol=1e-6, max_iter=100, random_state=random_state).fit(X, y, sample_weight)
+                            tol=tol, max_iter=100, random_state=random_state).fit(X, y, sample_weight)
     return lr.coef_.ravel().copy(), float(lr.intercept_[0])
 
 
-def fit_linear_svm(X, y, C, random_state=None, sample_weight=None):
+def fit_linear_svm(X, y, C, random_state=None, sample_weight=None, tol=1e-6):
     """Minimize ``0.5 ||w||^2 + C sum_i max(0, 1 - y_i (w x_i + b))`` (scikit-learn's LinearSVC).
 
     A large ``intercept_scaling`` leaves the intercept practically unpenalized.
@@ -77,7 +77,7 @@ def fit_linear_svm(X, y, C, random_state=None, sample_weight=None):
     n_pos = int((y > 0).sum())
     if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
         return np.zeros(X.shape[1]), _constant(y, logistic=False, sample_weight=sample_weight)
-    svm = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=10.0, tol=1e-6, max_iter=20000,
+    svm = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=10.0, tol=tol, max_iter=20000,
                     random_state=random_state).fit(X, y, sample_weight)
     return svm.coef_.ravel().copy(), float(svm.intercept_[0])
 
@@ -134,29 +134,33 @@ def node_fitter(spec, random_state=None, allowed=None):
 
     Returns
     -------
-    callable ``fit(X, y, h, support=None, sample_weight=None, routing=False) -> (w, b)``
+    callable ``fit(X, y, h, support=None, sample_weight=None, routing=False, tol=None) -> (w, b)``
         ``h`` is the 0-based layer; ``support`` restricts the features further;
         ``sample_weight`` multiplies each point's loss (the points' weights, and
-        TAO's routing terms, which set ``routing=True``).
+        TAO's routing terms, which set ``routing=True``); ``tol`` the solver's
+        stopping tolerance (default: liblinear 1e-6, lbfgs 1e-8; TAO's candidate
+        fits, kept only when they lower the exact objective, use
+        :data:`~optitrees.algorithms.tao_loss_optimal.CANDIDATE_TOL`).
     """
     from sklearn.linear_model import LogisticRegression
 
     budget = spec.budget
 
-    def base(Xn, yn, h, sw):
+    def base(Xn, yn, h, sw, tol):
         loss, Ch = spec.losses[h], float(spec.C[h])
         lh = float(spec.lam[h]) if spec.regularizer is not None else 0.0
         if loss == "logistic":
             if spec.regularizer == "l1" and lh > 0:
-                return fit_l1_logistic(Xn, yn, Ch / lh, random_state, sw)
+                return fit_l1_logistic(Xn, yn, Ch / lh, random_state, sw, tol=tol or 1e-6)
             n_pos = int((yn > 0).sum())
             if n_pos in (0, len(yn)):
                 return np.zeros(Xn.shape[1]), _constant(yn, sample_weight=sw)
-            lr = LogisticRegression(C=Ch / (2 * lh) if lh > 0 else 1e4, max_iter=2000, tol=1e-8).fit(Xn, yn, sw)
+            lr = LogisticRegression(C=Ch / (2 * lh) if lh > 0 else 1e4, max_iter=2000, tol=tol or 1e-8)
+            lr.fit(Xn, yn, sw)
             return lr.coef_.ravel().copy(), float(lr.intercept_[0])
-        return fit_linear_svm(Xn, yn, Ch / (2 * lh) if lh > 0 else 1e3, random_state, sw)
+        return fit_linear_svm(Xn, yn, Ch / (2 * lh) if lh > 0 else 1e3, random_state, sw, tol=tol or 1e-6)
 
-    def fit(Xn, yn, h, support=None, sample_weight=None, routing=False):
+    def fit(Xn, yn, h, support=None, sample_weight=None, routing=False, tol=None):
         p = Xn.shape[1]
         mask = np.ones(p, bool) if allowed is None else np.asarray(allowed, bool).copy()
         if support is not None:
@@ -164,18 +168,18 @@ def node_fitter(spec, random_state=None, allowed=None):
         cols = np.flatnonzero(mask)
         w = np.zeros(p)
         if cols.size == 0:
-            return w, base(Xn[:, :1] * 0.0, yn, h, sample_weight)[1]
+            return w, base(Xn[:, :1] * 0.0, yn, h, sample_weight, tol)[1]
         if budget is not None and spec.losses[h] == "logistic" and spec.regularizer == "l1" and budget[h] == 1 \
                 and support is None and not routing:
             wc, b0 = _fit_univariate(Xn[:, cols], yn, float(spec.C[h]) / max(float(spec.lam[h]), 1e-12),
                                      random_state, sample_weight)
         else:
-            wc, b0 = base(Xn[:, cols], yn, h, sample_weight)
+            wc, b0 = base(Xn[:, cols], yn, h, sample_weight, tol)
         w[cols] = wc
         if budget is not None and np.count_nonzero(w) > budget[h]:
             keep = np.zeros(p, bool)
             keep[np.argsort(-np.abs(w))[: int(budget[h])]] = True
-            return fit(Xn, yn, h, support=keep, sample_weight=sample_weight, routing=routing)
+            return fit(Xn, yn, h, support=keep, sample_weight=sample_weight, routing=routing, tol=tol)
         return w, b0
 
     return fit

@@ -41,6 +41,12 @@ __all__ = ["tao_loss_optimal"]
 #: Multipliers of the routing term in the surrogate fit of an inner node (0: its own loss only).
 ROUTING_WEIGHTS = (0.0, 0.5, 1.0, 2.0, 4.0, 16.0)
 
+#: Stopping tolerance of TAO's candidate node fits (scikit-learn's default). A candidate is kept only when it
+#: lowers the exact objective, so a looser fit costs no monotonicity; at 1e-6, liblinear's l1-logistic fits of
+#: the heavily weighted routing problems took 1.4 s each on a2a (4,000 x 123), 25 of them in one split step
+#: (7.4 s against 0.58 s at 1e-4 on its root node).
+CANDIDATE_TOL = 1e-4
+
 
 class _LossTAO:
     def __init__(self, problem, fit):
@@ -129,7 +135,8 @@ class _LossTAO:
             current = self.own(h_leaf, Xs[mine], ys[mine], w, b, vm)
             if mine.any():
                 keep = (w != 0) if self.spec.feature_selection is not None else None
-                w2, b2 = within_bounds(*self.fit(Xs[mine], ys[mine], h_leaf, support=keep, sample_weight=vm),
+                w2, b2 = within_bounds(*self.fit(Xs[mine], ys[mine], h_leaf, support=keep, sample_weight=vm,
+                                                 tol=CANDIDATE_TOL),
                                        self.spec.weight_bound, self.problem.intercept_bound)
                 refit = self.own(h_leaf, Xs[mine], ys[mine], w2, b2, vm)
                 if refit < current:
@@ -172,7 +179,7 @@ class _LossTAO:
             fits.append((Xr, side, vr, False))
         best, best_value = None, now
         for Xa, ya, sw, routing in fits:
-            w, b = self.feasible(*self.fit(Xa, ya, h, sample_weight=sw, routing=routing), Xr)
+            w, b = self.feasible(*self.fit(Xa, ya, h, sample_weight=sw, routing=routing, tol=CANDIDATE_TOL), Xr)
             v, leaves = value(w, b)
             if v < best_value - 1e-9 * max(1.0, abs(now)):
                 best, best_value = (w, b, leaves), v
