@@ -104,8 +104,13 @@ def merge_duplicates(X, y, weight):
         X, y, weight = X[keep], y[keep], weight[keep]
     labels = np.asarray(y, dtype=float)
     direction = np.random.default_rng(0).uniform(1.0, 2.0, X.shape[1] + 1)
-    filled = np.nan_to_num(X, nan=np.pi) if np.isnan(X).any() else X      # no copy of X without missing values
-    projection = filled @ direction[:-1] + labels * direction[-1]
+    missing = np.isnan(X).any()
+    # column by column, so every row's sum is made in the same order (a BLAS product may accumulate rows at
+    # different positions differently, and equal rows must project bit for bit equally)
+    projection = labels * direction[-1]
+    for j in range(X.shape[1]):
+        column = np.nan_to_num(X[:, j], nan=np.pi) if missing else X[:, j]
+        projection += column * direction[j]
     order = np.argsort(projection, kind="stable")
     ordered = projection[order]
     starts = np.r_[True, ordered[1:] != ordered[:-1]]
