@@ -347,8 +347,8 @@ def part_loss(args):
                 nnz = re.search(r"(\d+) nonzeros", m.formulation_summary_)
                 # data and the model's matrix in memory: X in float64, the CSR matrix (value, column index)
                 data_mib = (X[train].nbytes + (12 * int(nnz.group(1)) if nnz else 0)) / 2**20
-                return dict(time=t, data_matrix_mib=data_mib, objective=r.objective, greedy=r.starts.get("greedy"), bound=r.bound,
-                            method=r.method, outcome=str(r.outcome), rows=r.rows, distinct=r.distinct_rows,
+                return dict(time=t, data_matrix_mib=data_mib, objective=r.objective, greedy=r.starts.get("greedy"),
+                            bound=r.bound, method=r.method, outcome=str(r.outcome), rows=r.rows, distinct=r.distinct_rows,
                             test_bacc=balanced_accuracy_score(y[test], m.predict(X[test])),
                             greedy_test_bacc=balanced_accuracy_score(y[test], greedy.predict(X[test])))
 

@@ -29,7 +29,7 @@ from scipy.special import ndtr
 
 from ..trees import LEAF, Tree
 from .budget import expired
-from .column_index import ColumnIndex, Level
+from .column_index import ColumnIndex
 from .c45_split import best_split, choose_tests, hard_candidates, numeric_gains
 
 __all__ = ["GrowNode", "grow_c45", "gate", "distribute", "to_tree", "c45_threshold", "nominal_chain"]

@@ -282,7 +282,6 @@ def top_tests(X, Y, weights, *, allowed, k, min_samples_leaf=2) -> list[Split]:
 
     UCT-DT's candidate tests of a leaf (seed 000, Algorithm 2, GETACTIONS), one per feature.
     """
-    Yw = Y * weights[:, None]
     total = weights.sum()
     index = ColumnIndex(X)
     candidates = hard_candidates(index, index.level(np.arange(len(weights)), weights), np.argmax(Y, axis=1),
