@@ -227,7 +227,9 @@ def test_ctrl_c_stops_the_exact_search_at_once():
         "print('fitting', flush=True)\n"
         "OCTClassifier(max_depth=3, time_limit=60).fit(X, y)\n"       # ConTree alone: > 6 s on these data
         "print('finished', flush=True)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a test worker may run with SIGINT ignored, which a child inherits: give it the default back
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline().strip() == "fitting"
     # inside ConTree's search once the fit has forked its child (Linux lists it; elsewhere: 2 s, as before)
     children = f"/proc/{proc.pid}/task/{proc.pid}/children"
