@@ -1,6 +1,6 @@
 """The convergence warnings of the convex fits run in worker threads, silenced once per process.
 
-:func:`~optitrees.algorithms.budget.call_until` runs liblinear and lbfgs fits
+:func:`~optitrees.algorithms.budget.call_until` runs glum, liblinear and lbfgs fits
 in worker threads it may abandon at a deadline. ``warnings.catch_warnings``
 is not safe there: it swaps the process's filter list, and a worker leaving
 its block after another thread entered one undoes that thread's block (a
@@ -17,7 +17,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["FIT_CONVERGENCE_MESSAGE"]
 
-#: The warnings of scikit-learn's liblinear and lbfgs solvers when they stop at ``max_iter``.
-FIT_CONVERGENCE_MESSAGE = r"(Liblinear|lbfgs) failed to converge"
+#: The warnings of scikit-learn's liblinear and lbfgs solvers and of glum's IRLS when they stop at ``max_iter``,
+#: and glum's line search ending at its step limit (the next Newton step starts from the same point).
+FIT_CONVERGENCE_MESSAGE = r"(Liblinear|lbfgs|IRLS) failed to converge|Line search failed"
 
 warnings.filterwarnings("ignore", message=FIT_CONVERGENCE_MESSAGE, category=ConvergenceWarning)

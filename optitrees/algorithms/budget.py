@@ -36,7 +36,7 @@ def call_until(deadline: float | None, fn, *args, **kwargs):
 
     For one call that checks no deadline itself and can take longer than the
     whole budget (a liblinear l1-logistic fit on 30,000 rows x 123 features:
-    17-22 s). It runs in a worker thread (liblinear releases the GIL) that the
+    17-22 s with liblinear). It runs in a worker thread (native solvers release the GIL) that the
     caller stops waiting for at the deadline; the worker starts ``fn`` only if
     the deadline has not passed. An abandoned call runs to its end in the
     background, its result dropped; the worker is not a daemon thread, so an

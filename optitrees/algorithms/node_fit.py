@@ -38,30 +38,62 @@ def _constant(y, logistic=True, sample_weight=None):
 
 
 def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None, tol=1e-6):
-    """Minimize ``||w||_1 + C sum_i log(1 + exp(-y_i (w x_i + b)))``.
+    """Minimize ``||w||_1 + C sum_i v_i log(1 + exp(-y_i (w x_i + b)))`` (``v_i`` the point weights, 1 by default).
 
-    scikit-learn's liblinear solver with a large ``intercept_scaling`` so that
-    the intercept is practically unpenalized, at most 100 iterations: on
-    heavily weighted, nearly separable nodes (TAO's routing fits) liblinear's
-    iterations grow slow (1000 took 22 s on a breast-cancer node, 100 took
-    1.3 s for an objective 0.1% higher); callers keep a fit only when it
-    lowers the exact objective. A node with one class (or none)
-    gets ``w = 0`` and the intercept of its smoothed class ratio.
+    The l1-regularized logistic regression of a node (seed 002, 3.12 with
+    ``Omega = ||.||_1``), solved by glum's IRLS with coordinate descent (a
+    proximal Newton method) with the intercept unpenalized: glum minimizes
+    ``sum_i v_i loss_i / sum_i v_i + alpha ||w||_1``, the same problem with
+    ``alpha = 1 / (C sum_i v_i)``. ``tol`` bounds the norm of the minimal-norm
+    subgradient of that scaled objective. On adult (30,000 x 104) one fit takes
+    0.3 s where liblinear's newGLMNET stopped at its 100 iterations after
+    4.6 s with a higher objective; on heavily weighted, nearly separable
+    nodes (TAO's routing fits) glum reaches objectives liblinear did not. At
+    most 100 Newton steps; callers keep a fit only when it lowers the exact
+    objective. A node with one class (or none) gets ``w = 0`` and the
+    intercept of its smoothed class ratio. ``random_state`` is accepted for
+    the callers' uniform signature; the solver is deterministic.
 
     Returns
     -------
     (w, b) : ndarray of shape (n_features,), float
     """
-    from sklearn.linear_model import LogisticRegression
-
     X = np.asarray(X, float)
     y = np.asarray(y, float)
     n_pos = int((y > 0).sum())
     if len(y) == 0 or n_pos in (0, len(y)) or C == 0:
         return np.zeros(X.shape[1]), _constant(y, sample_weight=sample_weight)
-    lr = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
-                            tol=tol, max_iter=100, random_state=random_state).fit(X, y, sample_weight)
-    return lr.coef_.ravel().copy(), float(lr.intercept_[0])
+    total = float(len(y) if sample_weight is None else np.sum(sample_weight))
+    if not total > 0:
+        return np.zeros(X.shape[1]), _constant(y, sample_weight=sample_weight)
+    model = _glum().GeneralizedLinearRegressor(
+        family="binomial", alpha=1.0 / (C * total), l1_ratio=1.0, fit_intercept=True, gradient_tol=tol,
+        max_iter=100, drop_first=False, scale_predictors=False)
+    with _one_openmp_thread():
+        model.fit(X, (y > 0).astype(float), sample_weight=sample_weight)
+    return np.asarray(model.coef_, float).ravel().copy(), float(model.intercept_)
+
+
+_THREADPOOLS = None
+
+
+def _glum():
+    import glum
+
+    return glum
+
+
+def _one_openmp_thread():
+    """A context that runs glum's (tabmat's) OpenMP loops on one thread in the calling thread: the fits of a
+    study run one solver thread each, and on a node fit one thread is also the fastest (0.23 s against 0.30 s
+    on two cores at 30,000 x 104)."""
+    global _THREADPOOLS
+    if _THREADPOOLS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _glum()  # tabmat's OpenMP runtime is loaded before the controller lists the thread pools
+        _THREADPOOLS = ThreadpoolController()
+    return _THREADPOOLS.limit(limits=1, user_api="openmp")
 
 
 def fit_linear_svm(X, y, C, random_state=None, sample_weight=None, tol=1e-6):
