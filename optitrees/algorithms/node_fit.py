@@ -68,7 +68,7 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None, tol=1e-6):
         return np.zeros(X.shape[1]), _constant(y, sample_weight=sample_weight)
     model = _glum().GeneralizedLinearRegressor(
         family="binomial", alpha=1.0 / (C * total), l1_ratio=1.0, fit_intercept=True, gradient_tol=tol,
-        max_iter=100, drop_first=False, scale_predictors=False)
+        max_iter=100, max_inner_iter=1000, drop_first=False, scale_predictors=False)
     with _one_openmp_thread():
         model.fit(X, (y > 0).astype(float), sample_weight=sample_weight)
     return np.asarray(model.coef_, float).ravel().copy(), float(model.intercept_)

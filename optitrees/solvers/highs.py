@@ -182,7 +182,8 @@ class _WatchedRun:
     HiGHS releases the GIL while it runs, so the caller can stop waiting at the deadline even when
     HiGHS is inside a step that never checks its time limit.  The MIP callbacks keep the latest
     incumbent (its column values), bound and node count, so a solve abandoned at the deadline still
-    returns what HiGHS had found; from then on the callbacks ask HiGHS to stop at its next check.
+    returns what HiGHS had found; from then on the callbacks (the MIP's, or the simplex's and IPM's for
+    an LP) ask HiGHS to stop at its next check.
     The worker is not a daemon thread: the interpreter waits for it at exit instead of stopping it
     inside native code.
     """
@@ -197,6 +198,11 @@ class _WatchedRun:
         if progress is not None:
             h.cbMipImprovingSolution.subscribe(self._improving)
             h.cbMipInterrupt.subscribe(self._interrupt)
+        else:
+            # an LP (a polish) left at the deadline stops at the simplex's or IPM's next check instead of
+            # running on to its own time limit beside the next stage
+            h.cbSimplexInterrupt.subscribe(self._lp_interrupt)
+            h.cbIpmInterrupt.subscribe(self._lp_interrupt)
         self._worker = threading.Thread(target=counted_run, args=(h,), name="optitrees-highs", daemon=False)
         self._worker.start()
 
@@ -214,6 +220,10 @@ class _WatchedRun:
             self._stop.set()
             return False
         return True
+
+    def _lp_interrupt(self, event):
+        if self._stop.is_set():
+            event.interrupt()
 
     def _record(self, event):
         d = event.data_out

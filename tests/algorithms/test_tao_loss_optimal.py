@@ -77,3 +77,37 @@ def test_no_node_fit_starts_after_the_deadline():
     assert f.violation(start(f, tree)) < 1e-7
     assert tao_loss_optimal(greedy, problem, counting, deadline=time.perf_counter()).weights.tolist() == \
         greedy.weights.tolist()
+
+
+def test_intercept_moves_alone_walk_the_root_to_a_better_boundary():
+    """With candidate fits that only return the node's own hyperplane, the split step still moves the root:
+    its intercept shifts (a few points change sides at a time, only where no point falls in (0, eps)) and
+    each accepted shift lowers the exact objective."""
+    from optitrees.algorithms import tao_loss_optimal as tao
+    from optitrees.algorithms.fixed_tree import FixedTree
+
+    rng = np.random.default_rng(0)
+    X = np.sort(rng.uniform(-1, 1, size=(300, 1)), axis=0)
+    y = np.where(X[:, 0] > 0.3, 1.0, -1.0)
+    f = loss_optimal_tree(X, y, depth=2, loss="logistic", regularizer="l1", C=5.0)
+    problem, fit = f.problem, node_fitter(f.problem.spec, 0)
+    tree = greedy_tree(problem, fit)
+    ft = FixedTree.from_tree(tree, 1)
+    zero = problem.data.X[np.searchsorted(X[:, 0], 0.0), 0]        # x = 0 in the scaled units of problem.data.X
+    ft.W[0], ft.b[0] = np.array([4.0]), -4.0 * zero                    # the root cuts at x = 0
+    ft.b[0] -= tao.clear_gap(problem.data.X @ ft.W[0] + ft.b[0], problem.eps)
+
+    def own_hyperplane_or_leaf_fit(Xn, yn, h, **kwargs):
+        return (ft.W[0].copy(), float(ft.b[0])) if h == 0 else fit(Xn, yn, h, **kwargs)
+
+    run = tao._LossTAO(problem, own_hyperplane_or_leaf_fit)
+    rows = np.arange(len(y))
+    values = [tree_objective(problem, ft.to_tree())]
+    while run.split_step(ft, 1, rows) and len(values) < 40:
+        values.append(tree_objective(problem, ft.to_tree()))
+        scores = problem.data.X @ ft.W[0] + ft.b[0]
+        assert not np.any((scores > 0) & (scores < problem.eps))
+    assert len(values) > 2 and np.all(np.diff(values) < 0)
+    boundary = -ft.b[0] / ft.W[0][0]                             # in the scaled units of problem.data.X
+    cut = problem.data.X[np.searchsorted(X[:, 0], 0.3), 0]
+    assert abs(boundary - cut) < abs(zero - cut) / 2
