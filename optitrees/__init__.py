@@ -6,7 +6,8 @@ mixed-integer programs (:mod:`optitrees.formulations`, on the container of
 (:mod:`optitrees.solvers`), with the heuristics of :mod:`optitrees.algorithms`;
 fitted models are :class:`~optitrees.trees.Tree` or
 :class:`~optitrees.scorecard.ScoreCard` objects, printed and drawn by
-:mod:`optitrees.export`.
+:mod:`optitrees.export` (text, dict, SQL, figures); fitted estimators save to
+JSON and load back with :func:`save_model` / :func:`load_model`.
 
 >>> from optitrees import OLCTClassifier, formulations, solvers
 """
@@ -17,6 +18,7 @@ from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifi
                          UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier,
                          ContextualTreeRegressor, FitOutcome, FitReport)
 from .mip import Formulation
+from .persistence import load_model, save_model
 from .rule_set import RuleSet
 from .scorecard import ScoreCard
 from .solvers import solve
@@ -30,4 +32,5 @@ __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "O
            "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier", "ContextualTreeRegressor",
            "FitReport", "FitOutcome",
            "ScoreCard", "RuleSet", "Tree", "Topology", "Formulation",
+           "save_model", "load_model",
            "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

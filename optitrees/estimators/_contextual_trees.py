@@ -217,6 +217,17 @@ class _ContextualTrees(OptitreesEstimator):
                          + export.export_text(self.trees_[i], feature_names(self), self._class_names()))
         return "\n\n".join(parts)
 
+    def export_sql(self) -> str:
+        """``predict`` as one SQL expression: the policy network (standardized inputs, ReLU layers) written in
+        nested subqueries, its first largest logit choosing which tree's nested CASE gives the prediction."""
+        from ..export._sql import column, policy_choice_sql
+
+        check_is_fitted(self)
+        names = feature_names(self)
+        branches = [export.export_sql(t, names, self._class_names() or ["0", "1"]) for t in self.trees_]
+        return policy_choice_sql(self.policy_, self.input_mean_, self.input_scale_, [column(n) for n in names],
+                                 branches)
+
     def to_dict(self, tree: int | None = None) -> dict:
         """Tree ``tree`` of the forest as a JSON-serializable dict; without ``tree``, ``{"trees": {index: dict}}``
         for every tree the policy chose for a training point, with ``"usage"`` (training points per tree)."""

@@ -30,6 +30,12 @@ class _Printed:
         check_is_fitted(self)
         return export.export_dict(self)
 
+    def export_sql(self):
+        """``predict`` as one SQL expression over columns named by the features (see
+        :func:`optitrees.export.export_sql`)."""
+        check_is_fitted(self)
+        return export.export_sql(self)
+
 
 class TreeViews(_Printed):
     """Predictions and views of a fitted ``tree_``."""

@@ -23,9 +23,10 @@ from ..scorecard import ScoreCard
 from ..trees import Tree
 from . import _plot
 from ._dict import card_dict, rule_set_dict, tree_dict
+from ._sql import card_sql, column, rule_set_sql, tree_sql
 from ._text import card_text, linear_text, rule_set_text, tree_text
 
-__all__ = ["export_text", "export_dict", "plot_tree", "plot_score_card", "plot_feature_influence",
+__all__ = ["export_text", "export_dict", "export_sql", "plot_tree", "plot_score_card", "plot_feature_influence",
            "plot_solve_trace", "tree_text", "card_text", "tree_dict", "card_dict", "linear_text", "rule_set_text",
            "rule_set_dict"]
 
@@ -65,6 +66,23 @@ def export_dict(model, feature_names=None, class_names=None) -> dict:
     if isinstance(obj, RuleSet):
         return rule_set_dict(obj, names, classes)
     return tree_dict(obj, names, classes) if isinstance(obj, Tree) else card_dict(obj, names, classes)
+
+
+def export_sql(model, feature_names=None, class_names=None) -> str:
+    """The model's prediction as one SQL expression over columns named by the features (see
+    :mod:`optitrees.export._sql`): ``SELECT <expression> AS prediction FROM data`` gives ``predict`` on each row.
+
+    >>> from sklearn.datasets import load_iris
+    >>> from optitrees import TAOClassifier
+    >>> X, y = load_iris(return_X_y=True, as_frame=True)
+    >>> print(export_sql(TAOClassifier(max_depth=1, random_state=0).fit(X, y)))
+    CASE WHEN (1.0 * "petal width (cm)") <= 0.8 THEN 0 ELSE 1 END
+    """
+    obj, names, classes = _resolve(model, feature_names, class_names)
+    columns = [column(n) for n in names]
+    if isinstance(obj, RuleSet):
+        return rule_set_sql(obj, columns, classes)
+    return tree_sql(obj, columns, classes) if isinstance(obj, Tree) else card_sql(obj, columns, classes)
 
 
 def plot_tree(model, feature_names=None, class_names=None, ax=None, fontsize=8):

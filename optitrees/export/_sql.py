@@ -1,0 +1,184 @@
+"""Models as one SQL expression over a table's feature columns (SQLite, PostgreSQL, DuckDB ...).
+
+Every number is the model's own float in its shortest round-trip text, so a
+database computing in double precision reproduces the predictions: a tree is
+nested ``CASE WHEN <split> <= t THEN ... ELSE ... END``; a linear leaf,
+``CASE WHEN <score> > 0 THEN <class 1> ELSE <class 0> END``; a score card,
+its total points plus intercept compared with 0; a rule set, the weighted vote
+of eq. (2) compared with 1/2. A missing value (``NULL``) goes where the model
+sends ``nan``: right at a hard split (``NULL <= t`` is not true), and in C4.5's
+probabilistic form (:func:`gated_tree_sql`) down both branches by the training
+shares. Column names are quoted identifiers; class labels are SQL literals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rule_set import RuleSet
+from ..scorecard import ScoreCard
+from ..trees import LeafModel, Tree
+
+__all__ = ["number", "literal", "column", "linear_sql", "tree_sql", "gated_tree_sql", "card_sql", "rule_set_sql",
+           "argmax_sql", "policy_choice_sql"]
+
+
+def number(x) -> str:
+    """A float as SQL text that reads back as the same double (``9e999`` for infinity)."""
+    x = float(x)
+    if np.isnan(x):
+        return "NULL"
+    if np.isinf(x):
+        return "9e999" if x > 0 else "-9e999"
+    text = repr(x)
+    return f"({text})" if text.startswith("-") else text
+
+
+def literal(value) -> str:
+    """A class label as an SQL literal: numbers as numbers, anything else as a quoted string."""
+    if isinstance(value, (bool, np.bool_)):
+        return "1" if value else "0"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return number(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def column(name) -> str:
+    """A quoted SQL identifier."""
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def linear_sql(weights, columns, constant=None) -> str:
+    """``w1 * "a" + w2 * "b" + c``: the nonzero weights in feature order, left to right (as the model sums)."""
+    terms = [f"{number(weights[j])} * {columns[j]}" for j in np.flatnonzero(weights)]
+    if constant is not None:
+        terms.append(number(constant))
+    return "(" + " + ".join(terms) + ")" if terms else "0.0"
+
+
+def tree_sql(tree: Tree, columns, classes) -> str:
+    """A :class:`~optitrees.trees.Tree` (axis-aligned or oblique; label, linear or value leaves) as nested CASE."""
+
+    def node(t):
+        if tree.is_leaf[t]:
+            if tree.leaf_model is LeafModel.LABEL:
+                return literal(classes[tree.label[t]])
+            if tree.leaf_model is LeafModel.VALUE:
+                return number(tree.intercept[t])
+            score = linear_sql(tree.weights[t], columns, float(tree.intercept[t]))
+            return f"CASE WHEN {score} > 0 THEN {literal(classes[1])} ELSE {literal(classes[0])} END"
+        split = linear_sql(tree.weights[t], columns)
+        return (f"CASE WHEN {split} <= {number(tree.threshold[t])} THEN {node(tree.children_left[t])} "
+                f"ELSE {node(tree.children_right[t])} END")
+
+    return node(0)
+
+
+def argmax_sql(scores: list[str], classes) -> str:
+    """The class of the first largest score (numpy's ``argmax``), the scores named ``p0, p1, ...`` in a
+    subquery so each is written once."""
+    names = [f"p{k}" for k in range(len(scores))]
+    whens = []
+    for k in range(len(scores) - 1):
+        conditions = [f"{names[k]} > {names[j]}" for j in range(k)] + \
+                     [f"{names[k]} >= {names[j]}" for j in range(k + 1, len(scores))]
+        whens.append(f"WHEN {' AND '.join(conditions)} THEN {literal(classes[k])}")
+    body = f"CASE {' '.join(whens)} ELSE {literal(classes[len(scores) - 1])} END"
+    select = ", ".join(f"{s} AS {n}" for s, n in zip(scores, names))
+    return f"(SELECT {body} FROM (SELECT {select}))"
+
+
+def gated_tree_sql(tree: Tree, columns, classes, leaf_probabilities) -> str:
+    """C4.5's prediction with missing values: each leaf's reach is the product of its path's gates (1 or 0 for
+    a known value, the split's training share of the branch for ``NULL``); class ``k`` scores
+    ``sum_leaf reach * P(k | leaf)``, and the prediction is the first largest."""
+    from ..trees._gating import left_share
+
+    share = left_share(tree)
+    feature = tree.feature
+    gates = {0: []}
+    for t in np.flatnonzero(~tree.is_leaf):              # parents have smaller ids than their children
+        col, thr = columns[feature[t]], number(tree.threshold[t])
+        left = f"(CASE WHEN {col} IS NULL THEN {number(share[t])} WHEN {col} <= {thr} THEN 1.0 ELSE 0.0 END)"
+        right = f"(CASE WHEN {col} IS NULL THEN {number(1.0 - share[t])} WHEN {col} <= {thr} THEN 0.0 ELSE 1.0 END)"
+        gates[tree.children_left[t]] = gates[t] + [left]
+        gates[tree.children_right[t]] = gates[t] + [right]
+    leaves = np.flatnonzero(tree.is_leaf)
+    reach = {t: " * ".join(gates[t]) if gates[t] else "1.0" for t in leaves}
+    scores = []
+    for k in range(len(classes)):
+        terms = [f"{reach[t]} * {number(leaf_probabilities[t, k])}" for t in leaves if leaf_probabilities[t, k] != 0]
+        scores.append(" + ".join(terms) if terms else "0.0")
+    return argmax_sql(scores, classes)
+
+
+def card_sql(card: ScoreCard, columns, classes) -> str:
+    """A score card: ``classes[1]`` where ``(total points + intercept) / multiplier > 0``."""
+    terms = []
+    for j, thr, greater, points, per_unit in zip(card.features, card.thresholds, card.greater, card.points,
+                                                 card.per_unit):
+        col = columns[j]
+        if per_unit:
+            value = col
+        else:
+            hit, miss = ("1.0", "0.0") if greater else ("0.0", "1.0")
+            value = f"(CASE WHEN {col} >= {number(thr)} THEN {hit} ELSE {miss} END)"
+        terms.append(f"{value} * {number(points)}")
+    total = " + ".join(terms) if terms else "0.0"
+    score = f"(({total}) + {number(card.intercept)}) / {number(card.multiplier)}"
+    return f"CASE WHEN {score} > 0 THEN {literal(classes[1])} ELSE {literal(classes[0])} END"
+
+
+def rule_set_sql(rule_set: RuleSet, columns, classes) -> str:
+    """A rule set: ``classes[1]`` where the trusted-weighted vote of eq. (2) exceeds 1/2."""
+    votes, weights = [], []
+    for m, rule in enumerate(rule_set.rules):
+        tests = [f"{columns[j]} {op} {number(v)}" for j, op, v in rule.tests()]
+        fires = " AND ".join(tests) if tests else "1 = 1"
+        # a NULL feature: the test is not true, so the rule does not fire (numpy: nan > t is False)
+        output = f"(CASE WHEN {fires} THEN {float(rule.then)!r} ELSE {float(1 - rule.then)!r} END)"
+        trust = linear_sql(rule_set.trust_weights[m], columns, float(rule_set.trust_intercept[m]))
+        weight = (f"(CASE WHEN {trust} > 0 THEN {number(rule_set.correct_weight)} "
+                  f"ELSE {number(rule_set.incorrect_weight)} END)")
+        votes.append(f"{weight} * {output}")
+        weights.append(weight)
+    proba = f"({' + '.join(votes)}) / ({' + '.join(weights)})"
+    return f"CASE WHEN {proba} > 0.5 THEN {literal(classes[1])} ELSE {literal(classes[0])} END"
+
+
+def _alias(kind: str, k: int) -> str:
+    return f"optitrees_{kind}{k}"
+
+
+def policy_choice_sql(net, input_mean, input_scale, columns, branches: list[str]) -> str:
+    """The contextual tree (seed 002, ch. 5): the policy network's first largest logit picks the branch.
+
+    The network is written layer by layer in nested subqueries (inputs standardized by ``input_mean`` and
+    ``input_scale``, ReLU hidden layers, linear logits), so each unit is computed once; ``branches[k]`` is
+    the SQL of tree ``k``, read against the outer row's columns.
+    """
+    inputs = [f"(({columns[j]} - {number(input_mean[j])}) / {number(input_scale[j])}) AS {_alias('z', j)}"
+              for j in range(len(columns))]
+    query = f"SELECT {', '.join(inputs)}"
+    previous = [_alias("z", j) for j in range(len(columns))]
+    last = len(net.weights) - 1
+    for layer, (W, b) in enumerate(zip(net.weights, net.biases)):
+        units = []
+        names = []
+        for u in range(W.shape[1]):
+            terms = [f"{previous[i]} * {number(W[i, u])}" for i in range(W.shape[0])]
+            pre = f"({' + '.join(terms) if terms else '0.0'}) + {number(b[u])}"
+            name = _alias("l" if layer == last else f"h{layer}_", u)
+            units.append(f"{pre} AS {name}" if layer == last else
+                         f"(CASE WHEN {pre} > 0 THEN {pre} ELSE 0.0 END) AS {name}")
+            names.append(name)
+        query = f"SELECT {', '.join(units)} FROM ({query})"
+        previous = names
+    whens = []
+    for k in range(len(previous) - 1):
+        conditions = [f"{previous[k]} > {previous[j]}" for j in range(k)] + \
+                     [f"{previous[k]} >= {previous[j]}" for j in range(k + 1, len(previous))]
+        whens.append(f"WHEN {' AND '.join(conditions)} THEN {branches[k]}")
+    return f"(SELECT CASE {' '.join(whens)} ELSE {branches[-1]} END FROM ({query}))"
