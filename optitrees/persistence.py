@@ -267,6 +267,8 @@ def load_model(file):
         Not JSON, not a saved model, or written in a newer format than this library reads.
     """
     source = str(file) if isinstance(file, (str, Path)) else getattr(file, "name", "the file")
+    if isinstance(file, (str, Path)) and not Path(file).is_file():
+        raise FileNotFoundError(f"no such file: {file}")
     try:
         if isinstance(file, (str, Path)):
             with open(file, encoding="utf-8") as src:

@@ -1,43 +1,163 @@
+"""The command line end to end: fit every model, save, load, predict, export, write, solvers; user errors."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
 import pytest
 
-from optitrees.cli import main
+from optitrees.cli import MODELS, main, parse_value
 
 
-def test_fit_prints_tree_status_and_accuracy(capsys):
-    assert main(["fit", "--dataset", "breast_cancer", "--depth", "1", "--time-limit", "5"]) == 0
-    out = capsys.readouterr().out
-    assert "P(malignant) = sigmoid(" in out and "solver: highs" in out and "test balanced accuracy: 0.9" in out
-    assert "returned: " in out
+@pytest.fixture
+def csv_file(tmp_path):
+    """A CSV with a string target and a categorical column."""
+    rng = np.random.default_rng(0)
+    n = 80
+    colour = rng.choice(["red", "blue", "green"], n)
+    size = rng.normal(size=n)
+    weight = rng.normal(size=n)
+    label = np.where(size + (colour == "red") - 0.5 * weight > 0.3, "yes", "no")
+    path = tmp_path / "animals.csv"
+    pd.DataFrame({"colour": colour, "size": size, "weight": weight, "label": label}).to_csv(path, index=False)
+    return path
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_fit_save_load_predict_export(csv_file, tmp_path, capsys):
+    model = tmp_path / "tree.json"
+    code, out, err = run(["fit", "olct", "--csv", csv_file, "--target", "label", "--one-hot", "--max-depth", "1",
+                          "--time-limit", "10", "--save", model], capsys)
+    assert code == 0, err
+    assert "OLCTClassifier, 64 training rows, 5 features" in out and "test balanced accuracy" in out
+    assert f"saved {model}" in out and json.loads(model.read_text())["format"] == "optitrees-model"
+
+    code, out, _ = run(["load", model], capsys)
+    assert code == 0 and out.startswith("OLCTClassifier(C=1.0") and "score =" in out
+
+    predictions = tmp_path / "predictions.csv"
+    code, out, err = run(["predict", model, "--csv", csv_file, "--target", "label", "--output", predictions], capsys)
+    assert code == 0, err
+    from optitrees import load_model
+
+    est = load_model(model)
+    frame = pd.read_csv(csv_file)
+    X = pd.get_dummies(frame.drop(columns=["label"]), columns=["colour"], dtype=float)[est.feature_names_in_]
+    assert pd.read_csv(predictions)["prediction"].tolist() == est.predict(X).tolist()
+
+    code, sql, _ = run(["export", model, "--format", "sql"], capsys)
+    with sqlite3.connect(":memory:") as db:
+        X.to_sql("data", db, index=False)
+        rows = [r[0] for r in db.execute(f"SELECT {sql.strip()} FROM data")]
+    assert code == 0 and rows == est.predict(X).tolist()
+    code, text, _ = run(["export", model], capsys)
+    assert code == 0 and text.strip() == est.export_text()
+    code, out, _ = run(["export", model, "--format", "json", "--output", tmp_path / "tree_dict.json"], capsys)
+    assert code == 0 and json.loads((tmp_path / "tree_dict.json").read_text()) == json.loads(
+        json.dumps(est.to_dict(), default=str))
+    lp = tmp_path / "tree.lp"
+    code, out, err = run(["export", model, "--format", "lp", "--output", lp, "--csv", csv_file, "--target", "label",
+                          "--one-hot"], capsys)
+    assert code == 0, err
+    assert "w(1,colour_red)" in lp.read_text()
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_every_model_fits_from_the_command_line(model, tmp_path, capsys):
+    data = ["--dataset", "diabetes"] if model == "contextual-tree-regressor" else ["--dataset", "breast_cancer"]
+    quick = {"olct": ["--max-depth", "1", "--time-limit", "5"], "margot": ["--max-depth", "1", "--time-limit", "5"],
+             "loss-optimal": ["--max-depth", "1", "--time-limit", "5"], "oct": ["--max-depth", "1"],
+             "octh": ["--max-depth", "1", "--time-limit", "5", "--solver-options", "{'mip_max_nodes': 0}"],
+             "risk-score": ["--n-rules", "2", "--time-limit", "5"],
+             "generalized-risk-score": ["--n-rules", "2", "--time-limit", "5"], "tao": ["--max-depth", "2"],
+             "tmo": ["--n-estimators", "4", "--n-generations", "1"], "c45": [], "uct-dt": ["--n-iterations", "10"],
+             "rule-set": ["--n-estimators", "5", "--n-rules", "3"],
+             "contextual-tree": ["--n-estimators", "3", "--max-epochs", "2", "--hidden-layer-sizes", "(4,)"],
+             "contextual-tree-regressor": ["--n-estimators", "3", "--max-epochs", "2", "--hidden-layer-sizes", "(4,)"]}
+    if model == "risk-score":          # 0/1 features: a CSV of breast cancer's features above their medians
+        from sklearn.datasets import load_breast_cancer
+
+        X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+        frame = (X.iloc[:, :6] > X.iloc[:, :6].median()).astype(int).assign(target=y)
+        frame.to_csv(tmp_path / "binary.csv", index=False)
+        data = ["--csv", tmp_path / "binary.csv"]
+    code, out, err = run(["fit", model, *data, *quick[model], "--save", tmp_path / "m.json"], capsys)
+    assert code == 0, err
+    assert "test R^2" in out if model == "contextual-tree-regressor" else "test accuracy" in out
+    code, out, err = run(["predict", tmp_path / "m.json", *data], capsys)
+    assert code == 0 and out.startswith("prediction\n"), err
 
 
 def test_write_and_solvers(tmp_path, capsys):
     path = tmp_path / "olct.mps"
-    assert main(["write", "--dataset", "breast_cancer", "--depth", "2", str(path)]) == 0
-    assert path.stat().st_size > 0
-    assert main(["solvers"]) == 0
-    assert "highs    available" in capsys.readouterr().out
-
-
-def test_bad_arguments():
-    with pytest.raises(SystemExit):
-        main(["fit"])
+    code, out, _ = run(["write", "olct", "--dataset", "breast_cancer", "--max-depth", "2", path], capsys)
+    assert code == 0 and path.stat().st_size > 0
+    margot = tmp_path / "margot.lp"
+    code, _, _ = run(["write", "margot", "--dataset", "breast_cancer", "--max-depth", "1", "--solver", "scip",
+                      margot], capsys)
+    text = margot.read_text()
+    assert "hinge(1,0)" in text and "+2 w(1,mean_radius) * w(1,mean_radius)" in text   # names; exact quadratic
+    code, out, _ = run(["solvers"], capsys)
+    assert code == 0 and out.startswith("highs    available 1.")
 
 
 def test_fit_multiclass_oct_on_iris(capsys):
-    assert main(["fit", "--dataset", "iris", "--model", "oct", "--depth", "2", "--alpha", "0.01",
-                 "--min-samples-leaf", "3", "--time-limit", "5"]) == 0
+    code, out, _ = run(["fit", "oct", "--dataset", "iris", "--max-depth", "2", "--alpha", "0.01",
+                        "--min-samples-leaf", "3", "--time-limit", "5"], capsys)
+    assert code == 0 and "OCTClassifier, 120 training rows" in out and "class: virginica" in out
+
+
+def test_help_shows_every_parameter_with_its_default(capsys):
+    with pytest.raises(SystemExit):
+        main(["fit", "tmo", "--help"])
     out = capsys.readouterr().out
-    assert "OCTClassifier depth 2" in out and "class: virginica" in out and "petal" in out
+    from optitrees import TMOClassifier
+
+    for param, default in TMOClassifier().get_params().items():
+        assert f"--{param.replace('_', '-')} VALUE" in out
+    assert "default: 0.2)" in out and "(default: 0.75)" in out
 
 
-def test_write_margot_and_reject_multiclass(tmp_path, capsys):
-    path = tmp_path / "margot.lp"
-    assert main(["write", "--dataset", "breast_cancer", "--model", "margot", "--depth", "1", "--solver", "scip",
-                 str(path)]) == 0
-    text = path.read_text()
-    assert "hinge(1,0)" in text and "+2 w(1,mean_radius) * w(1,mean_radius)" in text   # names; exact quadratic
-    outer = tmp_path / "margot_outer.lp"
-    assert main(["write", "--dataset", "breast_cancer", "--model", "margot", "--depth", "1", str(outer)]) == 0
-    assert "square_cut_0(1,mean_radius)" in outer.read_text() and " * " not in outer.read_text()  # HiGHS's model
-    with pytest.raises(SystemExit, match="use --model oct"):
-        main(["write", "--dataset", "iris", "--model", "olct", str(tmp_path / "x.lp")])
+@pytest.mark.parametrize("argv, message", [
+    (["fit", "olct", "--csv", "{missing}"], "no such file"),
+    (["fit", "olct", "--csv", "{csv}", "--target", "nope"], "has no column 'nope'"),
+    (["fit", "olct", "--csv", "{csv}", "--target", "label"], "column 'colour' is not numeric"),
+    (["fit", "olct", "--dataset", "iris", "--max-depth", "x"], "option --max-depth of OLCTClassifier must be an int"),
+    (["fit", "olct", "--dataset", "iris"], "Only binary classification is supported: OLCTClassifier got 3"),
+    (["fit", "olct"], "exactly one of --dataset, --csv or --libsvm"),
+    (["fit", "nope", "--dataset", "iris"], "invalid choice: 'nope'"),
+    (["fit", "tao", "--dataset", "iris", "--save", "{tmp}/model.txt"], "must end in .json"),
+    (["write", "olct", "--dataset", "breast_cancer", "{tmp}/model.txt"], "must end in .lp or .mps"),
+    (["predict", "{tmp}/absent.json", "--dataset", "iris"], "no such file"),
+    (["predict", "{csv}", "--dataset", "iris"], "not JSON"),
+    (["export", "{csv}", "--format", "sql"], "not JSON"),
+])
+def test_user_errors_are_one_line_and_a_nonzero_exit(argv, message, csv_file, tmp_path, capsys):
+    argv = [a.format(csv=csv_file, missing=tmp_path / "missing.csv", tmp=tmp_path) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exc:                   # argparse's own errors
+        code = exc.code
+    _, err = capsys.readouterr()
+    assert code != 0
+    assert len(err.strip().splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_the_installed_command_gives_no_traceback(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "optitrees", "fit", "tao", "--csv", str(tmp_path / "x.csv")],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr.strip() == f"optitrees: error: no such file: {tmp_path / 'x.csv'}"
+
+
+def test_values_parse_as_python_literals():
+    assert parse_value("3") == 3 and parse_value("0.5") == 0.5 and parse_value("none") is None
+    assert parse_value("true") is True and parse_value("10,1") == (10, 1) and parse_value("(8,)") == (8,)
+    assert parse_value("V0") == "V0" and parse_value("{'mip_max_nodes': 0}") == {"mip_max_nodes": 0}
