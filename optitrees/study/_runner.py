@@ -98,6 +98,10 @@ def run_task(task: Task) -> dict:
     else:
         row.update(accuracy=float(accuracy_score(yte, pred)), balanced_accuracy=float(balanced_accuracy_score(yte, pred)),
                    auc=_auc(est, Xte, yte))
+    tree = getattr(_unwrap(est), "tree_", None)
+    if tree is not None:          # sparsity (seed 002, Figure 3.9c): features used per split, on average
+        inner = ~tree.is_leaf
+        row["features_per_split"] = float(np.count_nonzero(tree.weights[inner], axis=1).mean()) if inner.any() else 0.0
     report = getattr(_unwrap(est), "fit_report_", None)
     row.update(objective=getattr(report, "objective", None), gap=getattr(report, "gap", None),
                outcome=str(getattr(report, "outcome", "")), fit_seconds=fit_seconds, search_seconds=search_seconds)

@@ -12,7 +12,8 @@ __all__ = ["DataSource", "ModelSpec", "Study", "load_config"]
 @dataclass(frozen=True)
 class DataSource:
     """One dataset of a study: a scikit-learn bundled set (``name``), a manifest entry (``name`` and
-    ``manifest``), a CSV (``csv``, ``target``) or a LIBSVM file (``libsvm``); loaded where the fit runs."""
+    ``manifest``), a CSV (``csv``, ``target``) or a LIBSVM file (``libsvm``); loaded where the fit runs.
+    ``positive`` makes a binary task of it: those labels against the rest."""
 
     name: str
     csv: str | None = None
@@ -20,9 +21,11 @@ class DataSource:
     libsvm: str | None = None
     manifest: str | None = None
     one_hot: bool = False
+    positive: tuple | None = None
 
     def load(self):
-        """``(X, y)`` as numpy arrays (:func:`optitrees.datasets.load`)."""
+        """``(X, y)`` as numpy arrays (:func:`optitrees.datasets.load`); with ``positive``, ``y`` is 1 for those
+        labels (compared as text, so ``"2"`` matches 2) and 0 for the others."""
         from .. import datasets
 
         if self.csv is not None:
@@ -31,6 +34,8 @@ class DataSource:
             X, y = datasets.load(libsvm=self.libsvm)
         else:
             X, y = datasets.load(self.name, manifest=self.manifest, one_hot=self.one_hot)
+        if self.positive is not None:
+            y = y.astype(str).isin([str(p) for p in self.positive]).astype(int)
         return X.to_numpy(float), y.to_numpy()
 
 
@@ -127,6 +132,7 @@ def load_config(path) -> tuple[Study, Path]:
 
         [[datasets]]
         name = "iris"                                   # or csv = "x.csv", target = "y"; or manifest = "dir"
+        positive = ["virginica"]                        # optional: these labels against the rest
 
         [[models]]
         label = "tao-d2"
@@ -166,7 +172,8 @@ def load_config(path) -> tuple[Study, Path]:
             raise ValueError(f"{path}: a dataset needs a name, a csv or a libsvm entry: {entry}")
         datasets.append(DataSource(name=name, csv=resolve(entry, "csv"), target=entry.get("target"),
                                    libsvm=resolve(entry, "libsvm"), manifest=resolve(entry, "manifest"),
-                                   one_hot=bool(entry.get("one_hot", False))))
+                                   one_hot=bool(entry.get("one_hot", False)),
+                                   positive=tuple(entry["positive"]) if "positive" in entry else None))
     models = []
     for entry in config.get("models", []):
         if "model" not in entry:

@@ -28,14 +28,14 @@ def test_the_sql_expression_predicts_every_training_row(case):
     X, y = data(kind)
     if kind != "target":
         y = np.array(["benign", "malignant's"])[y]          # string labels, one with a quote
-    est = fit_quiet(est, X, y)
     names = [f"feature {j}" for j in range(X.shape[1])]
-    est.feature_names_in_ = np.array(names, dtype=object)
+    frame = pd.DataFrame(X, columns=names)
+    est = fit_quiet(est, frame, y)
     got = run_sql(est.export_sql(), X, names)
     if kind == "target":
-        assert np.array_equal(got.astype(float), est.predict(X))
+        assert np.array_equal(got.astype(float), est.predict(frame))
     else:
-        assert got.tolist() == est.predict(X).tolist()
+        assert got.tolist() == est.predict(frame).tolist()
 
 
 def test_soft_c45_has_no_sql():

@@ -97,3 +97,13 @@ def test_profile_and_gap_figures_read_the_table():
     assert x_line.get_ydata()[0] == 0.5 and x_line.get_ydata()[-1] == 1.0      # best on a; within 2x on b
     ax = plot_gap_curve(table)
     assert [line.get_label() for line in ax.get_lines()] == ["x", "y"]
+
+
+def test_a_source_made_binary_and_sparsity_column(tmp_path):
+    from optitrees.study import run_task, Task
+
+    source = DataSource("iris", positive=("virginica",))
+    X, y = source.load()
+    assert sorted(set(y)) == [0, 1] and y.sum() == 50
+    row = run_task(Task(source, ModelSpec("tao", "tao", {"max_depth": 2, "oblique": True}), 0, 0.3, 2, None))
+    assert row["features_per_split"] >= 1 and 0 <= row["auc"] <= 1
