@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,10 +22,11 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import SHARED, require_shared  # noqa: E402
+from _studies import RESULTS, compare, results_table, run, wall  # noqa: E402
 
-from optitrees.study import DataSource, ModelSpec, Study, plot_gap_curve, plot_performance_profile, run_study  # noqa: E402
+from optitrees.study import DataSource, ModelSpec, Study, plot_gap_curve, plot_performance_profile  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "results"
+NAME = "seed002_table3_1"
 
 #: Table 3.1's sets (the manifest's names) and the label taken as class 1 (heart: disease present, num > 0).
 SETS = {"breast": ["M"], "climate": ["1"], "haberman": ["2"], "heart": ["1", "2", "3", "4"], "ionosphere": ["g"],
@@ -43,31 +43,13 @@ def study(time_limit: float) -> Study:
     return Study(datasets=data, models=MODELS, seeds=(0, 1, 2, 3, 4), test_size=0.25, cv=2, time_limit=time_limit)
 
 
-def run(mode: str, time_limit: float) -> float:
-    path = RESULTS / f"seed002_table3_1_{mode}.csv"
-    if path.exists():
-        path.unlink()
-    t0 = time.perf_counter()
-    if mode == "local":
-        run_study(study(time_limit), path, n_jobs=1)
-    else:
-        from distributed import Client, LocalCluster
-
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster) as client:
-            run_study(study(time_limit), path, client=client)
-    wall = time.perf_counter() - t0
-    (RESULTS / f"seed002_table3_1_{mode}.wall").write_text(f"{wall:.1f}\n")
-    return wall
-
-
 def summary(mode: str):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    table = pd.read_csv(RESULTS / f"seed002_table3_1_{mode}.csv")
+    table = results_table(NAME, mode)
     wide = table.pivot_table(index=["dataset", "seed"], columns="model", values="balanced_accuracy")
     gap = wide.max(axis=1).to_numpy()[:, None] - wide.to_numpy()
     rows = []
@@ -91,9 +73,8 @@ def summary(mode: str):
     axes[2].set_title("(c) features per split")
     fig.tight_layout()
     fig.savefig(RESULTS / f"seed002_figure3_9_{mode}.png", dpi=90)
-    wall = RESULTS / f"seed002_table3_1_{mode}.wall"
-    if wall.exists():
-        print(f"\nwall time ({mode}): {float(wall.read_text()):.0f} s for {len(table)} fits")
+    if wall(NAME, mode) is not None:
+        print(f"\nwall time ({mode}): {wall(NAME, mode):.0f} s for {len(table)} fits")
 
 
 def main():
@@ -106,15 +87,10 @@ def main():
     modes = ("local", "dask") if args.mode == "both" else (args.mode,)
     for mode in modes:
         if not args.summary_only:
-            print(f"{mode}: {run(mode, args.time_limit):.0f} s", flush=True)
+            print(f"{mode}: {run(study(args.time_limit), NAME, mode):.0f} s", flush=True)
         summary(mode)
     if len(modes) == 2:
-        key = ["dataset", "seed", "model"]
-        a = pd.read_csv(RESULTS / "seed002_table3_1_local.csv").sort_values(key).reset_index(drop=True)
-        b = pd.read_csv(RESULTS / "seed002_table3_1_dask.csv").sort_values(key).reset_index(drop=True)
-        same = (a.balanced_accuracy.round(12) == b.balanced_accuracy.round(12)).mean()
-        print(f"\nsame test balanced accuracy in both runs: {same:.0%} of {len(a)} fits "
-              "(fits stopped by the wall-clock limit may differ between runs)")
+        compare(NAME, "balanced_accuracy")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,50 @@
+"""Running a bench study through ``optitrees.study`` on one process and on a 2-worker Dask LocalCluster."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from optitrees.study import run_study
+
+RESULTS = Path(__file__).resolve().parent / "results"
+KEY = ["dataset", "seed", "model"]
+
+
+def run(study, name: str, mode: str) -> float:
+    """Run ``study`` from scratch into ``results/<name>_<mode>.csv``; write and return its wall time."""
+    path = RESULTS / f"{name}_{mode}.csv"
+    if path.exists():
+        path.unlink()
+    t0 = time.perf_counter()
+    if mode == "local":
+        run_study(study, path, n_jobs=1)
+    else:
+        from distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            run_study(study, path, client=client)
+    wall = time.perf_counter() - t0
+    (RESULTS / f"{name}_{mode}.wall").write_text(f"{wall:.1f}\n")
+    return wall
+
+
+def results_table(name: str, mode: str) -> pd.DataFrame:
+    return pd.read_csv(RESULTS / f"{name}_{mode}.csv").sort_values(KEY).reset_index(drop=True)
+
+
+def wall(name: str, mode: str):
+    path = RESULTS / f"{name}_{mode}.wall"
+    return float(path.read_text()) if path.exists() else None
+
+
+def compare(name: str, metric: str):
+    """How many fits gave the same ``metric`` on one process and on the cluster, and the two wall times."""
+    a, b = results_table(name, "local"), results_table(name, "dask")
+    same = (a[metric].round(12) == b[metric].round(12)).mean()
+    print(f"\nwall time: one process {wall(name, 'local'):.0f} s, 2 Dask workers {wall(name, 'dask'):.0f} s "
+          f"({wall(name, 'local') / wall(name, 'dask'):.2f}x) for {len(a)} fits")
+    print(f"same {metric} in both runs: {same:.0%} of the fits (a fit stopped by its wall-clock limit may differ)")
