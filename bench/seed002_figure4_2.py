@@ -38,7 +38,8 @@ MODELS = tuple(ModelSpec(v, "risk-score", {"n_rules": 3, "tangents": v, "min_sco
 
 
 def study(time_limit: float) -> Study:
-    data = tuple(DataSource(name, manifest=str(SHARED), one_hot=True, positive=tuple(pos)) for name, pos in SETS.items())
+    data = tuple(DataSource(name, manifest=str(SHARED), one_hot=True, positive=tuple(pos), drop_missing=True)
+                 for name, pos in SETS.items())
     return Study(datasets=data, models=MODELS, seeds=(0, 1, 2, 3, 4), test_size=0.2, cv=2, time_limit=time_limit)
 
 

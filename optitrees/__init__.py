@@ -16,7 +16,7 @@ from . import algorithms, exceptions, export, formulations, solvers
 from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                          OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
                          UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier,
-                         ContextualTreeRegressor, FitOutcome, FitReport)
+                         ContextualTreeRegressor, CARTRegressor, FitOutcome, FitReport)
 from .mip import Formulation
 from .persistence import load_model, save_model
 from .rule_set import RuleSet
@@ -30,7 +30,7 @@ __version__ = "0.1.0"
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier",
            "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier", "ContextualTreeRegressor",
-           "FitReport", "FitOutcome",
+           "CARTRegressor", "FitReport", "FitOutcome",
            "ScoreCard", "RuleSet", "Tree", "Topology", "Formulation",
            "save_model", "load_model",
            "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

@@ -36,7 +36,8 @@ MODELS = {"olct": "OLCTClassifier", "margot": "MARGOTClassifier", "loss-optimal"
           "oct": "OCTClassifier", "octh": "OCTHClassifier", "risk-score": "RiskScoreClassifier",
           "generalized-risk-score": "GeneralizedRiskScoreClassifier", "tao": "TAOClassifier",
           "tmo": "TMOClassifier", "c45": "C45Classifier", "uct-dt": "UCTDTClassifier", "rule-set": "RuleSetClassifier",
-          "contextual-tree": "ContextualTreeClassifier", "contextual-tree-regressor": "ContextualTreeRegressor"}
+          "contextual-tree": "ContextualTreeClassifier", "contextual-tree-regressor": "ContextualTreeRegressor",
+          "cart-regressor": "CARTRegressor"}
 
 #: Parameters a command line cannot give (Python objects).
 _NOT_OPTIONS = {"constraints"}

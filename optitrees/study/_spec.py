@@ -13,7 +13,8 @@ __all__ = ["DataSource", "ModelSpec", "Study", "load_config"]
 class DataSource:
     """One dataset of a study: a scikit-learn bundled set (``name``), a manifest entry (``name`` and
     ``manifest``), a CSV (``csv``, ``target``) or a LIBSVM file (``libsvm``); loaded where the fit runs.
-    ``positive`` makes a binary task of it: those labels against the rest."""
+    ``positive`` makes a binary task of it: those labels against the rest; ``drop_missing`` drops the rows
+    with a missing feature."""
 
     name: str
     csv: str | None = None
@@ -22,6 +23,7 @@ class DataSource:
     manifest: str | None = None
     one_hot: bool = False
     positive: tuple | None = None
+    drop_missing: bool = False
 
     def load(self):
         """``(X, y)`` as numpy arrays (:func:`optitrees.datasets.load`); with ``positive``, ``y`` is 1 for those
@@ -34,6 +36,9 @@ class DataSource:
             X, y = datasets.load(libsvm=self.libsvm)
         else:
             X, y = datasets.load(self.name, manifest=self.manifest, one_hot=self.one_hot)
+        if self.drop_missing:
+            complete = X.notna().all(axis=1).to_numpy()
+            X, y = X[complete], y[complete]
         if self.positive is not None:
             y = y.astype(str).isin([str(p) for p in self.positive]).astype(int)
         return X.to_numpy(float), y.to_numpy()
@@ -173,7 +178,8 @@ def load_config(path) -> tuple[Study, Path]:
         datasets.append(DataSource(name=name, csv=resolve(entry, "csv"), target=entry.get("target"),
                                    libsvm=resolve(entry, "libsvm"), manifest=resolve(entry, "manifest"),
                                    one_hot=bool(entry.get("one_hot", False)),
-                                   positive=tuple(entry["positive"]) if "positive" in entry else None))
+                                   positive=tuple(entry["positive"]) if "positive" in entry else None,
+                                   drop_missing=bool(entry.get("drop_missing", False))))
     models = []
     for entry in config.get("models", []):
         if "model" not in entry:

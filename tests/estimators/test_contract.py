@@ -8,7 +8,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                        OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
-                       UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier, ContextualTreeRegressor)
+                       UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier, ContextualTreeRegressor,
+                       CARTRegressor)
 
 
 # sklearn's Pipeline itself fails these two (it sets `steps` during fit); they are not about our estimator
@@ -73,6 +74,8 @@ def _expected_failures(est):
                           ContextualTreeRegressor(n_estimators=5, max_epochs=3, hidden_layer_sizes=(8,),
                                                   random_state=0),
                           UCTDTClassifier(n_iterations=20, random_state=0),
+                          CARTRegressor(max_depth=4, random_state=0),
+                          CARTRegressor(pruning="cost_complexity", ccp_alpha=0.01, min_samples_leaf=3, random_state=0),
                           UCTDTClassifier(n_iterations=20, policy="c45b", n_jobs=2, random_state=0),
                           C45Classifier(search_uncertainty=0.1, propagation_uncertainty=0.1,
                                         evaluation_uncertainty=0.1),

@@ -107,3 +107,9 @@ def test_a_source_made_binary_and_sparsity_column(tmp_path):
     assert sorted(set(y)) == [0, 1] and y.sum() == 50
     row = run_task(Task(source, ModelSpec("tao", "tao", {"max_depth": 2, "oblique": True}), 0, 0.3, 2, None))
     assert row["features_per_split"] >= 1 and 0 <= row["auc"] <= 1
+
+
+def test_rows_with_missing_features_can_be_dropped(tmp_path):
+    pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0], "y": [0, 1, 0, 1]}).to_csv(tmp_path / "m.csv", index=False)
+    X, y = DataSource("m", csv=str(tmp_path / "m.csv"), target="y", drop_missing=True).load()
+    assert X.tolist() == [[1.0], [3.0], [4.0]] and y.tolist() == [0, 0, 1]

@@ -1,0 +1,142 @@
+"""The regression tree of seed 003: squared-error splits, its stopping rules, cost-complexity or t-test pruning."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..algorithms.regression_pruning import keep_subtree, node_statistics, t_test_prune
+from ..enums import TextEnum
+from ..scaling import power_of_two_scale
+from ..trees import LEAF, feature_importances, from_sklearn
+from ._base import OptitreesEstimator
+from ._views import TreeViews
+
+__all__ = ["CARTRegressor", "RegressionPruning"]
+
+
+class RegressionPruning(TextEnum):
+    """How a grown regression tree is pruned (seed 003, "Model complexity" and "Pruning rule")."""
+
+    #: no pruning: the stopping rules alone
+    NONE = "none"
+    #: minimal cost-complexity: the subtree minimizing training MSE + ``ccp_alpha`` x leaves
+    COST_COMPLEXITY = "cost_complexity"
+    #: merge two sibling leaves while the t-test p-value of their means exceeds ``p_value_threshold``
+    T_TEST = "t_test"
+
+
+class CARTRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
+    """Regression tree of seed 003: greedy squared-error splits, then pruning.
+
+    Growth (scikit-learn's ``DecisionTreeRegressor``) splits a node on the feature and value minimizing
+    ``sum_{i in I<} (y_i - beta<)^2 + sum_{i in I>} (y_i - beta>)^2``, each leaf predicting its mean
+    ``beta_j`` (seed 003, "Algorithm for regression trees"); it stops at ``max_depth``, below
+    ``min_samples_split`` rows, where a child would get fewer than ``min_samples_leaf`` rows, and at one
+    instance (or one target value) per leaf. Pruning then follows ``pruning``:
+
+    * ``"t_test"`` (default): bottom-up, two sibling leaves merge while the p-value ``P(Z > |t|)`` of
+      Welch's ``t`` between their targets exceeds ``p_value_threshold``
+      (:mod:`optitrees.algorithms.regression_pruning`);
+    * ``"cost_complexity"``: the subtree minimizing training MSE + ``ccp_alpha`` x number of leaves
+      (minimal cost-complexity pruning, the weakest link first);
+    * ``"none"``.
+
+    Parameters
+    ----------
+    max_depth : int, optional
+        Depth limit of growth (``None``: none).
+    min_samples_split : int, default=2
+        A node with fewer rows is not split.
+    min_samples_leaf : int, default=1
+        Each leaf keeps at least this much training weight (rows, with unit weights).
+    pruning : {"t_test", "cost_complexity", "none"}, default="t_test"
+        The pruning rule (see :class:`RegressionPruning`).
+    p_value_threshold : float, default=0.05
+        The t-test rule's threshold (0.05 or 0.01 in the seed).
+    ccp_alpha : float, default=0.0
+        The cost-complexity rule's price per leaf, in units of training MSE.
+    random_state : int, optional
+        Ties between equally good splits (scikit-learn's feature order).
+
+    Attributes
+    ----------
+    tree_ : Tree
+        Value leaves (``intercept`` is the leaf mean; ``value`` the training weight of each node).
+    p_values_ : dict
+        ``node of the grown tree -> p-value`` of every split the t-test examined.
+    grown_leaves_ : int
+        Leaves before pruning.
+    feature_importances_ : ndarray of shape (n_features,)
+    fit_report_ : FitReport
+        ``objective``: the training mean squared error.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = CARTRegressor(max_depth=6, random_state=0).fit(X, y)
+    >>> reg.grown_leaves_, reg.tree_.n_leaves                 # the t-test merges 12 pairs of leaves
+    (55, 43)
+    """
+
+    _is_classifier = False
+
+    _parameter_constraints = {
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "pruning": [StrOptions({p.value for p in RegressionPruning})],
+        "p_value_threshold": [Interval(Real, 0, 1, closed="both")],
+        "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, max_depth=None, *, min_samples_split=2, min_samples_leaf=1, pruning="t_test",
+                 p_value_threshold=0.05, ccp_alpha=0.0, random_state=None):
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.pruning = pruning
+        self.p_value_threshold = p_value_threshold
+        self.ccp_alpha = ccp_alpha
+        self.random_state = random_state
+
+    def _fit(self, X, y, sample_weight, budget):
+        self._validate_params()
+        training = self._fit_data(X, y, sample_weight)
+        pruning = RegressionPruning(self.pruning)
+        weight = training.weights
+        # min_samples_leaf counts weight (a row of weight 2 counts as two rows, as a repeated row would): growth
+        # sees the merged distinct rows with their weights
+        cart = DecisionTreeRegressor(
+            max_depth=self.max_depth, min_samples_split=self.min_samples_split,
+            min_weight_fraction_leaf=min(0.5, self.min_samples_leaf / float(weight.sum()))
+            if self.min_samples_leaf > 1 else 0.0, random_state=self.random_state,
+            ccp_alpha=float(self.ccp_alpha) if pruning is RegressionPruning.COST_COMPLEXITY else 0.0)
+        # scikit-learn does not split features whose values differ by less than 1e-7: grow on features scaled by
+        # powers of two (exact), then read the thresholds back in the units of X
+        scale = power_of_two_scale(training.X)
+        cart.fit(training.X / scale, training.y, sample_weight=weight)
+        grown = from_sklearn(cart, scale)
+        self.grown_leaves_ = int(np.sum(cart.tree_.children_left == LEAF))
+        inner = cart.tree_.children_left != LEAF
+        self.p_values_ = {}
+        if pruning is RegressionPruning.T_TEST:
+            inner, self.p_values_ = t_test_prune(cart.tree_.children_left, cart.tree_.children_right,
+                                                 node_statistics(cart.tree_), float(self.p_value_threshold))
+        self.tree_ = keep_subtree(grown, inner)
+        self.feature_importances_ = feature_importances(self.tree_)
+        pred = self.tree_.predict(training.X)
+        mse = float(np.average((training.y - pred) ** 2, weights=weight))
+        self._write_report(budget, training, f"greedy squared-error tree, {pruning.value} pruning", objective=mse)
+        return self
+
+    def predict(self, X):
+        """The mean of the leaf each row reaches."""
+        X = self._X(X)
+        return self.tree_.predict(X)

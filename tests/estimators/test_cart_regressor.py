@@ -1,0 +1,89 @@
+"""The regression tree of seed 003: stopping rules, t-test and cost-complexity pruning, its printed model."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes
+from sklearn.tree import DecisionTreeRegressor
+
+from optitrees import CARTRegressor
+
+
+@pytest.fixture
+def data():
+    return load_diabetes(return_X_y=True)
+
+
+def test_cost_complexity_is_scikit_learns_minimal_cost_complexity(data):
+    X, y = data
+    for alpha in (10.0, 50.0):
+        ours = CARTRegressor(pruning="cost_complexity", ccp_alpha=alpha, random_state=0).fit(X, y)
+        ref = DecisionTreeRegressor(ccp_alpha=alpha, random_state=0).fit(X, y)
+        assert ours.tree_.n_leaves == ref.get_n_leaves()
+        np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+def test_stopping_rules(data):
+    X, y = data
+    full = CARTRegressor(pruning="none", random_state=0).fit(X, y)
+    assert np.allclose(full.predict(X), y)                  # one instance (or one value) per leaf
+    shallow = CARTRegressor(max_depth=2, pruning="none").fit(X, y)
+    assert shallow.get_depth() == 2 and shallow.tree_.n_leaves == 4
+    big_leaves = CARTRegressor(min_samples_leaf=40, pruning="none").fit(X, y)
+    assert big_leaves.tree_.value[big_leaves.tree_.is_leaf, 0].min() >= 40
+    wide = CARTRegressor(min_samples_split=100, pruning="none").fit(X, y)
+    inner = ~wide.tree_.is_leaf
+    assert wide.tree_.value[inner, 0].min() >= 100
+
+
+def test_t_test_merges_leaves_whose_means_do_not_differ():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(size=400)
+    # one real step at 0.5; the noise alone makes the grown tree split further
+    y = np.where(x > 0.5, 3.0, 0.0) + rng.normal(0, 1, 400)
+    X = x[:, None]
+    grown = CARTRegressor(max_depth=3, pruning="none", random_state=0).fit(X, y)
+    pruned = CARTRegressor(max_depth=3, random_state=0).fit(X, y)
+    assert grown.tree_.n_leaves == 8 and pruned.tree_.n_leaves < 8
+    assert pruned.tree_.threshold[0] == pytest.approx(0.5, abs=0.02)         # the real step is kept
+    strict = CARTRegressor(max_depth=3, p_value_threshold=1e-12, random_state=0).fit(X, y)
+    assert 2 <= strict.tree_.n_leaves <= pruned.tree_.n_leaves             # p of the real step: ndtr(-42) = 0
+    assert strict.tree_.threshold[0] == pytest.approx(0.5, abs=0.02)
+
+
+def test_printed_tree_gives_the_predictions(data):
+    X, y = data
+    reg = CARTRegressor(max_depth=3, random_state=0).fit(X, y)
+    text = reg.export_text()
+    assert "value: " in text
+    # evaluate the printed tree: follow its lines
+    import re
+
+    lines = text.splitlines()
+
+    def predict_row(x):
+        i, depth = 0, 0
+        while True:
+            line = lines[i]
+            m = re.match(r"^((?:\|   )*)\|--- (?:value: (\S+)|x(\d+) (<=|>) +(\S+))", line)
+            assert m and len(m.group(1)) // 4 == depth
+            if m.group(2) is not None:
+                return float(m.group(2))
+            j, thr = int(m.group(3)), float(m.group(5))
+            if x[j] <= thr:
+                i, depth = i + 1, depth + 1
+            else:                                    # skip to the matching "> thr" line at this depth
+                i += 1
+                prefix = "|   " * depth + "|--- "
+                while not (lines[i].startswith(prefix) and " >  " in lines[i]):
+                    i += 1
+                i, depth = i + 1, depth + 1
+
+    assert [predict_row(x) for x in X] == reg.predict(X).tolist()
+
+
+def test_bad_parameters(data):
+    X, y = data
+    with pytest.raises(ValueError, match="pruning"):
+        CARTRegressor(pruning="pessimistic").fit(X, y)
+    with pytest.raises(ValueError, match="p_value_threshold"):
+        CARTRegressor(p_value_threshold=2.0).fit(X, y)
