@@ -72,7 +72,8 @@ def test_fit_save_load_predict_export(csv_file, tmp_path, capsys):
 
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_every_model_fits_from_the_command_line(model, tmp_path, capsys):
-    data = ["--dataset", "diabetes"] if model == "contextual-tree-regressor" else ["--dataset", "breast_cancer"]
+    regression = model.endswith("regressor")
+    data = ["--dataset", "diabetes"] if regression else ["--dataset", "breast_cancer"]
     quick = {"olct": ["--max-depth", "1", "--time-limit", "5"], "margot": ["--max-depth", "1", "--time-limit", "5"],
              "loss-optimal": ["--max-depth", "1", "--time-limit", "5"], "oct": ["--max-depth", "1"],
              "octh": ["--max-depth", "1", "--time-limit", "5", "--solver-options", "{'mip_max_nodes': 0}"],
@@ -81,7 +82,8 @@ def test_every_model_fits_from_the_command_line(model, tmp_path, capsys):
              "tmo": ["--n-estimators", "4", "--n-generations", "1"], "c45": [], "uct-dt": ["--n-iterations", "10"],
              "rule-set": ["--n-estimators", "5", "--n-rules", "3"],
              "contextual-tree": ["--n-estimators", "3", "--max-epochs", "2", "--hidden-layer-sizes", "(4,)"],
-             "contextual-tree-regressor": ["--n-estimators", "3", "--max-epochs", "2", "--hidden-layer-sizes", "(4,)"]}
+             "contextual-tree-regressor": ["--n-estimators", "3", "--max-epochs", "2", "--hidden-layer-sizes", "(4,)"],
+             "cart-regressor": ["--max-depth", "3"], "tao-regressor": ["--max-depth", "3"]}
     if model == "risk-score":          # 0/1 features: a CSV of breast cancer's features above their medians
         from sklearn.datasets import load_breast_cancer
 
@@ -91,7 +93,7 @@ def test_every_model_fits_from_the_command_line(model, tmp_path, capsys):
         data = ["--csv", tmp_path / "binary.csv"]
     code, out, err = run(["fit", model, *data, *quick[model], "--save", tmp_path / "m.json"], capsys)
     assert code == 0, err
-    assert "test R^2" in out if model == "contextual-tree-regressor" else "test accuracy" in out
+    assert "test R^2" in out if regression else "test accuracy" in out
     code, out, err = run(["predict", tmp_path / "m.json", *data], capsys)
     assert code == 0 and out.startswith("prediction\n"), err
 

@@ -87,3 +87,49 @@ def test_bad_parameters(data):
         CARTRegressor(pruning="pessimistic").fit(X, y)
     with pytest.raises(ValueError, match="p_value_threshold"):
         CARTRegressor(p_value_threshold=2.0).fit(X, y)
+
+
+# ---------------------------------------------------------------- TAO for regression trees
+def test_tao_regressor_solves_the_xor_greedy_growth_misses():
+    from optitrees import TAORegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(1000, 3))
+    # an XOR of x0 and x1 (no single split of either gains) and a small step on x2, which greedy growth takes first
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5)).astype(float) + 0.5 * (X[:, 2] > 0.8)
+    tao = TAORegressor(max_depth=3, random_state=0).fit(X, y)
+    assert tao.start_objective_ > 0.2 and tao.objective_ < 0.05                   # 0.2255 -> 0.0391
+    assert tao.fit_report_.starts == {"CART": tao.start_objective_}
+
+
+def test_tao_regression_step_by_brute_force():
+    """A depth-1 TAO step is the best stump: every threshold of every feature tried by hand."""
+    from optitrees.algorithms.tao_regression import best_routing_split
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 6, size=(30, 2)).astype(float)
+    L, R, v = rng.uniform(size=30), rng.uniform(size=30), rng.uniform(0.5, 2, size=30)
+    cost, j, c = best_routing_split(X, L, R, v, np.array([True, True]), min_leaf=0)
+    brute = min((float(np.dot(v, np.where(X[:, f] <= t, L, R))), f, t) for f in (0, 1)
+                for t in np.unique(X[:, f])[:-1] + 0.5)
+    assert cost == pytest.approx(brute[0]) and (j, c) == (brute[1], brute[2])
+    cost0, j0, _ = best_routing_split(X, L, R, v, np.array([False, True]), min_leaf=0)
+    assert j0 == 1 and cost0 >= cost
+
+
+def test_tao_regressor_never_worse_than_cart_and_keeps_its_budget(data):
+    import time
+
+    from optitrees import TAORegressor
+
+    X, y = data
+    for depth in (2, 3, 4):
+        tao = TAORegressor(max_depth=depth, random_state=0).fit(X, y)
+        assert tao.objective_ <= tao.start_objective_ + 1e-9
+        assert tao.objective_ == pytest.approx(np.mean((y - tao.predict(X)) ** 2))
+    rng = np.random.default_rng(0)
+    Xb = rng.normal(size=(20000, 20))
+    yb = Xb[:, 0] * Xb[:, 1] + rng.normal(size=20000)
+    t0 = time.perf_counter()
+    tao = TAORegressor(max_depth=8, max_passes=50, time_limit=0.5).fit(Xb, yb)
+    assert time.perf_counter() - t0 < 0.5 * 1.05 + 1.0 and tao.objective_ <= tao.start_objective_
