@@ -8,7 +8,7 @@
     optitrees load model.json
     optitrees write MODEL DATA OUTPUT.lp|.mps
     optitrees solvers
-    optitrees study CONFIG.toml
+    optitrees study CONFIG.toml [--n-jobs N | --dask-workers N | --scheduler ADDRESS]
 
 Every estimator parameter is an option of ``fit`` (``--max-depth 3``, ``--C 10,1``, ``--warm-start tao``),
 its default and its description in ``optitrees fit MODEL --help``. A user error (a missing file, an unknown
@@ -331,7 +331,20 @@ def _solvers(_args):
 def _study(args):
     from .study import run_config
 
-    table = run_config(args.config, n_jobs=args.n_jobs, progress=not args.quiet)
+    if args.scheduler is None and args.dask_workers is None:
+        table = run_config(args.config, n_jobs=args.n_jobs, progress=not args.quiet)
+    else:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise UserError("a Dask cluster needs dask.distributed: pip install 'optitrees[dask]'") from None
+        if args.scheduler is not None:
+            with Client(args.scheduler) as client:
+                table = run_config(args.config, client=client, progress=not args.quiet)
+        else:
+            with LocalCluster(n_workers=args.dask_workers, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster) as client:
+                table = run_config(args.config, client=client, progress=not args.quiet)
     print(table.to_string(index=False))
     return 0
 
@@ -384,6 +397,10 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("study", help="run a study (datasets x seeds x models x grids) from a TOML file")
     p.add_argument("config", help="the study's TOML file (see optitrees.study)")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel fits on this machine (default: 1)")
+    p.add_argument("--dask-workers", type=int, help="run on a Dask LocalCluster of this many one-thread workers "
+                                                   "(default: no cluster)")
+    p.add_argument("--scheduler", help="run on the Dask cluster of this scheduler address, e.g. tcp://host:8786 "
+                                       "(default: no cluster)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_study)
     return parser

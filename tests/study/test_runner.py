@@ -75,6 +75,9 @@ params = { max_depth = 1 }
 
     assert main(["study", str(tmp_path / "study.toml"), "--quiet"]) == 0
     assert len(pd.read_csv(results)) == 2
+    results.unlink()
+    assert main(["study", str(tmp_path / "study.toml"), "--quiet", "--dask-workers", "2"]) == 0
+    assert len(pd.read_csv(results)) == 2
     with pytest.raises(ValueError, match="a grid needs cv >= 2"):
         Study(datasets=(DataSource("iris"),), models=(ModelSpec("t", "tao", grid={"alpha": [0, 1]}),), cv=1)
     with pytest.raises(ValueError, match="distinct"):
