@@ -48,3 +48,28 @@ def compare(name: str, metric: str):
     print(f"\nwall time: one process {wall(name, 'local'):.0f} s, 2 Dask workers {wall(name, 'dask'):.0f} s "
           f"({wall(name, 'local') / wall(name, 'dask'):.2f}x) for {len(a)} fits")
     print(f"same {metric} in both runs: {same:.0%} of the fits (a fit stopped by its wall-clock limit may differ)")
+
+
+def main(doc: str, name: str, study, summary, metric: str, time_limit: float):
+    """The command line of a study bench: ``--time-limit``, ``--mode both|local|dask``, ``--summary-only``.
+
+    ``study(time_limit)`` builds the study, ``summary(mode)`` prints and draws its results, ``metric`` is the
+    column compared between the two runs.
+    """
+    import argparse
+
+    from _data import require_shared
+
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--time-limit", type=float, default=time_limit)
+    parser.add_argument("--mode", choices=("both", "local", "dask"), default="both")
+    parser.add_argument("--summary-only", action="store_true")
+    args = parser.parse_args()
+    require_shared()
+    modes = ("local", "dask") if args.mode == "both" else (args.mode,)
+    for mode in modes:
+        if not args.summary_only:
+            print(f"{mode}: {run(study(args.time_limit), name, mode):.0f} s", flush=True)
+        summary(mode)
+    if len(modes) == 2:
+        compare(name, metric)

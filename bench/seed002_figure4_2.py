@@ -14,7 +14,6 @@ time.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -22,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import SHARED, require_shared  # noqa: E402
-from _studies import RESULTS, compare, results_table, run, wall  # noqa: E402
+from _data import SHARED  # noqa: E402
+from _studies import RESULTS, main, results_table, wall  # noqa: E402
 
 from optitrees.study import DataSource, ModelSpec, Study, plot_gap_curve, plot_performance_profile  # noqa: E402
 
@@ -79,21 +78,5 @@ def summary(mode: str):
         print(f"\nwall time ({mode}): {wall(NAME, mode):.0f} s for {len(table)} fits")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--time-limit", type=float, default=10.0)
-    parser.add_argument("--mode", choices=("both", "local", "dask"), default="both")
-    parser.add_argument("--summary-only", action="store_true")
-    args = parser.parse_args()
-    require_shared()
-    modes = ("local", "dask") if args.mode == "both" else (args.mode,)
-    for mode in modes:
-        if not args.summary_only:
-            print(f"{mode}: {run(study(args.time_limit), NAME, mode):.0f} s", flush=True)
-        summary(mode)
-    if len(modes) == 2:
-        compare(NAME, "auc")
-
-
 if __name__ == "__main__":
-    main()
+    main(__doc__, NAME, study, summary, "auc", time_limit=10.0)

@@ -207,16 +207,10 @@ def _features_for(est, args):
     from . import datasets
 
     if args.csv is not None:
-        path = datasets._existing(args.csv)
-        try:
-            frame = pd.read_csv(path)
-        except pd.errors.EmptyDataError:
-            raise UserError(f"{path} is empty") from None
-        except pd.errors.ParserError as exc:
-            raise UserError(f"{path}: {str(exc).strip()}") from None
+        frame = datasets.read_csv_frame(args.csv)
         if args.target is not None:
             if args.target not in frame.columns:
-                raise UserError(f"{path} has no column {args.target!r}")
+                raise UserError(f"{args.csv} has no column {args.target!r}")
             frame = frame.drop(columns=[args.target])
     else:
         frame, _ = _load(args)

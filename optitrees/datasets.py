@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["load", "load_builtin", "load_csv", "load_libsvm", "load_manifest", "manifest_entries", "BUILTIN",
+__all__ = ["load", "load_builtin", "load_csv", "read_csv_frame", "load_libsvm", "load_manifest", "manifest_entries", "BUILTIN",
            "DataFileError"]
 
 #: scikit-learn's bundled datasets (no download): name -> (loader, name of the label column, labels by name?)
@@ -116,6 +116,28 @@ def load_csv(path, target=None, one_hot=False):
         ``one_hot`` is false (its name).
     """
     path = _existing(path)
+    frame = read_csv_frame(path)
+    target = frame.columns[-1] if target is None else target
+    if target not in frame.columns:
+        raise DataFileError(f"{path} has no column {target!r}; its columns: {', '.join(map(str, frame.columns))}")
+    y = frame[target]
+    if y.isna().any():
+        first = int(np.flatnonzero(y.isna().to_numpy())[0])
+        raise DataFileError(f"{path}, line {first + 2}: the target column {target!r} is empty")
+    return _features(frame.drop(columns=[target]), path, one_hot), y
+
+
+def read_csv_frame(path) -> pd.DataFrame:
+    """A CSV file with a header row as a DataFrame, every column kept.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    DataFileError
+        An empty file, no data rows, not text, or a row with more or fewer fields than the header (its line).
+    """
+    path = _existing(path)
     try:
         frame = pd.read_csv(path)
     except pd.errors.EmptyDataError:
@@ -130,14 +152,7 @@ def load_csv(path, target=None, one_hot=False):
         ragged = _ragged_line(path, frame.shape[1])
         if ragged is not None:
             raise DataFileError(f"{path}, line {ragged[0]}: {ragged[1]} fields where the header has {frame.shape[1]}")
-    target = frame.columns[-1] if target is None else target
-    if target not in frame.columns:
-        raise DataFileError(f"{path} has no column {target!r}; its columns: {', '.join(map(str, frame.columns))}")
-    y = frame[target]
-    if y.isna().any():
-        first = int(np.flatnonzero(y.isna().to_numpy())[0])
-        raise DataFileError(f"{path}, line {first + 2}: the target column {target!r} is empty")
-    return _features(frame.drop(columns=[target]), path, one_hot), y
+    return frame
 
 
 def _features(X: pd.DataFrame, source, one_hot: bool) -> pd.DataFrame:
