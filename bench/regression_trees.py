@@ -32,7 +32,7 @@ from optitrees import CARTRegressor, TAORegressor  # noqa: E402
 from optitrees.datasets import load_manifest  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
-PEER = Path(__file__).resolve().parent / "peers" / "pystreed_regression_fit.py"
+PEER = Path(__file__).resolve().parent / "peers" / "pystreed_fit.py"
 
 
 def datasets():
@@ -57,7 +57,7 @@ def timed(make):
 def streed(python, Xtr, ytr, Xte, yte, depth, time_limit):
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "d.npz", Path(tmp) / "o.json"
-        np.savez(src, X=Xtr, y=ytr, X_test=Xte, y_test=yte, depth=depth, time_limit=time_limit)
+        np.savez(src, X=Xtr, y=ytr, X_test=Xte, y_test=yte, depth=depth, time_limit=time_limit, task="regression")
         done = subprocess.run([python, str(PEER), str(src), str(out)], capture_output=True, text=True)
         if done.returncode != 0:
             return dict(error=done.stderr.strip().splitlines()[-1][:120])
