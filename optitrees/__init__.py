@@ -16,7 +16,8 @@ from . import algorithms, exceptions, export, formulations, solvers
 from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                          OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
                          UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier,
-                         ContextualTreeRegressor, CARTRegressor, TAORegressor, FitOutcome,
+                         ContextualTreeRegressor, CARTRegressor, TAORegressor, OptimalTreeRegressor,
+                         FitOutcome,
                          FitReport)
 from .mip import Formulation
 from .persistence import load_model, save_model
@@ -31,7 +32,7 @@ __version__ = "0.1.0"
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier",
            "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier", "ContextualTreeRegressor",
-           "CARTRegressor", "TAORegressor", "FitReport", "FitOutcome",
+           "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "FitReport", "FitOutcome",
            "ScoreCard", "RuleSet", "Tree", "Topology", "Formulation",
            "save_model", "load_model",
            "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

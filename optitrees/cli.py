@@ -37,7 +37,8 @@ MODELS = {"olct": "OLCTClassifier", "margot": "MARGOTClassifier", "loss-optimal"
           "generalized-risk-score": "GeneralizedRiskScoreClassifier", "tao": "TAOClassifier",
           "tmo": "TMOClassifier", "c45": "C45Classifier", "uct-dt": "UCTDTClassifier", "rule-set": "RuleSetClassifier",
           "contextual-tree": "ContextualTreeClassifier", "contextual-tree-regressor": "ContextualTreeRegressor",
-          "cart-regressor": "CARTRegressor", "tao-regressor": "TAORegressor"}
+          "cart-regressor": "CARTRegressor", "tao-regressor": "TAORegressor",
+          "optimal-tree-regressor": "OptimalTreeRegressor"}
 
 #: Parameters a command line cannot give (Python objects).
 _NOT_OPTIONS = {"constraints"}

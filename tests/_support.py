@@ -21,9 +21,9 @@ NODES = {"mip_max_nodes": 20}
 
 
 def quick_estimators():
-    """``(estimator, kind)`` for all 16 estimators on quick, deterministic settings; ``kind`` says the data
+    """``(estimator, kind)`` for all 17 estimators on quick, deterministic settings; ``kind`` says the data
     they take: ``"real"`` features and labels, ``"binary"`` 0/1 features, ``"target"`` a regression target."""
-    from optitrees import (C45Classifier, CARTRegressor, TAORegressor, ContextualTreeClassifier, ContextualTreeRegressor,
+    from optitrees import (C45Classifier, CARTRegressor, OptimalTreeRegressor, TAORegressor, ContextualTreeClassifier, ContextualTreeRegressor,
                            GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                            OCTHClassifier, OLCTClassifier, RiskScoreClassifier, RuleSetClassifier, TAOClassifier,
                            TMOClassifier, UCTDTClassifier)
@@ -45,6 +45,7 @@ def quick_estimators():
         (ContextualTreeRegressor(n_estimators=5, max_epochs=5, hidden_layer_sizes=(8,), random_state=0), "target"),
         (CARTRegressor(max_depth=3, random_state=0), "target"),
         (TAORegressor(max_depth=3, random_state=0), "target"),
+        (OptimalTreeRegressor(max_depth=2), "target"),
     ]
 
 

@@ -83,7 +83,8 @@ def test_every_model_fits_from_the_command_line(model, tmp_path, capsys):
              "rule-set": ["--n-estimators", "5", "--n-rules", "3"],
              "contextual-tree": ["--n-estimators", "3", "--max-epochs", "2", "--hidden-layer-sizes", "(4,)"],
              "contextual-tree-regressor": ["--n-estimators", "3", "--max-epochs", "2", "--hidden-layer-sizes", "(4,)"],
-             "cart-regressor": ["--max-depth", "3"], "tao-regressor": ["--max-depth", "3"]}
+             "cart-regressor": ["--max-depth", "3"], "tao-regressor": ["--max-depth", "3"],
+             "optimal-tree-regressor": ["--max-depth", "2", "--n-thresholds", "8"]}
     if model == "risk-score":          # 0/1 features: a CSV of breast cancer's features above their medians
         from sklearn.datasets import load_breast_cancer
 

@@ -13,7 +13,7 @@ from ._local_search import TAOClassifier, TMOClassifier
 from ._loss_optimal import LossOptimalTreeClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
 from ._oct import OCTClassifier, OCTHClassifier
-from ._regression_tree import CARTRegressor, RegressionPruning, TAORegressor
+from ._regression_tree import CARTRegressor, OptimalTreeRegressor, RegressionPruning, TAORegressor
 from ._report import FitOutcome, FitReport
 from ._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 from ._rule_set import RuleSetClassifier
@@ -23,5 +23,5 @@ from ._uct_dt import UCTDTClassifier
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier",
            "C45Classifier", "UCTDTClassifier", "RuleSetClassifier",
-           "ContextualTreeClassifier", "ContextualTreeRegressor", "CARTRegressor", "TAORegressor", "RegressionPruning", "FitReport",
+           "ContextualTreeClassifier", "ContextualTreeRegressor", "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "RegressionPruning", "FitReport",
            "FitOutcome"]

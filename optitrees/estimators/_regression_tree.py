@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.budget import expired
 from ..algorithms.regression_pruning import keep_subtree, node_statistics, t_test_prune
+from ..algorithms.streed_regression import fit_streed
 from ..algorithms.tao_regression import tao_regression_tree
 from ..enums import TextEnum
 from ..scaling import power_of_two_scale
@@ -18,7 +19,7 @@ from ..trees import LEAF, feature_importances, from_sklearn
 from ._base import OptitreesEstimator
 from ._views import TreeViews
 
-__all__ = ["CARTRegressor", "TAORegressor", "RegressionPruning"]
+__all__ = ["CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "RegressionPruning"]
 
 
 class RegressionPruning(TextEnum):
@@ -228,6 +229,106 @@ class TAORegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         self.feature_importances_ = feature_importances(tree)
         self._write_report(budget, training, "tao", objective=self.objective_, truncated=truncated,
                            starts={"CART": self.start_objective_})
+        return self
+
+    def predict(self, X):
+        """The value of the leaf each row reaches."""
+        X = self._X(X)
+        return self.tree_.predict(X)
+
+
+class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
+    """Optimal axis-aligned regression tree of ``max_depth`` with constant leaves, by STreeD's dynamic
+    programming (``pystreed``; :mod:`optitrees.algorithms.streed_regression`).
+
+    Minimizes the training squared error ``sum_i v_i (y_i - beta_leaf(i))^2`` (plus ``cost_complexity`` per
+    split) over every tree of ``max_depth`` whose splits are ``x_j <= c`` at the candidate thresholds: all
+    midpoints between consecutive distinct values (``n_thresholds=None``: the tree is optimal among all
+    axis-aligned trees of that depth) or at most ``n_thresholds`` per feature, spread over the values' ranks.
+
+    Parameters
+    ----------
+    max_depth : int, default=2
+    n_thresholds : int, optional
+        Candidate thresholds per feature (``None``: every midpoint).
+    min_samples_leaf : int, default=1
+        Rows each leaf keeps.
+    cost_complexity : float, default=0.0
+        Added to the squared error for each split.
+    time_limit : float, default=60.0
+        Seconds for the whole fit; at the limit STreeD's best tree so far is returned, not proven optimal.
+
+    Attributes
+    ----------
+    tree_ : Tree
+    proven_ : bool
+        STreeD proved the tree optimal over the candidate splits.
+    objective_ : float
+        Training mean squared error.
+    fit_report_ : FitReport
+        ``outcome`` is "proven optimal" when STreeD proved the tree optimal over every midpoint.
+
+    Notes
+    -----
+    STreeD takes no sample weights: a weight must be a whole number (the row counted that many times).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> ort = OptimalTreeRegressor(max_depth=2).fit(X[:, :4], y)
+    >>> ort.proven_, str(ort.fit_report_.outcome)
+    (True, 'proven optimal')
+    """
+
+    _is_classifier = False
+
+    _parameter_constraints = {
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "n_thresholds": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "cost_complexity": [Interval(Real, 0, None, closed="left")],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+    }
+
+    def __init__(self, max_depth=2, *, n_thresholds=None, min_samples_leaf=1, cost_complexity=0.0, time_limit=60.0):
+        self.max_depth = max_depth
+        self.n_thresholds = n_thresholds
+        self.min_samples_leaf = min_samples_leaf
+        self.cost_complexity = cost_complexity
+        self.time_limit = time_limit
+
+    def _fit(self, X, y, sample_weight, budget):
+        import dataclasses
+
+        from ._report import FitOutcome
+
+        self._validate_params()
+        training = self._fit_data(X, y, sample_weight)
+        weight = training.weights
+        counts = np.round(weight)
+        if not np.allclose(weight, counts, rtol=0, atol=1e-9):
+            raise ValueError("OptimalTreeRegressor takes whole-number sample weights (a row counted that many "
+                             "times): STreeD has no row weights")
+        counts = counts.astype(np.int64)
+        Xr, yr = np.repeat(training.X, counts, axis=0), np.repeat(training.y, counts)
+        remaining = budget.remaining()
+        tree, proven = fit_streed(Xr, yr, self.max_depth, self.n_thresholds, self.min_samples_leaf,
+                                  float(self.cost_complexity), None if remaining is None else max(0.1, 0.95 * remaining))
+        budget.lap("search")
+        # each node's training weight (one column, as regression trees keep it)
+        self.tree_ = tree.with_counts(training.X, np.zeros(len(training.y), np.int64), sample_weight=weight)
+        self.proven_ = proven
+        self.objective_ = float(np.average((training.y - self.tree_.predict(training.X)) ** 2, weights=weight))
+        self.feature_importances_ = feature_importances(self.tree_)
+        exact = proven and self.n_thresholds is None
+        notes = () if exact else (("optimal over at most %d thresholds per feature" % self.n_thresholds,)
+                                  if proven else ("the time limit stopped STreeD: its best tree so far",))
+        self._write_report(budget, training, "streed", objective=self.objective_, truncated=not proven, notes=notes)
+        if exact:
+            self.fit_report_ = dataclasses.replace(self.fit_report_, outcome=FitOutcome.PROVEN_OPTIMAL,
+                                                   solved_by="streed", certified_by="streed",
+                                                   bound=self.objective_)
         return self
 
     def predict(self, X):

@@ -9,7 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                        OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
                        UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier, ContextualTreeRegressor,
-                       CARTRegressor, TAORegressor)
+                       CARTRegressor, TAORegressor, OptimalTreeRegressor)
 
 
 # sklearn's Pipeline itself fails these two (it sets `steps` during fit); they are not about our estimator
@@ -77,6 +77,7 @@ def _expected_failures(est):
                           CARTRegressor(max_depth=4, random_state=0),
                           CARTRegressor(pruning="cost_complexity", ccp_alpha=0.01, min_samples_leaf=3, random_state=0),
                           TAORegressor(max_depth=3, random_state=0),
+                          OptimalTreeRegressor(max_depth=2, n_thresholds=8),
                           UCTDTClassifier(n_iterations=20, policy="c45b", n_jobs=2, random_state=0),
                           C45Classifier(search_uncertainty=0.1, propagation_uncertainty=0.1,
                                         evaluation_uncertainty=0.1),

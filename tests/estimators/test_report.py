@@ -22,6 +22,9 @@ def test_every_fit_writes_one_report(case):
         assert report.outcome in (FitOutcome.PROVEN_OPTIMAL, FitOutcome.NOT_PROVEN)
         assert report.objective == fitted.objective_ == report.objectives["returned"]
         assert (report.certified_by is not None) == (report.outcome is FitOutcome.PROVEN_OPTIMAL)
+    elif type(estimator).__name__ == "OptimalTreeRegressor":          # an exact search, not a MIP
+        assert report.outcome is FitOutcome.PROVEN_OPTIMAL and report.certified_by == "streed"
+        assert report.bound == report.objective == fitted.objective_
     else:
         assert report.outcome is FitOutcome.HEURISTIC and report.returned == "model"
 

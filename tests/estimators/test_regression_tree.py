@@ -1,4 +1,4 @@
-"""The regression tree of seed 003: stopping rules, t-test and cost-complexity pruning, its printed model."""
+"""Regression trees: seed 003's CART with its stopping and pruning rules, TAO, and the optimal tree by STreeD."""
 
 import numpy as np
 import pytest
@@ -133,3 +133,22 @@ def test_tao_regressor_never_worse_than_cart_and_keeps_its_budget(data):
     t0 = time.perf_counter()
     tao = TAORegressor(max_depth=8, max_passes=50, time_limit=0.5).fit(Xb, yb)
     assert time.perf_counter() - t0 < 0.5 * 1.05 + 1.0 and tao.objective_ <= tao.start_objective_
+
+
+# ---------------------------------------------------------------- the optimal tree (STreeD)
+def test_optimal_tree_beats_greedy_and_reports_its_proof(data):
+    pytest.importorskip("pystreed")
+    from optitrees import OptimalTreeRegressor
+
+    X, y = data
+    X = X[:, :4]
+    ort = OptimalTreeRegressor(max_depth=2).fit(X, y)
+    cart = CARTRegressor(max_depth=2, pruning="none").fit(X, y)
+    assert ort.proven_ and str(ort.fit_report_.outcome) == "proven optimal" and ort.fit_report_.bound == ort.objective_
+    assert ort.objective_ <= cart.fit_report_.objective + 1e-9
+    coarse = OptimalTreeRegressor(max_depth=2, n_thresholds=4).fit(X, y)
+    assert str(coarse.fit_report_.outcome) != "proven optimal" and coarse.objective_ >= ort.objective_ - 1e-9
+    with pytest.raises(ValueError, match="whole-number sample weights"):
+        OptimalTreeRegressor().fit(X, y, sample_weight=np.full(len(y), 0.5))
+    repeated = OptimalTreeRegressor(max_depth=2).fit(X, y, sample_weight=np.full(len(y), 2))
+    np.testing.assert_allclose(repeated.predict(X), ort.predict(X))

@@ -1,0 +1,90 @@
+"""Optimal axis-aligned regression trees by STreeD's dynamic programming (``pystreed``, MIT) on our thresholds.
+
+STreeD searches binary features. We give it one per candidate split ``x_j <= c``
+(:func:`candidate_thresholds`: midpoints between consecutive distinct training
+values, at most ``n_thresholds`` per feature, spread over the values' ranks),
+so the tree it proves optimal is the best tree of its depth over exactly those
+splits, with constant leaves (the means of their rows), minimizing the training
+squared error (plus ``cost_complexity`` per split). :func:`to_tree` reads its
+answer back as a :class:`~optitrees.trees.Tree` in the units of ``X``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..trees import LEAF, LeafModel, Tree
+
+__all__ = ["candidate_thresholds", "binarize", "fit_streed", "to_tree"]
+
+
+def candidate_thresholds(X, n_thresholds=None) -> list[np.ndarray]:
+    """Per feature, the midpoints between consecutive distinct values of ``X`` (all of them with
+    ``n_thresholds=None``, else at most that many, evenly spread over the midpoints' ranks).
+
+    >>> [t.tolist() for t in candidate_thresholds(np.array([[0.0, 5.0], [1.0, 5.0], [3.0, 5.0]]))]
+    [[0.5, 2.0], []]
+    """
+    out = []
+    for column in np.asarray(X, float).T:
+        values = np.unique(column)
+        mid = (values[:-1] + values[1:]) / 2.0
+        if n_thresholds is not None and len(mid) > n_thresholds:
+            mid = mid[np.unique(np.round(np.linspace(0, len(mid) - 1, n_thresholds)).astype(int))]
+        out.append(mid)
+    return out
+
+
+def binarize(X, thresholds):
+    """``(B, feature, threshold)``: ``B[:, k] = X[:, feature[k]] <= threshold[k]`` as 0/1 integers."""
+    feature = np.concatenate([np.full(len(t), j) for j, t in enumerate(thresholds)]).astype(np.int64)
+    threshold = np.concatenate(thresholds) if thresholds else np.zeros(0)
+    B = (np.asarray(X, float)[:, feature] <= threshold).astype(np.intc)
+    return B, feature, threshold
+
+
+def fit_streed(X, y, max_depth: int, n_thresholds=None, min_samples_leaf: int = 1, cost_complexity: float = 0.0,
+               time_limit: float | None = None):
+    """STreeD's optimal regression tree of ``max_depth`` over the candidate splits: ``(tree, proven)``."""
+    import pandas as pd
+    from pystreed import STreeDRegressor
+
+    thresholds = candidate_thresholds(X, n_thresholds)
+    B, feature, threshold = binarize(X, thresholds)
+    if B.shape[1] == 0:
+        mean = float(np.mean(y))
+        return Tree([LEAF], [LEAF], np.zeros((1, np.asarray(X).shape[1])), [0.0], intercept=[mean],
+                    value=[[len(y)]], leaf_model=LeafModel.VALUE), True
+    model = STreeDRegressor(max_depth=max_depth, min_leaf_node_size=min_samples_leaf,
+                            cost_complexity=cost_complexity, time_limit=600 if time_limit is None else time_limit)
+    model.fit(pd.DataFrame(B), np.asarray(y, float))
+    tree = to_tree(model.get_tree(), feature, threshold, np.asarray(X).shape[1])
+    return tree, bool(model.fit_result.is_optimal())
+
+
+def to_tree(root, feature, threshold, n_features: int) -> Tree:
+    """A STreeD tree over :func:`binarize`'s features as a :class:`Tree` (binary feature ``k`` satisfied, i.e.
+    ``x_j <= c``, is STreeD's right child and our left one)."""
+    left, right, weights, thr, value = [], [], [], [], []
+
+    def visit(node):
+        t = len(left)
+        left.append(LEAF)
+        right.append(LEAF)
+        row = np.zeros(n_features)
+        if node.is_branching_node():
+            k = node.feature
+            row[feature[k]] = 1.0
+            weights.append(row)
+            thr.append(float(threshold[k]))
+            value.append(0.0)
+            left[t] = visit(node.right_child)
+            right[t] = visit(node.left_child)
+        else:
+            weights.append(row)
+            thr.append(0.0)
+            value.append(float(node.label))
+        return t
+
+    visit(root)
+    return Tree(left, right, np.array(weights), thr, intercept=value, leaf_model=LeafModel.VALUE)
