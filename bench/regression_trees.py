@@ -1,5 +1,6 @@
 """Regression trees: seed 003's ``CARTRegressor`` with t-test and with cost-complexity pruning, and
-``TAORegressor`` (TAO from CART's tree), beside scikit-learn's tree (the same depth), a random forest, and STreeD's optimal
+``TAORegressor`` (TAO from CART's tree) and ``OptimalTreeRegressor`` (STreeD over every midpoint), beside
+scikit-learn's tree (the same depth), a random forest, and STreeD's optimal
 regression tree (pystreed, in its own environment: ``--streed-python``), at depths 2-4 on the seed's
 regression sets we have (abalone, cpu_act, cpu_small) and Friedman #1 (scikit-learn, 10,000 rows).
 
@@ -28,7 +29,7 @@ from sklearn.tree import DecisionTreeRegressor
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import SHARED, require_shared  # noqa: E402
 
-from optitrees import CARTRegressor, TAORegressor  # noqa: E402
+from optitrees import CARTRegressor, OptimalTreeRegressor, TAORegressor  # noqa: E402
 from optitrees.datasets import load_manifest  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -80,6 +81,8 @@ def main():
                     max_depth=depth, pruning="cost_complexity", ccp_alpha=1e-3 * np.var(ytr), random_state=0
                 ).fit(Xtr, ytr),
                 "TAORegressor": lambda: TAORegressor(max_depth=depth, random_state=0, time_limit=60).fit(Xtr, ytr),
+                "OptimalTreeRegressor (every midpoint)": lambda: OptimalTreeRegressor(
+                    max_depth=depth, time_limit=args.time_limit).fit(Xtr, ytr),
                 "sklearn tree": lambda: DecisionTreeRegressor(max_depth=depth, random_state=0).fit(Xtr, ytr),
                 "sklearn forest (100)": lambda: RandomForestRegressor(100, max_depth=depth, random_state=0,
                                                                       n_jobs=1).fit(Xtr, ytr),
@@ -89,7 +92,8 @@ def main():
                 leaves = model.tree_.n_leaves if hasattr(model, "fit_report_") else (
                     model.get_n_leaves() if hasattr(model, "get_n_leaves") else None)
                 rows.append(dict(dataset=name, n_train=len(ytr), depth=depth, model=label, seconds=seconds,
-                                 leaves=leaves, **scores(model.predict(Xte), yte)))
+                                 leaves=leaves, proven=getattr(model, "proven_", None),
+                                 **scores(model.predict(Xte), yte)))
             if args.streed_python:
                 r = streed(args.streed_python, Xtr, ytr, Xte, yte, depth, args.time_limit)
                 rows.append(dict(dataset=name, n_train=len(ytr), depth=depth, model="STreeD (10 thresholds)",
