@@ -96,25 +96,24 @@ def parse_value(text: str):
     return text
 
 
-def _add_data_options(p, target=True):
+def _add_data_options(p):
     src = p.add_argument_group("data (one of)")
     src.add_argument("--dataset", help="a scikit-learn bundled set (breast_cancer, iris, wine, digits, diabetes), "
                                        "or with --manifest one of the manifest's datasets (default: none)")
     src.add_argument("--csv", help="a CSV file with a header row (.gz allowed)")
     src.add_argument("--libsvm", help="a LIBSVM file (plain or .gz)")
     p.add_argument("--manifest", help="a directory with MANIFEST.json (for --dataset)")
-    if target:
-        p.add_argument("--target", help="the label column of the CSV (default: the last column)")
+    p.add_argument("--target", help="the label column of the CSV (default: the last column)")
     p.add_argument("--one-hot", action="store_true", help="one-hot encode non-numeric columns (default: an error)")
 
 
-def _load(args, need_target=True):
+def _load(args):
     from . import datasets
 
     sources = [s for s in (args.dataset, args.csv, args.libsvm) if s is not None]
     if len(sources) != 1:
         raise UserError("give the data: exactly one of --dataset, --csv or --libsvm")
-    return datasets.load(args.dataset, args.csv, getattr(args, "target", None), libsvm=args.libsvm,
+    return datasets.load(args.dataset, args.csv, args.target, libsvm=args.libsvm,
                          manifest=args.manifest, one_hot=args.one_hot)
 
 
