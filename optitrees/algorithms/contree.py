@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..trees import LEAF, Tree
+from .forked import call_forked
 
 __all__ = ["contree_tree", "repeatable", "inseparable_weight"]
 
@@ -128,37 +129,6 @@ def _fit(X, y, depth, cost, time_limit):
     return _convert(model.tree_, X.shape[1]), bool(model._config.is_within_time_limit())
 
 
-def _child(conn, *args):
-    try:
-        conn.send(("ok", _fit(*args)))
-    except BaseException as exc:                 # the parent re-raises it
-        conn.send(("error", exc))
-    finally:
-        conn.close()
-
-
 def _search(X, y, depth, cost, time_limit):
-    """:func:`_fit` in a forked child process (interruptible), or here where processes cannot be forked."""
-    import multiprocessing
-
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return _fit(X, y, depth, cost, time_limit)
-    ctx = multiprocessing.get_context("fork")
-    receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, X, y, depth, cost, time_limit), daemon=True,
-                        name="optitrees-contree")
-    child.start()
-    send.close()
-    try:
-        while not receive.poll(0.05):
-            if not child.is_alive() and not receive.poll(0):
-                raise RuntimeError(f"ConTree's process ended without a result (exit code {child.exitcode})")
-        status, value = receive.recv()
-    finally:
-        if child.is_alive():
-            child.kill()                          # Ctrl-C (or any error) here: the search stops with the fit
-        child.join(1.0)
-        receive.close()
-    if status == "error":
-        raise value
-    return value
+    """:func:`_fit` in a forked child process (interruptible; :func:`~optitrees.algorithms.forked.call_forked`)."""
+    return call_forked(_fit, (X, y, depth, cost, time_limit), name="optitrees-contree")[1]

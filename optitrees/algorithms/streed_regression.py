@@ -11,9 +11,12 @@ answer back as a :class:`~optitrees.trees.Tree` in the units of ``X``.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..trees import LEAF, LeafModel, Tree
+from .forked import call_forked
 
 __all__ = ["candidate_thresholds", "binarize", "fit_streed", "to_tree"]
 
@@ -44,27 +47,47 @@ def binarize(X, thresholds):
 
 
 def fit_streed(X, y, max_depth: int, n_thresholds=None, min_samples_leaf: int = 1, cost_complexity: float = 0.0,
-               time_limit: float | None = None):
-    """STreeD's optimal regression tree of ``max_depth`` over the candidate splits: ``(tree, proven)``."""
-    import pandas as pd
-    from pystreed import STreeDRegressor
-
+               deadline=None):
+    """STreeD's optimal regression tree of ``max_depth`` over the candidate splits: ``(tree, proven)``, or
+    ``(None, False)`` when ``deadline`` (a ``time.perf_counter()`` value) passes first. STreeD searches in a
+    forked child (:func:`~optitrees.algorithms.forked.call_forked`) that is stopped at the deadline: its own
+    time limit (set to the time left) is not kept exactly."""
     thresholds = candidate_thresholds(X, n_thresholds)
     B, feature, threshold = binarize(X, thresholds)
     if B.shape[1] == 0:
         mean = float(np.mean(y))
         return Tree([LEAF], [LEAF], np.zeros((1, np.asarray(X).shape[1])), [0.0], intercept=[mean],
                     value=[[len(y)]], leaf_model=LeafModel.VALUE), True
+    time_limit = 600.0 if deadline is None else max(0.05, deadline - time.perf_counter())
+    done, result = call_forked(_search, (B, np.asarray(y, float), max_depth, min_samples_leaf, cost_complexity,
+                                         time_limit), deadline, name="optitrees-streed")
+    if not done:
+        return None, False
+    (root_tree, proven) = result
+    return to_tree(root_tree, feature, threshold, np.asarray(X).shape[1]), proven
+
+
+def _search(B, y, max_depth, min_samples_leaf, cost_complexity, time_limit):
+    """STreeD on the binary features ``B``: its tree as nested tuples (picklable) and whether it is proven."""
+    import pandas as pd
+    from pystreed import STreeDRegressor
+
     model = STreeDRegressor(max_depth=max_depth, min_leaf_node_size=min_samples_leaf,
-                            cost_complexity=cost_complexity, time_limit=600 if time_limit is None else time_limit)
-    model.fit(pd.DataFrame(B), np.asarray(y, float))
-    tree = to_tree(model.get_tree(), feature, threshold, np.asarray(X).shape[1])
-    return tree, bool(model.fit_result.is_optimal())
+                            cost_complexity=cost_complexity, time_limit=time_limit)
+    model.fit(pd.DataFrame(B), y)
+
+    def nested(node):
+        if node.is_branching_node():
+            return (int(node.feature), nested(node.left_child), nested(node.right_child))
+        return float(node.label)
+
+    return nested(model.get_tree()), bool(model.fit_result.is_optimal())
 
 
 def to_tree(root, feature, threshold, n_features: int) -> Tree:
-    """A STreeD tree over :func:`binarize`'s features as a :class:`Tree` (binary feature ``k`` satisfied, i.e.
-    ``x_j <= c``, is STreeD's right child and our left one)."""
+    """A STreeD tree over :func:`binarize`'s features as a :class:`Tree`. ``root`` is nested tuples
+    ``(k, not_satisfied, satisfied)`` with a leaf's value at the bottom; binary feature ``k`` satisfied, i.e.
+    ``x_j <= c``, is STreeD's right child and our left one."""
     left, right, weights, thr, value = [], [], [], [], []
 
     def visit(node):
@@ -72,18 +95,18 @@ def to_tree(root, feature, threshold, n_features: int) -> Tree:
         left.append(LEAF)
         right.append(LEAF)
         row = np.zeros(n_features)
-        if node.is_branching_node():
-            k = node.feature
+        if isinstance(node, tuple):
+            k, not_satisfied, satisfied = node
             row[feature[k]] = 1.0
             weights.append(row)
             thr.append(float(threshold[k]))
             value.append(0.0)
-            left[t] = visit(node.right_child)
-            right[t] = visit(node.left_child)
+            left[t] = visit(satisfied)
+            right[t] = visit(not_satisfied)
         else:
             weights.append(row)
             thr.append(0.0)
-            value.append(float(node.label))
+            value.append(float(node))
         return t
 
     visit(root)

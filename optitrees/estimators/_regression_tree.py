@@ -256,7 +256,8 @@ class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     cost_complexity : float, default=0.0
         Added to the squared error for each split.
     time_limit : float, default=60.0
-        Seconds for the whole fit; at the limit STreeD's best tree so far is returned, not proven optimal.
+        Seconds for the whole fit. STreeD searches in a forked child stopped at the limit; its best tree so
+        far is returned when it has one, else CART's tree of the same depth (the report says which).
 
     Attributes
     ----------
@@ -312,19 +313,30 @@ class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
                              "times): STreeD has no row weights")
         counts = counts.astype(np.int64)
         Xr, yr = np.repeat(training.X, counts, axis=0), np.repeat(training.y, counts)
-        remaining = budget.remaining()
+        deadline = None if budget.deadline is None else budget.deadline - max(0.2, 0.02 * budget.seconds)
         tree, proven = fit_streed(Xr, yr, self.max_depth, self.n_thresholds, self.min_samples_leaf,
-                                  float(self.cost_complexity), None if remaining is None else max(0.1, 0.95 * remaining))
+                                  float(self.cost_complexity), deadline)
         budget.lap("search")
+        timed_out = tree is None
+        if timed_out:             # STreeD had no tree by the deadline: CART's, grown to the same depth
+            scale = power_of_two_scale(training.X)
+            tree = from_sklearn(DecisionTreeRegressor(max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf)
+                                .fit(training.X / scale, training.y, sample_weight=weight), scale)
         # each node's training weight (one column, as regression trees keep it)
         self.tree_ = tree.with_counts(training.X, np.zeros(len(training.y), np.int64), sample_weight=weight)
         self.proven_ = proven
         self.objective_ = float(np.average((training.y - self.tree_.predict(training.X)) ** 2, weights=weight))
         self.feature_importances_ = feature_importances(self.tree_)
         exact = proven and self.n_thresholds is None
-        notes = () if exact else (("optimal over at most %d thresholds per feature" % self.n_thresholds,)
-                                  if proven else ("the time limit stopped STreeD: its best tree so far",))
-        self._write_report(budget, training, "streed", objective=self.objective_, truncated=not proven, notes=notes)
+        if timed_out:
+            notes = ("the time limit ended STreeD's search before it returned a tree: CART's tree is returned",)
+        elif exact:
+            notes = ()
+        else:
+            notes = (f"optimal over at most {self.n_thresholds} thresholds per feature",) if proven else \
+                ("the time limit stopped STreeD: its best tree so far",)
+        self._write_report(budget, training, "cart" if timed_out else "streed", objective=self.objective_,
+                           truncated=not proven, notes=notes)
         if exact:
             self.fit_report_ = dataclasses.replace(self.fit_report_, outcome=FitOutcome.PROVEN_OPTIMAL,
                                                    solved_by="streed", certified_by="streed",

@@ -152,3 +152,19 @@ def test_optimal_tree_beats_greedy_and_reports_its_proof(data):
         OptimalTreeRegressor().fit(X, y, sample_weight=np.full(len(y), 0.5))
     repeated = OptimalTreeRegressor(max_depth=2).fit(X, y, sample_weight=np.full(len(y), 2))
     np.testing.assert_allclose(repeated.predict(X), ort.predict(X))
+
+
+def test_optimal_tree_keeps_its_budget():
+    pytest.importorskip("pystreed")
+    import time
+
+    from optitrees import OptimalTreeRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 10))
+    y = X[:, 0] * X[:, 1] + rng.normal(size=3000)
+    t0 = time.perf_counter()
+    ort = OptimalTreeRegressor(max_depth=3, time_limit=1.0).fit(X, y)     # every threshold: minutes of search
+    assert time.perf_counter() - t0 < 1.05 + 1.0
+    assert not ort.proven_ and str(ort.fit_report_.outcome) == "truncated"
+    assert ort.fit_report_.method in ("cart", "streed") and np.isfinite(ort.predict(X)).all()
