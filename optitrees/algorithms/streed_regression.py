@@ -38,12 +38,16 @@ def candidate_thresholds(X, n_thresholds=None) -> list[np.ndarray]:
     return out
 
 
+def _split_index(thresholds):
+    """``(feature, threshold)`` of every candidate split, feature by feature."""
+    feature = np.concatenate([np.full(len(t), j) for j, t in enumerate(thresholds)]).astype(np.int64)
+    return feature, (np.concatenate(thresholds) if thresholds else np.zeros(0))
+
+
 def binarize(X, thresholds):
     """``(B, feature, threshold)``: ``B[:, k] = X[:, feature[k]] <= threshold[k]`` as 0/1 integers."""
-    feature = np.concatenate([np.full(len(t), j) for j, t in enumerate(thresholds)]).astype(np.int64)
-    threshold = np.concatenate(thresholds) if thresholds else np.zeros(0)
-    B = (np.asarray(X, float)[:, feature] <= threshold).astype(np.intc)
-    return B, feature, threshold
+    feature, threshold = _split_index(thresholds)
+    return (np.asarray(X, float)[:, feature] <= threshold).astype(np.intc), feature, threshold
 
 
 def fit_streed(X, y, max_depth: int, n_thresholds=None, min_samples_leaf: int = 1, cost_complexity: float = 0.0,
@@ -52,26 +56,30 @@ def fit_streed(X, y, max_depth: int, n_thresholds=None, min_samples_leaf: int = 
     ``(None, False)`` when ``deadline`` (a ``time.perf_counter()`` value) passes first. STreeD searches in a
     forked child (:func:`~optitrees.algorithms.forked.call_forked`) that is stopped at the deadline: its own
     time limit (set to the time left) is not kept exactly."""
+    X = np.asarray(X, float)
     thresholds = candidate_thresholds(X, n_thresholds)
-    B, feature, threshold = binarize(X, thresholds)
-    if B.shape[1] == 0:
+    feature, threshold = _split_index(thresholds)
+    if feature.size == 0:
         mean = float(np.mean(y))
-        return Tree([LEAF], [LEAF], np.zeros((1, np.asarray(X).shape[1])), [0.0], intercept=[mean],
+        return Tree([LEAF], [LEAF], np.zeros((1, X.shape[1])), [0.0], intercept=[mean],
                     value=[[len(y)]], leaf_model=LeafModel.VALUE), True
     time_limit = 600.0 if deadline is None else max(0.05, deadline - time.perf_counter())
-    done, result = call_forked(_search, (B, np.asarray(y, float), max_depth, min_samples_leaf, cost_complexity,
-                                         time_limit), deadline, name="optitrees-streed")
+    # the binary matrix (rows x candidate splits) is built in the child too: it is the search's first cost
+    done, result = call_forked(_search, (X, feature, threshold, np.asarray(y, float), max_depth, min_samples_leaf,
+                                         cost_complexity, time_limit), deadline, name="optitrees-streed")
     if not done:
         return None, False
     (root_tree, proven) = result
     return to_tree(root_tree, feature, threshold, np.asarray(X).shape[1]), proven
 
 
-def _search(B, y, max_depth, min_samples_leaf, cost_complexity, time_limit):
-    """STreeD on the binary features ``B``: its tree as nested tuples (picklable) and whether it is proven."""
+def _search(X, feature, threshold, y, max_depth, min_samples_leaf, cost_complexity, time_limit):
+    """STreeD on the binary features ``x_feature <= threshold``: its tree as nested tuples (picklable) and
+    whether it is proven."""
     import pandas as pd
     from pystreed import STreeDRegressor
 
+    B = (X[:, feature] <= threshold).astype(np.intc)
     model = STreeDRegressor(max_depth=max_depth, min_leaf_node_size=min_samples_leaf,
                             cost_complexity=cost_complexity, time_limit=time_limit)
     model.fit(pd.DataFrame(B), y)

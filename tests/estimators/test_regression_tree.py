@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import load_diabetes
 from sklearn.tree import DecisionTreeRegressor
 
-from optitrees import CARTRegressor
+from optitrees import CARTRegressor, FitOutcome
 
 
 @pytest.fixture
@@ -166,5 +166,5 @@ def test_optimal_tree_keeps_its_budget():
     t0 = time.perf_counter()
     ort = OptimalTreeRegressor(max_depth=3, time_limit=1.0).fit(X, y)     # every threshold: minutes of search
     assert time.perf_counter() - t0 < 1.05 + 1.0
-    assert not ort.proven_ and str(ort.fit_report_.outcome) == "truncated"
+    assert not ort.proven_ and ort.fit_report_.outcome is FitOutcome.TRUNCATED
     assert ort.fit_report_.method in ("cart", "streed") and np.isfinite(ort.predict(X)).all()
