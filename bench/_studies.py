@@ -7,10 +7,37 @@ from pathlib import Path
 
 import pandas as pd
 
-from optitrees.study import run_study
+from optitrees.study import DataSource, Study, run_study
 
 RESULTS = Path(__file__).resolve().parent / "results"
 KEY = ["dataset", "seed", "model"]
+
+
+def manifest_study(sets: dict, models, test_size: float, time_limit: float) -> Study:
+    """A study of ``../shared/datasets`` entries (``{name: positive labels}``, one-hot features, rows with a
+    missing feature dropped) x 5 seeds x ``models``."""
+    from _data import SHARED
+
+    data = tuple(DataSource(name, manifest=str(SHARED), one_hot=True, positive=tuple(pos), drop_missing=True)
+                 for name, pos in sets.items())
+    return Study(datasets=data, models=models, seeds=(0, 1, 2, 3, 4), test_size=test_size, cv=2,
+                 time_limit=time_limit)
+
+
+def gaps(table: pd.DataFrame, metric: str):
+    """``(wide, gap)``: ``metric`` per instance (dataset, seed) x model, and each model's gap to the best."""
+    wide = table.pivot_table(index=["dataset", "seed"], columns="model", values=metric)
+    return wide, wide.max(axis=1).to_numpy()[:, None] - wide.to_numpy()
+
+
+def pyplot():
+    """matplotlib's pyplot without a display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def run(study, name: str, mode: str) -> float:

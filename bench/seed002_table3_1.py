@@ -20,10 +20,9 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import SHARED  # noqa: E402
-from _studies import RESULTS, main, results_table, wall  # noqa: E402
+from _studies import RESULTS, gaps, main, manifest_study, pyplot, results_table, wall  # noqa: E402
 
-from optitrees.study import DataSource, ModelSpec, Study, plot_gap_curve, plot_performance_profile  # noqa: E402
+from optitrees.study import ModelSpec, plot_gap_curve, plot_performance_profile  # noqa: E402
 
 NAME = "seed002_table3_1"
 
@@ -37,21 +36,14 @@ MODELS = (ModelSpec("OLCT", "olct", {"max_depth": 2}),
           ModelSpec("OCT-H", "octh", {"max_depth": 2}))
 
 
-def study(time_limit: float) -> Study:
-    data = tuple(DataSource(name, manifest=str(SHARED), one_hot=True, positive=tuple(pos), drop_missing=True)
-                 for name, pos in SETS.items())
-    return Study(datasets=data, models=MODELS, seeds=(0, 1, 2, 3, 4), test_size=0.25, cv=2, time_limit=time_limit)
+def study(time_limit: float):
+    return manifest_study(SETS, MODELS, 0.25, time_limit)
 
 
 def summary(mode: str):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     table = results_table(NAME, mode)
-    wide = table.pivot_table(index=["dataset", "seed"], columns="model", values="balanced_accuracy")
-    gap = wide.max(axis=1).to_numpy()[:, None] - wide.to_numpy()
+    wide, gap = gaps(table, "balanced_accuracy")
     rows = []
     for k, model in enumerate(wide.columns):
         part = table[table.model == model]
