@@ -30,14 +30,29 @@ def gaps(table: pd.DataFrame, metric: str):
     return wide, wide.max(axis=1).to_numpy()[:, None] - wide.to_numpy()
 
 
-def pyplot():
-    """matplotlib's pyplot without a display."""
+def draw(table: pd.DataFrame, accuracy: str, profiled: str, titles: tuple, path: Path):
+    """The seed's three panels: the gap curve of ``accuracy``, the performance profiles of fit time and of
+    ``profiled`` (lower is better; zeros count as 0.001)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    return plt
+    from optitrees.study import plot_gap_curve, plot_performance_profile
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    plot_gap_curve(table, accuracy, ax=axes[0])
+    plot_performance_profile(table, "fit_seconds", ax=axes[1])
+    plot_performance_profile(table.assign(**{profiled: table[profiled].clip(lower=1e-3)}), profiled, ax=axes[2])
+    for ax, title in zip(axes, titles):
+        ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+
+
+def print_wall(name: str, mode: str, fits: int):
+    if wall(name, mode) is not None:
+        print(f"\nwall time ({mode}): {wall(name, mode):.0f} s for {fits} fits")
 
 
 def run(study, name: str, mode: str) -> float:

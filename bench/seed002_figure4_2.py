@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _studies import RESULTS, gaps, main, manifest_study, pyplot, results_table, wall  # noqa: E402
+from _studies import RESULTS, draw, gaps, main, manifest_study, print_wall, results_table  # noqa: E402
 
-from optitrees.study import ModelSpec, plot_gap_curve, plot_performance_profile  # noqa: E402
+from optitrees.study import ModelSpec  # noqa: E402
 
 NAME = "seed002_figure4_2"
 
@@ -43,7 +43,6 @@ def study(time_limit: float):
 
 
 def summary(mode: str):
-    plt = pyplot()
     table = results_table(NAME, mode)
     wide, gap = gaps(table, "auc")
     loss = table.pivot_table(index=["dataset", "seed"], columns="model", values="objective")
@@ -60,17 +59,9 @@ def summary(mode: str):
     print(pd.DataFrame(rows).round(4).to_string(index=False))
     per_set = table.pivot_table(index="dataset", columns="model", values="auc", aggfunc="mean")
     print("\nmean test AUC over the 5 splits\n" + per_set.round(4).to_string())
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    plot_gap_curve(table, "auc", ax=axes[0])
-    plot_performance_profile(table, "fit_seconds", ax=axes[1])
-    plot_performance_profile(table, "objective", ax=axes[2])
-    axes[0].set_title("(a) gap to the best test AUC")
-    axes[1].set_title("(b) fit time")
-    axes[2].set_title("(c) true training logistic loss")
-    fig.tight_layout()
-    fig.savefig(RESULTS / f"seed002_figure4_2_{mode}.png", dpi=90)
-    if wall(NAME, mode) is not None:
-        print(f"\nwall time ({mode}): {wall(NAME, mode):.0f} s for {len(table)} fits")
+    draw(table, "auc", "objective", ("(a) gap to the best test AUC", "(b) fit time", "(c) true training logistic loss"),
+         RESULTS / f"seed002_figure4_2_{mode}.png")
+    print_wall(NAME, mode, len(table))
 
 
 if __name__ == "__main__":

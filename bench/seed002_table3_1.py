@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _studies import RESULTS, gaps, main, manifest_study, pyplot, results_table, wall  # noqa: E402
+from _studies import RESULTS, draw, gaps, main, manifest_study, print_wall, results_table  # noqa: E402
 
-from optitrees.study import ModelSpec, plot_gap_curve, plot_performance_profile  # noqa: E402
+from optitrees.study import ModelSpec  # noqa: E402
 
 NAME = "seed002_table3_1"
 
@@ -41,7 +41,6 @@ def study(time_limit: float):
 
 
 def summary(mode: str):
-    plt = pyplot()
     table = results_table(NAME, mode)
     wide, gap = gaps(table, "balanced_accuracy")
     rows = []
@@ -55,18 +54,10 @@ def summary(mode: str):
     print(pd.DataFrame(rows).round(3).to_string(index=False))
     per_set = table.pivot_table(index="dataset", columns="model", values="balanced_accuracy", aggfunc="mean") * 100
     print("\nmean test balanced accuracy (%) over the 5 splits\n" + per_set.round(2).to_string())
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    plot_gap_curve(table, "balanced_accuracy", ax=axes[0])
-    plot_performance_profile(table, "fit_seconds", ax=axes[1])
-    sparse = table.assign(features_per_split=table.features_per_split.clip(lower=1e-3))
-    plot_performance_profile(sparse, "features_per_split", ax=axes[2])
-    axes[0].set_title("(a) gap to the best test balanced accuracy")
-    axes[1].set_title("(b) fit time")
-    axes[2].set_title("(c) features per split")
-    fig.tight_layout()
-    fig.savefig(RESULTS / f"seed002_figure3_9_{mode}.png", dpi=90)
-    if wall(NAME, mode) is not None:
-        print(f"\nwall time ({mode}): {wall(NAME, mode):.0f} s for {len(table)} fits")
+    draw(table, "balanced_accuracy", "features_per_split",
+         ("(a) gap to the best test balanced accuracy", "(b) fit time", "(c) features per split"),
+         RESULTS / f"seed002_figure3_9_{mode}.png")
+    print_wall(NAME, mode, len(table))
 
 
 if __name__ == "__main__":
