@@ -1,0 +1,209 @@
+"""What each ``optitrees`` command does (the parser is in :mod:`optitrees.cli`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ._options import UserError, _estimator, _estimator_class, _load
+
+def _fit(args):
+    from sklearn.base import is_regressor
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, r2_score
+    from sklearn.model_selection import train_test_split
+
+    from ..persistence import save_model
+
+    cls = _estimator_class(args.model)
+    est = _estimator(args, cls)
+    if args.save is not None:
+        _check_suffix(args.save, (".json",), "--save")
+    X, y = _load(args)
+    regression = is_regressor(est)
+    if args.test_size > 0:
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=args.test_size, random_state=args.seed,
+                                              stratify=None if regression else y)
+    else:
+        Xtr, Xte, ytr, yte = X, None, y, None
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # every note is in the fit report printed below
+        est.fit(Xtr, ytr)
+    elapsed = time.perf_counter() - t0
+    print(f"{type(est).__name__}, {len(Xtr)} training rows, {X.shape[1]} features")
+    print(est.export_text())
+    print(est.fit_report_)
+    print(f"fit time {elapsed:.1f}s")
+    if Xte is not None:
+        pred = est.predict(Xte)
+        if regression:
+            print(f"test R^2: {r2_score(yte, pred):.4f}")
+        else:
+            print(f"test accuracy: {accuracy_score(yte, pred):.4f}, "
+                  f"test balanced accuracy: {balanced_accuracy_score(yte, pred):.4f}")
+    if args.save is not None:
+        save_model(est, args.save)
+        print(f"saved {args.save}")
+    return 0
+
+
+def _check_suffix(path, suffixes, option):
+    if not str(path).endswith(suffixes):
+        raise UserError(f"{option} {path}: the file name must end in {' or '.join(suffixes)}")
+    parent = Path(path).parent
+    if not parent.exists():
+        raise UserError(f"{option} {path}: the folder {parent} does not exist")
+
+
+def _saved(path):
+    from ..persistence import load_model
+
+    return load_model(path)
+
+
+def _features_for(est, args):
+    """The rows to predict, in the saved model's features (a CSV's target column, if named, is dropped)."""
+    import pandas as pd
+
+    from .. import datasets
+
+    if args.csv is not None:
+        frame = datasets.read_csv_frame(args.csv)
+        if args.target is not None:
+            if args.target not in frame.columns:
+                raise UserError(f"{args.csv} has no column {args.target!r}")
+            frame = frame.drop(columns=[args.target])
+    else:
+        frame, _ = _load(args)
+    names = getattr(est, "feature_names_in_", None)
+    if names is None:
+        if frame.shape[1] != est.n_features_in_:
+            raise UserError(f"the model takes {est.n_features_in_} features, the data has {frame.shape[1]} columns")
+        return frame.to_numpy(float)
+    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    if text:
+        frame = pd.get_dummies(frame, columns=text, dtype=float)     # as --one-hot encoded the training data
+    missing = [n for n in names if n not in frame.columns]
+    encoded = [n for n in missing if any(n.startswith(f"{c}_") for c in text)]
+    if len(missing) > len(encoded):
+        absent = [n for n in missing if n not in encoded]
+        raise UserError(f"the data has no column {absent[0]!r} the model uses"
+                        + (f" ({len(absent) - 1} more missing)" if len(absent) > 1 else ""))
+    return frame.reindex(columns=list(names), fill_value=0.0)
+
+
+def _predict(args):
+    import pandas as pd
+
+    est = _saved(args.model_file)
+    X = _features_for(est, args)
+    out = pd.DataFrame({"prediction": est.predict(X)})
+    if args.output is None:
+        out.to_csv(sys.stdout, index=False)
+    else:
+        _check_suffix(args.output, (".csv",), "--output")
+        out.to_csv(args.output, index=False)
+        print(f"wrote {len(out)} predictions to {args.output}")
+    return 0
+
+
+def _export(args):
+    from .. import export
+
+    est = _saved(args.model_file)
+    fmt = args.format
+    if fmt in ("lp", "mps"):
+        if not hasattr(est, "build_formulation"):
+            raise UserError(f"{type(est).__name__} is not fitted by a MIP: there is no .{fmt} to write")
+        if args.output is None:
+            raise UserError(f"--format {fmt} writes a file: give --output NAME.{fmt}")
+        _check_suffix(args.output, (f".{fmt}",), "--output")
+        X, y = _load(args)
+        f = est.build_formulation(X, y)
+        f.write(args.output)
+        print(f.summary())
+        print(f"wrote {args.output}")
+        return 0
+    if fmt == "text":
+        text = est.export_text()
+    elif fmt == "json":
+        text = json.dumps(est.to_dict(), indent=2, default=str)
+    else:
+        text = est.export_sql() if hasattr(est, "export_sql") else export.export_sql(est)
+    if args.output is None:
+        print(text)
+    else:
+        _check_suffix(args.output, {"text": (".txt",), "json": (".json",), "sql": (".sql",)}[fmt], "--output")
+        Path(args.output).write_text(text + "\n")
+        print(f"wrote {args.output}")
+    return 0
+
+
+def _load_command(args):
+    est = _saved(args.model_file)
+    params = {k: v for k, v in est.get_params(deep=False).items()}
+    print(f"{type(est).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
+    print(est.export_text())
+    report = getattr(est, "fit_report_", None)
+    if report is not None:
+        print(report)
+    return 0
+
+
+def _write(args):
+    cls = _estimator_class(args.model)
+    est = _estimator(args, cls)
+    if not hasattr(est, "build_formulation"):
+        raise UserError(f"{args.model} is not fitted by a MIP: there is no model to write")
+    _check_suffix(args.output, (".lp", ".mps"), "output")
+    X, y = _load(args)
+    if getattr(est, "_binary", False) and len(np.unique(np.asarray(y))) != 2:
+        raise UserError(f"{args.model} needs two classes, found {len(np.unique(np.asarray(y)))}; "
+                        "use --model oct or octh")
+    f = est.build_formulation(X, y)
+    f.write(args.output)
+    print(f.summary())
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _solvers(_args):
+    from ..solvers import available
+    from ..solvers.highs import HighsBackend
+    from ..solvers.pyomo_backend import PYOMO_SOLVERS, PyomoBackend
+
+    have = available()
+    for name, spec in PYOMO_SOLVERS.items():
+        if name in have:
+            version = HighsBackend.version() if name == "highs" else PyomoBackend(spec).version()
+            state = f"available{' ' + version if version else ''}"
+        else:
+            state = f"missing ({spec.install_hint})"
+        print(f"{name:8s} {state}")
+    return 0
+
+
+def _study(args):
+    from ..study import run_config
+
+    if args.scheduler is None and args.dask_workers is None:
+        table = run_config(args.config, n_jobs=args.n_jobs, progress=not args.quiet)
+    else:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise UserError("a Dask cluster needs dask.distributed: pip install 'optitrees[dask]'") from None
+        if args.scheduler is not None:
+            with Client(args.scheduler) as client:
+                table = run_config(args.config, client=client, progress=not args.quiet)
+        else:
+            with LocalCluster(n_workers=args.dask_workers, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster) as client:
+                table = run_config(args.config, client=client, progress=not args.quiet)
+    print(table.to_string(index=False))
+    return 0
