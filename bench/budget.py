@@ -44,6 +44,9 @@ ESTIMATORS = {
     "RuleSet": ("RuleSetClassifier(time_limit={L})", False),
     "ContextualTree": ("ContextualTreeClassifier(time_limit={L})", False),
     "ContextualTreeRegressor": ("ContextualTreeRegressor(time_limit={L})", False),
+    # the regressors fit the 0/1 labels as a numeric target
+    "TAORegressor": ("TAORegressor(max_depth={d}, time_limit={L})", True),
+    "OptimalTreeRegressor": ("OptimalTreeRegressor(max_depth={d}, time_limit={L})", True),
 }
 
 _CHILD = r"""
