@@ -22,6 +22,27 @@ from ._views import TreeViews
 __all__ = ["CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "RegressionPruning"]
 
 
+def grow_cart(training, max_depth, min_samples_leaf=1, min_samples_split=2, ccp_alpha=0.0, random_state=None):
+    """scikit-learn's squared-error tree on the training rows and weights: ``(estimator, Tree)``.
+
+    ``min_samples_leaf`` counts weight (a row of weight 2 counts as two rows, as a repeated row would). The
+    tree is grown on features scaled by powers of two (exact), since scikit-learn does not split features
+    whose values differ by less than 1e-7; the ``Tree``'s thresholds are in the units of ``X``.
+    """
+    weight = training.weights
+    cart = DecisionTreeRegressor(
+        max_depth=max_depth, min_samples_split=min_samples_split, random_state=random_state, ccp_alpha=ccp_alpha,
+        min_weight_fraction_leaf=min(0.5, min_samples_leaf / float(weight.sum())) if min_samples_leaf > 1 else 0.0)
+    scale = power_of_two_scale(training.X)
+    cart.fit(training.X / scale, training.y, sample_weight=weight)
+    return cart, from_sklearn(cart, scale)
+
+
+def training_mse(tree, training) -> float:
+    """The weighted mean squared error of ``tree`` on the training rows."""
+    return float(np.average((training.y - tree.predict(training.X)) ** 2, weights=training.weights))
+
+
 class RegressionPruning(TextEnum):
     """How a grown regression tree is pruned (seed 003, "Model complexity" and "Pruning rule")."""
 
@@ -113,19 +134,9 @@ class CARTRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         self._validate_params()
         training = self._fit_data(X, y, sample_weight)
         pruning = RegressionPruning(self.pruning)
-        weight = training.weights
-        # min_samples_leaf counts weight (a row of weight 2 counts as two rows, as a repeated row would): growth
-        # sees the merged distinct rows with their weights
-        cart = DecisionTreeRegressor(
-            max_depth=self.max_depth, min_samples_split=self.min_samples_split,
-            min_weight_fraction_leaf=min(0.5, self.min_samples_leaf / float(weight.sum()))
-            if self.min_samples_leaf > 1 else 0.0, random_state=self.random_state,
-            ccp_alpha=float(self.ccp_alpha) if pruning is RegressionPruning.COST_COMPLEXITY else 0.0)
-        # scikit-learn does not split features whose values differ by less than 1e-7: grow on features scaled by
-        # powers of two (exact), then read the thresholds back in the units of X
-        scale = power_of_two_scale(training.X)
-        cart.fit(training.X / scale, training.y, sample_weight=weight)
-        grown = from_sklearn(cart, scale)
+        cart, grown = grow_cart(training, self.max_depth, self.min_samples_leaf, self.min_samples_split,
+                                ccp_alpha=float(self.ccp_alpha) if pruning is RegressionPruning.COST_COMPLEXITY else 0.0,
+                                random_state=self.random_state)
         self.grown_leaves_ = int(np.sum(cart.tree_.children_left == LEAF))
         inner = cart.tree_.children_left != LEAF
         self.p_values_ = {}
@@ -134,9 +145,8 @@ class CARTRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
                                                  node_statistics(cart.tree_), float(self.p_value_threshold))
         self.tree_ = keep_subtree(grown, inner)
         self.feature_importances_ = feature_importances(self.tree_)
-        pred = self.tree_.predict(training.X)
-        mse = float(np.average((training.y - pred) ** 2, weights=weight))
-        self._write_report(budget, training, f"greedy squared-error tree, {pruning.value} pruning", objective=mse)
+        self._write_report(budget, training, f"greedy squared-error tree, {pruning.value} pruning",
+                           objective=training_mse(self.tree_, training))
         return self
 
     def predict(self, X):
@@ -205,24 +215,15 @@ class TAORegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     def _fit(self, X, y, sample_weight, budget):
         self._validate_params()
         training = self._fit_data(X, y, sample_weight)
-        weight = training.weights
-        scale = power_of_two_scale(training.X)
-        cart = DecisionTreeRegressor(
-            max_depth=self.max_depth, random_state=self.random_state,
-            min_weight_fraction_leaf=min(0.5, self.min_samples_leaf / float(weight.sum()))
-            if self.min_samples_leaf > 1 else 0.0).fit(training.X / scale, training.y, sample_weight=weight)
-        start = from_sklearn(cart, scale)
+        _, start = grow_cart(training, self.max_depth, self.min_samples_leaf, random_state=self.random_state)
         budget.lap("start")
-
-        def mse(tree):
-            return float(np.average((training.y - tree.predict(training.X)) ** 2, weights=weight))
-
-        self.start_objective_ = mse(start)
-        tree = tao_regression_tree(start, training.X, training.y, weight, min_samples_leaf=float(self.min_samples_leaf),
+        self.start_objective_ = training_mse(start, training)
+        tree = tao_regression_tree(start, training.X, training.y, training.weights,
+                                   min_samples_leaf=float(self.min_samples_leaf),
                                    max_passes=self.max_passes, deadline=budget.deadline)
         truncated = expired(budget.deadline)
         budget.lap("tao")
-        self.objective_ = mse(tree)
+        self.objective_ = training_mse(tree, training)
         if self.objective_ > self.start_objective_:         # TAO accepts only improving steps: never reached
             tree, self.objective_ = start, self.start_objective_
         self.tree_ = tree
@@ -322,20 +323,14 @@ class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         timed_out = tree is None
         cart = None
         if not proven:            # STreeD's tree is not proven (or there is none): never worse than CART's
-            scale = power_of_two_scale(training.X)
-            cart = from_sklearn(DecisionTreeRegressor(max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf)
-                                .fit(training.X / scale, training.y, sample_weight=weight), scale)
-
-        def mse(t):
-            return float(np.average((training.y - t.predict(training.X)) ** 2, weights=weight))
-
-        use_cart = cart is not None and (timed_out or mse(cart) < mse(tree))
+            cart = grow_cart(training, self.max_depth, self.min_samples_leaf)[1]
+        use_cart = cart is not None and (timed_out or training_mse(cart, training) < training_mse(tree, training))
         if use_cart:
             tree = cart
         # each node's training weight (one column, as regression trees keep it)
         self.tree_ = tree.with_counts(training.X, np.zeros(len(training.y), np.int64), sample_weight=weight)
         self.proven_ = proven
-        self.objective_ = mse(self.tree_)
+        self.objective_ = training_mse(self.tree_, training)
         self.feature_importances_ = feature_importances(self.tree_)
         exact = proven and self.n_thresholds is None
         if timed_out:
