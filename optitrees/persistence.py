@@ -3,7 +3,7 @@
 :func:`save_model` writes one JSON document: the format's name and version,
 the optitrees version that wrote it, the estimator's class and parameters, and
 every fitted attribute it can express in JSON. Numbers keep their exact float
-values (JSON's shortest round-trip text; ``nan`` and infinities as strings);
+values (JSON's shortest round-trip text; the positions of ``nan`` and infinities listed beside an array);
 arrays keep their dtype and shape; the library's own model objects
 (:class:`~optitrees.trees.Tree`, :class:`~optitrees.scorecard.ScoreCard`,
 :class:`~optitrees.rule_set.RuleSet`, fit reports, policy networks ...) are
@@ -96,10 +96,16 @@ def _encode(value):
             if value.dtype.kind == "U":
                 return {"__ndarray__": value.ravel().tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
             raise _NotJSON(f"ndarray of {value.dtype}")
-        flat = value.ravel().tolist()
+        out = {"__ndarray__": value.ravel().tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
         if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
-            flat = [_float(v) for v in flat]
-        return {"__ndarray__": flat, "dtype": value.dtype.str, "shape": list(value.shape)}
+            # JSON has no nan / inf: those entries are null, their flat positions listed by kind
+            flat = value.ravel()
+            for kind, mask in (("nan", np.isnan(flat)), ("inf", flat == np.inf), ("-inf", flat == -np.inf)):
+                where = np.flatnonzero(mask)
+                if where.size:
+                    out[kind] = where.tolist()
+            out["__ndarray__"] = np.where(np.isfinite(flat), flat, 0.0).tolist()
+        return out
     if isinstance(value, tuple):
         return {"__tuple__": [_encode(v) for v in value]}
     if isinstance(value, list):
@@ -154,8 +160,11 @@ def _decode(value):
             arr = np.empty(len(items), dtype=object)
             arr[:] = [_decode(v) for v in items]
             return arr.reshape(value["shape"])
-        items = [_decode(v) if isinstance(v, dict) else v for v in items]
-        return np.array(items, dtype=np.dtype(dtype)).reshape(value["shape"])
+        arr = np.array(items, dtype=np.dtype(dtype))
+        for kind, number in (("nan", np.nan), ("inf", np.inf), ("-inf", -np.inf)):
+            if kind in value:
+                arr[np.asarray(value[kind], np.int64)] = number
+        return arr.reshape(value["shape"])
     if "__tuple__" in value:
         return tuple(_decode(v) for v in value["__tuple__"])
     if "__dict__" in value:

@@ -109,3 +109,14 @@ def test_bad_files_give_clear_errors(tmp_path):
 
     with pytest.raises(NotFittedError):
         save_model(TAOClassifier(), io.StringIO())
+
+
+def test_non_finite_floats_round_trip_exactly():
+    from optitrees.persistence import _decode, _encode
+
+    a = np.array([[1.5, np.nan], [np.inf, -np.inf], [0.1, -0.0]])
+    document = json.loads(json.dumps(_encode(a), allow_nan=False))          # valid JSON: no NaN literals
+    back = _decode(document)
+    assert back.dtype == a.dtype and back.shape == a.shape
+    assert np.array_equal(back, a, equal_nan=True) and np.signbit(back[2, 1])
+    assert np.isnan(_decode(json.loads(json.dumps(_encode(float("nan")), allow_nan=False))))
