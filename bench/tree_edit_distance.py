@@ -26,7 +26,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 
 from optitrees import C45Classifier
-from optitrees.algorithms.uct_dt import UCTSearch
+from optitrees.algorithms.uct_dt.tree_search import UCTSearch
 from optitrees.edit_distance import COSTS, edit_distance_matrix, tree_statistics
 
 #: Seed 000, Table 5.1: ||D_cost - D_KL|| and ||D_cost - D_p||, unnormalized / normalized.

@@ -130,9 +130,22 @@ def _qualified(cls) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+# modules of saved classes that have since moved (files written before the move still load)
+_MOVED_MODULES = {
+    "optitrees.algorithms.policy_network": "optitrees.algorithms.contextual.policy_network",
+    "optitrees.algorithms.contextual_bandit": "optitrees.algorithms.contextual.bandit",
+    "optitrees.algorithms.risk_search": "optitrees.algorithms.risk_scores.beam_search",
+    "optitrees.algorithms.regression_pruning": "optitrees.algorithms.regression.t_test_pruning",
+    "optitrees.algorithms.uct_dt": "optitrees.algorithms.uct_dt.tree_search",
+    "optitrees.algorithms.c45": "optitrees.algorithms.c45.induction",
+}
+
+
 def _own(qualified: str):
-    """The optitrees class named ``module:QualName`` (nothing outside the library is imported)."""
+    """The optitrees class named ``module:QualName`` (nothing outside the library is imported); a module
+    that has moved is read at its new place (:data:`_MOVED_MODULES`)."""
     module, _, name = qualified.partition(":")
+    module = _MOVED_MODULES.get(module, module)
     if not (module == _ROOT or module.startswith(_ROOT + ".")):
         raise ModelFormatError(f"the file names a class outside optitrees: {qualified!r}")
     try:

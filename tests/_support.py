@@ -1,6 +1,7 @@
 """Helpers shared by test modules (importable because pytest puts tests/ on the path)."""
 
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,9 @@ def fit_quiet(est, X, y, **fit_params):
 
 #: HiGHS stops on this node limit in the quick fits (the same model every time).
 NODES = {"mip_max_nodes": 20}
+
+# ../shared/datasets beside the repository (tests that need it skip when it is absent)
+SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 def quick_estimators():

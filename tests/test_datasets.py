@@ -123,9 +123,8 @@ def test_manifest_directory(tmp_path):
 
 
 def test_the_shared_manifest_when_present():
-    from pathlib import Path
+    from _support import SHARED_DATASETS as shared
 
-    shared = Path(__file__).resolve().parents[2] / "shared" / "datasets"
     if not (shared / "MANIFEST.json").exists():
         pytest.skip("../shared/datasets is not beside the repository")
     X, y = load_manifest(shared, "haberman")

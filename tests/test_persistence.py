@@ -120,3 +120,18 @@ def test_non_finite_floats_round_trip_exactly():
     assert back.dtype == a.dtype and back.shape == a.shape
     assert np.array_equal(back, a, equal_nan=True) and np.signbit(back[2, 1])
     assert np.isnan(_decode(json.loads(json.dumps(_encode(float("nan")), allow_nan=False))))
+
+
+def test_a_file_naming_a_module_that_has_since_moved_still_loads():
+    """The policy network lived in ``optitrees.algorithms.policy_network`` before the algorithms were grouped
+    into families; a file written then names that module and loads at the class's new place."""
+    X, y = load_diabetes(return_X_y=True)
+    est = ContextualTreeRegressor(n_estimators=3, max_epochs=2, hidden_layer_sizes=(4,), random_state=0)
+    est.fit(X[:100], y[:100])
+    buffer = io.StringIO()
+    save_model(est, buffer)
+    new = "optitrees.algorithms.contextual.policy_network:PolicyNetwork"
+    assert new in buffer.getvalue()
+    old_file = buffer.getvalue().replace(new, "optitrees.algorithms.policy_network:PolicyNetwork")
+    loaded = load_model(io.StringIO(old_file))
+    assert np.array_equal(loaded.predict(X), est.predict(X))

@@ -1,8 +1,8 @@
 """The training columns ranked once, the rows of the nodes being split, and every cut of every node.
 
 Shared by the split searches that scan thresholds: C4.5 (information gain,
-:mod:`~optitrees.algorithms.c45_split`) and TAO (pseudo-label errors,
-:mod:`~optitrees.algorithms.tao`).
+:mod:`~optitrees.algorithms.c45.split_search`) and TAO (pseudo-label errors,
+:mod:`~optitrees.algorithms.local_search.tao`).
 
 :class:`ColumnIndex` ranks each column once per fit. Features with few
 distinct values (0/1 indicators, codes: at most :data:`HISTOGRAM_MAX_VALUES`)

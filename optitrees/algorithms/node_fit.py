@@ -172,7 +172,7 @@ def node_fitter(spec, random_state=None, allowed=None):
         TAO's routing terms, which set ``routing=True``); ``tol`` the solver's
         stopping tolerance (default: liblinear 1e-6, lbfgs 1e-8; TAO's candidate
         fits, kept only when they lower the exact objective, use
-        :data:`~optitrees.algorithms.tao_loss_optimal.CANDIDATE_TOL`).
+        :data:`~optitrees.algorithms.loss_optimal.tao_loss_optimal.CANDIDATE_TOL`).
     """
     from sklearn.linear_model import LogisticRegression
 

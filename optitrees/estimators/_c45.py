@@ -9,8 +9,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..algorithms.budget import expired
-from ..algorithms.c45 import grow_c45, to_tree
-from ..algorithms.pessimistic_pruning import collapse, prune
+from ..algorithms.c45.induction import grow_c45, to_tree
+from ..algorithms.c45.pessimistic_pruning import collapse, prune
 from ..readable import format_number
 from ..trees import feature_importances, node_membership
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
@@ -33,7 +33,7 @@ class C45Classifier(TreeViews, OptitreesClassifier):
     row with a missing value goes down both branches with fractional weights,
     in training and in prediction (2.2.4). Pruning is C4.5's error-based
     pruning with subtree raising and the Laplace correction (2.2.3), see
-    :mod:`optitrees.algorithms.pessimistic_pruning`. Leaves predict with
+    :mod:`optitrees.algorithms.c45.pessimistic_pruning`. Leaves predict with
     Laplace-smoothed class frequencies ``(n_y + 1) / (n + K)``.
 
     Soft trees (ch. 3), each on its own or together: the noise of feature

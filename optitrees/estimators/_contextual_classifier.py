@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
-from ..algorithms.contextual_bandit import classification_rewards, supervised_targets
+from ..algorithms.contextual.bandit import classification_rewards, supervised_targets
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._contextual_trees import _ContextualTrees
 from ._docs import CLASS_WEIGHT_DOC

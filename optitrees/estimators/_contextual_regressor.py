@@ -7,7 +7,7 @@ from sklearn.base import RegressorMixin
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 
-from ..algorithms.contextual_bandit import regression_rewards, supervised_targets
+from ..algorithms.contextual.bandit import regression_rewards, supervised_targets
 from ._contextual_trees import _ContextualTrees
 
 __all__ = ["ContextualTreeRegressor"]

@@ -16,8 +16,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import export
-from ..algorithms.contextual_bandit import cross_entropy_gradient, policy_gradient, sample_actions, train_policy
-from ..algorithms.policy_network import PolicyNetwork
+from ..algorithms.contextual.bandit import cross_entropy_gradient, policy_gradient, sample_actions, train_policy
+from ..algorithms.contextual.policy_network import PolicyNetwork
 from ..readable import format_number
 from ..scaling import power_of_two_scale
 from ..trees import from_sklearn, readable_tree

@@ -7,10 +7,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ..algorithms.cart import cart_tree
+from ..algorithms.oct.cart import cart_tree
 from ..algorithms.fixed_tree import FixedTree
-from ..algorithms.tao import label_objective, tao_label_tree
-from ..algorithms.tmo import tmo_label_tree
+from ..algorithms.local_search.tao import label_objective, tao_label_tree
+from ..algorithms.local_search.tmo import tmo_label_tree
 from ..scaling import ScaledData
 from ..trees import feature_importances, readable_tree
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
@@ -72,7 +72,7 @@ class TAOClassifier(_LocalSearchTree):
     split solves the reduced problem of its points that care where they go,
     exactly for axis-aligned splits (a sorted scan over every feature and
     threshold), by l1-logistic surrogates for oblique ones; a move is taken only
-    when the objective strictly decreases (see :mod:`optitrees.algorithms.tao`).
+    when the objective strictly decreases (see :mod:`optitrees.algorithms.local_search.tao`).
     Features are scaled to ``[0, 1]`` internally for oblique splits; splits are
     reported in the original units.
 
@@ -160,7 +160,7 @@ class TMOClassifier(_LocalSearchTree):
     node) in the seed's fixed-length breadth-first encoding, the offspring is
     improved by TAO on a bootstrap sample of the generation, and it replaces its
     parent when its training accuracy (the fitness) is higher. The best tree
-    ever seen is returned. See :mod:`optitrees.algorithms.tmo`.
+    ever seen is returned. See :mod:`optitrees.algorithms.local_search.tmo`.
 
     Parameters
     ----------

@@ -11,10 +11,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ..algorithms.greedy import greedy_tree
+from ..algorithms.loss_optimal.greedy import greedy_tree
 from ..algorithms.node_fit import node_fitter
-from ..algorithms.tao_loss_optimal import tao_loss_optimal
-from ..algorithms.tmo import tmo_loss_optimal
+from ..algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
+from ..algorithms.local_search.tmo import tmo_loss_optimal
 from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, layer_losses
 from ..formulations.loss_optimal_solution import LOSS_OPTIMAL
 from ..solvers.registry import get_backend

@@ -7,11 +7,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.cart import cart_tree, greedy_oblique_tree
-from ..algorithms.contree import contree_tree, inseparable_weight, repeatable
+from ..algorithms.oct.cart import cart_tree, greedy_oblique_tree
+from ..algorithms.oct.contree import contree_tree, inseparable_weight, repeatable
 from ..algorithms.fixed_tree import FixedTree
-from ..algorithms.tao import tao_label_tree
-from ..algorithms.tmo import tmo_label_tree
+from ..algorithms.local_search.tao import tao_label_tree
+from ..algorithms.local_search.tmo import tmo_label_tree
 from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
 from ..trees import feature_importances
@@ -236,7 +236,7 @@ OCTClassifier.__doc__ = _DOC.format(
 """,
     exact="""Without a minimum leaf size or user constraints and up to depth 4, the
     exact engine is ConTree (dynamic programming with branch-and-bound on the
-    continuous features, :mod:`optitrees.algorithms.contree`): within half
+    continuous features, :mod:`optitrees.algorithms.oct.contree`): within half
     the time limit it returns the optimum and its proof
     (``fit_report_.certified_by == "contree"``) and no MIP is built;
     otherwise its best tree is one more start for the MIP.

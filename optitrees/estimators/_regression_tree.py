@@ -10,9 +10,9 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.budget import expired
-from ..algorithms.regression_pruning import keep_subtree, node_statistics, t_test_prune
-from ..algorithms.streed_regression import fit_streed
-from ..algorithms.tao_regression import tao_regression_tree
+from ..algorithms.regression.t_test_pruning import keep_subtree, node_statistics, t_test_prune
+from ..algorithms.regression.streed import fit_streed
+from ..algorithms.regression.tao_regression import tao_regression_tree
 from ..enums import TextEnum
 from ..scaling import power_of_two_scale
 from ..trees import LEAF, feature_importances, from_sklearn
@@ -65,7 +65,7 @@ class CARTRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
 
     * ``"t_test"`` (default): bottom-up, two sibling leaves merge while the p-value ``P(Z > |t|)`` of
       Welch's ``t`` between their targets exceeds ``p_value_threshold``
-      (:mod:`optitrees.algorithms.regression_pruning`);
+      (:mod:`optitrees.algorithms.regression.t_test_pruning`);
     * ``"cost_complexity"``: the subtree minimizing training MSE + ``ccp_alpha`` x number of leaves
       (minimal cost-complexity pruning, the weakest link first);
     * ``"none"``.
@@ -157,7 +157,7 @@ class CARTRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
 
 class TAORegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     """Regression tree by TAO (seed 002, 3.3, on squared loss): CART's tree of ``max_depth``, then alternating
-    optimization of its nodes depth by depth (:mod:`optitrees.algorithms.tao_regression`).
+    optimization of its nodes depth by depth (:mod:`optitrees.algorithms.regression.tao_regression`).
 
     Each leaf takes the mean of its points; each split takes the axis-aligned cut that routes every point to
     the subtree predicting it better, weighted by how much better. Every step lowers the training squared
@@ -240,7 +240,7 @@ class TAORegressor(TreeViews, RegressorMixin, OptitreesEstimator):
 
 class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     """Optimal axis-aligned regression tree of ``max_depth`` with constant leaves, by STreeD's dynamic
-    programming (``pystreed``; :mod:`optitrees.algorithms.streed_regression`).
+    programming (``pystreed``; :mod:`optitrees.algorithms.regression.streed`).
 
     Minimizes the training squared error ``sum_i v_i (y_i - beta_leaf(i))^2`` (plus ``cost_complexity`` per
     split) over every tree of ``max_depth`` whose splits are ``x_j <= c`` at the candidate thresholds: all

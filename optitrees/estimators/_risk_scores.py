@@ -8,8 +8,8 @@ import numpy as np
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.risk_scores import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
-from ..algorithms.risk_search import risk_search
+from ..algorithms.risk_scores.card_starts import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
+from ..algorithms.risk_scores.beam_search import risk_search
 from ..formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
 from ..formulations.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
 from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
@@ -76,7 +76,7 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
 
     def _presolve(self, problem, budget):
         """ORS problems (the cutting-plane models): the search of
-        :func:`~optitrees.algorithms.risk_search.risk_search`, which fixes an ``"auto"`` multiplier and
+        :func:`~optitrees.algorithms.risk_scores.beam_search.risk_search`, which fixes an ``"auto"`` multiplier and
         gives a start."""
         if not isinstance(problem, ORSProblem):
             return problem
@@ -106,7 +106,7 @@ class RiskScoreClassifier(_RiskScore):
 
     The fit (one ``time_limit`` for all of it):
 
-    1. a FasterRisk-style search (:mod:`optitrees.algorithms.risk_search`:
+    1. a FasterRisk-style search (:mod:`optitrees.algorithms.risk_scores.beam_search`:
        beam search over supports, ray search of the multiplier, sequential
        rounding, +-1 moves) finds a card and, with ``multiplier="auto"``, fixes
        the multiplier;

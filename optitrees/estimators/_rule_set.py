@@ -9,8 +9,8 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.forest import grow_forest
-from ..algorithms.rule_extraction import forest_rules, rule_matrix
-from ..algorithms.rule_selection import correctness_model, lasso_select
+from ..algorithms.rules.rule_extraction import forest_rules, rule_matrix
+from ..algorithms.rules.lasso_selection import correctness_model, lasso_select
 from ..readable import round_linear_model
 from ..scaling import power_of_two_scale
 from ..trees import from_sklearn

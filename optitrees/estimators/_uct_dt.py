@@ -9,7 +9,7 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.uct_dt import UCTSearch
+from ..algorithms.uct_dt.tree_search import UCTSearch
 from ..trees import feature_importances
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier, stratification
 from ._c45 import C45Classifier
@@ -29,7 +29,7 @@ def _search(X, y, weight, ind, val, n_classes, allowed, depth, params, n_iterati
 
 
 class UCTDTClassifier(TreeViews, OptitreesClassifier):
-    """Monte Carlo tree search over decision trees, UCT-DT (seed 000, ch. 4; see :mod:`optitrees.algorithms.uct_dt`).
+    """Monte Carlo tree search over decision trees, UCT-DT (seed 000, ch. 4; see :mod:`optitrees.algorithms.uct_dt.tree_search`).
 
     The training data are split into induction (``1 - validation_fraction``)
     and validation rows, stratified. Each search node holds a tree; an action

@@ -64,7 +64,7 @@ class ORSSpec:
         At most one feature of each group is used (one-hot columns of one variable).
     multiplier : "auto" or float
         The log-odds are ``(total + beta) / multiplier``; ``"auto"``: chosen by
-        the warm-start search (:mod:`optitrees.algorithms.risk_search`), then fixed.
+        the warm-start search (:mod:`optitrees.algorithms.risk_scores.beam_search`), then fixed.
     method : {"tangents", "cutting_planes"}
         Per-point tangent lines (4.4) or the aggregate-loss master of
         :mod:`optitrees.formulations.ors_master`.

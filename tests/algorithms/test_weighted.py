@@ -7,13 +7,13 @@ estimators do before), against the same rows repeated.
 import numpy as np
 import pytest
 
-from optitrees.algorithms.c45 import grow_c45, to_tree
-from optitrees.algorithms.cart import cart_tree
+from optitrees.algorithms.c45.induction import grow_c45, to_tree
+from optitrees.algorithms.oct.cart import cart_tree
 from optitrees.algorithms.fixed_tree import FixedTree
-from optitrees.algorithms.greedy import greedy_tree
+from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
-from optitrees.algorithms.tao import label_objective, tao_label_tree
-from optitrees.algorithms.tao_loss_optimal import tao_loss_optimal
+from optitrees.algorithms.local_search.tao import label_objective, tao_label_tree
+from optitrees.algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
 from optitrees.formulations import oct as oct_model
 from optitrees.formulations import ors as ors_model
 from optitrees.formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, build

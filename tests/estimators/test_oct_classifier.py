@@ -161,7 +161,7 @@ def test_contree_gets_the_budget_first_and_an_unfinished_search_reports_its_boun
     """ConTree may use the whole budget but a reserve; when it stops before its proof, its tree is a start
     and the report carries a valid lower bound (rows identical in X with another label: any tree errs there)."""
     import optitrees.estimators._oct as oct_estimators
-    from optitrees.algorithms.contree import contree_tree
+    from optitrees.algorithms.oct.contree import contree_tree
 
     X, y = load_iris(return_X_y=True)
     X = np.vstack([X, X[:5]])
@@ -185,7 +185,7 @@ def test_contree_gets_the_budget_first_and_an_unfinished_search_reports_its_boun
 
 
 def test_inseparable_weight_by_hand():
-    from optitrees.algorithms.contree import inseparable_weight
+    from optitrees.algorithms.oct.contree import inseparable_weight
 
     X = np.array([[0.0, 1.0], [0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [2.0, 2.0]])
     y = np.array([0, 1, 1, 0, 1, 0])

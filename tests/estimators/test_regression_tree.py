@@ -104,7 +104,7 @@ def test_tao_regressor_solves_the_xor_greedy_growth_misses():
 
 def test_tao_regression_step_by_brute_force():
     """A depth-1 TAO step is the best stump: every threshold of every feature tried by hand."""
-    from optitrees.algorithms.tao_regression import best_routing_split
+    from optitrees.algorithms.regression.tao_regression import best_routing_split
 
     rng = np.random.default_rng(1)
     X = rng.integers(0, 6, size=(30, 2)).astype(float)

@@ -5,8 +5,8 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from optitrees import RuleSetClassifier
-from optitrees.algorithms.rule_extraction import forest_rules, rule_matrix
-from optitrees.algorithms.rule_selection import correctness_model, lasso_select
+from optitrees.algorithms.rules.rule_extraction import forest_rules, rule_matrix
+from optitrees.algorithms.rules.lasso_selection import correctness_model, lasso_select
 from optitrees.trees import from_sklearn
 
 

@@ -1,7 +1,6 @@
 """What a model prints reproduces its predictions exactly (text and dict, every estimator)."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,11 +10,11 @@ from sklearn.datasets import load_breast_cancer, load_iris
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                        OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
                        UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier, ContextualTreeRegressor)
-from _support import fit_quiet
+from _support import SHARED_DATASETS, fit_quiet
 from export._printed import (card_dict_predictions, card_text_predictions, rule_set_dict_predictions,
                              rule_set_text_predictions, tree_dict_predictions, tree_text_predictions)
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+SHARED = SHARED_DATASETS
 NODES = {"mip_max_nodes": 10}
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from optitrees.algorithms.greedy import greedy_tree
+from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.formulations import loss_optimal_tree, margot, olct
 from optitrees.formulations.loss_optimal_solution import decode, start, tree_objective

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from optitrees.algorithms.cart import cart_tree, greedy_oblique_tree
+from optitrees.algorithms.oct.cart import cart_tree, greedy_oblique_tree
 from optitrees.formulations.oct import feature_epsilons, oct, octh
 from optitrees.formulations.oct_solution import decode, start
 from optitrees.solvers import solve

@@ -63,7 +63,7 @@ def test_rounds_continue_past_a_node_limit_and_repeat_exactly(data):
 
 
 def test_logistic_cuts_underestimate_the_exact_loss(data):
-    from optitrees.algorithms.greedy import greedy_tree
+    from optitrees.algorithms.loss_optimal.greedy import greedy_tree
     from optitrees.algorithms.node_fit import node_fitter
     from optitrees.formulations import olct
     from optitrees.formulations.cuts import add_logistic_cuts

@@ -1,0 +1,147 @@
+"""LASSO selection of M rules and the per-rule correctness models (seed 004, II-B and II-C).
+
+Selection (II-B): an L1-regularized logistic regression of the labels on the
+binary rule matrix, its strength chosen by ``cv``-fold cross-validation (the
+seed's 3-fold LASSO); the M rules of largest absolute coefficient are kept.
+When the cross-validated model has fewer than M nonzero coefficients, the
+regularization is weakened along the same grid until M rules are nonzero
+(or the grid ends; then every nonzero rule is kept).
+
+Correctness (II-C): for each selected rule, an L1 logistic regression (on
+standardized features, strength by cross-validation) of "the rule is right
+for this row" on the K features used by the selected rules. Its weights are
+returned on the original feature scale, so ``w @ x + b > 0`` is the model.
+
+Every fit takes ``sample_weight`` (each row's weight in the loss and in the
+cross-validated log loss).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
+
+from .. import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
+from ..budget import call_until
+
+__all__ = ["lasso_select", "correctness_model", "N_CS"]
+
+#: Values of the inverse regularization strength C tried by cross-validation.
+N_CS = 12
+
+
+#: scikit-learn 1.8 replaced ``penalty`` by ``l1_ratio`` (``l1_ratios`` in the CV class).
+_L1_RATIO_API = inspect.signature(LogisticRegression).parameters["penalty"].default == "deprecated"
+
+
+def _l1_params() -> dict:
+    """Keyword arguments that make a ``LogisticRegression`` L1."""
+    return {"l1_ratio": 1.0, "solver": "liblinear"} if _L1_RATIO_API else {"penalty": "l1", "solver": "liblinear"}
+
+
+def _l1_cv(Cs, cv, random_state):
+    """A ``LogisticRegressionCV`` over ``Cs`` with the L1 penalty, scored by log loss."""
+    params = {"l1_ratios": (1.0,), "use_legacy_attributes": False} if _L1_RATIO_API else {"penalty": "l1"}
+    return LogisticRegressionCV(Cs=Cs, cv=cv, scoring="neg_log_loss", solver="liblinear", random_state=random_state,
+                                **params)
+
+
+def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
+    """The L1 logistic model at the ``C`` of least cross-validated log loss, as ``_l1_cv`` chooses it, with a
+    deadline: the grid is walked from the sparsest model up, and a fold fit still running at ``deadline`` is
+    abandoned (:func:`~optitrees.algorithms.budget.call_until`) and ends the walk; the ``C`` s scored in full
+    compete (none: the sparsest). The final fit at the chosen ``C`` runs to its end. Returns a fitted model
+    with ``coef_``, ``intercept_`` and ``C_``."""
+    from sklearn.metrics import log_loss
+    from sklearn.model_selection import StratifiedKFold
+
+    def l1_fit(C, rows):
+        weight = None if sample_weight is None else sample_weight[rows]
+        return LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit(Z[rows], y[rows], weight)
+
+    folds = list(StratifiedKFold(cv).split(Z, y))
+    losses = []
+    for C in Cs:
+        total = 0.0
+        for train, test in folds:
+            done, model = call_until(deadline, l1_fit, C, train)
+            if not done:
+                break
+            total += log_loss(y[test], model.predict_proba(Z[test]), labels=model.classes_,
+                              sample_weight=None if sample_weight is None else sample_weight[test])
+        else:
+            losses.append(total)
+            continue
+        break
+    best = float(Cs[int(np.argmin(losses))]) if losses else float(Cs[0])
+    model = l1_fit(best, np.arange(len(y)))
+    model.C_ = np.array([best])
+    return model
+
+
+def _grid(Z, y, sample_weight=None) -> np.ndarray:
+    """C values from just above the all-zero model (``l1_min_c``, of the weighted loss) over four decades."""
+    from sklearn.svm import l1_min_c
+
+    Zw = Z if sample_weight is None else Z * sample_weight[:, None]
+    c0 = l1_min_c(Zw, y, loss="log") if Zw.any() else 1.0
+    return c0 * np.logspace(0.05, 4, N_CS)
+
+
+def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=None,
+                 sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(indices, coefficients)`` of the ``n_rules`` columns of the rule matrix ``Z`` kept by LASSO (II-B).
+
+    Indices are ordered by decreasing ``|coefficient|`` (ties: lower index
+    first); ``coefficients`` are those of the model that selected them. With
+    a ``deadline`` the cross-validation stops scoring the grid and the walk up
+    the path towards ``n_rules`` rules stops when it passes (fewer rules are
+    kept then).
+    """
+    Z = np.asarray(Z, dtype=float)
+    Cs = _grid(Z, y, sample_weight)
+    model = _l1_cv(Cs, cv, random_state).fit(Z, y, sample_weight) if deadline is None else \
+        _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight)
+    coef = model.coef_.ravel()
+    start = int(np.searchsorted(Cs, float(np.ravel(model.C_)[0])))
+    for C in Cs[start + 1:]:
+        if np.count_nonzero(coef) >= n_rules:
+            break
+        model = LogisticRegression(C=C, random_state=random_state, **_l1_params())
+        done, model = call_until(deadline, model.fit, Z, y, sample_weight)
+        if not done:
+            break
+        coef = model.coef_.ravel()
+    order = np.lexsort((np.arange(len(coef)), -np.abs(coef)))
+    keep = order[:min(n_rules, np.count_nonzero(coef))]
+    return keep, coef[keep]
+
+
+def correctness_model(X, correct, cv: int = 3, random_state=None, deadline=None,
+                      sample_weight=None) -> tuple[np.ndarray, float]:
+    """``(weights, intercept)`` on the original scale of ``X`` of an L1 logistic model of ``correct`` (II-C).
+
+    When one outcome has fewer than ``cv`` rows (no stratified cross-validation
+    possible) the model is the constant majority: zero weights and intercept
+    +1 (always trusted) or -1 (never trusted).
+    """
+    X = np.asarray(X, dtype=float)
+    correct = np.asarray(correct, dtype=bool)
+    n_correct = int(correct.sum())
+    if min(n_correct, len(correct) - n_correct) < cv or X.shape[1] == 0:
+        v = np.ones(len(correct)) if sample_weight is None else sample_weight
+        return np.zeros(X.shape[1]), 1.0 if 2 * v[correct].sum() >= v.sum() else -1.0
+    if sample_weight is None:
+        mean, scale = X.mean(axis=0), X.std(axis=0)
+    else:
+        mean = np.average(X, axis=0, weights=sample_weight)
+        scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample_weight))
+    scale[scale == 0] = 1.0
+    Xs = (X - mean) / scale
+    Cs = _grid(Xs, correct, sample_weight)
+    model = _l1_cv(Cs, cv, random_state).fit(Xs, correct, sample_weight) if deadline is None else \
+        _cv_fit(Xs, correct, Cs, cv, random_state, deadline, sample_weight)
+    w = model.coef_.ravel() / scale
+    return w, float(model.intercept_[0] - w @ mean)
