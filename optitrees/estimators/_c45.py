@@ -12,7 +12,7 @@ from ..algorithms.budget import expired
 from ..algorithms.c45.induction import grow_c45, to_tree
 from ..algorithms.c45.pessimistic_pruning import collapse, prune
 from ..readable import format_number
-from ..trees import feature_importances, node_membership
+from ..trees import feature_importances, leaf_reach
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._docs import CLASS_WEIGHT_DOC
 from ._input import feature_names, resolve_features
@@ -239,9 +239,8 @@ class C45Classifier(TreeViews, OptitreesClassifier):
     def predict_proba(self, X):
         """Gate-weighted mixture of the leaves' class probabilities (eqs. 3.2, 3.10; fractional missing values)."""
         X = self._X(X)
-        reach = node_membership(self.tree_, X, self._sigma(self.evaluation_uncertainty))
-        leaves = np.flatnonzero(self.tree_.is_leaf)
-        return reach[:, leaves] @ self.leaf_probabilities()[leaves]
+        reach = leaf_reach(self.tree_, X, self._sigma(self.evaluation_uncertainty))
+        return np.asarray(reach @ self.leaf_probabilities())
 
     def predict(self, X):
         """The most probable class (the leaf's class for a complete point under hard evaluation)."""

@@ -10,7 +10,7 @@ classifying nodes.
 """
 
 from ._complete import CompleteArrays, from_complete, to_complete
-from ._gating import left_share, node_membership
+from ._gating import leaf_reach, left_share, node_membership
 from ._importance import feature_importances, node_std
 from ._readable import readable_tree
 from ._sklearn import from_sklearn
@@ -18,4 +18,4 @@ from ._tree import LEAF, OBLIQUE, LeafModel, Tree
 
 __all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE", "from_complete", "to_complete", "CompleteArrays", "readable_tree",
            "from_sklearn",
-           "node_membership", "left_share", "feature_importances", "node_std"]
+           "node_membership", "leaf_reach", "left_share", "feature_importances", "node_std"]

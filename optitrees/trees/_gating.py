@@ -12,11 +12,12 @@ gate-weighted mixture of the leaves' class probabilities (eq. 3.2).
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 from scipy.special import ndtr
 
 from ._tree import Tree
 
-__all__ = ["node_membership", "left_share"]
+__all__ = ["node_membership", "leaf_reach", "left_share"]
 
 
 def left_share(tree: Tree) -> np.ndarray:
@@ -53,3 +54,43 @@ def node_membership(tree: Tree, X, sigma=None) -> np.ndarray:
         reach[:, tree.children_left[t]] = reach[:, t] * g
         reach[:, tree.children_right[t]] = reach[:, t] * (1.0 - g)
     return reach
+
+
+def leaf_reach(tree: Tree, X, sigma=None) -> sparse.csr_matrix:
+    """The leaf columns of :func:`node_membership` as a sparse ``(n_samples, n_nodes)`` matrix (other columns 0).
+
+    The same products of gates (eqs. 3.1, 3.10), computed only for the rows
+    that reach each node with a positive probability: a complete point under
+    hard gates follows one path, so the work is ``n_samples x depth`` instead
+    of ``n_samples x n_nodes`` (a C4.5 tree of 3,744 leaves predicts 100,000
+    rows without a dense 6 GB matrix).
+    """
+    if not tree.is_axis_aligned:
+        raise ValueError("probabilistic routing needs an axis-aligned tree")
+    X = np.asarray(X, float)
+    n = X.shape[0]
+    share = left_share(tree)
+    feature = tree.feature
+    pending = {0: (np.arange(n), np.ones(n))}
+    rows, cols, vals = [], [], []
+    for t in range(tree.n_nodes):                        # parents have smaller ids than their children
+        if t not in pending:
+            continue
+        at, w = pending.pop(t)
+        if tree.is_leaf[t]:
+            rows.append(at)
+            cols.append(np.full(len(at), t))
+            vals.append(w)
+            continue
+        x, tau = X[at, feature[t]], tree.threshold[t]
+        s = 0.0 if sigma is None else float(sigma[feature[t]])
+        with np.errstate(invalid="ignore"):
+            g = ndtr((tau - x) / s) if s > 0 else (x <= tau).astype(float)
+        g = np.where(np.isnan(x), share[t], g)
+        for child, wc in ((tree.children_left[t], w * g), (tree.children_right[t], w * (1.0 - g))):
+            keep = wc > 0
+            pending[child] = (at[keep], wc[keep])
+    if not rows:
+        return sparse.csr_matrix((n, tree.n_nodes))
+    return sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                             shape=(n, tree.n_nodes))
