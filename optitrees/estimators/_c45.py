@@ -164,10 +164,12 @@ class C45Classifier(TreeViews, OptitreesClassifier):
         self.nominal_[list(resolve_features(self.categorical_features, feature_names(self),
                                             "categorical feature"))] = True
         known = ~np.isnan(X)
-        v = training.weights[:, None]
-        sums = (np.where(known, X, 0.0) * v).sum(axis=0)
-        self.feature_scale_ = np.abs(np.divide(sums, (known * v).sum(axis=0), out=np.zeros(X.shape[1]),
-                                               where=known.any(axis=0)))
+        v = training.weights
+        if known.all():                                         # the weighted mean |x| per feature
+            sums, present = v @ X, np.full(X.shape[1], v.sum())
+        else:
+            sums, present = v @ np.where(known, X, 0.0), v @ known
+        self.feature_scale_ = np.abs(np.divide(sums, present, out=np.zeros(X.shape[1]), where=known.any(axis=0)))
         self.feature_scale_[self.nominal_] = 0.0                  # codes carry no measurement noise
         Y = np.eye(len(self.classes_))[y_idx]
         propagation = self._sigma(self.propagation_uncertainty)

@@ -32,7 +32,7 @@ from ..budget import expired
 from ..column_index import ColumnIndex
 from .split_search import best_split, choose_tests, hard_candidates, numeric_gains
 
-__all__ = ["GrowNode", "grow_c45", "gate", "distribute", "to_tree", "c45_threshold", "nominal_chain"]
+__all__ = ["GrowNode", "grow_c45", "gate", "distribute", "leaf_counts", "to_tree", "c45_threshold", "nominal_chain"]
 
 #: Rows whose weight falls below this after soft propagation are dropped.
 MIN_ROW_WEIGHT = 1e-6
@@ -129,6 +129,33 @@ def distribute(X, Y, node: GrowNode, rows, weights, propagation_sigma=None) -> N
     (lr, lw), (rr, rw) = _children(X, Y, node, sigma)
     distribute(X, Y, node.left, lr, lw, propagation_sigma)
     distribute(X, Y, node.right, rr, rw, propagation_sigma)
+
+
+@dataclass
+class _Passing:
+    """The rows passing a node's test on their way down (what :func:`_children` reads of a node)."""
+    rows: np.ndarray
+    weights: np.ndarray
+    feature: int
+    threshold: float
+
+
+def leaf_counts(X, Y, node: GrowNode, rows, weights, propagation_sigma=None) -> list:
+    """The class weights ``(rows, weights)`` would give each leaf of ``node``'s subtree (in :meth:`GrowNode.leaves`
+    order), as :func:`distribute` would set them, without touching the subtree."""
+    out, stack = [], [(node, rows, weights)]
+    while stack:
+        current, rows, weights = stack.pop()
+        if current.is_leaf:
+            out.append(_class_counts(Y, rows, weights))
+            continue
+        if not len(rows):                                   # nothing passes: every leaf below gets nothing
+            out += [np.zeros(Y.shape[1])] * current.n_leaves()
+            continue
+        sigma = 0.0 if propagation_sigma is None else propagation_sigma[current.feature]
+        (lr, lw), (rr, rw) = _children(X, Y, _Passing(rows, weights, current.feature, current.threshold), sigma)
+        stack += [(current.right, rr, rw), (current.left, lr, lw)]
+    return out
 
 
 def c45_threshold(column, node_values, lower) -> float:

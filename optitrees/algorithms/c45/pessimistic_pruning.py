@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import betaincinv
 
 from ..budget import expired
-from .induction import GrowNode, distribute
+from .induction import GrowNode, distribute, leaf_counts
 
 __all__ = ["upper_error_rate", "expected_errors", "collapse", "prune", "SIMPLER_TOLERANCE"]
 
@@ -77,10 +77,6 @@ def _leaf_errors(node: GrowNode) -> float:
     return node.extra["errors"]
 
 
-def _subtree_errors(node: GrowNode) -> float:
-    return sum(_leaf_errors(leaf) for leaf in node.leaves())
-
-
 def collapse(node: GrowNode) -> float:
     """Turn splits whose subtree does not lower the training errors into leaves (bottom-up); returns the
     training errors of what remains."""
@@ -110,32 +106,46 @@ def prune(X, Y, node: GrowNode, confidence=0.25, laplace=True, subtree_raising=T
     be pruned only choose between keeping the subtree and a leaf (the re-distribution
     of subtree raising is what takes time). Each node's expected errors as a
     leaf are computed once, for all nodes together, and again for a raised
-    branch after its rows change.
+    branch after its rows change. A raised branch is judged by its leaves'
+    new counts (:func:`~.induction.leaf_counts`); without missing values or
+    soft propagation only the other branches' rows are routed, as the largest
+    branch's own rows stay at its leaves. The branch is copied and its rows
+    re-distributed only when raising wins.
     """
     _annotate(node, confidence, laplace)
-    return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline)
+    hard = propagation_sigma is None and not np.isnan(X[node.rows]).any()
+    return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, hard)
 
 
-def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline) -> float:
+def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, hard) -> float:
     if node.is_leaf:
         return _leaf_errors(node)
     branches = node.branches()
-    keep = sum(_prune(X, Y, branch, confidence, laplace, subtree_raising, propagation_sigma, deadline)
+    keep = sum(_prune(X, Y, branch, confidence, laplace, subtree_raising, propagation_sigma, deadline, hard)
                for branch in branches)
     leaf = _leaf_errors(node)
     raised, branch = None, np.inf
     if subtree_raising and not expired(deadline):
+        # the raised branch's errors from its leaves' new counts; the branch is copied and re-distributed only
+        # when it wins
         largest = max(branches, key=lambda b: b.weights.sum())
-        raised = _copy_tests(largest)
-        distribute(X, Y, raised, node.rows, node.weights, propagation_sigma)
-        _annotate(raised, confidence, laplace)
-        branch = _subtree_errors(raised)
+        if hard:        # the largest branch's rows stay where they are: only the other branches' rows move
+            others = [b for b in branches if b is not largest]
+            moved = leaf_counts(X, Y, largest, np.concatenate([b.rows for b in others]),
+                                np.concatenate([b.weights for b in others]))
+            counts = [leaf.counts + c for leaf, c in zip(largest.leaves(), moved)]
+        else:
+            counts = leaf_counts(X, Y, largest, node.rows, node.weights, propagation_sigma)
+        branch = sum(float(e) for e in _expected_errors(counts, confidence, laplace))
     tol = SIMPLER_TOLERANCE
     if leaf <= min(keep, branch) + tol:
         node.make_leaf()
         node.extra["errors"] = leaf
         return leaf
     if branch <= keep + tol:
+        raised = _copy_tests(largest)
+        distribute(X, Y, raised, node.rows, node.weights, propagation_sigma)
+        _annotate(raised, confidence, laplace)
         node.feature, node.threshold, node.left, node.right = raised.feature, raised.threshold, raised.left, \
             raised.right
         node.extra = dict(raised.extra, errors=leaf)
@@ -143,5 +153,5 @@ def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, 
             node.make_leaf()
             node.extra["errors"] = leaf
             return leaf
-        return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline)
+        return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, hard)
     return keep

@@ -110,3 +110,31 @@ def test_a_nominal_chain_is_pruned_or_kept_as_one_test(confidence):
             assert not node.extra.get("member")
             stack += [node.left, node.right]
     assert heads >= 1
+
+
+def test_raising_by_the_moved_rows_alone_prunes_as_passing_all_rows(monkeypatch):
+    """Without missing values the largest branch's rows stay at its leaves, so raising it only routes the other
+    branches' rows; a missing value in a column no test uses forces the general path, which passes all of the
+    node's rows. Both prune to the same tree, and raising happened."""
+    from optitrees.algorithms.c45 import pessimistic_pruning
+    from optitrees.algorithms.c45.induction import grow_c45, to_tree
+
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.integers(0, 6, 800), rng.normal(size=800), rng.normal(size=800)]).astype(float)
+    y = ((X[:, 0] > 2) ^ (X[:, 1] > 0.3) ^ (rng.random(800) < 0.2)).astype(int)
+    Y = np.eye(2)[y]
+    allowed = np.array([True, True, False])
+    X_missing = X.copy()
+    X_missing[0, 2] = np.nan
+    raised = []
+    monkeypatch.setattr(pessimistic_pruning, "distribute",
+                        lambda *args, **kwargs: raised.append(1) or distribute(*args, **kwargs))
+    trees = []
+    for data in (X, X_missing):
+        root = grow_c45(X, Y, allowed=allowed, min_samples_leaf=2)
+        collapse(root)
+        prune(data, Y, root, 0.25)
+        trees.append(to_tree(root, 3))
+    assert raised and trees[0].n_leaves > 3
+    for field in ("feature", "threshold", "children_left", "children_right", "value"):
+        np.testing.assert_array_equal(getattr(trees[0], field), getattr(trees[1], field))
