@@ -129,14 +129,17 @@ def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, 
         # the raised branch's errors from its leaves' new counts; the branch is copied and re-distributed only
         # when it wins
         largest = max(branches, key=lambda b: b.weights.sum())
-        if hard:        # the largest branch's rows stay where they are: only the other branches' rows move
-            others = [b for b in branches if b is not largest]
-            moved = leaf_counts(X, Y, largest, np.concatenate([b.rows for b in others]),
-                                np.concatenate([b.weights for b in others]))
-            counts = [leaf.counts + c for leaf, c in zip(largest.leaves(), moved)]
+        if largest.is_leaf:             # a raised leaf holds all of the node's rows: it is the node as a leaf
+            branch = leaf
         else:
-            counts = leaf_counts(X, Y, largest, node.rows, node.weights, propagation_sigma)
-        branch = sum(float(e) for e in _expected_errors(counts, confidence, laplace))
+            if hard:                    # the largest branch's rows stay where they are: only the others' move
+                others = [b for b in branches if b is not largest]
+                moved = leaf_counts(X, Y, largest, np.concatenate([b.rows for b in others]),
+                                    np.concatenate([b.weights for b in others]))
+                counts = [end.counts + c for end, c in zip(largest.leaves(), moved)]
+            else:
+                counts = leaf_counts(X, Y, largest, node.rows, node.weights, propagation_sigma)
+            branch = sum(float(e) for e in _expected_errors(counts, confidence, laplace))
     tol = SIMPLER_TOLERANCE
     if leaf <= min(keep, branch) + tol:
         node.make_leaf()
