@@ -134,7 +134,7 @@ def test_help_shows_every_parameter_with_its_default(capsys):
     (["fit", "olct", "--csv", "{csv}", "--target", "nope"], "has no column 'nope'"),
     (["fit", "olct", "--csv", "{csv}", "--target", "label"], "column 'colour' is not numeric"),
     (["fit", "olct", "--dataset", "iris", "--max-depth", "x"], "option --max-depth of OLCTClassifier must be an int"),
-    (["fit", "olct", "--dataset", "iris"], "Only binary classification is supported: OLCTClassifier got 3"),
+    (["fit", "risk-score", "--dataset", "iris"], "Only binary classification is supported: RiskScoreClassifier got 3"),
     (["fit", "olct"], "exactly one of --dataset, --csv or --libsvm"),
     (["fit", "nope", "--dataset", "iris"], "invalid choice: 'nope'"),
     (["fit", "tao", "--dataset", "iris", "--save", "{tmp}/model.txt"], "must end in .json"),

@@ -163,7 +163,8 @@ def _write(args):
     _check_suffix(args.output, (".lp", ".mps"), "output")
     X, y = _load(args)
     if getattr(est, "_binary", False) and len(np.unique(np.asarray(y))) != 2:
-        raise UserError(f"{args.model} needs two classes, found {len(np.unique(np.asarray(y)))}; "
+        raise UserError(f"{args.model} writes the MIP of two classes, found {len(np.unique(np.asarray(y)))} (a "
+                        "multi-class fit solves one MIP per class against the rest); give a binary target, or "
                         "use --model oct or octh")
     f = est.build_formulation(X, y)
     f.write(args.output)

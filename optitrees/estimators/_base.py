@@ -211,12 +211,14 @@ class OptitreesEstimator(BaseEstimator):
         """The family's fit within ``budget``; ends with ``fit_report_`` written."""
         raise NotImplementedError(f"{type(self).__name__} must define _fit")
 
-    def _fit_data(self, X, y, sample_weight=None) -> TrainingData:
+    def _fit_data(self, X, y, sample_weight=None, binary=None) -> TrainingData:
         """Check ``X``, ``y`` and the weights, set ``n_features_in_``, ``feature_names_in_`` and ``classes_``.
 
         Labels are encoded, ``class_weight`` applied and duplicate rows merged
-        (see the module docstring).
+        (see the module docstring); ``binary`` overrides the class's ``_binary``
+        (a one-vs-rest fit encodes ``0..K-1``).
         """
+        binary = self._binary if binary is None else binary
         check_numeric_frame(X)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=not self._is_classifier,
                              ensure_all_finite="allow-nan" if self._allow_nan else True)
@@ -226,8 +228,8 @@ class OptitreesEstimator(BaseEstimator):
         if given and not np.all(np.isfinite(weight)):
             raise ValueError("sample_weight contains NaN or infinite values")
         if self._is_classifier:
-            self.classes_, y_enc = encode_labels(y, self._binary, self._multiclass_hint, type(self).__name__)
-            y_idx = (y_enc > 0).astype(np.int64) if self._binary else y_enc
+            self.classes_, y_enc = encode_labels(y, binary, self._multiclass_hint, type(self).__name__)
+            y_idx = (y_enc > 0).astype(np.int64) if binary else y_enc
             per_class = class_weights(getattr(self, "class_weight", None), self.classes_, y_idx, weight)
             weight = weight * per_class[y_idx]
             totals = np.bincount(y_idx, weights=weight, minlength=len(self.classes_))

@@ -9,7 +9,6 @@ import numpy as np
 from scipy.special import expit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
 from ..algorithms.loss_optimal.greedy import greedy_tree
 from ..algorithms.node_fit import node_fitter
@@ -20,6 +19,7 @@ from ..formulations.loss_optimal_solution import LOSS_OPTIMAL
 from ..solvers.registry import get_backend
 from ..trees import feature_importances, node_std
 from ._docs import SOLVER_PARAMETERS_DOC
+from ._one_vs_rest import fit_one_vs_rest, more_than_two_classes
 from ._template import MIPClassifier
 from ._views import TreeViews
 
@@ -27,8 +27,15 @@ __all__ = ["LossOptimalTreeClassifier"]
 
 _ATTRIBUTES_DOC = """    Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        ``classes_[1]`` is the positive class (+1 internally).
+    classes_ : ndarray of shape (n_classes,)
+        With two classes ``classes_[1]`` is the positive class (+1 internally).
+        With more, the model is one tree per class against the rest
+        (:mod:`optitrees.estimators._one_vs_rest`).
+    estimators_ : list of estimators, or absent
+        More than two classes only: the fitted binary estimators, ``estimators_[k]``
+        scoring ``classes_[k]`` (its class ``True``) against the rest.
+    one_vs_rest_ : OneVsRestTrees or None
+        More than two classes only: the trees of ``estimators_``; ``tree_`` is then ``None``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` had string column names.
@@ -37,8 +44,8 @@ _ATTRIBUTES_DOC = """    Attributes
         hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
         axis-aligned split), summed and normalized
         (:func:`optitrees.trees.feature_importances`).
-    tree_ : Tree
-        The fitted tree in the user's units: inner nodes route by
+    tree_ : Tree or None
+        The fitted tree (two classes) in the user's units: inner nodes route by
         ``weights @ x <= threshold``, the leaves are the last layer's linear
         classifiers; every node keeps its own classifier offset in ``intercept``.
     solver_result_ : SolverResult
@@ -180,6 +187,21 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         self.constraints = constraints
         self.class_weight = class_weight
 
+    # ---------------------------------------------------------------- fit
+    def _fit(self, X, y, sample_weight, budget):
+        """Two classes: the MIP template. More: one tree per class against the rest, sharing the budget
+        (:func:`~optitrees.estimators._one_vs_rest.fit_one_vs_rest`)."""
+        if more_than_two_classes(y):
+            return fit_one_vs_rest(self, X, y, sample_weight, budget)
+        self.__dict__.pop("estimators_", None)
+        self.one_vs_rest_ = None
+        return super()._fit(X, y, sample_weight, budget)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
     # ------------------------------------------------------------ the family
     def _settings(self) -> dict:
         """Model settings of :meth:`LossOptimalSpec.create` (presets override this)."""
@@ -230,19 +252,30 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
             return False
 
     # ------------------------------------------------------------- predict
-    def decision_function(self, X):
-        """``w_t x + b_t`` of the last-layer node each sample reaches (log-odds of ``classes_[1]``)."""
+    def predict(self, X):
+        """Predicted class labels (more than two classes: the class whose tree scores highest)."""
+        if getattr(self, "one_vs_rest_", None) is None:
+            return super().predict(X)
         X = self._X(X)
-        return self.tree_.decision_function(X)
+        return self.classes_[self.one_vs_rest_.predict(X)]
+
+    def decision_function(self, X):
+        """``w_t x + b_t`` of the last-layer node each sample reaches (log-odds of ``classes_[1]``); with more
+        than two classes, shape ``(n_samples, n_classes)``: each class's tree's score."""
+        X = self._X(X)
+        model = self.tree_ if getattr(self, "one_vs_rest_", None) is None else self.one_vs_rest_
+        return model.decision_function(X)
 
     @available_if(_has_proba)
     def predict_proba(self, X):
-        """Class probabilities ``sigmoid(w_t x + b_t)`` of the last-layer node (logistic last layer only).
+        """Class probabilities ``sigmoid(w_t x + b_t)`` of the last-layer node (logistic last layer only); with
+        more than two classes each tree's ``sigmoid(score)``, normalized to sum to one.
 
-        Returns an array of shape ``(n_samples, 2)``, columns ordered as ``classes_``.
+        Returns an array of shape ``(n_samples, n_classes)``, columns ordered as ``classes_``.
         """
         X = self._X(X)
-        return self.tree_.predict_proba(X)
+        model = self.tree_ if getattr(self, "one_vs_rest_", None) is None else self.one_vs_rest_
+        return model.predict_proba(X)
 
     # ----------------------------------------------------- interpretation
     def feature_influence(self, X=None):
@@ -257,9 +290,9 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         """
         import pandas as pd
 
-        check_is_fitted(self)
-        std = self.node_std_ if X is None else node_std(self.tree_, self._X(X))
-        return pd.DataFrame(self.tree_.weights * std, index=pd.Index(np.arange(self.tree_.n_nodes), name="node"),
+        tree = self._one_tree()
+        std = self.node_std_ if X is None else node_std(tree, self._X(X))
+        return pd.DataFrame(tree.weights * std, index=pd.Index(np.arange(tree.n_nodes), name="node"),
                             columns=self._feature_names())
 
     def path_confidence(self, X):
@@ -275,7 +308,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
             probability of the predicted class.
         """
         X = self._X(X)
-        tree = self.tree_
+        tree = self._one_tree()
         path, values = tree.path_values(X)
         p = expit(values)
         right = np.empty(path.shape, bool)

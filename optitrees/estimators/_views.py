@@ -40,20 +40,28 @@ class _Printed:
 class TreeViews(_Printed):
     """Predictions and views of a fitted ``tree_``."""
 
+    def _one_tree(self):
+        """``tree_``; a clear error when the model is one tree per class (``tree_`` is ``None``)."""
+        check_is_fitted(self)
+        if self.tree_ is None:
+            raise AttributeError(f"this {type(self).__name__} has one tree per class ({len(self.classes_)} classes, "
+                                 "one against the rest): ask estimators_[k] for the tree of classes_[k]")
+        return self.tree_
+
     def predict(self, X):
         """Predicted class labels."""
         X = self._X(X)
-        return self.classes_[self.tree_.predict(X)]
+        return self.classes_[self._one_tree().predict(X)]
 
     def apply(self, X):
         """Id of the leaf each sample reaches (a node of ``tree_``)."""
         X = self._X(X)
-        return self.tree_.apply(X)
+        return self._one_tree().apply(X)
 
     def decision_path(self, X):
         """Node ids visited by each sample, root first, ``-1`` after the leaf; shape ``(n, max_depth + 1)``."""
         X = self._X(X)
-        return self.tree_.decision_path(X)
+        return self._one_tree().decision_path(X)
 
     def get_depth(self) -> int:
         """Edges on the longest root-to-leaf path of ``tree_`` (0 for a single leaf), as scikit-learn's trees.
@@ -61,13 +69,11 @@ class TreeViews(_Printed):
         In a loss-optimal tree the linear leaves are the last of its ``max_depth``
         classifying layers, so a full tree has ``get_depth() == max_depth - 1``.
         """
-        check_is_fitted(self)
-        return self.tree_.max_depth
+        return self._one_tree().max_depth
 
     def get_n_leaves(self) -> int:
         """Leaves of ``tree_``."""
-        check_is_fitted(self)
-        return self.tree_.n_leaves
+        return self._one_tree().n_leaves
 
 
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
-from ..trees import Tree
+from ..trees import OneVsRestTrees, Tree
 from . import _plot
-from ._dict import card_dict, rule_set_dict, tree_dict
-from ._sql import card_sql, column, rule_set_sql, tree_sql
-from ._text import card_text, linear_text, rule_set_text, tree_text
+from ._dict import card_dict, one_vs_rest_dict, rule_set_dict, tree_dict
+from ._sql import card_sql, column, one_vs_rest_sql, rule_set_sql, tree_sql
+from ._text import card_text, linear_text, one_vs_rest_text, rule_set_text, tree_text
 
 __all__ = ["export_text", "export_dict", "export_sql", "plot_tree", "plot_score_card", "plot_feature_influence",
            "plot_solve_trace", "tree_text", "card_text", "tree_dict", "card_dict", "linear_text", "rule_set_text",
@@ -34,19 +34,19 @@ __all__ = ["export_text", "export_dict", "export_sql", "plot_tree", "plot_score_
 def _resolve(model, feature_names, class_names):
     """``(Tree or ScoreCard, feature names, class names)`` of an estimator or a model object."""
     obj = (getattr(model, "tree_", None) or getattr(model, "score_card_", None) or getattr(model, "rule_set_", None)
-           or model)
-    if not isinstance(obj, (Tree, ScoreCard, RuleSet)):
-        raise TypeError("expected a fitted optitrees estimator, a Tree, a ScoreCard or a RuleSet, got "
-                        f"{type(model).__name__}")
+           or getattr(model, "one_vs_rest_", None) or model)
+    if not isinstance(obj, (Tree, ScoreCard, RuleSet, OneVsRestTrees)):
+        raise TypeError("expected a fitted optitrees estimator, a Tree, a ScoreCard, a RuleSet or OneVsRestTrees, "
+                        f"got {type(model).__name__}")
     if feature_names is None:
         names = getattr(model, "feature_names_in_", None)
-        n = obj.n_features if isinstance(obj, Tree) else (obj.trust_weights.shape[1] if isinstance(obj, RuleSet)
+        n = obj.n_features if isinstance(obj, (Tree, OneVsRestTrees)) else (obj.trust_weights.shape[1] if isinstance(obj, RuleSet)
                                                           else int(max(obj.features, default=-1)) + 1)
         n = getattr(model, "n_features_in_", n)
         feature_names = list(names) if names is not None else [f"x{j}" for j in range(n)]
     if class_names is None:
         classes = getattr(model, "classes_", None)
-        k = obj.n_classes if isinstance(obj, Tree) else 2
+        k = obj.n_classes if isinstance(obj, (Tree, OneVsRestTrees)) else 2
         class_names = list(classes) if classes is not None else list(range(k))
     return obj, list(feature_names), list(class_names)
 
@@ -55,6 +55,8 @@ def export_text(model, feature_names=None, class_names=None) -> str:
     """The model as text: an indented tree (``sklearn.tree.export_text`` style), a score card with its risk table,
     or a rule set with its correctness models."""
     obj, names, classes = _resolve(model, feature_names, class_names)
+    if isinstance(obj, OneVsRestTrees):
+        return one_vs_rest_text(obj, names, classes)
     if isinstance(obj, RuleSet):
         return rule_set_text(obj, names, classes)
     return tree_text(obj, names, classes) if isinstance(obj, Tree) else card_text(obj, names, classes)
@@ -63,6 +65,8 @@ def export_text(model, feature_names=None, class_names=None) -> str:
 def export_dict(model, feature_names=None, class_names=None) -> dict:
     """The model as a JSON-serializable dict (see :func:`tree_dict`, :func:`card_dict` and :func:`rule_set_dict`)."""
     obj, names, classes = _resolve(model, feature_names, class_names)
+    if isinstance(obj, OneVsRestTrees):
+        return one_vs_rest_dict(obj, names, classes)
     if isinstance(obj, RuleSet):
         return rule_set_dict(obj, names, classes)
     return tree_dict(obj, names, classes) if isinstance(obj, Tree) else card_dict(obj, names, classes)
@@ -80,6 +84,8 @@ def export_sql(model, feature_names=None, class_names=None) -> str:
     """
     obj, names, classes = _resolve(model, feature_names, class_names)
     columns = [column(n) for n in names]
+    if isinstance(obj, OneVsRestTrees):
+        return one_vs_rest_sql(obj, columns, classes)
     if isinstance(obj, RuleSet):
         return rule_set_sql(obj, columns, classes)
     return tree_sql(obj, columns, classes) if isinstance(obj, Tree) else card_sql(obj, columns, classes)
@@ -90,6 +96,7 @@ def plot_tree(model, feature_names=None, class_names=None, ax=None, fontsize=8):
     obj, names, classes = _resolve(model, feature_names, class_names)
     if not isinstance(obj, Tree):
         other = "plot_score_card for a score card" if isinstance(obj, ScoreCard) else \
+            "plot_tree on each of estimators_ for one tree per class" if isinstance(obj, OneVsRestTrees) else \
             "export_text or export_dict for a rule set"
         raise TypeError(f"plot_tree draws trees; use {other}")
     return _plot.plot_tree(obj, names, classes, ax=ax, fontsize=fontsize)
@@ -99,7 +106,8 @@ def plot_score_card(model, feature_names=None, class_names=None, ax=None):
     """Draw a score card and its risk curve (needs matplotlib); returns the axes."""
     obj, names, classes = _resolve(model, feature_names, class_names)
     if not isinstance(obj, ScoreCard):
-        other = "plot_tree for a tree" if isinstance(obj, Tree) else "export_text or export_dict for a rule set"
+        other = "plot_tree for a tree" if isinstance(obj, (Tree, OneVsRestTrees)) else \
+            "export_text or export_dict for a rule set"
         raise TypeError(f"plot_score_card draws score cards; use {other}")
     return _plot.plot_score_card(obj, names, classes, ax=ax)
 

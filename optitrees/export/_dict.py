@@ -9,7 +9,7 @@ from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
 
-__all__ = ["tree_dict", "card_dict", "rule_set_dict"]
+__all__ = ["tree_dict", "one_vs_rest_dict", "card_dict", "rule_set_dict"]
 
 
 def _plain(v):
@@ -54,6 +54,15 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
         nodes.append(entry)
     return {"model": "tree", "leaf_model": tree.leaf_model.value, "root": 0, "classes": classes,
             "max_depth": tree.max_depth, "nodes": nodes}
+
+
+def one_vs_rest_dict(model, feature_names, class_names) -> dict:
+    """One :func:`tree_dict` per class (its classes ``["rest", label]``); the prediction is the first class whose
+    tree's leaf gives the largest ``weights . x + intercept``."""
+    classes = [_plain(c) for c in class_names]
+    return {"model": "one_vs_rest", "prediction": "argmax of the scores", "classes": classes,
+            "probability": "normalized sigmoid" if model.probabilistic else None,
+            "trees": [tree_dict(tree, feature_names, ["rest", label]) for label, tree in zip(class_names, model.trees)]}
 
 
 def card_dict(card: ScoreCard, feature_names, class_names) -> dict:

@@ -19,7 +19,7 @@ from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
 
-__all__ = ["number", "literal", "column", "linear_sql", "tree_sql", "gated_tree_sql", "card_sql", "rule_set_sql",
+__all__ = ["number", "literal", "column", "linear_sql", "tree_sql", "tree_score_sql", "one_vs_rest_sql", "gated_tree_sql", "card_sql", "rule_set_sql",
            "argmax_sql", "policy_choice_sql"]
 
 
@@ -74,6 +74,26 @@ def tree_sql(tree: Tree, columns, classes) -> str:
                 f"ELSE {node(tree.children_right[t])} END")
 
     return node(0)
+
+
+def tree_score_sql(tree: Tree, columns) -> str:
+    """The score ``w x + b`` of the linear leaf a row reaches, as nested CASE (a tree with linear leaves)."""
+    if tree.leaf_model is not LeafModel.LINEAR:
+        raise ValueError("a score needs linear leaves")
+
+    def node(t):
+        if tree.is_leaf[t]:
+            return linear_sql(tree.weights[t], columns, float(tree.intercept[t]))
+        split = linear_sql(tree.weights[t], columns)
+        return (f"CASE WHEN {split} <= {number(tree.threshold[t])} THEN {node(tree.children_left[t])} "
+                f"ELSE {node(tree.children_right[t])} END")
+
+    return node(0)
+
+
+def one_vs_rest_sql(model, columns, classes) -> str:
+    """The first class whose tree scores highest (:class:`~optitrees.trees.OneVsRestTrees`)."""
+    return argmax_sql([tree_score_sql(tree, columns) for tree in model.trees], classes)
 
 
 def argmax_sql(scores: list[str], classes) -> str:

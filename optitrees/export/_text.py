@@ -10,7 +10,7 @@ from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
 
-__all__ = ["linear_text", "tree_text", "card_text", "card_rows", "rule_set_text"]
+__all__ = ["linear_text", "tree_text", "one_vs_rest_text", "card_text", "card_rows", "rule_set_text"]
 
 
 def linear_text(weights, feature_names, constant=None) -> str:
@@ -33,7 +33,7 @@ def linear_text(weights, feature_names, constant=None) -> str:
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
-def tree_text(tree: Tree, feature_names, class_names) -> str:
+def tree_text(tree: Tree, feature_names, class_names, scores_only: bool = False) -> str:
     """A :class:`~optitrees.trees.Tree` as indented text, in the style of ``sklearn.tree.export_text``.
 
     Inner nodes read ``lhs <= t`` (left branch) / ``lhs >  t`` (right branch)
@@ -44,7 +44,9 @@ def tree_text(tree: Tree, feature_names, class_names) -> str:
     ``value: <number>`` with their training samples; a linear leaf writes its
     score in full (``score = ...``), then the rule on the next line:
     ``class: <class 1> if score > 0, else <class 0>``, preceded by
-    ``P(<class 1>) = sigmoid(score);`` for logistic leaves.
+    ``P(<class 1>) = sigmoid(score);`` for logistic leaves. With
+    ``scores_only`` a linear leaf writes its score alone (the trees of a
+    one-vs-rest model, :func:`one_vs_rest_text`).
     """
     lines = []
     planes = []
@@ -61,6 +63,8 @@ def tree_text(tree: Tree, feature_names, class_names) -> str:
             else:
                 score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
                 lines.append(f"{pad}|--- score = {score}")
+                if scores_only:
+                    return
                 prob = f"P({class_names[1]}) = sigmoid(score); " if tree.probabilistic else ""
                 lines.append(f"{pad}|   |--- {prob}class: {class_names[1]} if score > 0, else {class_names[0]}")
             return
@@ -123,4 +127,21 @@ def rule_set_text(rule_set: RuleSet, feature_names, class_names) -> str:
         lines.append(f"rule {m}: IF {cond} THEN {class_names[rule.then]} (ELSE {class_names[1 - rule.then]})")
         trust = linear_text(rule_set.trust_weights[m - 1], feature_names, float(rule_set.trust_intercept[m - 1]))
         lines.append(f"    trusted if {trust} > 0")
+    return "\n".join(lines)
+
+
+def one_vs_rest_text(model, feature_names, class_names) -> str:
+    """A :class:`~optitrees.trees.OneVsRestTrees` as text: the rule, then each class's tree with score leaves.
+
+    The first line reads ``prediction: the first class with the largest score
+    (classes: a, b, c)``; then, per class, ``score of class <label>:`` and its
+    tree (:func:`tree_text` with ``scores_only``).
+    """
+    lines = ["prediction: the first class with the largest score (classes: "
+             + ", ".join(str(c) for c in class_names) + ")"]
+    for label, tree in zip(class_names, model.trees):
+        lines.append(f"score of class {label}:")
+        lines.append(tree_text(tree, feature_names, ["rest", label], scores_only=True))
+    if model.probabilistic:
+        lines.append("P(class) = sigmoid(its score), divided by the sum of sigmoid(score) over the classes")
     return "\n".join(lines)

@@ -51,14 +51,15 @@ def _expected_failures(est):
 # The score card stops at 50 nodes: on the checks' random labels it ran to its
 # 20 s time limit.
 @parametrize_with_checks([OLCTClassifier(max_depth=1, time_limit=10, refine=False, warm_start="tao"),
+                          # the depth-2 MIPs meet three-class data too (one tree per class): root nodes only
                           OLCTClassifier(max_depth=2, time_limit=60, tangents="V0", warm_start="tao",
-                                         solver_options={"mip_max_nodes": 20}),
+                                         solver_options={"mip_max_nodes": 0}),
                           MARGOTClassifier(max_depth=1, time_limit=30, warm_start="tao",
                                            solver_options={"mip_max_nodes": 20}),
                           MARGOTClassifier(max_depth=1, solver="scip", time_limit=30, warm_start="tao"),
                           LossOptimalTreeClassifier(max_depth=2, loss=["misclassification", "hinge"],
-                                                    regularizer=None, time_limit=60, warm_start="tao",
-                                                    solver_options={"mip_max_nodes": 0}),
+                                                    regularizer=None, time_limit=60, warm_start="greedy",
+                                                    refine=False, solver_options={"mip_max_nodes": 0}),
                           OCTClassifier(max_depth=2, alpha=0.01, time_limit=60, warm_start="tao",
                                         solver_options={"mip_max_nodes": 20}),
                           OCTClassifier(max_depth=2, min_samples_leaf=2, exact_search="mip", time_limit=60,

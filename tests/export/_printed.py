@@ -70,6 +70,9 @@ def tree_text_predictions(text, frame):
             return
         if body.startswith("score = "):
             expr = linear_expression(body.split(" = ", 1)[1], columns)
+            if start + 1 == len(lines) or "if score > 0" not in lines[start + 1]:     # a score leaf alone
+                out[rows] = _evaluate(expr, frame.iloc[rows])
+                return
             decision = lines[start + 1][lines[start + 1].index("|---") + 5:]
             m = re.match(r"(?:P\(.+\) = sigmoid\(score\); )?class: (.+) if score > 0, else (.+)$", decision)
             score = _evaluate(expr, frame.iloc[rows])
@@ -95,8 +98,22 @@ def tree_text_predictions(text, frame):
     return out
 
 
-def tree_dict_predictions(d, frame):
-    """Class labels from a tree's ``to_dict()`` description."""
+def one_vs_rest_text_predictions(text, frame):
+    """Class label (as printed) of every row: each ``score of class <label>:`` section's tree gives its score,
+    the first class with the largest score wins."""
+    lines = text.splitlines()
+    assert lines[0].startswith("prediction: the first class with the largest score"), lines[0]
+    heads = [k for k, line in enumerate(lines) if line.startswith("score of class ")]
+    labels, scores = [], []
+    for h, end in zip(heads, heads[1:] + [len(lines)]):
+        labels.append(lines[h][len("score of class "):-1])
+        body = [line for line in lines[h + 1:end] if line.startswith("|")]
+        scores.append(tree_text_predictions("\n".join(body), frame).astype(float))
+    return np.array(labels, dtype=object)[np.argmax(np.column_stack(scores), axis=1)]
+
+
+def tree_dict_predictions(d, frame, scores=None):
+    """Class labels from a tree's ``to_dict()`` description (``scores=True``: the linear leaves' scores)."""
     nodes = {n["id"]: n for n in d["nodes"]}
     out = np.empty(len(frame), dtype=object)
 
@@ -110,13 +127,20 @@ def tree_dict_predictions(d, frame):
             return
         values = _evaluate((n["weights"], n.get("intercept", 0.0)), frame.iloc[rows])
         if "threshold" not in n:                # a linear leaf
-            out[rows] = np.where(values > 0, n["positive_class"], n["negative_class"])
+            out[rows] = np.where(values > 0, n["positive_class"], n["negative_class"]) if scores is None else values
             return
         walk(n["left"], rows[values <= n["threshold"]])
         walk(n["right"], rows[values > n["threshold"]])
 
     walk(d["root"], np.arange(len(frame)))
     return out
+
+
+def one_vs_rest_dict_predictions(d, frame):
+    """Class labels from a one-vs-rest ``to_dict()``: the first class whose tree scores highest."""
+    assert d["model"] == "one_vs_rest"
+    scores = np.column_stack([tree_dict_predictions(t, frame, scores=True).astype(float) for t in d["trees"]])
+    return np.array(d["classes"], dtype=object)[np.argmax(scores, axis=1)]
 
 
 def _rule_mask(rule, frame):

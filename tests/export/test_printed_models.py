@@ -11,8 +11,9 @@ from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier
                        OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
                        UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier, ContextualTreeRegressor)
 from _support import SHARED_DATASETS, fit_quiet
-from export._printed import (card_dict_predictions, card_text_predictions, rule_set_dict_predictions,
-                             rule_set_text_predictions, tree_dict_predictions, tree_text_predictions)
+from export._printed import (card_dict_predictions, card_text_predictions, one_vs_rest_dict_predictions,
+                             one_vs_rest_text_predictions, rule_set_dict_predictions, rule_set_text_predictions,
+                             tree_dict_predictions, tree_text_predictions)
 
 SHARED = SHARED_DATASETS
 NODES = {"mip_max_nodes": 10}
@@ -52,6 +53,23 @@ def test_loss_optimal_trees_print_their_predictions(cancer, make):
     X, y = cancer
     clf = fit_quiet(make(), X, y)
     _assert_tree_printed_as_predicted(clf, X)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: OLCTClassifier(max_depth=2, time_limit=6, solver_options=NODES, random_state=0),
+    lambda: MARGOTClassifier(max_depth=2, time_limit=6, solver_options=NODES, random_state=0),
+], ids=["olct", "margot"])
+def test_one_vs_rest_trees_print_their_predictions(iris, make):
+    """Three classes: the text's and the dict's score trees, argmax over the classes, give ``predict``."""
+    X, y = iris
+    clf = fit_quiet(make(), X, y)
+    assert clf.tree_ is None and len(clf.estimators_) == 3
+    predicted = clf.predict(X).astype(str)
+    assert np.mean(predicted == y) > 0.9
+    text = clf.export_text()
+    assert np.array_equal(one_vs_rest_text_predictions(text, X).astype(str), predicted), text
+    d = json.loads(json.dumps(clf.to_dict()))
+    assert np.array_equal(one_vs_rest_dict_predictions(d, X).astype(str), predicted)
 
 
 def test_olct_weights_at_feature_scale_1e9_are_printed(cancer):
