@@ -85,13 +85,6 @@ def test_never_worse_than_warm_start(cancer):
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
 
 
-def test_multiclass_error_points_to_oct():
-    X = np.random.default_rng(0).normal(size=(30, 2))
-    y = np.repeat([0, 1, 2], 10)
-    with pytest.raises(ValueError, match="OCTClassifier.*OneVsRestClassifier"):
-        MARGOTClassifier().fit(X, y)
-
-
 @pytest.mark.parametrize("params,match", [
     (dict(loss="squared"), "loss"), (dict(loss=["hinge", "squared"]), "loss must be"),
     (dict(regularizer="l3"), "regularizer"),
