@@ -25,7 +25,8 @@ SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 def quick_estimators():
-    """``(estimator, kind)`` for all 17 estimators on quick, deterministic settings; ``kind`` says the data
+    """``(estimator, kind)`` for all 17 estimators (and linear leaves) on quick, deterministic settings; ``kind``
+    says the data
     they take: ``"real"`` features and labels, ``"binary"`` 0/1 features, ``"target"`` a regression target."""
     from optitrees import (C45Classifier, CARTRegressor, OptimalTreeRegressor, TAORegressor, ContextualTreeClassifier, ContextualTreeRegressor,
                            GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
@@ -50,6 +51,7 @@ def quick_estimators():
         (CARTRegressor(max_depth=3, random_state=0), "target"),
         (TAORegressor(max_depth=3, random_state=0), "target"),
         (OptimalTreeRegressor(max_depth=2), "target"),
+        (OptimalTreeRegressor(max_depth=2, linear_leaves=True, lasso_penalty=0.1), "target"),
     ]
 
 

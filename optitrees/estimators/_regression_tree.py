@@ -239,13 +239,15 @@ class TAORegressor(TreeViews, RegressorMixin, OptitreesEstimator):
 
 
 class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
-    """Optimal axis-aligned regression tree of ``max_depth`` with constant leaves, by STreeD's dynamic
-    programming (``pystreed``; :mod:`optitrees.algorithms.regression.streed`).
+    """Optimal axis-aligned regression tree of ``max_depth`` with constant or sparse linear leaves, by STreeD's
+    dynamic programming (``pystreed``; :mod:`optitrees.algorithms.regression.streed`).
 
-    Minimizes the training squared error ``sum_i v_i (y_i - beta_leaf(i))^2`` (plus ``cost_complexity`` per
-    split) over every tree of ``max_depth`` whose splits are ``x_j <= c`` at the candidate thresholds: all
-    midpoints between consecutive distinct values (``n_thresholds=None``: the tree is optimal among all
-    axis-aligned trees of that depth) or at most ``n_thresholds`` per feature, spread over the values' ranks.
+    Minimizes the training squared error ``sum_i v_i (y_i - f_leaf(i)(x_i))^2`` (plus ``cost_complexity`` per
+    split, and with linear leaves ``lasso_penalty ||w_leaf||_1`` per leaf) over every tree of ``max_depth``
+    whose splits are ``x_j <= c`` at the candidate thresholds: all midpoints between consecutive distinct
+    values (``n_thresholds=None``: the tree is optimal among all axis-aligned trees of that depth) or at most
+    ``n_thresholds`` per feature, spread over the values' ranks. A leaf predicts a constant
+    ``f(x) = beta``, or with ``linear_leaves`` ``f(x) = w x + b`` over all features.
 
     Parameters
     ----------
@@ -256,6 +258,10 @@ class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         Rows each leaf keeps.
     cost_complexity : float, default=0.0
         Added to the squared error for each split.
+    linear_leaves : bool, default=False
+        Each leaf fits ``w x + b`` on its rows (STreeD's piecewise linear regression) instead of their mean.
+    lasso_penalty : float, default=0.0
+        With linear leaves, the l1 penalty on each leaf's ``w``: larger values leave fewer features in a leaf.
     time_limit : float, default=60.0
         Seconds for the whole fit. STreeD searches in a forked child stopped at the limit. A tree it has not
         proven optimal is compared with CART's tree of the same depth and the better one is returned (the
@@ -292,14 +298,19 @@ class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         "n_thresholds": [Interval(Integral, 1, None, closed="left"), None],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "cost_complexity": [Interval(Real, 0, None, closed="left")],
+        "linear_leaves": ["boolean"],
+        "lasso_penalty": [Interval(Real, 0, None, closed="left")],
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
     }
 
-    def __init__(self, max_depth=2, *, n_thresholds=None, min_samples_leaf=1, cost_complexity=0.0, time_limit=60.0):
+    def __init__(self, max_depth=2, *, n_thresholds=None, min_samples_leaf=1, cost_complexity=0.0,
+                 linear_leaves=False, lasso_penalty=0.0, time_limit=60.0):
         self.max_depth = max_depth
         self.n_thresholds = n_thresholds
         self.min_samples_leaf = min_samples_leaf
         self.cost_complexity = cost_complexity
+        self.linear_leaves = linear_leaves
+        self.lasso_penalty = lasso_penalty
         self.time_limit = time_limit
 
     def _fit(self, X, y, sample_weight, budget):
@@ -318,12 +329,13 @@ class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         Xr, yr = np.repeat(training.X, counts, axis=0), np.repeat(training.y, counts)
         deadline = None if budget.deadline is None else budget.deadline - max(0.2, 0.02 * budget.seconds)
         tree, proven = fit_streed(Xr, yr, self.max_depth, self.n_thresholds, self.min_samples_leaf,
-                                  float(self.cost_complexity), deadline)
+                                  float(self.cost_complexity), deadline, bool(self.linear_leaves),
+                                  float(self.lasso_penalty))
         budget.lap("search")
         timed_out = tree is None
         cart = None
         if not proven:            # STreeD's tree is not proven (or there is none): never worse than CART's
-            cart = grow_cart(training, self.max_depth, self.min_samples_leaf)[1]
+            cart = grow_cart(training, self.max_depth, self.min_samples_leaf, random_state=0)[1]
         use_cart = cart is not None and (timed_out or training_mse(cart, training) < training_mse(tree, training))
         if use_cart:
             tree = cart
@@ -331,10 +343,11 @@ class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         self.tree_ = tree.with_counts(training.X, np.zeros(len(training.y), np.int64), sample_weight=weight)
         self.proven_ = proven
         self.objective_ = training_mse(self.tree_, training)
-        self.feature_importances_ = feature_importances(self.tree_)
+        self.feature_importances_ = feature_importances(self.tree_, training.X)
         exact = proven and self.n_thresholds is None
         if timed_out:
-            notes = ("the time limit ended STreeD's search before it returned a tree: CART's tree is returned",)
+            notes = ("STreeD returned no tree (the time limit ended its search, or it found none for its penalties): "
+                     "CART's tree is returned",)
         elif use_cart:
             notes = ("the time limit stopped STreeD with a tree worse than CART's: CART's tree is returned",)
         elif exact:
@@ -344,13 +357,20 @@ class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
                 ("the time limit stopped STreeD: its best tree so far",)
         self._write_report(budget, training, "cart" if use_cart else "streed", objective=self.objective_,
                            truncated=not proven, notes=notes)
-        if exact:
+        penalized = self.cost_complexity > 0 or (self.linear_leaves and self.lasso_penalty > 0)
+        if exact and penalized:
+            # proven in the squared error plus the penalties, not in the reported objective (the error alone)
+            self.fit_report_ = dataclasses.replace(
+                self.fit_report_, outcome=FitOutcome.NOT_PROVEN, solved_by="streed",
+                notes=self.fit_report_.notes + ("STreeD proved the tree optimal in the squared error plus its "
+                                                "penalties, not in the squared error alone",))
+        elif exact:
             self.fit_report_ = dataclasses.replace(self.fit_report_, outcome=FitOutcome.PROVEN_OPTIMAL,
                                                    solved_by="streed", certified_by="streed",
                                                    bound=self.objective_)
         return self
 
     def predict(self, X):
-        """The value of the leaf each row reaches."""
+        """The value of the leaf each row reaches (its linear model's value, with linear leaves)."""
         X = self._X(X)
         return self.tree_.predict(X)

@@ -28,7 +28,8 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
     linear-model trees also ``node_intercept``, the offset of the node's own
     classifier (its training loss and path confidence, not its routing).
     Label leaves: ``class`` and training ``counts``. Value leaves
-    (regression): ``value`` and training ``samples``. Linear leaves:
+    (regression): ``value`` and training ``samples``; linear value leaves,
+    ``value: {weights, intercept}`` (the leaf predicts ``weights . x + intercept``). Linear leaves:
     ``weights``, ``intercept``, and ``positive_class`` when
     ``weights . x + intercept > 0`` (``probability: "sigmoid"`` for logistic leaves).
     """
@@ -43,6 +44,9 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
                 entry["node_intercept"] = float(tree.intercept[t])
         elif tree.leaf_model is LeafModel.VALUE:
             entry.update(value=float(tree.intercept[t]), samples=float(tree.value[t, 0]))
+        elif tree.leaf_model is LeafModel.LINEAR_VALUE:
+            entry.update(value={"weights": _weights(tree.weights[t], feature_names),
+                                "intercept": float(tree.intercept[t])}, samples=float(tree.value[t, 0]))
         elif tree.leaf_model is LeafModel.LABEL:
             entry.update({"class": classes[tree.label[t]],
                           "counts": {str(c): (int(round(n)) if abs(n - round(n)) < 1e-9 else float(n)) for c, n in zip(classes, tree.value[t])}})

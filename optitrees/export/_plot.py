@@ -39,6 +39,9 @@ def _node_label(tree: Tree, t, feature_names, class_names):
         return f"[{t}] class {class_names[tree.label[t]]}\n{counts}"
     if tree.leaf_model is LeafModel.VALUE:
         return f"[{t}] value {format_number(tree.intercept[t])}\n{format_count(tree.value[t, 0])}"
+    if tree.leaf_model is LeafModel.LINEAR_VALUE:
+        value = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
+        return f"[{t}] value\n{value}\n{format_count(tree.value[t, 0])}"
     score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
     head = f"P({class_names[1]}) = sigmoid(...)" if tree.probabilistic else "score"
     return f"[{t}] {head}\n{score}"

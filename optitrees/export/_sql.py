@@ -67,6 +67,8 @@ def tree_sql(tree: Tree, columns, classes) -> str:
                 return literal(classes[tree.label[t]])
             if tree.leaf_model is LeafModel.VALUE:
                 return number(tree.intercept[t])
+            if tree.leaf_model is LeafModel.LINEAR_VALUE:
+                return linear_sql(tree.weights[t], columns, float(tree.intercept[t]))
             score = linear_sql(tree.weights[t], columns, float(tree.intercept[t]))
             return f"CASE WHEN {score} > 0 THEN {literal(classes[1])} ELSE {literal(classes[0])} END"
         split = linear_sql(tree.weights[t], columns)

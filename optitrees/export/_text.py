@@ -41,7 +41,8 @@ def tree_text(tree: Tree, feature_names, class_names, scores_only: bool = False)
     ... whose weighted sum of features is written once, on the left branch's
     line (``h1 <= t    where h1 = 0.5 * x0 - 0.25 * x1``). Label leaves read
     ``class: <label>`` with their training counts; value leaves (regression)
-    ``value: <number>`` with their training samples; a linear leaf writes its
+    ``value: <number>`` with their training samples, linear value leaves
+    ``value = <linear expression>`` with theirs; a linear leaf writes its
     score in full (``score = ...``), then the rule on the next line:
     ``class: <class 1> if score > 0, else <class 0>``, preceded by
     ``P(<class 1>) = sigmoid(score);`` for logistic leaves. With
@@ -60,6 +61,9 @@ def tree_text(tree: Tree, feature_names, class_names, scores_only: bool = False)
             elif tree.leaf_model is LeafModel.VALUE:
                 lines.append(f"{pad}|--- value: {format_number(tree.intercept[t])}  "
                              f"(training samples: {format_count(tree.value[t, 0])})")
+            elif tree.leaf_model is LeafModel.LINEAR_VALUE:
+                value = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
+                lines.append(f"{pad}|--- value = {value}  (training samples: {format_count(tree.value[t, 0])})")
             else:
                 score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
                 lines.append(f"{pad}|--- score = {score}")

@@ -31,7 +31,8 @@ def feature_importances(tree, X=None) -> np.ndarray:
     [0.7142857142857143, 0.2857142857142857]
     """
     W = np.abs(tree.weights)
-    classifies = ~tree.is_leaf | ((tree.leaf_model is LeafModel.LINEAR) & np.any(W != 0, axis=1))
+    classifies = ~tree.is_leaf | ((tree.leaf_model in (LeafModel.LINEAR, LeafModel.LINEAR_VALUE))
+                                  & np.any(W != 0, axis=1))
     shares = np.zeros_like(W)
     single = classifies & (np.count_nonzero(W, axis=1) == 1)
     shares[single] = W[single] != 0

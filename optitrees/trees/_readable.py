@@ -51,7 +51,7 @@ def readable_tree(tree: Tree, X, threshold: str = "between", normalize: bool = T
     left_child, right_child = tree.children_left.copy(), tree.children_right.copy()
     for t in range(tree.n_nodes):
         if tree.is_leaf[t]:
-            if tree.leaf_model is LeafModel.LINEAR:
+            if tree.leaf_model in (LeafModel.LINEAR, LeafModel.LINEAR_VALUE):
                 W[t], b[t] = round_linear_model(W[t], b[t], X[rows_of[t]], min_digits)
             continue
         goes_left = left_of[t]

@@ -43,6 +43,8 @@ class LeafModel(TextEnum):
     LINEAR = "linear"
     #: the number ``intercept[leaf]`` (regression)
     VALUE = "value"
+    #: the number ``weights[leaf] @ x + intercept[leaf]`` (regression with linear leaves)
+    LINEAR_VALUE = "linear value"
 
 
 @dataclass
@@ -223,9 +225,26 @@ class Tree:
         return path[np.arange(len(path)), (path >= 0).sum(axis=1) - 1]
 
     def leaf_scores(self, X, leaves=None) -> np.ndarray:
-        """``weights @ x + intercept`` of the leaf each point reaches (linear leaves)."""
+        """``weights @ x + intercept`` of the leaf each point reaches (linear leaves).
+
+        Regression leaves (``LINEAR_VALUE``) add their terms one by one in
+        feature order, then the intercept, as the printed model and its SQL
+        read (``w1 * x1 + w2 * x2 + c`` from the left), so both give exactly
+        these floats.
+        """
         leaves = self.apply(X) if leaves is None else leaves
-        return self.node_values(X, leaves) + self.intercept[leaves]
+        if self.leaf_model is not LeafModel.LINEAR_VALUE:
+            return self.node_values(X, leaves) + self.intercept[leaves]
+        X = np.asarray(X, dtype=float)
+        out = np.empty(len(leaves))
+        for leaf in np.unique(leaves):
+            rows = np.flatnonzero(leaves == leaf)
+            total = None
+            for j in np.flatnonzero(self.weights[leaf]):
+                term = self.weights[leaf, j] * X[rows, j]
+                total = term if total is None else total + term
+            out[rows] = self.intercept[leaf] if total is None else total + self.intercept[leaf]
+        return out
 
     def path_values(self, X) -> tuple[np.ndarray, np.ndarray]:
         """``(path, weights @ x + intercept)`` at every node on each point's path (``nan`` after the leaf)."""
@@ -244,6 +263,8 @@ class Tree:
         leaves = self.apply(X)
         if self.leaf_model is LeafModel.VALUE:
             return self.intercept[leaves]
+        if self.leaf_model is LeafModel.LINEAR_VALUE:
+            return self.leaf_scores(X, leaves)
         if self.leaf_model is LeafModel.LINEAR:
             return (self.leaf_scores(X, leaves) > 0).astype(np.int64)
         return self.label[leaves]
@@ -261,7 +282,7 @@ class Tree:
         training points gives its label probability 1). Logistic linear leaves:
         ``[1 - sigmoid(score), sigmoid(score)]``.
         """
-        if self.leaf_model is LeafModel.VALUE:
+        if self.leaf_model in (LeafModel.VALUE, LeafModel.LINEAR_VALUE):
             raise AttributeError("a regression tree has no class probabilities")
         if self.leaf_model is LeafModel.LINEAR:
             if not self.probabilistic:

@@ -79,6 +79,7 @@ def _expected_failures(est):
                           CARTRegressor(pruning="cost_complexity", ccp_alpha=0.01, min_samples_leaf=3, random_state=0),
                           TAORegressor(max_depth=3, random_state=0),
                           OptimalTreeRegressor(max_depth=2, n_thresholds=8),
+                          OptimalTreeRegressor(max_depth=2, n_thresholds=8, linear_leaves=True, lasso_penalty=0.1),
                           UCTDTClassifier(n_iterations=20, policy="c45b", n_jobs=2, random_state=0),
                           C45Classifier(search_uncertainty=0.1, propagation_uncertainty=0.1,
                                         evaluation_uncertainty=0.1),

@@ -168,3 +168,50 @@ def test_optimal_tree_keeps_its_budget():
     assert time.perf_counter() - t0 < 1.05 + 1.0
     assert not ort.proven_ and ort.fit_report_.outcome is FitOutcome.TRUNCATED
     assert ort.fit_report_.method in ("cart", "streed") and np.isfinite(ort.predict(X)).all()
+
+
+def test_linear_leaves_by_brute_force_and_printed():
+    """Depth 1 with linear leaves and no penalty: the tree's squared error is the least over every midpoint of
+    every feature of the two least-squares fits, and the text, the dict and SQL give its predictions."""
+    pytest.importorskip("pystreed")
+    import json
+    import sqlite3
+
+    import pandas as pd
+
+    from export._printed import tree_dict_predictions, tree_text_predictions
+    from optitrees import OptimalTreeRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(60, 2))
+    y = np.where(X[:, 0] > 0.3, 2.0 * X[:, 1] + 1.0, -X[:, 1]) + 0.05 * rng.normal(size=60)
+    ort = OptimalTreeRegressor(max_depth=1, linear_leaves=True).fit(X, y)
+    assert ort.proven_ and ort.tree_.leaf_model.value == "linear value"
+
+    def sse(rows):
+        A = np.column_stack([X[rows], np.ones(rows.sum())])
+        coef = np.linalg.lstsq(A, y[rows], rcond=None)[0]
+        return float(np.sum((A @ coef - y[rows]) ** 2))
+
+    best = sse(np.ones(60, bool))
+    for j in range(2):
+        values = np.unique(X[:, j])
+        for c in (values[:-1] + values[1:]) / 2:
+            best = min(best, sse(X[:, j] <= c) + sse(X[:, j] > c))
+    assert ort.objective_ * 60 == pytest.approx(best, rel=1e-6)
+    assert ort.fit_report_.bound == ort.objective_
+    frame = pd.DataFrame(X, columns=["x0", "x1"])
+    predicted = ort.predict(X)
+    np.testing.assert_allclose(tree_text_predictions(ort.export_text(), frame).astype(float), predicted,
+                               rtol=1e-4, atol=1e-4)                      # the text rounds to short numbers
+    d = json.loads(json.dumps(ort.to_dict()))
+    np.testing.assert_allclose(tree_dict_predictions(d, frame).astype(float), predicted, rtol=1e-12, atol=1e-12)
+    with sqlite3.connect(":memory:") as con:
+        frame.to_sql("data", con, index=False)
+        got = [r[0] for r in con.execute(f"SELECT {ort.export_sql()} AS prediction FROM data")]
+    np.testing.assert_allclose(got, predicted, rtol=1e-12, atol=1e-12)
+    sparse = OptimalTreeRegressor(max_depth=1, linear_leaves=True, lasso_penalty=0.5).fit(X, y)
+    assert np.count_nonzero(sparse.tree_.weights[sparse.tree_.is_leaf]) < \
+        np.count_nonzero(ort.tree_.weights[ort.tree_.is_leaf])
+    assert str(sparse.fit_report_.outcome) == "not proven optimal" and sparse.fit_report_.bound is None
+    assert "plus its penalties" in " ".join(sparse.fit_report_.notes)

@@ -22,6 +22,10 @@ def test_every_fit_writes_one_report(case):
         assert report.outcome in (FitOutcome.PROVEN_OPTIMAL, FitOutcome.NOT_PROVEN)
         assert report.objective == fitted.objective_ == report.objectives["returned"]
         assert (report.certified_by is not None) == (report.outcome is FitOutcome.PROVEN_OPTIMAL)
+    elif type(estimator).__name__ == "OptimalTreeRegressor" and estimator.lasso_penalty > 0:
+        # proven in the squared error plus the l1 penalty: not in the reported squared error
+        assert report.outcome is FitOutcome.NOT_PROVEN and report.certified_by is None and report.bound is None
+        assert report.solved_by == "streed"
     elif type(estimator).__name__ == "OptimalTreeRegressor":          # an exact search, not a MIP
         assert report.outcome is FitOutcome.PROVEN_OPTIMAL and report.certified_by == "streed"
         assert report.bound == report.objective == fitted.objective_

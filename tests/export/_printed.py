@@ -68,6 +68,10 @@ def tree_text_predictions(text, frame):
         if body.startswith("value: "):
             out[rows] = float(body[len("value: "):].split("  ")[0])
             return
+        if body.startswith("value = "):                # a linear value leaf (regression)
+            expr = linear_expression(body[len("value = "):].split("  (training")[0], columns)
+            out[rows] = _evaluate(expr, frame.iloc[rows])
+            return
         if body.startswith("score = "):
             expr = linear_expression(body.split(" = ", 1)[1], columns)
             if start + 1 == len(lines) or "if score > 0" not in lines[start + 1]:     # a score leaf alone
@@ -122,8 +126,10 @@ def tree_dict_predictions(d, frame, scores=None):
         if "class" in n:
             out[rows] = n["class"]
             return
-        if "value" in n:                        # a regression leaf
-            out[rows] = n["value"]
+        if "value" in n:                        # a regression leaf: a number, or a linear model
+            value = n["value"]
+            out[rows] = _evaluate((value["weights"], value["intercept"]), frame.iloc[rows]) \
+                if isinstance(value, dict) else value
             return
         values = _evaluate((n["weights"], n.get("intercept", 0.0)), frame.iloc[rows])
         if "threshold" not in n:                # a linear leaf
