@@ -96,7 +96,7 @@ def fit_fasterrisk(peer_python, Xtr, ytr, Xte, yte, T):
 
 
 def part1(args):
-    out = RESULTS / "risk_scores_ors.csv"
+    out = RESULTS / args.out
     rows = pd.read_csv(out).to_dict("records") if args.resume and out.exists() else []
     for r in rows:
         r.setdefault("seed", 0)
@@ -238,9 +238,10 @@ def main(argv=None):
     p.add_argument("--methods", nargs="*", default=[], help="also 'tangents': the tangent model at ORS's multiplier")
     p.add_argument("--resume", action="store_true", help="keep the fits of an earlier run's CSV")
     p.add_argument("--report", action="store_true", help="only print the saved part-1 table")
+    p.add_argument("--out", default="risk_scores_ors.csv", help="part 1's table in bench/results")
     args = p.parse_args(argv)
     if args.report:
-        report1(pd.read_csv(RESULTS / "risk_scores_ors.csv"), args.time_limit)
+        report1(pd.read_csv(RESULTS / args.out), args.time_limit)
         return 0
     require_shared()
     RESULTS.mkdir(exist_ok=True)
