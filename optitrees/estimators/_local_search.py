@@ -48,7 +48,8 @@ class _LocalSearchTree(TreeViews, OptitreesClassifier):
         tree = ft.to_tree(len(self.classes_)).to_original_units(data)
         self.tree_ = tree = readable_tree(tree, data.X_original).with_counts(data.X_original, data.y,
                                                                              sample_weight=data.fit_weight)
-        self.feature_importances_ = feature_importances(tree, data.X_original)
+        # an axis-aligned tree's importances are its nodes' (weighted) training counts: no pass over the data
+        self.feature_importances_ = feature_importances(tree, None if tree.is_axis_aligned else data.X_original)
         errors = data.weighted_sum(tree.predict(data.X_original) != data.y)
         complexity = tree.n_features_used() if getattr(self, "oblique", False) else tree.n_splits()
         self.objective_ = float(errors / L_hat + self.alpha * complexity)
