@@ -17,7 +17,7 @@ from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifi
                          OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
                          UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier,
                          ContextualTreeRegressor, CARTRegressor, TAORegressor, OptimalTreeRegressor,
-                         FitOutcome,
+                         LossOptimalTreeRegressor, FitOutcome,
                          FitReport)
 from .mip import Formulation
 from .persistence import load_model, save_model
@@ -32,7 +32,8 @@ __version__ = "0.1.0"
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier",
            "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier", "ContextualTreeRegressor",
-           "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "FitReport", "FitOutcome",
+           "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "LossOptimalTreeRegressor", "FitReport",
+           "FitOutcome",
            "ScoreCard", "RuleSet", "Tree", "Topology", "Formulation",
            "save_model", "load_model",
            "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

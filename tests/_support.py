@@ -29,6 +29,7 @@ def quick_estimators():
     says the data
     they take: ``"real"`` features and labels, ``"binary"`` 0/1 features, ``"target"`` a regression target."""
     from optitrees import (C45Classifier, CARTRegressor, OptimalTreeRegressor, TAORegressor, ContextualTreeClassifier, ContextualTreeRegressor,
+                           LossOptimalTreeRegressor,
                            GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                            OCTHClassifier, OLCTClassifier, RiskScoreClassifier, RuleSetClassifier, TAOClassifier,
                            TMOClassifier, UCTDTClassifier)
@@ -52,6 +53,7 @@ def quick_estimators():
         (TAORegressor(max_depth=3, random_state=0), "target"),
         (OptimalTreeRegressor(max_depth=2), "target"),
         (OptimalTreeRegressor(max_depth=2, linear_leaves=True, lasso_penalty=0.1), "target"),
+        (LossOptimalTreeRegressor(max_depth=2, time_limit=60, solver_options=NODES), "target"),
     ]
 
 

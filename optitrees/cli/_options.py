@@ -20,7 +20,7 @@ MODELS = {"olct": "OLCTClassifier", "margot": "MARGOTClassifier", "loss-optimal"
           "tmo": "TMOClassifier", "c45": "C45Classifier", "uct-dt": "UCTDTClassifier", "rule-set": "RuleSetClassifier",
           "contextual-tree": "ContextualTreeClassifier", "contextual-tree-regressor": "ContextualTreeRegressor",
           "cart-regressor": "CARTRegressor", "tao-regressor": "TAORegressor",
-          "optimal-tree-regressor": "OptimalTreeRegressor"}
+          "optimal-tree-regressor": "OptimalTreeRegressor", "loss-optimal-regressor": "LossOptimalTreeRegressor"}
 
 #: Parameters a command line cannot give (Python objects).
 _NOT_OPTIONS = {"constraints"}

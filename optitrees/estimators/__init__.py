@@ -12,6 +12,7 @@ from ._contextual_regressor import ContextualTreeRegressor
 from ._local_search import TAOClassifier, TMOClassifier
 from ._loss_optimal import LossOptimalTreeClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
+from ._oblique_regression import LossOptimalTreeRegressor
 from ._oct import OCTClassifier, OCTHClassifier
 from ._regression_tree import CARTRegressor, OptimalTreeRegressor, RegressionPruning, TAORegressor
 from ._report import FitOutcome, FitReport
@@ -23,5 +24,6 @@ from ._uct_dt import UCTDTClassifier
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier",
            "C45Classifier", "UCTDTClassifier", "RuleSetClassifier",
-           "ContextualTreeClassifier", "ContextualTreeRegressor", "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "RegressionPruning", "FitReport",
+           "ContextualTreeClassifier", "ContextualTreeRegressor", "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "LossOptimalTreeRegressor",
+           "RegressionPruning", "FitReport",
            "FitOutcome"]

@@ -9,7 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
                        OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
                        UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier, ContextualTreeRegressor,
-                       CARTRegressor, TAORegressor, OptimalTreeRegressor)
+                       CARTRegressor, TAORegressor, OptimalTreeRegressor, LossOptimalTreeRegressor)
 
 
 # sklearn's Pipeline itself fails these two (it sets `steps` during fit); they are not about our estimator
@@ -80,6 +80,7 @@ def _expected_failures(est):
                           TAORegressor(max_depth=3, random_state=0),
                           OptimalTreeRegressor(max_depth=2, n_thresholds=8),
                           OptimalTreeRegressor(max_depth=2, n_thresholds=8, linear_leaves=True, lasso_penalty=0.1),
+                          LossOptimalTreeRegressor(max_depth=2, time_limit=60, solver_options={"mip_max_nodes": 5}),
                           UCTDTClassifier(n_iterations=20, policy="c45b", n_jobs=2, random_state=0),
                           C45Classifier(search_uncertainty=0.1, propagation_uncertainty=0.1,
                                         evaluation_uncertainty=0.1),

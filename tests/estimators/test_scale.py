@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from _support import estimator_id, fit_quiet, quick_data, quick_estimators
 
-from optitrees import LossOptimalTreeClassifier, OCTHClassifier
+from optitrees import LossOptimalTreeClassifier, LossOptimalTreeRegressor, OCTHClassifier
 
 # RiskScoreClassifier scores 0/1 (or integer) features as points x value: scaled features are not its input
 CASES = [c for c in quick_estimators() if c[1] != "binary"]
@@ -18,7 +18,7 @@ def test_predictions_do_not_depend_on_the_features_units(case, scale):
     # to X's values up to rounding); solved to optimality, every scale gives the same model
     if isinstance(estimator, OCTHClassifier):
         estimator.set_params(solver_options=None, mip_gap=0)                    # 0.6-0.9 s
-    if isinstance(estimator, LossOptimalTreeClassifier):
+    if isinstance(estimator, (LossOptimalTreeClassifier, LossOptimalTreeRegressor)):
         estimator.set_params(max_depth=1, solver_options=None, mip_gap=0)       # 0.1 s
     X, y = quick_data(kind)
     expected = fit_quiet(estimator, X, y).predict(X)

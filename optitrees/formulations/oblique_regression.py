@@ -1,0 +1,181 @@
+r"""Oblique regression trees with linear leaves and the absolute loss, as a MILP on the shared blocks.
+
+The loss-optimal tree of seed 002 (3.12) with a regression loss in its last
+layer: the first ``d - 1`` layers of hyperplanes route (3.6-3.7), each node of
+the last layer ``T_d`` is a linear model ``w_t x + b_t`` of the points routed
+to it, and the loss is their absolute error::
+
+    min  sum_i v_i e_i  +  lam sum_{t in T} ||w_t||_1
+    s.t. sum_{t in T_d} z[i, t] = 1                                          i in I            (3.6a)
+         w_t x_i + b_t <= M_i (1 - sum_{s in T_d^l(t)} z[i, s])              t in T \ T_d      (3.7a)
+         w_t x_i + b_t >= eps - M_i (1 - sum_{s in T_d^r(t)} z[i, s])        t in T \ T_d      (3.7b)
+         e_i >= y_i - (w_t x_i + b_t) - R_i (1 - z[i, t])                    t in T_d, i in I  (R1)
+         e_i >= (w_t x_i + b_t) - y_i - R_i (1 - z[i, t])                    t in T_d, i in I  (R2)
+         w_t = w_pos_t - w_neg_t,  sum_j (w_pos + w_neg)_tj <= W             t in T            (3.16)
+         z binary, e >= 0
+
+on standardized features and a standardized target (``v_i`` each row's
+weight). ``M_i = S_i = W ||x_i||_inf + B`` bounds every score (as in the
+classification trees) and ``R_i = |y_i| + S_i`` every residual, the smallest
+value that leaves (R1-R2) slack away from the point's leaf. The squared loss
+would make the model an MIQP; the absolute loss keeps it a MILP HiGHS solves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..mip import Formulation, timed_build
+from ..scaling import ScaledData
+from ..topology import Topology
+from ..trees import LeafModel, Tree, from_complete
+from . import blocks
+from .loss_optimal import DEFAULT_FEASIBILITY_TOL
+
+__all__ = ["ObliqueRegressionSpec", "ObliqueRegressionProblem", "build", "start", "decode", "tree_objective"]
+
+
+@dataclass(frozen=True)
+class ObliqueRegressionSpec:
+    """Settings: ``depth`` layers of hyperplanes (the last one the leaves' linear models), the l1 weight ``lam``
+    on every ``w_t``, the bound ``W`` on each ``||w_t||_1`` and the tolerance ``eps`` is sized for."""
+
+    depth: int
+    lam: float = 1.0
+    weight_bound: float = 10.0
+    feasibility_tol: float = DEFAULT_FEASIBILITY_TOL
+
+    def __post_init__(self):
+        if not isinstance(self.depth, (int, np.integer)) or self.depth < 1:
+            raise ValueError(f"depth must be an integer >= 1, got {self.depth!r}")
+        if not (np.isfinite(self.lam) and self.lam >= 0):
+            raise ValueError(f"lam must be a finite number >= 0, got {self.lam!r}")
+        if not (np.isfinite(self.weight_bound) and self.weight_bound > 0):
+            raise ValueError(f"weight_bound must be a finite number > 0, got {self.weight_bound!r}")
+
+
+@dataclass(frozen=True)
+class ObliqueRegressionProblem:
+    """The spec with the standardized data: ``data.X`` the features, ``target`` the standardized target
+    ``(y - y_shift) / y_scale``, and the derived ``B``, ``S_i`` and ``eps``."""
+
+    spec: ObliqueRegressionSpec
+    data: ScaledData
+    target: np.ndarray
+    y_shift: float
+    y_scale: float
+    topology: Topology
+    intercept_bound: float
+    bound: np.ndarray
+    eps: float
+
+    @classmethod
+    def create(cls, spec: ObliqueRegressionSpec, data: ScaledData, y) -> "ObliqueRegressionProblem":
+        """Standardize ``y`` (by the rows' weights) and derive ``B = W max_i ||x_i||_inf + |y|_max + 1``, ``S_i``
+        and ``eps`` (above the feasibility tolerance times the largest big-M)."""
+        y = np.asarray(y, float)
+        v = data.weight if data.weight is not None else np.ones(len(y))
+        shift = float(np.average(y, weights=v))
+        scale = float(np.sqrt(np.average((y - shift) ** 2, weights=v)))
+        scale = scale if scale > 0 else 1.0
+        target = (y - shift) / scale
+        W = spec.weight_bound
+        B = W * float(np.abs(data.X).max(initial=0.0)) + float(np.abs(target).max(initial=0.0)) + 1.0
+        S = blocks.score_bounds(data.X, W, B)
+        eps = max(1e-5, 10.0 * spec.feasibility_tol * float(S.max() + np.abs(target).max(initial=0.0) + 1.0))
+        return cls(spec, data, target, shift, scale, Topology(spec.depth), B, S, eps)
+
+
+def _add_absolute_residuals(f, topology, scores, z, target, point_weight):
+    """``e[i] >= |y_i - s[t, i]|`` at the point's leaf ``t in T_d`` (R1-R2), ``v_i e_i`` in the objective."""
+    leaves = topology.last_layer
+    node_idx = np.searchsorted(f.sets["T"], leaves)
+    f.add_set("T_leaf", leaves)
+    n, k = len(target), len(leaves)
+    e = f.add_variables("e", ("I",), 0.0, np.inf)
+    f.add_objective(e, point_weight)
+    R = np.abs(target) + scores.bound                                    # (n,)
+    mask = topology.descendant_mask(f.sets[z.dims[1]], leaves).astype(float)   # the leaf itself
+    Rk = np.broadcast_to(R[None, :], (k, n))
+    e_cols = np.broadcast_to(e.columns[None, :], (k, n))
+    for name, sign, equation in (("residual_above", 1.0, "R1"), ("residual_below", -1.0, "R2")):
+        # e_i + sign s[t, i] - R_i z[i, t] >= sign y_i - R_i
+        terms = [(e_cols, 1.0)] + scores.terms(node_idx, np.full((k, n), sign))
+        terms += blocks._subset_sum_terms(z, mask, -Rk)
+        f.add_constraints(name, ("T_leaf", "I"), terms, lower=(sign * target[None, :] - Rk).ravel(),
+                          equation=equation)
+    return e
+
+
+@timed_build
+def build(problem: ObliqueRegressionProblem) -> Formulation:
+    """The MILP of the module docstring."""
+    spec, data, topo = problem.spec, problem.data, problem.topology
+    f = Formulation(name=f"oblique_regression_d{spec.depth}", problem=problem)
+    n = len(problem.target)
+    z = blocks.add_routing(f, n, topo.last_layer)
+    w, b = blocks.add_hyperplanes(f, topo.branch_nodes, data.labels, spec.weight_bound, problem.intercept_bound)
+    blocks.add_l1_split(f, w, spec.weight_bound, penalty=spec.lam)
+    scores = blocks.Scores(f, data.X, np.ones(n), w, b, problem.bound, variables=True)
+    blocks.add_forwarding(f, topo, scores, z, problem.bound, problem.eps)
+    weight = data.weight if data.weight is not None else np.ones(n)
+    _add_absolute_residuals(f, topo, scores, z, problem.target, weight)
+    return f
+
+
+def _hyperplanes(problem: ObliqueRegressionProblem, tree: Tree):
+    """``(W, b, leaf)`` of a tree in scaled units laid out on the nodes ``1 .. 2^d - 1``: a split ``w x <= t``
+    gets ``b = eps / 2 - t`` (the inverse of :func:`tree_from_hyperplanes`, which puts ``t`` in the middle of
+    the gap ``(0, eps)``; an unused split sends every point right, ``b = eps``), a leaf of the last layer
+    predicts ``w x + b``; ``leaf`` is the node of ``T_d`` each training point reaches."""
+    from ..trees import to_complete
+
+    c = to_complete(tree, problem.spec.depth - 1)
+    W = np.vstack([c.split_weights, c.leaf_weights])
+    b = np.concatenate([np.where(c.active, problem.eps / 2 - c.split_threshold, problem.eps), c.leaf_intercepts])
+    return W, b, c.position[tree.apply(problem.data.X)]
+
+
+def start(f, tree: Tree) -> np.ndarray:
+    """Every variable of ``f`` for a tree in scaled units with linear value leaves (its splits must keep every
+    training point at least ``eps / 2`` from the threshold for the start to be feasible)."""
+    problem = f.problem
+    X, y = problem.data.X, problem.target
+    W, b, leaf = _hyperplanes(problem, tree)
+    z = (leaf[:, None] == f.sets["T_last"][None, :]).astype(float)
+    s = W @ X.T + b[:, None]
+    residual = np.abs(y - s[leaf - 1, np.arange(len(y))])
+    return f.vector({"z": z, "w": W, "b": b, "w_pos": np.maximum(W, 0.0), "w_neg": np.maximum(-W, 0.0),
+                     "s": s, "e": residual})
+
+
+def tree_from_hyperplanes(problem: ObliqueRegressionProblem, W, b) -> Tree:
+    """The tree (scaled units) whose splits are rows ``1 .. 2^(d-1) - 1`` and leaves the last layer's rows; a
+    split's threshold sits in the middle of the gap ``(0, eps)`` no point is in (``t = eps / 2 - b``), so the
+    solver's tolerances do not move a point to the other side."""
+    inner = len(problem.topology.inner_nodes)
+    tree, _ = from_complete(np.asarray(W, float)[:inner], problem.eps / 2 - np.asarray(b, float)[:inner],
+                            leaf_weights=np.asarray(W, float)[inner:], leaf_intercepts=np.asarray(b, float)[inner:])
+    return _as_regression(tree)
+
+
+def _as_regression(tree: Tree) -> Tree:
+    from dataclasses import replace
+
+    return replace(tree, leaf_model=LeafModel.LINEAR_VALUE, probabilistic=False)
+
+
+def decode(f, x) -> Tree:
+    """The tree of a solution (scaled units)."""
+    v = f.values(x)
+    return tree_from_hyperplanes(f.problem, v["w"], v["b"])
+
+
+def tree_objective(problem: ObliqueRegressionProblem, tree: Tree) -> float:
+    """``sum_i v_i |y_i - f(x_i)| + lam sum_t ||w_t||_1`` of a tree in scaled units (the model's objective,
+    on the tree's own routing)."""
+    v = problem.data.weight if problem.data.weight is not None else np.ones(len(problem.target))
+    loss = float(v @ np.abs(problem.target - tree.predict(problem.data.X)))
+    return loss + problem.spec.lam * float(np.abs(tree.weights).sum())

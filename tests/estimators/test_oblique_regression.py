@@ -1,0 +1,80 @@
+"""LossOptimalTreeRegressor: the solver's tree in the user's units, never worse than its start, printed as fitted."""
+
+import json
+import sqlite3
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes
+
+from _support import fit_quiet
+from export._printed import tree_dict_predictions, tree_text_predictions
+from optitrees import LossOptimalTreeRegressor
+from optitrees.formulations.oblique_regression import tree_objective
+
+
+def _piecewise(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    y = np.where(X[:, 0] + X[:, 1] > 0, 2.0 * X[:, 0], -X[:, 1])
+    return X, y
+
+
+def test_recovers_an_oblique_split_with_linear_leaves_and_proves_it():
+    X, y = _piecewise()
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=2, lam=0.01, time_limit=30), X * 1000.0 + 5.0, y * 3.0)
+    assert str(reg.fit_report_.outcome) == "proven optimal" and reg.fit_report_.certified_by == "highs"
+    np.testing.assert_allclose(reg.predict(X * 1000.0 + 5.0), y * 3.0, atol=1e-6)
+    assert reg.get_depth() == 1 and not reg.tree_.is_axis_aligned
+    assert reg.objective_ <= reg.start_objective_
+
+
+def test_never_worse_than_the_cart_start_and_keeps_its_budget():
+    X, y = load_diabetes(return_X_y=True)
+    t0 = time.perf_counter()
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=3, time_limit=3.0), X[:300], y[:300])
+    assert time.perf_counter() - t0 <= 1.05 * 3.0 + 1.0
+    report = reg.fit_report_
+    assert reg.objective_ <= reg.start_objective_ + 1e-9
+    assert report.objectives["returned"] == reg.objective_ and report.starts["cart"] == reg.start_objective_
+    assert report.outcome.value in ("proven optimal", "not proven optimal")
+
+
+def test_the_objective_is_the_absolute_error_plus_the_penalty_in_standardized_units():
+    X, y = _piecewise(40, seed=1)
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=2, lam=0.05, time_limit=30,
+                                             solver_options={"mip_max_nodes": 30}), X, y)
+    scale = y.std()
+    leaves = reg.tree_.is_leaf
+    w = np.abs(reg.tree_.weights * X.std(axis=0))                 # weights on the standardized features
+    # a leaf predicts the standardized target (its weights over the target's std); a split only routes
+    penalty = w[leaves].sum() / scale + w[~leaves].sum()
+    loss = np.abs(reg.predict(X) - y).sum() / scale
+    assert reg.objective_ == pytest.approx(loss + 0.05 * penalty, rel=1e-9)
+    assert reg.objective_ == reg.fit_report_.objective
+
+
+def test_printed_tree_dict_and_sql_give_the_predictions():
+    X, y = _piecewise(50, seed=2)
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=2, lam=0.01, time_limit=30,
+                                             solver_options={"mip_max_nodes": 30}), frame, y)
+    predicted = reg.predict(frame)
+    np.testing.assert_allclose(tree_text_predictions(reg.export_text(), frame).astype(float), predicted,
+                               rtol=1e-9, atol=1e-9)
+    d = json.loads(json.dumps(reg.to_dict()))
+    np.testing.assert_allclose(tree_dict_predictions(d, frame).astype(float), predicted, rtol=1e-9, atol=1e-9)
+    with sqlite3.connect(":memory:") as con:
+        frame.to_sql("data", con, index=False)
+        got = [r[0] for r in con.execute(f"SELECT {reg.export_sql()} AS prediction FROM data")]
+    assert np.array_equal(np.array(got, float), predicted)
+
+
+@pytest.mark.parametrize("params, match", [(dict(max_depth=0), "max_depth"), (dict(lam=-1.0), "lam"),
+                                           (dict(weight_bound=0.0), "weight_bound")])
+def test_bad_parameters(params, match):
+    X, y = _piecewise(20)
+    with pytest.raises(ValueError, match=match):
+        LossOptimalTreeRegressor(**params).fit(X, y)

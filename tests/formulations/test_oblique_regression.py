@@ -1,0 +1,74 @@
+"""The oblique regression MILP: its optimum checked by brute force over every split, its start and decoding."""
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from optitrees import solvers
+from optitrees.formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, build,
+                                                       decode, start, tree_objective)
+from optitrees.scaling import ScaledData
+
+
+def _lad(x, y):
+    """Least absolute deviations of ``y ~ a x + c`` by its LP: min sum e, e >= +-(y - a x - c)."""
+    n = len(y)
+    if n == 0:
+        return 0.0
+    # variables a, c, e_1..e_n
+    cost = np.r_[0.0, 0.0, np.ones(n)]
+    A = np.block([[-x[:, None], -np.ones((n, 1)), -np.eye(n)], [x[:, None], np.ones((n, 1)), -np.eye(n)]])
+    rhs = np.r_[-y, y]
+    res = linprog(cost, A_ub=A, b_ub=rhs, bounds=[(None, None), (None, None)] + [(0, None)] * n, method="highs")
+    return float(res.fun)
+
+
+def _problem(x, y, depth, lam=0.0):
+    data = ScaledData.create(x[:, None], y, "standard")
+    return ObliqueRegressionProblem.create(ObliqueRegressionSpec(depth=depth, lam=lam, weight_bound=50.0), data, y)
+
+
+def test_the_optimum_is_the_best_split_of_two_least_absolute_deviation_lines():
+    rng = np.random.default_rng(1)
+    x = np.sort(rng.uniform(-1, 1, 14))
+    y = np.where(x > 0.1, 3.0 * x - 1.0, -x) + 0.1 * rng.normal(size=14)
+    problem = _problem(x, y, depth=2)
+    xs, ys = problem.data.X[:, 0], problem.target
+    best = _lad(xs, ys)                                          # no split: one line
+    for k in range(1, len(x)):
+        best = min(best, _lad(xs[:k], ys[:k]) + _lad(xs[k:], ys[k:]))
+    f = build(problem)
+    result = solvers.solve(f, time_limit=60, mip_gap=0.0, progress=False)
+    assert result.status == "optimal"
+    assert result.objective == pytest.approx(best, abs=1e-6)
+    tree = decode(f, result.x)
+    assert tree_objective(problem, tree) == pytest.approx(result.objective, abs=1e-6)
+
+
+def test_depth_one_is_least_absolute_deviations_with_the_l1_penalty():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-2, 2, 30)
+    y = 0.5 * x + rng.laplace(size=30) * 0.2
+    problem = _problem(x, y, depth=1)
+    result = solvers.solve(build(problem), time_limit=30, progress=False)
+    assert result.objective == pytest.approx(_lad(problem.data.X[:, 0], problem.target), abs=1e-6)
+    penalized = _problem(x, y, depth=1, lam=1000.0)             # the penalty wins: a constant, a median
+    f = build(penalized)
+    result = solvers.solve(f, time_limit=30, progress=False)
+    tree = decode(f, result.x)
+    assert np.all(tree.weights == 0)
+    assert result.objective == pytest.approx(np.abs(penalized.target - np.median(penalized.target)).sum(), abs=1e-6)
+
+
+def test_a_start_from_a_decoded_tree_is_feasible_and_costs_its_objective():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(25, 3))
+    y = X[:, 0] * (X[:, 1] > 0) + 0.1 * rng.normal(size=25)
+    data = ScaledData.create(X, y, "standard")
+    problem = ObliqueRegressionProblem.create(ObliqueRegressionSpec(depth=2, lam=0.05), data, y)
+    f = build(problem)
+    result = solvers.solve(f, time_limit=30, solver_options={"mip_max_nodes": 50}, progress=False)
+    tree = decode(f, result.x)
+    x0 = start(f, tree)
+    assert f.violation(x0) < 1e-7
+    assert f.objective_value(x0) == pytest.approx(tree_objective(problem, tree), rel=1e-9)
