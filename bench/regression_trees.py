@@ -1,5 +1,7 @@
 """Regression trees: seed 003's ``CARTRegressor`` with t-test and with cost-complexity pruning, and
-``TAORegressor`` (TAO from CART's tree) and ``OptimalTreeRegressor`` (STreeD over every midpoint), beside
+``TAORegressor`` (TAO from CART's tree), ``OptimalTreeRegressor`` (STreeD over every midpoint; and with sparse
+linear leaves over 32 thresholds per feature) and ``LossOptimalTreeRegressor`` (oblique splits, linear leaves,
+absolute loss, by MILP; ``depth`` levels of splits), beside
 scikit-learn's tree (the same depth), a random forest, and STreeD's optimal
 regression tree (pystreed, in its own environment: ``--streed-python``), at depths 2-4 on the seed's
 regression sets we have (abalone, cpu_act, cpu_small) and Friedman #1 (scikit-learn, 10,000 rows).
@@ -29,7 +31,7 @@ from sklearn.tree import DecisionTreeRegressor
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import SHARED, require_shared  # noqa: E402
 
-from optitrees import CARTRegressor, OptimalTreeRegressor, TAORegressor  # noqa: E402
+from optitrees import CARTRegressor, LossOptimalTreeRegressor, OptimalTreeRegressor, TAORegressor  # noqa: E402
 from optitrees.datasets import load_manifest  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -83,6 +85,12 @@ def main():
                 "TAORegressor": lambda: TAORegressor(max_depth=depth, random_state=0, time_limit=60).fit(Xtr, ytr),
                 "OptimalTreeRegressor (every midpoint)": lambda: OptimalTreeRegressor(
                     max_depth=depth, time_limit=args.time_limit).fit(Xtr, ytr),
+                "OptimalTreeRegressor linear leaves (32 thresholds, lasso 0.01)": lambda: OptimalTreeRegressor(
+                    max_depth=depth, n_thresholds=32, linear_leaves=True, lasso_penalty=0.01,
+                    time_limit=args.time_limit).fit(Xtr, ytr),
+                # ``depth`` levels of oblique splits, then the linear leaves (its max_depth counts those too)
+                "LossOptimalTreeRegressor (oblique, linear leaves, LAD)": lambda: LossOptimalTreeRegressor(
+                    max_depth=depth + 1, time_limit=args.time_limit, threads=1).fit(Xtr, ytr),
                 "sklearn tree": lambda: DecisionTreeRegressor(max_depth=depth, random_state=0).fit(Xtr, ytr),
                 "sklearn forest (100)": lambda: RandomForestRegressor(100, max_depth=depth, random_state=0,
                                                                       n_jobs=1).fit(Xtr, ytr),
