@@ -19,6 +19,7 @@ from ..solvers.results import SolveStatus
 from ..trees import LeafModel, feature_importances
 from ._base import OptitreesEstimator
 from ._report import FitOutcome, FitReport
+from ._template import MIPClassifier
 from ._views import TreeViews
 
 __all__ = ["LossOptimalTreeRegressor"]
@@ -86,13 +87,8 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         "max_depth": [Interval(Integral, 1, None, closed="left")],
         "lam": [Interval(Real, 0, None, closed="left")],
         "weight_bound": [Interval(Real, 0, None, closed="neither")],
-        "solver": [str],
-        "time_limit": [Interval(Real, 0, None, closed="left"), None],
-        "mip_gap": [Interval(Real, 0, 1, closed="left"), None],
-        "threads": [Interval(Integral, 1, None, closed="left"), None],
-        "random_state": [Interval(Integral, 0, None, closed="left"), None],
-        "verbose": ["boolean"],
-        "solver_options": [dict, None],
+        **{key: MIPClassifier._parameter_constraints[key] for key in (
+            "solver", "time_limit", "mip_gap", "threads", "random_state", "verbose", "solver_options")},
     }
 
     def __init__(self, max_depth=2, *, lam=0.1, weight_bound=10.0, solver="highs", time_limit=60.0, mip_gap=1e-4,

@@ -12,7 +12,6 @@ from sklearn.datasets import load_diabetes
 from _support import fit_quiet
 from export._printed import tree_dict_predictions, tree_text_predictions
 from optitrees import LossOptimalTreeRegressor
-from optitrees.formulations.oblique_regression import tree_objective
 
 
 def _piecewise(n=60, seed=0):
