@@ -12,6 +12,7 @@ loss-optimal trees (3.12, 3.17)     :mod:`~.loss_optimal`                    :mo
 OCT / OCT-H (Bertsimas & Dunn)      :mod:`~.oct`                             :mod:`~.oct_solution`
 optimal risk score (4.5)            :mod:`~.ors`                             (same module)
 generalized risk score (4.16)       :mod:`~.ogrs`                            (same module)
+oblique regression trees (LAD)      :mod:`~.oblique_regression`              (same module)
 ==================================  =======================================  ==================
 
 ``loss_optimal_tree(X, y, ...)``, ``olct``, ``margot``, ``oct.oct``, ``oct.octh``,
@@ -21,7 +22,7 @@ generalized risk score (4.16)       :mod:`~.ogrs`                            (sa
 """
 
 from ..mip import ConstraintGroup, Formulation, VariableGroup
-from . import blocks, cuts, family, ogrs, oct, ors, risk_scores, tangents
+from . import blocks, cuts, family, oblique_regression, ogrs, oct, ors, risk_scores, tangents
 from .family import MIPFamily
 from .loss_optimal import LossOptimalProblem, LossOptimalSpec, loss_optimal_tree, margot, olct
 from .loss_optimal_solution import LOSS_OPTIMAL
@@ -33,5 +34,6 @@ from .tangents import TANGENT_SETS, logistic_tangents
 __all__ = [
     "Formulation", "VariableGroup", "ConstraintGroup", "MIPFamily", "LossOptimalSpec", "LossOptimalProblem",
     "loss_optimal_tree", "olct", "margot", "LOSS_OPTIMAL", "OCT_FAMILY", "ORS_FAMILY", "OGRS_FAMILY",
-    "TANGENT_SETS", "logistic_tangents", "blocks", "cuts", "family", "oct", "ors", "ogrs", "risk_scores", "tangents",
+    "TANGENT_SETS", "logistic_tangents", "blocks", "cuts", "family", "oblique_regression", "oct", "ors", "ogrs",
+    "risk_scores", "tangents",
 ]
