@@ -47,6 +47,7 @@ ESTIMATORS = {
     # the regressors fit the 0/1 labels as a numeric target
     "TAORegressor": ("TAORegressor(max_depth={d}, time_limit={L})", True),
     "OptimalTreeRegressor": ("OptimalTreeRegressor(max_depth={d}, time_limit={L})", True),
+    "LossOptimalTreeRegressor": ("LossOptimalTreeRegressor(max_depth={d}, time_limit={L}, threads=1)", True),
 }
 
 _CHILD = r"""
