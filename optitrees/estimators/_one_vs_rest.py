@@ -26,7 +26,7 @@ __all__ = ["more_than_two_classes", "fit_one_vs_rest"]
 def more_than_two_classes(y) -> bool:
     """Whether ``y`` holds more than two labels (``False`` when it cannot be read: the binary fit says why)."""
     try:
-        return len(np.unique(np.asarray(y, dtype=object if not hasattr(y, "dtype") else None).ravel())) > 2
+        return len(np.unique(np.asarray(y).ravel())) > 2
     except (TypeError, ValueError):
         return False
 
