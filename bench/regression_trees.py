@@ -71,7 +71,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--streed-python")
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--models", nargs="+", help="rerun only the models whose label contains one of these; "
+                        "the other rows of the saved table are kept")
     args = parser.parse_args()
+    out = RESULTS / "regression_trees.csv"
+    kept = pd.read_csv(out) if args.models and out.exists() else None
     require_shared()
     rows = []
     for name, X, y in datasets():
@@ -96,20 +100,26 @@ def main():
                                                                       n_jobs=1).fit(Xtr, ytr),
             }
             for label, make in fits.items():
+                if args.models and not any(m in label for m in args.models):
+                    continue
                 model, seconds = timed(make)
                 leaves = model.tree_.n_leaves if hasattr(model, "fit_report_") else (
                     model.get_n_leaves() if hasattr(model, "get_n_leaves") else None)
                 rows.append(dict(dataset=name, n_train=len(ytr), depth=depth, model=label, seconds=seconds,
                                  leaves=leaves, proven=getattr(model, "proven_", None),
                                  **scores(model.predict(Xte), yte)))
-            if args.streed_python:
+            if args.streed_python and not args.models:
                 r = streed(args.streed_python, Xtr, ytr, Xte, yte, depth, args.time_limit)
                 rows.append(dict(dataset=name, n_train=len(ytr), depth=depth, model="STreeD (10 thresholds)",
                                  seconds=r.get("seconds"), leaves=None, rmse=r.get("rmse"), r2=r.get("r2"),
                                  proven=r.get("proven"), error=r.get("error")))
             print(f"{name} depth {depth} done", flush=True)
-            pd.DataFrame(rows).to_csv(RESULTS / "regression_trees.csv", index=False)
-    frame = pd.DataFrame(rows)
+            frame = pd.DataFrame(rows)
+            if kept is not None:           # the saved rows of the models not rerun, then the new ones
+                key = ["dataset", "depth", "model"]
+                frame = pd.concat([kept[~kept.set_index(key).index.isin(frame.set_index(key).index)], frame],
+                                  ignore_index=True)
+            frame.to_csv(out, index=False)
     print(frame.round(4).to_string(index=False))
 
 

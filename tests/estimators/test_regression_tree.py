@@ -170,6 +170,26 @@ def test_optimal_tree_keeps_its_budget():
     assert ort.fit_report_.method in ("cart", "streed") and np.isfinite(ort.predict(X)).all()
 
 
+def test_a_stopped_search_of_every_threshold_returns_the_quick_search_when_it_is_better():
+    """The first search (16 thresholds per feature) proves its tree in a fraction of a second; the search of
+    every midpoint is stopped by the limit (2 s), so the quick tree (better than CART's here) is returned."""
+    pytest.importorskip("pystreed")
+    from optitrees import OptimalTreeRegressor
+    from optitrees.algorithms.regression.streed import fit_streed
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 10))
+    y = np.sign(X[:, 0]) * np.sign(X[:, 1]) + 0.3 * rng.normal(size=3000)     # an XOR greedy growth misses
+    ort = OptimalTreeRegressor(max_depth=2, time_limit=2.0).fit(X, y)
+    quick, proven = fit_streed(X, y, 2, 16)
+    assert proven and not ort.proven_
+    cart = CARTRegressor(max_depth=2, pruning="none").fit(X, y)
+    quick_mse = float(np.mean((quick.predict(X) - y) ** 2))
+    assert quick_mse < cart.fit_report_.objective
+    assert ort.objective_ <= quick_mse + 1e-12 and ort.fit_report_.method == "streed"
+    assert "first search" in " ".join(ort.fit_report_.notes)
+
+
 def test_linear_leaves_by_brute_force_and_printed():
     """Depth 1 with linear leaves and no penalty: the tree's squared error is the least over every midpoint of
     every feature of the two least-squares fits, and the text, the dict and SQL give its predictions."""
