@@ -12,7 +12,7 @@ from ._contextual_regressor import ContextualTreeRegressor
 from ._local_search import TAOClassifier, TMOClassifier
 from ._loss_optimal import LossOptimalTreeClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
-from ._oblique_regression import LossOptimalTreeRegressor
+from ._loss_optimal_regressor import LossOptimalTreeRegressor
 from ._oct import OCTClassifier, OCTHClassifier
 from ._regression_tree import CARTRegressor, OptimalTreeRegressor, RegressionPruning, TAORegressor
 from ._report import FitOutcome, FitReport
