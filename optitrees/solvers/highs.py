@@ -198,11 +198,11 @@ class _WatchedRun:
         if progress is not None:
             h.cbMipImprovingSolution.subscribe(self._improving)
             h.cbMipInterrupt.subscribe(self._interrupt)
-        # an LP left at the deadline (a polish, or a MIP's root relaxation, where the MIP's own checks do not
-        # come: a 4,600 x 21 regression tree's root LP ran on for minutes after its fit had returned) stops at
-        # the simplex's or IPM's next check instead of running on to its end beside the next stage
-        h.cbSimplexInterrupt.subscribe(self._lp_interrupt)
-        h.cbIpmInterrupt.subscribe(self._lp_interrupt)
+        else:
+            # an LP (a polish) left at the deadline stops at the simplex's or IPM's next check instead of
+            # running on to its own time limit beside the next stage
+            h.cbSimplexInterrupt.subscribe(self._lp_interrupt)
+            h.cbIpmInterrupt.subscribe(self._lp_interrupt)
         self._worker = threading.Thread(target=counted_run, args=(h,), name="optitrees-highs", daemon=False)
         self._worker.start()
 
