@@ -1,7 +1,7 @@
 """Regression trees: seed 003's ``CARTRegressor`` with t-test and with cost-complexity pruning, and
 ``TAORegressor`` (TAO from CART's tree), ``OptimalTreeRegressor`` (STreeD over every midpoint; and with sparse
 linear leaves over 32 thresholds per feature) and ``LossOptimalTreeRegressor`` (oblique splits, linear leaves,
-absolute loss, by MILP; ``depth`` levels of splits), beside
+absolute loss by MILP, squared loss by MILP with tangent cuts on HiGHS; ``depth`` levels of splits), beside
 scikit-learn's tree (the same depth), a random forest, and STreeD's optimal
 regression tree (pystreed, in its own environment: ``--streed-python``), at depths 2-4 on the seed's
 regression sets we have (abalone, cpu_act, cpu_small) and Friedman #1 (scikit-learn, 10,000 rows).
@@ -95,6 +95,9 @@ def main():
                 # ``depth`` levels of oblique splits, then the linear leaves (its max_depth counts those too)
                 "LossOptimalTreeRegressor (oblique, linear leaves, LAD)": lambda: LossOptimalTreeRegressor(
                     max_depth=depth + 1, time_limit=args.time_limit, threads=1).fit(Xtr, ytr),
+                "LossOptimalTreeRegressor (oblique, linear leaves, squared: HiGHS tangent cuts)":
+                    lambda: LossOptimalTreeRegressor(max_depth=depth + 1, loss="squared", time_limit=args.time_limit,
+                                                     threads=1).fit(Xtr, ytr),
                 "sklearn tree": lambda: DecisionTreeRegressor(max_depth=depth, random_state=0).fit(Xtr, ytr),
                 "sklearn forest (100)": lambda: RandomForestRegressor(100, max_depth=depth, random_state=0,
                                                                       n_jobs=1).fit(Xtr, ytr),

@@ -1,4 +1,4 @@
-"""scikit-learn estimator for oblique regression trees with linear leaves by MILP
+"""scikit-learn estimator for oblique regression trees with linear leaves by MILP or MIQP
 (:mod:`optitrees.formulations.oblique_regression`)."""
 
 from __future__ import annotations
@@ -8,13 +8,15 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import solvers
 from ..algorithms.loss_optimal.greedy import clear_gap
-from ..formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, build, decode,
+from ..formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, RegressionLoss, build,
+                                               decode,
                                                start, tree_objective)
 from ..scaling import ScaledData
+from ..solvers.registry import get_backend
 from ..solvers.results import SolveStatus
 from ..trees import LeafModel, feature_importances
 from ._base import OptitreesEstimator
@@ -31,22 +33,27 @@ LARGE_MODEL_ROWS = 20_000
 
 
 class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
-    """Oblique regression tree with linear leaves: the loss-optimal tree (seed 002, 3.12) with the absolute loss.
+    """Oblique regression tree with linear leaves: the loss-optimal tree (seed 002, 3.12) with a regression loss.
 
     ``max_depth`` layers of hyperplanes: the first ``max_depth - 1`` route a
     point left when ``w_t x + b_t <= 0`` (3.6-3.7), each node of the last layer
-    predicts ``w_t x + b_t`` for the points routed to it. The MILP minimizes
-    ``sum_i v_i |y_i - f(x_i)| + lam sum_t ||w_t||_1`` on standardized features
-    and target (:mod:`optitrees.formulations.oblique_regression`, equations
-    3.6a, 3.7a-b, 3.16, R1-R2), solved by HiGHS from a start: scikit-learn's CART
-    of depth ``max_depth - 1`` with each leaf at its rows' weighted median. The
-    returned tree is the better of the start and the solver's tree in that
-    exact objective.
+    predicts ``w_t x + b_t`` for the points routed to it. The model minimizes
+    ``sum_i v_i loss(y_i - f(x_i)) + lam sum_t ||w_t||_1`` on standardized
+    features and target (:mod:`optitrees.formulations.oblique_regression`,
+    equations 3.6a, 3.7a-b, 3.16, R1-R3), from a start: scikit-learn's CART of
+    depth ``max_depth - 1`` with each leaf at its rows' weighted median
+    (absolute loss) or mean (squared loss). The absolute loss is a MILP; the
+    squared loss is an MIQP on a solver that takes one (``"scip"``,
+    ``"gurobi"``) and a MILP with tangent cuts refined at each solution's
+    residuals otherwise (HiGHS, R3'). The returned tree is the better of the
+    start and the solver's tree in the exact objective.
 
     Parameters
     ----------
     max_depth : int, default=2
         Layers of hyperplanes, the last one the leaves' linear models (``get_depth() == max_depth - 1``).
+    loss : {"absolute", "squared"}, default="absolute"
+        The loss of the leaves' predictions.
     lam : float, default=0.1
         l1 weight on every hyperplane's and leaf model's ``w`` (standardized units): larger values give
         sparser splits and leaves.
@@ -91,15 +98,17 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
 
     _parameter_constraints = {
         "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "loss": [StrOptions({m.value for m in RegressionLoss})],
         "lam": [Interval(Real, 0, None, closed="left")],
         "weight_bound": [Interval(Real, 0, None, closed="neither")],
         **{key: MIPClassifier._parameter_constraints[key] for key in (
             "solver", "time_limit", "mip_gap", "threads", "random_state", "verbose", "solver_options")},
     }
 
-    def __init__(self, max_depth=2, *, lam=0.1, weight_bound=10.0, solver="highs", time_limit=60.0, mip_gap=1e-4,
+    def __init__(self, max_depth=2, *, loss="absolute", lam=0.1, weight_bound=10.0, solver="highs", time_limit=60.0, mip_gap=1e-4,
                  threads=None, random_state=None, verbose=False, solver_options=None):
         self.max_depth = max_depth
+        self.loss = loss
         self.lam = lam
         self.weight_bound = weight_bound
         self.solver = solver
@@ -115,7 +124,8 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         training = self._fit_data(X, y, sample_weight)
         data = ScaledData.create(training.X, training.y, "standard", self._feature_names(), training.weight)
         spec = ObliqueRegressionSpec(depth=int(self.max_depth), lam=float(self.lam),
-                                     weight_bound=float(self.weight_bound))
+                                     weight_bound=float(self.weight_bound), loss=RegressionLoss(self.loss),
+                                     quadratic=get_backend(self.solver).supports_miqp)
         problem = ObliqueRegressionProblem.create(spec, data, training.y)
         budget.lap("validate")
         start_tree = _cart_start(problem)
@@ -157,8 +167,9 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
 
 
 def _cart_start(problem: ObliqueRegressionProblem):
-    """scikit-learn's CART of depth ``d - 1`` on the scaled data, each leaf the weighted median of its rows (the
-    best constant under the absolute loss), every split moved so each point is at least ``eps / 2`` from it."""
+    """scikit-learn's CART of depth ``d - 1`` on the scaled data, each leaf the best constant of its rows (their
+    weighted median under the absolute loss, their weighted mean under the squared loss), every split moved so
+    each point is at least ``eps / 2`` from it."""
     from sklearn.tree import DecisionTreeRegressor
 
     from ..trees import LEAF, Tree, from_sklearn
@@ -178,7 +189,12 @@ def _cart_start(problem: ObliqueRegressionProblem):
     intercept = tree.intercept.copy()
     for t in np.flatnonzero(tree.is_leaf):
         rows = leaf_of == t
-        intercept[t] = _weighted_median(y[rows], v[rows]) if rows.any() else 0.0
+        if not rows.any():
+            intercept[t] = 0.0
+        elif problem.spec.loss == RegressionLoss.ABSOLUTE:
+            intercept[t] = _weighted_median(y[rows], v[rows])
+        else:
+            intercept[t] = float(np.average(y[rows], weights=v[rows]))
     weights = np.where(tree.is_leaf[:, None], 0.0, tree.weights)
     return replace(tree, threshold=thr, intercept=intercept, weights=weights, leaf_model=LeafModel.LINEAR_VALUE)
 

@@ -27,35 +27,37 @@ __all__ = ["add_square_outer_approximation", "add_square_cuts", "add_logistic_cu
            "squares_error"]
 
 
-def add_square_outer_approximation(f, w: VariableGroup, penalty, points):
-    """Outer approximation of ``penalty_t * sum_j w[t, j]**2`` by tangent cuts.
+def add_square_outer_approximation(f, w: VariableGroup, penalty, points, epigraph: str = "q"):
+    """Outer approximation of ``sum penalty * w**2`` by tangent cuts.
 
-    Adds ``q[t, j]`` in ``[0, max(lower**2, upper**2)]`` with objective weight
-    ``penalty_t`` and the cuts of :func:`add_square_cuts` at each of ``points``
-    (one cut per point for every ``(t, j)``). Since every tangent
-    ``2 a w - a**2`` underestimates ``w**2``, the linear objective is a lower
-    bound of the quadratic one; :func:`optitrees.solvers.solve` (the cut loop the formulation declares)
+    Adds the epigraph group (``q[t, j]`` by default, over ``w``'s index sets)
+    in ``[0, max(lower**2, upper**2)]`` with objective weight ``penalty``
+    (broadcast to ``w``'s shape: per node ``[:, None]`` for MARGOT's
+    ``lam_t``, per point for squared residuals) and the cuts of
+    :func:`add_square_cuts` at each of ``points`` (one cut per point for every
+    entry). Since every tangent ``2 a w - a**2`` underestimates ``w**2``, the
+    linear objective is a lower bound of the quadratic one;
+    :func:`optitrees.solvers.solve` (the cut loop the formulation declares)
     adds cuts at the solution until the two agree to a tolerance.
     """
     qmax = np.maximum(w.lower ** 2, w.upper ** 2).reshape(w.shape)
-    q = f.add_variables("q", w.dims, 0.0, qmax)
-    per_node = np.broadcast_to(np.asarray(penalty, float), (w.shape[0],))
-    f.add_objective(q, np.broadcast_to(per_node[:, None], w.shape))
+    q = f.add_variables(epigraph, w.dims, 0.0, qmax)
+    f.add_objective(q, np.broadcast_to(np.asarray(penalty, float), w.shape))
     for a in np.atleast_1d(np.asarray(points, float)):
         add_square_cuts(f, q, w, np.full(w.shape, a))
     return q
 
 
 def add_square_cuts(f, q: VariableGroup, w: VariableGroup, at) -> str:
-    """One round of tangent cuts ``q[t, j] >= 2 a_tj w[t, j] - a_tj**2`` at ``a = at``.
+    """One round of tangent cuts ``q >= 2 a w - a**2`` at ``a = at`` (entrywise over ``w``'s shape).
 
-    The group is named ``square_cut_<k>`` for the ``k``-th round.
+    The group is named ``square_cut_<k>`` for the ``k``-th round of any epigraph.
     """
     at = np.asarray(at, float)
     k = sum(name.startswith("square_cut_") for name in f.constraints)
     name = f"square_cut_{k}"
     f.add_constraints(name, w.dims, [(q.columns, 1.0), (w.columns, -2.0 * at)], lower=-(at * at).ravel(),
-                      equation="tangent of w**2")
+                      equation=f"tangent of {w.name}**2")
     return name
 
 
@@ -94,36 +96,39 @@ def add_logistic_cuts(f, nodes, points, at) -> str:
     return name
 
 
-def squares_error(formulation, x) -> tuple[float, float, float]:
-    """``(exact, approximated, relative error)`` of ``sum lam_t w[t, j]**2`` at ``x``."""
+def squares_error(formulation, x, value: str = "w", epigraph: str = "q") -> tuple[float, float, float]:
+    """``(exact, approximated, relative error)`` of ``sum c_k value_k**2`` at ``x``, ``c`` the objective weights
+    of the epigraph group (MARGOT's ``sum lam_t w[t, j]**2`` by default)."""
     v = formulation.values(x)
-    lam = formulation.cost[formulation.variables["q"].columns]
-    exact = float(np.sum(lam * v["w"] ** 2))
-    approx = float(np.sum(lam * v["q"]))
+    weight = formulation.cost[formulation.variables[epigraph].columns]
+    exact = float(np.sum(weight * v[value] ** 2))
+    approx = float(np.sum(weight * v[epigraph]))
     return exact, approx, max(0.0, exact - approx) / max(exact, 1e-12)
 
 
 class SquareCuts:
-    """Tangent cuts of ``w**2`` (the group ``q`` of ``l2_method="outer"``)."""
+    """Tangent cuts of ``value**2`` held by the epigraph group: ``w`` and ``q`` of ``l2_method="outer"`` by
+    default, the residuals ``e`` and ``e_sq`` of a squared-loss regression tree."""
 
-    name = "l2"
-
-    def __init__(self, tol=1e-4):
+    def __init__(self, tol=1e-4, value: str = "w", epigraph: str = "q", name: str = "l2"):
         self.tol = tol
+        self.value = value
+        self.epigraph = epigraph
+        self.name = name
 
     def terms(self, f, x):
         """``(exact, approximated)`` value of the term in the objective."""
-        exact, approx, _ = squares_error(f, x)
+        exact, approx, _ = squares_error(f, x, self.value, self.epigraph)
         return exact, approx
 
     def add(self, f, x):
-        q, w = f.variables["q"], f.variables["w"]
+        q, w = f.variables[self.epigraph], f.variables[self.value]
         wv = x[w.columns]
         below = (wv * wv - x[q.columns]) > self.tol * np.abs(wv * wv).clip(min=1e-12)
         add_square_cuts(f, q, w, np.where(below, wv, 0.0))   # a cut at 0 is q >= 0, already implied
 
     def repair(self, f, x):
-        x[f.variables["q"].columns] = x[f.variables["w"].columns] ** 2
+        x[f.variables[self.epigraph].columns] = x[f.variables[self.value].columns] ** 2
 
 
 class LogisticCuts:

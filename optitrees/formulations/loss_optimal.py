@@ -275,7 +275,7 @@ def build(problem: LossOptimalProblem) -> Formulation:
         if spec.l2_method == "exact":
             f.add_quadratic_objective(w, np.broadcast_to(per_node(spec.lam)[:, None], w.shape))
         else:
-            cuts.add_square_outer_approximation(f, w, per_node(spec.lam), SQUARE_POINTS)
+            cuts.add_square_outer_approximation(f, w, per_node(spec.lam)[:, None], SQUARE_POINTS)
     if spec.feature_selection is not None:
         blocks.add_l0_indicators(f, w, spec.weight_bound,
                                  budget=None if spec.budget is None else per_node(spec.budget),

@@ -1,11 +1,12 @@
-r"""Oblique regression trees with linear leaves and the absolute loss, as a MILP on the shared blocks.
+r"""Oblique regression trees with linear leaves: the absolute loss as a MILP, the squared loss as an MIQP or by
+tangent cuts on a MILP, on the shared blocks.
 
 The loss-optimal tree of seed 002 (3.12) with a regression loss in its last
 layer: the first ``d - 1`` layers of hyperplanes route (3.6-3.7), each node of
 the last layer ``T_d`` is a linear model ``w_t x + b_t`` of the points routed
 to it, and the loss is their absolute error::
 
-    min  sum_i v_i e_i  +  lam sum_{t in T} ||w_t||_1
+    min  sum_i v_i e_i  +  lam sum_{t in T} ||w_t||_1                                                     (R)
     s.t. sum_{t in T_d} z[i, t] = 1                                          i in I            (3.6a)
          w_t x_i + b_t <= M_i (1 - sum_{s in T_d^l(t)} z[i, s])              t in T \ T_d      (3.7a)
          w_t x_i + b_t >= eps - M_i (1 - sum_{s in T_d^r(t)} z[i, s])        t in T \ T_d      (3.7b)
@@ -17,8 +18,18 @@ to it, and the loss is their absolute error::
 on standardized features and a standardized target (``v_i`` each row's
 weight). ``M_i = S_i = W ||x_i||_inf + B`` bounds every score (as in the
 classification trees) and ``R_i = |y_i| + S_i`` every residual, the smallest
-value that leaves (R1-R2) slack away from the point's leaf. The squared loss
-would make the model an MIQP; the absolute loss keeps it a MILP HiGHS solves.
+value that leaves (R1-R2) slack away from the point's leaf.
+
+The squared loss replaces ``v_i e_i`` by ``v_i e_i**2`` (R3): (R1-R2) make
+``e_i`` at least the point's absolute residual and the objective increases
+in ``e_i >= 0``, so at an optimum ``e_i**2`` is its squared residual. With
+``quadratic=True`` the squares are the objective's diagonal (an MIQP: SCIP,
+Gurobi); otherwise each is an epigraph ``e_sq_i >= e_i**2`` held by its
+tangents ``e_sq_i >= 2 a e_i - a**2`` (R3'), a few fixed ones at first
+(:data:`RESIDUAL_POINTS`) and more at each solution's residuals by the cut
+loop (:class:`~optitrees.formulations.cuts.SquareCuts`) until the tangents
+are within ``square_tol`` of the squares: a MILP HiGHS solves, whose every
+bound is a bound of the squared-loss optimum.
 """
 
 from __future__ import annotations
@@ -27,29 +38,55 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..enums import TextEnum
 from ..mip import Formulation, timed_build
 from ..scaling import ScaledData
+from ..solvers.strategies import CutLoop
 from ..topology import Topology
 from ..trees import LeafModel, Tree, from_complete
-from . import blocks
+from . import blocks, cuts
 from .loss_optimal import DEFAULT_FEASIBILITY_TOL
 
-__all__ = ["ObliqueRegressionSpec", "ObliqueRegressionProblem", "build", "start", "decode", "tree_objective"]
+__all__ = ["RegressionLoss", "ObliqueRegressionSpec", "ObliqueRegressionProblem", "build", "start", "decode",
+           "tree_objective", "RESIDUAL_POINTS"]
+
+#: Tangent points of the first tangents of ``e_i**2`` (standardized target: residuals of about one standard
+#: deviation and less); the cut loop adds one at each point's residual where these underestimate its square.
+RESIDUAL_POINTS = (0.1, 0.3, 1.0, 2.0)
+
+
+class RegressionLoss(TextEnum):
+    """The loss of the leaves' predictions: ``ABSOLUTE`` ``sum v_i |y_i - f(x_i)|`` (a MILP) or ``SQUARED``
+    ``sum v_i (y_i - f(x_i))**2`` (an MIQP, or a MILP with tangent cuts)."""
+
+    ABSOLUTE = "absolute"
+    SQUARED = "squared"
 
 
 @dataclass(frozen=True)
 class ObliqueRegressionSpec:
     """Settings: ``depth`` layers of hyperplanes (the last one the leaves' linear models), the l1 weight ``lam``
-    on every ``w_t``, the bound ``W`` on each ``||w_t||_1`` and the tolerance ``eps`` is sized for."""
+    on every ``w_t``, the bound ``W`` on each ``||w_t||_1``, the tolerance ``eps`` is sized for, the ``loss``
+    and, for the squared loss, whether its squares are the objective's (``quadratic``, an MIQP) or tangents
+    refined until within ``square_tol`` (relative) of them."""
 
     depth: int
     lam: float = 1.0
     weight_bound: float = 10.0
     feasibility_tol: float = DEFAULT_FEASIBILITY_TOL
+    loss: RegressionLoss = RegressionLoss.ABSOLUTE
+    quadratic: bool = False
+    square_tol: float = 1e-4
 
     def __post_init__(self):
         if not isinstance(self.depth, (int, np.integer)) or self.depth < 1:
             raise ValueError(f"depth must be an integer >= 1, got {self.depth!r}")
+        try:
+            object.__setattr__(self, "loss", RegressionLoss(self.loss))
+        except ValueError:
+            raise ValueError(f"loss must be one of {[m.value for m in RegressionLoss]}, got {self.loss!r}") from None
+        if not (np.isfinite(self.square_tol) and self.square_tol > 0):
+            raise ValueError(f"square_tol must be a finite number > 0, got {self.square_tol!r}")
         if not (np.isfinite(self.lam) and self.lam >= 0):
             raise ValueError(f"lam must be a finite number >= 0, got {self.lam!r}")
         if not (np.isfinite(self.weight_bound) and self.weight_bound > 0):
@@ -88,14 +125,13 @@ class ObliqueRegressionProblem:
         return cls(spec, data, target, shift, scale, Topology(spec.depth), B, S, eps)
 
 
-def _add_absolute_residuals(f, topology, scores, z, target, point_weight):
-    """``e[i] >= |y_i - s[t, i]|`` at the point's leaf ``t in T_d`` (R1-R2), ``v_i e_i`` in the objective."""
+def _add_residuals(f, topology, scores, z, target):
+    """``e[i] >= |y_i - s[t, i]|`` at the point's leaf ``t in T_d`` (R1-R2); the loss is added by the caller."""
     leaves = topology.last_layer
     node_idx = np.searchsorted(f.sets["T"], leaves)
     f.add_set("T_leaf", leaves)
     n, k = len(target), len(leaves)
     e = f.add_variables("e", ("I",), 0.0, np.inf)
-    f.add_objective(e, point_weight)
     R = np.abs(target) + scores.bound                                    # (n,)
     mask = topology.descendant_mask(f.sets[z.dims[1]], leaves).astype(float)   # the leaf itself
     Rk = np.broadcast_to(R[None, :], (k, n))
@@ -121,7 +157,14 @@ def build(problem: ObliqueRegressionProblem) -> Formulation:
     scores = blocks.Scores(f, data.X, np.ones(n), w, b, problem.bound, variables=True)
     blocks.add_forwarding(f, topo, scores, z, problem.bound, problem.eps)
     weight = data.weight if data.weight is not None else np.ones(n)
-    _add_absolute_residuals(f, topo, scores, z, problem.target, weight)
+    e = _add_residuals(f, topo, scores, z, problem.target)
+    if spec.loss == RegressionLoss.ABSOLUTE:
+        f.add_objective(e, weight)                                                         # (R)
+    elif spec.quadratic:
+        f.add_quadratic_objective(e, weight)                                               # (R3)
+    else:
+        cuts.add_square_outer_approximation(f, e, weight, RESIDUAL_POINTS, epigraph="e_sq")   # (R3')
+        f.strategy = CutLoop((cuts.SquareCuts(spec.square_tol, value="e", epigraph="e_sq", name="squared_loss"),))
     return f
 
 
@@ -147,8 +190,11 @@ def start(f, tree: Tree) -> np.ndarray:
     z = (leaf[:, None] == f.sets["T_last"][None, :]).astype(float)
     s = W @ X.T + b[:, None]
     residual = np.abs(y - s[leaf - 1, np.arange(len(y))])
-    return f.vector({"z": z, "w": W, "b": b, "w_pos": np.maximum(W, 0.0), "w_neg": np.maximum(-W, 0.0),
-                     "s": s, "e": residual})
+    values = {"z": z, "w": W, "b": b, "w_pos": np.maximum(W, 0.0), "w_neg": np.maximum(-W, 0.0), "s": s,
+              "e": residual}
+    if "e_sq" in f.variables:
+        values["e_sq"] = residual ** 2
+    return f.vector(values)
 
 
 def tree_from_hyperplanes(problem: ObliqueRegressionProblem, W, b) -> Tree:
@@ -174,8 +220,9 @@ def decode(f, x) -> Tree:
 
 
 def tree_objective(problem: ObliqueRegressionProblem, tree: Tree) -> float:
-    """``sum_i v_i |y_i - f(x_i)| + lam sum_t ||w_t||_1`` of a tree in scaled units (the model's objective,
-    on the tree's own routing)."""
+    """``sum_i v_i loss(y_i - f(x_i)) + lam sum_t ||w_t||_1`` of a tree in scaled units, ``loss`` the absolute
+    value or the square (the model's objective, on the tree's own routing)."""
     v = problem.data.weight if problem.data.weight is not None else np.ones(len(problem.target))
-    loss = float(v @ np.abs(problem.target - tree.predict(problem.data.X)))
+    residual = np.abs(problem.target - tree.predict(problem.data.X))
+    loss = float(v @ (residual if problem.spec.loss == RegressionLoss.ABSOLUTE else residual ** 2))
     return loss + problem.spec.lam * float(np.abs(tree.weights).sum())

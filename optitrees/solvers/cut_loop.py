@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 
-from .results import SolveStatus, relative_gap
+from .results import SolutionStatus, SolveStatus, TerminationCondition, relative_gap
 
 __all__ = ["run_cut_loop"]
 
@@ -29,20 +29,29 @@ def run_cut_loop(formulation, cutters, solve_once, *, max_rounds=50, warm_start=
     """Solve by ``solve_once(start)`` (one backend solve of ``formulation`` as it is now), add cuts of each of
     ``cutters`` where the solution is underestimated, re-solve (module docstring).
 
+    Every round after the first starts from the best solution so far in the exact objective (repaired to
+    satisfy the new cuts, which costs it nothing), so a round stopped by a node or time limit never loses a
+    better earlier solution, and a loop that does not converge returns that best solution.
+
     Returns
     -------
     SolverResult
-        Of the last round, with the exact objective, the best bound of all
-        rounds, ``timings`` summed over the rounds and the checks above.
+        Of the round that found the returned solution, with its exact objective, the best bound of all
+        rounds, ``timings`` summed over the rounds and the checks above. Its status is ``optimal`` only when
+        that round was solved to optimality and every term is within its tolerance at the solution; a loop
+        stopped by the deadline reports ``time_limit_feasible``, one stopped otherwise ``feasible``.
     """
     start = warm_start
     totals: dict[str, float] = {}
-    result, rounds, best_bound, trace, t0 = None, 0, None, [], 0.0
+    last, best, best_exact, rounds, best_bound, trace, t0 = None, None, None, 0, None, [], 0.0
+    out_of_time = converged = False
     for rounds in range(1, max_rounds + 1):
         if rounds > 1 and deadline is not None and time.perf_counter() >= deadline:
             rounds -= 1
+            out_of_time = True
             break
         current = solve_once(start)
+        last = current
         for k, v in current.timings.items():
             totals[k] = totals.get(k, 0.0) + v
         trace += [(t0 + t, inc, bd) for t, inc, bd in current.trace]
@@ -50,34 +59,46 @@ def run_cut_loop(formulation, cutters, solve_once, *, max_rounds=50, warm_start=
         if current.bound is not None:
             best_bound = current.bound if best_bound is None else max(best_bound, current.bound)
         if current.x is None:
-            result = result or current
+            out_of_time = current.status == SolveStatus.TIME_LIMIT_NO_SOLUTION
             break
-        result = current
         x = current.x
-        errors = [_relative(*c.terms(formulation, x)) for c in cutters]
+        terms = [c.terms(formulation, x) for c in cutters]
+        exact = formulation.objective_value(x) + sum(e - a for e, a in terms)
+        if best is None or exact < best_exact:
+            best, best_exact = current, exact
+        errors = [_relative(*t) for t in terms]
+        converged = current.status == SolveStatus.OPTIMAL and all(e <= c.tol for e, c in zip(errors, cutters))
         if all(e <= c.tol for e, c in zip(errors, cutters)) or \
                 current.status in (SolveStatus.TIME_LIMIT_FEASIBLE, SolveStatus.INFEASIBLE, SolveStatus.ERROR):
+            out_of_time = current.status == SolveStatus.TIME_LIMIT_FEASIBLE
             break
         for c, e in zip(cutters, errors):
             if e > c.tol:
                 c.add(formulation, x)
-        start = x.copy()
+        start = best.x.copy()
         for c in cutters:
             c.repair(formulation, start)
+    # a converged loop returns its last solution: optimal for tangents within tolerance of the terms, so within
+    # that tolerance of the optimum (an earlier round's can be lower in the exact objective only by as much)
+    result = last if converged or best is None else best
     result.timings = totals
     result.trace = trace
     result.checks["oa_rounds"] = rounds
     if result.x is not None:
         x = result.x
-        correction = 0.0
+        within = True
         for c in cutters:
             exact, approx = c.terms(formulation, x)
-            correction += exact - approx
             result.checks[f"{c.name}_relative_error"] = _relative(exact, approx)
             result.checks[f"{c.name}_tol"] = c.tol
-        result.objective = formulation.objective_value(x) + correction
+            within &= _relative(exact, approx) <= c.tol
+        result.objective = formulation.objective_value(x) + sum(e - a for e, a in (c.terms(formulation, x)
+                                                                          for c in cutters))
         result.bound = best_bound
         result.gap = relative_gap(result.objective, result.bound)
+        if not (result.status == SolveStatus.OPTIMAL and within):      # optimal for tangents not yet close enough
+            result.termination = TerminationCondition.TIME_LIMIT if out_of_time else TerminationCondition.OTHER
+            result.solution_status = SolutionStatus.FEASIBLE
         result.message += f"; cut loop: {rounds} round(s), " + ", ".join(
             f"{c.name} relative error {result.checks[f'{c.name}_relative_error']:.2e}" for c in cutters)
     return result

@@ -81,6 +81,8 @@ def _expected_failures(est):
                           OptimalTreeRegressor(max_depth=2, n_thresholds=8),
                           OptimalTreeRegressor(max_depth=2, n_thresholds=8, linear_leaves=True, lasso_penalty=0.1),
                           LossOptimalTreeRegressor(max_depth=2, time_limit=60, solver_options={"mip_max_nodes": 5}),
+                          # depth 1 (one linear leaf): the cut loop re-solves MIPs at depth 2, 3-4 s a round here
+                          LossOptimalTreeRegressor(max_depth=1, loss="squared", time_limit=60),
                           UCTDTClassifier(n_iterations=20, policy="c45b", n_jobs=2, random_state=0),
                           C45Classifier(search_uncertainty=0.1, propagation_uncertainty=0.1,
                                         evaluation_uncertainty=0.1),

@@ -30,10 +30,11 @@ def test_recovers_an_oblique_split_with_linear_leaves_and_proves_it():
     assert reg.objective_ <= reg.start_objective_
 
 
-def test_never_worse_than_the_cart_start_and_keeps_its_budget():
+@pytest.mark.parametrize("loss", ["absolute", "squared"])
+def test_never_worse_than_the_cart_start_and_keeps_its_budget(loss):
     X, y = load_diabetes(return_X_y=True)
     t0 = time.perf_counter()
-    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=3, time_limit=3.0), X[:300], y[:300])
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=3, loss=loss, time_limit=3.0), X[:300], y[:300])
     assert time.perf_counter() - t0 <= 1.05 * 3.0 + 1.0
     report = reg.fit_report_
     assert reg.objective_ <= reg.start_objective_ + 1e-9
@@ -71,8 +72,35 @@ def test_printed_tree_dict_and_sql_give_the_predictions():
     assert np.array_equal(np.array(got, float), predicted)
 
 
+@pytest.mark.parametrize("solver", ["highs", "scip"])
+def test_the_squared_loss_is_the_squared_error_plus_the_penalty_by_tangents_or_as_an_miqp(solver):
+    from optitrees.solvers.registry import available
+
+    if solver not in available():
+        pytest.skip(f"{solver} is not installed")
+    X, y = _piecewise(30, seed=4)
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=2, loss="squared", lam=0.05, solver=solver, time_limit=30,
+                                             solver_options={"mip_max_nodes": 30} if solver == "highs" else None),
+                    X, y)
+    assert reg.solver_result_.x is not None and reg.objective_ <= reg.start_objective_ + 1e-12
+    assert ("oa_rounds" in reg.solver_result_.checks) == (solver == "highs")     # tangents on HiGHS only
+    scale = y.std()
+    leaves = reg.tree_.is_leaf
+    w = np.abs(reg.tree_.weights * X.std(axis=0))
+    penalty = w[leaves].sum() / scale + w[~leaves].sum()
+    loss = ((reg.predict(X) - y) ** 2).sum() / scale ** 2
+    assert reg.objective_ == pytest.approx(loss + 0.05 * penalty, rel=1e-9)
+    # the start's leaves are the rows' means: its objective is CART's squared error on the standardized target
+    # plus the penalty of its one split (a unit weight on one standardized feature)
+    from sklearn.tree import DecisionTreeRegressor
+
+    cart = DecisionTreeRegressor(max_depth=1, random_state=0).fit((X - X.mean(0)) / X.std(0), y)
+    cart_loss = ((cart.predict((X - X.mean(0)) / X.std(0)) - y) ** 2).sum() / scale ** 2
+    assert reg.start_objective_ == pytest.approx(cart_loss + 0.05, rel=1e-9)
+
+
 @pytest.mark.parametrize("params, match", [(dict(max_depth=0), "max_depth"), (dict(lam=-1.0), "lam"),
-                                           (dict(weight_bound=0.0), "weight_bound")])
+                                           (dict(weight_bound=0.0), "weight_bound"), (dict(loss="huber"), "loss")])
 def test_bad_parameters(params, match):
     X, y = _piecewise(20)
     with pytest.raises(ValueError, match=match):

@@ -1,12 +1,13 @@
-"""The oblique regression MILP: its optimum checked by brute force over every split, its start and decoding."""
+"""The oblique regression MILP and MIQP: their optima checked by brute force over every split, start and decoding."""
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
 from optitrees import solvers
-from optitrees.formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, build,
-                                                       decode, start, tree_objective)
+from optitrees.formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec,
+                                                       RegressionLoss, build, decode, start, tree_objective)
+from optitrees.solvers.registry import available
 from optitrees.scaling import ScaledData
 
 
@@ -23,15 +24,29 @@ def _lad(x, y):
     return float(res.fun)
 
 
-def _problem(x, y, depth, lam=0.0):
+def _least_squares(x, y):
+    """Residual sum of squares of ``y ~ a x + c``."""
+    if len(y) == 0:
+        return 0.0
+    A = np.column_stack([x, np.ones_like(x)])
+    r = y - A @ np.linalg.lstsq(A, y, rcond=None)[0]
+    return float(r @ r)
+
+
+def _problem(x, y, depth, lam=0.0, **settings):
     data = ScaledData.create(x[:, None], y, "standard")
-    return ObliqueRegressionProblem.create(ObliqueRegressionSpec(depth=depth, lam=lam, weight_bound=50.0), data, y)
+    spec = ObliqueRegressionSpec(depth=depth, lam=lam, weight_bound=50.0, **settings)
+    return ObliqueRegressionProblem.create(spec, data, y)
+
+
+def _two_lines():
+    rng = np.random.default_rng(1)
+    x = np.sort(rng.uniform(-1, 1, 14))
+    return x, np.where(x > 0.1, 3.0 * x - 1.0, -x) + 0.1 * rng.normal(size=14)
 
 
 def test_the_optimum_is_the_best_split_of_two_least_absolute_deviation_lines():
-    rng = np.random.default_rng(1)
-    x = np.sort(rng.uniform(-1, 1, 14))
-    y = np.where(x > 0.1, 3.0 * x - 1.0, -x) + 0.1 * rng.normal(size=14)
+    x, y = _two_lines()
     problem = _problem(x, y, depth=2)
     xs, ys = problem.data.X[:, 0], problem.target
     best = _lad(xs, ys)                                          # no split: one line
@@ -72,3 +87,44 @@ def test_a_start_from_a_decoded_tree_is_feasible_and_costs_its_objective():
     x0 = start(f, tree)
     assert f.violation(x0) < 1e-7
     assert f.objective_value(x0) == pytest.approx(tree_objective(problem, tree), rel=1e-9)
+
+
+@pytest.mark.parametrize("solver, quadratic", [("highs", False), ("scip", True)])
+def test_the_squared_loss_optimum_is_the_best_split_of_two_least_squares_lines(solver, quadratic):
+    """HiGHS by tangent cuts (within their tolerance, its bound below the optimum), SCIP as an MIQP."""
+    if solver not in available():
+        pytest.skip(f"{solver} is not installed")
+    x, y = _two_lines()
+    problem = _problem(x, y, depth=2, loss="squared", quadratic=quadratic)
+    xs, ys = problem.data.X[:, 0], problem.target
+    best = min([_least_squares(xs, ys)] +
+               [_least_squares(xs[:k], ys[:k]) + _least_squares(xs[k:], ys[k:]) for k in range(1, len(x))])
+    f = build(problem)
+    assert f.is_quadratic == quadratic and ("e_sq" in f.variables) == (not quadratic)
+    result = solvers.solve(f, solver, time_limit=60, mip_gap=0.0, progress=False)
+    assert result.status == "optimal"
+    tree = decode(f, result.x)
+    assert tree_objective(problem, tree) == pytest.approx(result.objective, rel=1e-9)
+    assert result.bound <= best + 1e-6
+    if quadratic:
+        assert result.objective == pytest.approx(best, abs=1e-6)
+    else:                                   # the tangents are within 1e-4 of the squares at the solution
+        assert best - 1e-9 <= result.objective <= best * (1 + 2e-4)
+        assert result.checks["squared_loss_relative_error"] <= 1e-4 and result.checks["oa_rounds"] > 1
+
+
+def test_squared_loss_tangents_start_and_bad_loss():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(25, 3))
+    y = X[:, 0] * (X[:, 1] > 0) + 0.1 * rng.normal(size=25)
+    data = ScaledData.create(X, y, "standard")
+    spec = ObliqueRegressionSpec(depth=2, lam=0.05, loss=RegressionLoss.SQUARED)
+    problem = ObliqueRegressionProblem.create(spec, data, y)
+    f = build(problem)
+    result = solvers.solve(f, time_limit=30, solver_options={"mip_max_nodes": 20}, progress=False)
+    tree = decode(f, result.x)
+    x0 = start(f, tree)                                  # the epigraph at the squares: exact, and feasible
+    assert f.violation(x0) < 1e-7
+    assert f.objective_value(x0) == pytest.approx(tree_objective(problem, tree), rel=1e-9)
+    with pytest.raises(ValueError, match="loss must be one of"):
+        ObliqueRegressionSpec(depth=2, loss="huber")

@@ -107,3 +107,34 @@ def test_a_formulation_without_tangents_declares_no_loop(data):
     X, y = data
     assert getattr(olct(X, y, depth=1), "strategy", None) is None
     assert margot(X, y, depth=1, l2_method="outer", l2_tol=1e-6).strategy.cutters[0].tol == 1e-6
+
+
+def test_a_round_worse_than_an_earlier_one_neither_replaces_it_nor_starts_the_next():
+    """Scripted rounds on ``min q, q >= w**2`` (tangent at 3): the second round's solution is worse in the exact
+    objective than the first; the third starts from the first (repaired) and the loop returns the first."""
+    from optitrees.formulations.cuts import SquareCuts, add_square_outer_approximation
+    from optitrees.mip import Formulation
+    from optitrees.solvers.cut_loop import run_cut_loop
+    from optitrees.solvers.results import SolutionStatus, SolverResult, TerminationCondition
+
+    f = Formulation()
+    f.add_set("J", [0])
+    w = f.add_variables("w", ("J",), -5.0, 5.0)
+    add_square_outer_approximation(f, w, 1.0, (3.0,))
+    script = [(TerminationCondition.OTHER, [1.0, 0.0]), (TerminationCondition.OTHER, [2.0, 0.0]),
+              (TerminationCondition.TIME_LIMIT, [1.5, 0.5])]
+    starts = []
+
+    def solve_once(start):
+        starts.append(None if start is None else start.copy())
+        termination, x = script[len(starts) - 1]
+        return SolverResult("scripted", termination=termination, solution_status=SolutionStatus.FEASIBLE,
+                            x=np.array(x), objective=x[1], bound=0.0)
+
+    result = run_cut_loop(f, (SquareCuts(value="w", epigraph="q"),), solve_once, max_rounds=10)
+    assert len(starts) == 3 and starts[0] is None
+    np.testing.assert_array_equal(starts[1], [1.0, 1.0])     # round 1's solution, q repaired to w**2
+    np.testing.assert_array_equal(starts[2], [1.0, 1.0])     # still round 1's: round 2 is worse (4 > 1)
+    np.testing.assert_array_equal(result.x, [1.0, 0.0])
+    assert result.objective == 1.0 and result.status == "time_limit_feasible"
+    assert result.checks["oa_rounds"] == 3 and result.checks["l2_relative_error"] == 1.0
