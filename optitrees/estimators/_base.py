@@ -211,12 +211,12 @@ class OptitreesEstimator(BaseEstimator):
         """The family's fit within ``budget``; ends with ``fit_report_`` written."""
         raise NotImplementedError(f"{type(self).__name__} must define _fit")
 
-    def _fit_data(self, X, y, sample_weight=None, binary=None) -> TrainingData:
+    def _fit_data(self, X, y, sample_weight=None, binary=None, class_weight=True) -> TrainingData:
         """Check ``X``, ``y`` and the weights, set ``n_features_in_``, ``feature_names_in_`` and ``classes_``.
 
-        Labels are encoded, ``class_weight`` applied and duplicate rows merged
-        (see the module docstring); ``binary`` overrides the class's ``_binary``
-        (a one-vs-rest fit encodes ``0..K-1``).
+        Labels are encoded, ``class_weight`` applied (unless ``class_weight=False``: a one-vs-rest fit that
+        balances each of its binary trees itself) and duplicate rows merged (see the module docstring);
+        ``binary`` overrides the class's ``_binary`` (a one-vs-rest fit encodes ``0..K-1``).
         """
         binary = self._binary if binary is None else binary
         check_numeric_frame(X)
@@ -230,7 +230,8 @@ class OptitreesEstimator(BaseEstimator):
         if self._is_classifier:
             self.classes_, y_enc = encode_labels(y, binary, self._multiclass_hint, type(self).__name__)
             y_idx = (y_enc > 0).astype(np.int64) if binary else y_enc
-            per_class = class_weights(getattr(self, "class_weight", None), self.classes_, y_idx, weight)
+            per_class = class_weights(getattr(self, "class_weight", None) if class_weight else None, self.classes_,
+                                      y_idx, weight)
             weight = weight * per_class[y_idx]
             totals = np.bincount(y_idx, weights=weight, minlength=len(self.classes_))
             if np.count_nonzero(totals) < 2:

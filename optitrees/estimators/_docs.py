@@ -6,7 +6,9 @@ __all__ = ["CLASS_WEIGHT_DOC", "SOLVER_PARAMETERS_DOC"]
 CLASS_WEIGHT_DOC = """    class_weight : "balanced" or dict, optional
         Multiplies the weight of every row of a class: ``{label: weight}``, or
         ``"balanced"`` (each class gets the same total weight, ``W / (K W_k)``);
-        combined with ``fit``'s ``sample_weight``."""
+        combined with ``fit``'s ``sample_weight``. A binary family fitted on
+        more than two classes (one tree per class against the rest) balances
+        each of its trees, class ``k`` against the rest."""
 
 #: The shared parameters' documentation, appended to each estimator's docstring.
 SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo", "best"}, default=True

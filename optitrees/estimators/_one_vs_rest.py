@@ -7,7 +7,9 @@ on class ``k`` (+1) against all the others (-1), each with its own greedy /
 TAO / TMO starts and MIP as in the binary fit, and predicts the class whose
 tree gives the largest leaf score (:class:`~optitrees.trees.OneVsRestTrees`).
 The ``K`` fits share the time limit: each gets an equal share of what is left
-when it starts. Their objective is the sum of the ``K`` binary objectives
+when it starts. ``class_weight="balanced"`` balances each binary tree (class
+``k`` against the rest, as scikit-learn's ``OneVsRestClassifier`` around a
+balanced estimator); a ``dict`` weighs the rows of each class in every tree. Their objective is the sum of the ``K`` binary objectives
 (3.12), each exact, so the sum is optimal when all ``K`` are proven optimal.
 """
 
@@ -42,7 +44,8 @@ def fit_one_vs_rest(estimator, X, y, sample_weight, budget):
     estimator._validate_params()
     for name in [k for k in vars(estimator) if k.endswith("_") and not k.startswith("_")]:
         delattr(estimator, name)                         # nothing of an earlier fit survives
-    training = estimator._fit_data(X, y, sample_weight, binary=False)
+    balanced = isinstance(estimator.class_weight, str) and estimator.class_weight == "balanced"
+    training = estimator._fit_data(X, y, sample_weight, binary=False, class_weight=not balanced)
     budget.lap("validate")
     K = len(estimator.classes_)
     names = getattr(estimator, "feature_names_in_", None)
@@ -51,7 +54,8 @@ def fit_one_vs_rest(estimator, X, y, sample_weight, budget):
     for k in range(K):
         sub = clone(estimator)
         left = budget.remaining()
-        sub.set_params(time_limit=None if left is None else left / (K - k), class_weight=None)
+        sub.set_params(time_limit=None if left is None else left / (K - k),
+                       class_weight="balanced" if balanced else None)
         fits.append(sub.fit(X_fit, training.y == k, sample_weight=training.weights))
         budget.lap(f"class {estimator.classes_[k]}")
     estimator.estimators_ = fits

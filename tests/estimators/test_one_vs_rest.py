@@ -21,11 +21,13 @@ def _three_classes(n=240, seed=0):
     return pd.DataFrame(X, columns=["a", "b", "c"]), np.array(["low", "mid", "high"])[y]
 
 
-def test_each_tree_is_the_binary_fit_of_its_class_against_the_rest():
+@pytest.mark.parametrize("class_weight", [None, "balanced"])
+def test_each_tree_is_the_binary_fit_of_its_class_against_the_rest(class_weight):
     """Depth 1 (one logistic leaf, a convex problem): the K trees are the K binary fits, the objective their sum,
-    the prediction the argmax of their scores and the probabilities the normalized sigmoids."""
+    the prediction the argmax of their scores and the probabilities the normalized sigmoids. "balanced" balances
+    each binary tree: class k against the rest, as a binary fit with class_weight="balanced" does."""
     X, y = _three_classes()
-    params = dict(max_depth=1, C=2.0, random_state=0)
+    params = dict(max_depth=1, C=2.0, random_state=0, class_weight=class_weight)
     clf = fit_quiet(OLCTClassifier(**params), X, y)
     assert list(clf.classes_) == ["high", "low", "mid"] and clf.tree_ is None
     scores = []
