@@ -182,10 +182,8 @@ def _cart_start(problem: ObliqueRegressionProblem):
                     leaf_model=LeafModel.VALUE)
     else:
         tree = from_sklearn(DecisionTreeRegressor(max_depth=depth, random_state=0).fit(X, y, v))
-    thr = tree.threshold.copy()
-    leaf_of = tree.apply(X)
-    for t in np.flatnonzero(~tree.is_leaf):      # w x + b with b = eps / 2 - t stays out of (0, eps)
-        thr[t] += clear_gap(X @ tree.weights[t] + problem.eps / 2 - thr[t], problem.eps)
+    weights, thr = _keep_routing(tree, X, problem.eps, problem.spec.weight_bound)
+    leaf_of = replace(tree, weights=weights, threshold=thr).apply(X)
     intercept = tree.intercept.copy()
     for t in np.flatnonzero(tree.is_leaf):
         rows = leaf_of == t
@@ -195,8 +193,30 @@ def _cart_start(problem: ObliqueRegressionProblem):
             intercept[t] = _weighted_median(y[rows], v[rows])
         else:
             intercept[t] = float(np.average(y[rows], weights=v[rows]))
-    weights = np.where(tree.is_leaf[:, None], 0.0, tree.weights)
+    weights = np.where(tree.is_leaf[:, None], 0.0, weights)
     return replace(tree, threshold=thr, intercept=intercept, weights=weights, leaf_model=LeafModel.LINEAR_VALUE)
+
+
+def _keep_routing(tree, X, eps, weight_bound):
+    """CART's splits ``x_j <= m`` as the model's hyperplanes, which leave no point within ``eps`` of a split
+    (3.7b): CART's threshold ``m`` is the midpoint of the gap ``g`` between the two sides' nearest values, so the
+    split ``c x_j <= c m`` with ``c = max(1, eps / g)`` keeps CART's routing exactly; only where ``c`` would
+    exceed the bound ``W`` on ``||w_t||_1`` is the threshold moved to the nearest gap of width ``eps``."""
+    weights, thr = tree.weights.copy(), tree.threshold.copy()
+    scores = X @ tree.weights.T                                       # (n, nodes)
+    path = tree.decision_path(X)                                     # (3.7) binds the rows reaching t only
+    for t in np.flatnonzero(~tree.is_leaf):
+        v = scores[(path == t).any(axis=1), t]
+        left, right = v[v <= thr[t]], v[v > thr[t]]
+        gap = (right.min() - left.max()) if left.size and right.size else np.inf
+        scale = 1.0 if gap >= eps else (1.001 * eps / gap if gap > 0 else np.inf)
+        if scale * np.abs(weights[t]).sum() <= weight_bound:
+            mid = (right.min() + left.max()) / 2 if np.isfinite(gap) else thr[t]
+            weights[t] *= scale
+            thr[t] = scale * mid
+        else:                                      # w x + b with b = eps / 2 - t stays out of (0, eps)
+            thr[t] += clear_gap(scores[:, t] + eps / 2 - thr[t], eps)
+    return weights, thr
 
 
 def _weighted_median(values, weights) -> float:

@@ -105,3 +105,30 @@ def test_bad_parameters(params, match):
     X, y = _piecewise(20)
     with pytest.raises(ValueError, match=match):
         LossOptimalTreeRegressor(**params).fit(X, y)
+
+
+def test_the_start_routes_every_row_as_cart_where_its_gap_is_narrower_than_the_models_eps():
+    """CART splits between two values closer than eps; the start scales its split (w = c e_j) instead of moving
+    it, so it predicts CART's leaf means on every training row."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    from optitrees.estimators._loss_optimal_regressor import _cart_start
+    from optitrees.formulations.oblique_regression import ObliqueRegressionProblem, ObliqueRegressionSpec
+    from optitrees.scaling import ScaledData
+
+    rng = np.random.default_rng(5)
+    X = np.column_stack([np.sort(rng.uniform(size=3000)), 40.0 * rng.standard_t(2, size=3000)])
+    y = np.where(X[:, 0] > 0.5, 1.0, 0.0) + np.where(X[:, 0] > 0.8, 0.5, 0.0) + 0.05 * rng.normal(size=3000)
+    data = ScaledData.create(X, y, "standard")
+    problem = ObliqueRegressionProblem.create(ObliqueRegressionSpec(depth=3, loss="squared"), data, y)
+    cart = DecisionTreeRegressor(max_depth=2, random_state=0).fit(data.X, problem.target)
+    inner = cart.tree_.children_left >= 0
+    gaps = []
+    for t in np.flatnonzero(inner):                   # the gap of each of CART's splits on its own rows
+        rows = cart.decision_path(data.X)[:, t].toarray().ravel() > 0
+        v = data.X[rows, cart.tree_.feature[t]]
+        thr = cart.tree_.threshold[t]
+        gaps.append(v[v > thr].min() - v[v <= thr].max())
+    assert min(gaps) < problem.eps                    # the case: a split inside the model's forbidden gap
+    tree = _cart_start(problem)
+    np.testing.assert_allclose(tree.predict(data.X), cart.predict(data.X), atol=1e-12)

@@ -1,0 +1,121 @@
+"""The .mps / .lp writers: every array of the model read back by HiGHS, by name, for every kind of bound and row."""
+
+import highspy
+import numpy as np
+import pytest
+
+from optitrees import solvers
+from optitrees.formulations import olct
+from optitrees.mip import Formulation
+
+
+def _every_kind(quadratic=False, ranged=True):
+    """Columns with every kind of bound and domain, rows of every sense, an objective constant."""
+    f = Formulation("kinds")
+    f.add_set("K", ["a", "b"])
+    f.add_set("one", [0])
+    groups = [f.add_variables("bin", ("K",), domain="binary"),
+              f.add_variables("int", ("K",), [-3.0, 0.0], [5.0, np.inf], domain="integer"),
+              f.add_variables("free", ("K",)),
+              f.add_variables("upper", ("K",), -np.inf, [2.0, -1.5]),
+              f.add_variables("lower", ("K",), [1.0, -0.25], np.inf),
+              f.add_variables("fixed", ("K",), 0.7, 0.7),
+              f.add_variables("plain", ("K",), 0.0, np.inf),
+              f.add_variables("boxed", ("K",), [-1.0, 0.5], [1.0, 3.0])]
+    cols = np.concatenate([g.columns for g in groups])
+    rng = np.random.default_rng(0)
+    coefs = np.round(rng.normal(size=(5, len(cols))), 3) * (rng.random((5, len(cols))) < 0.6)
+    coefs[:, 0] = [1e-7, 123456.789, 1.0 / 3.0, -2.5, 0.0]
+    bounds = [(1.0, 1.0), (-2.0, np.inf), (-np.inf, 4.0), (-1.0, 3.0) if ranged else (-1.0, np.inf),
+              (-np.inf, 0.5)]
+    for k, (row, (lo, up)) in enumerate(zip(coefs, bounds)):
+        f.add_constraints(f"row{k}", ("one",), [(cols.reshape(1, -1), row.reshape(1, -1))], lower=lo, upper=up)
+    f.add_objective(groups[2], [1.5, -2.0])
+    f.add_objective(groups[0], [0.1, 7.0])
+    f.objective_offset = -4.25
+    if quadratic:
+        f.add_quadratic_objective(groups[3], [0.5, 2.0])
+    return f
+
+
+def _read(path):
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+    return h
+
+
+def _assert_same_model(f, h):
+    """The model HiGHS read is ``f``: columns and rows matched by name, every array equal (exactly: the files
+    hold shortest round-trip values)."""
+    lp = h.getLp()
+    col_at = {name: k for k, name in enumerate(lp.col_names_)}
+    row_at = {name: k for k, name in enumerate(lp.row_names_)}
+    order = np.array([col_at[n] for n in f.column_names()])
+    rows = np.array([row_at[n] for n in f.row_names()])
+    assert lp.num_col_ == f.n_cols and lp.num_row_ == f.n_rows
+    np.testing.assert_array_equal(np.array(lp.col_cost_)[order], f.cost)
+    np.testing.assert_array_equal(np.array(lp.col_lower_)[order], f.col_lower)
+    np.testing.assert_array_equal(np.array(lp.col_upper_)[order], f.col_upper)
+    np.testing.assert_array_equal(np.array(lp.row_lower_)[rows], f.row_lower)
+    np.testing.assert_array_equal(np.array(lp.row_upper_)[rows], f.row_upper)
+    integer = np.array([int(v) for v in lp.integrality_])[order] if lp.integrality_ else np.zeros(f.n_cols)
+    np.testing.assert_array_equal(integer == 1, f.integrality)
+    assert lp.offset_ == f.objective_offset
+    m = lp.a_matrix_
+    import scipy.sparse as sp
+
+    A = sp.csc_matrix((m.value_, m.index_, m.start_), shape=(lp.num_row_, lp.num_col_))
+    assert abs(A[rows][:, order] - f.matrix).max() == 0
+    if f.is_quadratic:
+        hess = h.getModel().hessian_
+        diag = np.zeros(lp.num_col_)
+        for j in range(lp.num_col_):
+            for p in range(hess.start_[j], hess.start_[j + 1]):
+                if hess.index_[p] == j:
+                    diag[j] = hess.value_[p]
+        np.testing.assert_array_equal(diag[order], 2 * f.quadratic)
+
+
+@pytest.mark.parametrize("quadratic", [False, True])
+def test_mps_holds_every_bound_row_sense_range_and_the_objective(tmp_path, quadratic):
+    f = _every_kind(quadratic)
+    _assert_same_model(f, _read(f.write(tmp_path / "kinds.mps")))
+
+
+@pytest.mark.parametrize("quadratic", [False, True])
+def test_lp_holds_every_bound_row_sense_and_the_objective(tmp_path, quadratic):
+    f = _every_kind(quadratic, ranged=False)
+    _assert_same_model(f, _read(f.write(tmp_path / "kinds.lp")))
+
+
+def test_lp_writes_a_ranged_row_as_two_rows(tmp_path):
+    f = _every_kind()
+    lp = _read(f.write(tmp_path / "kinds.lp")).getLp()
+    names = list(lp.row_names_)
+    assert "row3(0)" not in names and lp.num_row_ == f.n_rows + 1
+    lo, up = names.index("row3(0)_lo"), names.index("row3(0)_up")
+    assert (lp.row_lower_[lo], lp.row_upper_[lo]) == (-1.0, highspy.kHighsInf)
+    assert (lp.row_lower_[up], lp.row_upper_[up]) == (-highspy.kHighsInf, 3.0)
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_a_tree_model_reads_back_whole_and_solves_to_the_same_optimum(tmp_path, tiny_xor, suffix):
+    X, y = tiny_xor
+    f = olct(X, y, depth=2, tangents="V1")
+    h = _read(f.write(tmp_path / f"olct{suffix}"))
+    _assert_same_model(f, h)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.run()
+    assert h.getInfo().objective_function_value == pytest.approx(solvers.solve(f, mip_gap=0).objective, rel=1e-6)
+
+
+def test_lines_are_written_in_chunks_like_one_piece(tmp_path, tiny_xor, monkeypatch):
+    """A section longer than the chunk is the same file as one written at once."""
+    from optitrees.mip import _files
+
+    f = olct(*tiny_xor, depth=2, tangents="V1")
+    whole = {s: f.write(tmp_path / f"whole{s}").read_bytes() for s in (".lp", ".mps")}
+    monkeypatch.setattr(_files, "_CHUNK", 7)
+    for s, text in whole.items():
+        assert f.write(tmp_path / f"chunked{s}").read_bytes() == text
