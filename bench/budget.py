@@ -5,7 +5,9 @@ the peak resident memory is the fit's own), with one solver thread. A fit
 passes when it takes at most ``1.05 * limit + 1`` seconds (the library's
 promise). The table gives the fit seconds, the limit, the returned method,
 the fit's outcome and its stage timings (``fit_report_``) so an overrun shows
-where the time went. Rows are appended to ``results/budget.csv`` as they finish.
+where the time went, and how long the process lived after ``fit`` returned
+(a solver thread the fit left at its deadline keeps the interpreter from
+exiting until it stops). Rows are appended to ``results/budget.csv`` as they finish.
 
 Run: python bench/budget.py [--datasets phishing a2a_test adult] [--limits 2 5 30] [--depths 2 3 4]
                             [--estimators OCT TAO ...] [--rows 30000]
@@ -70,7 +72,8 @@ report = est.fit_report_
 print(json.dumps(dict(seconds=seconds, rows=len(y), distinct=report.distinct_rows, features=X.shape[1],
                       method=report.method, status=report.outcome.value,
                       timings={{k: round(float(v), 2) for k, v in report.stages.items()}},
-                      peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+                      peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, returned_at=time.time())),
+      flush=True)
 """
 
 
@@ -83,15 +86,27 @@ def _append(row):
 
 
 def run_one(data, rows, expr, limit):
+    """The child's report, its ``wall`` seconds, and ``after_fit``: how long the process lived after ``fit``
+    returned (exiting waits for a solver thread the fit left running at its deadline)."""
     code = _CHILD.format(bench=str(Path(__file__).parent), data=data, rows=rows, expr=expr)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=max(120.0, 10 * limit + 60))
+    timeout = max(120.0, 10 * limit + 60)
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as stopped:
+        stdout = stopped.stdout.decode() if isinstance(stopped.stdout, bytes) else (stopped.stdout or "")
+        if not stdout.strip():
+            return dict(seconds=float("nan"), error=f"killed after {timeout:.0f} s", wall=timeout)
+        out = json.loads(stdout.strip().splitlines()[-1])
+        out.update(wall=time.perf_counter() - t0, after_fit=time.time() - out.pop("returned_at"),
+                   error=f"the process outlived its fit; killed after {timeout:.0f} s")
+        return out
+    ended = time.time()
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         return dict(seconds=float("nan"), error=proc.stderr.strip().splitlines()[-1][:200], wall=wall)
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out["wall"] = wall
+    out.update(wall=wall, after_fit=ended - out.pop("returned_at"))
     return out
 
 
@@ -117,7 +132,8 @@ def main(argv=None):
                     row["ok"] = bool(row["seconds"] <= 1.05 * limit + 1.0)
                     rows.append(row)
                     print(f"{data:9s} {name:24s} d={depth!s:4s} limit {limit:5.1f}  fit {row['seconds']:7.2f} s  "
-                          f"{'ok ' if row['ok'] else 'OVER'} {row.get('method', '')} {row.get('status', '')} "
+                          f"{'ok ' if row['ok'] else 'OVER'} exit {row.get('after_fit', float('nan')):6.1f} s after "
+                          f"{row.get('method', '')} {row.get('status', '')} "
                           f"{row.get('timings', '')} {row.get('error', '')}", flush=True)
                     _append(row)
     frame = pd.DataFrame(rows)

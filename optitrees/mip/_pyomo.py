@@ -29,6 +29,7 @@ def to_pyomo(f):
 def _build(f):
     import pyomo.environ as pyo
     from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
+    from pyomo.core.expr.relational_expr import EqualityExpression, InequalityExpression, RangedExpression
 
     m = pyo.ConcreteModel(name=f.name)
     for name, labels in f.sets.items():
@@ -52,23 +53,27 @@ def _build(f):
     # every term once, in the matrix's row order (a coefficient of 1 is the variable itself); rows take slices
     terms = [v if c == 1.0 else MonomialTermExpression((c, v))
              for c, v in zip(A.data.tolist(), map(columns.__getitem__, A.indices.tolist()))]
-    rl = f.row_lower
-    ru = f.row_upper
+    lower = np.where(np.isfinite(f.row_lower), f.row_lower, np.nan).tolist()
+    upper = np.where(np.isfinite(f.row_upper), f.row_upper, np.nan).tolist()
+
+    def relation(r):
+        """Row ``r`` as the relational expression a rule would build (``==``, ``<=``, ``>=`` or ranged)."""
+        expr = LinearExpression(terms[indptr[r]:indptr[r + 1]])
+        a, b = lower[r], upper[r]
+        if a == b:
+            return EqualityExpression((expr, a))
+        if a != a:
+            return InequalityExpression((expr, b), False)
+        if b != b:
+            return InequalityExpression((a, expr), False)
+        return RangedExpression((a, expr, b), (False, False))
+
     for g in f.constraints.values():
         keys = list(itertools.product(*[f.sets[d].tolist() for d in g.dims]))
         keys = [k if len(k) > 1 else k[0] for k in keys]
-        position = {k: g.start + r for r, k in enumerate(keys)}
-
-        def rule(_m, *idx, position=position):
-            r = position[idx if len(idx) > 1 else idx[0]]
-            expr = LinearExpression(terms[indptr[r]:indptr[r + 1]])
-            a = rl[r] if np.isfinite(rl[r]) else None
-            b = ru[r] if np.isfinite(ru[r]) else None
-            if a is not None and a == b:
-                return expr == a
-            return (a, expr, b)
-
-        m.add_component(g.name, pyo.Constraint(*[m.component(d) for d in g.dims], rule=rule))
+        rows = dict(zip(keys, map(relation, range(g.start, g.start + g.size))))
+        m.add_component(g.name, pyo.Constraint(*[m.component(d) for d in g.dims],
+                                               rule=lambda _m, *idx, rows=rows: rows[idx if len(idx) > 1 else idx[0]]))
 
     c = f.cost
     nz = np.flatnonzero(c)
