@@ -9,7 +9,7 @@ Prints, measured in one run on synthetic data of the size of "phishing"
     COO arrays and handed to highspy (``passModel``), for both variants;
 (b) the library: ``formulations.olct(...)`` + ``to_highs()`` (what ``solve`` does);
 (c) ``to_pyomo()`` (default variant);
-(d) writing ``.mps``;
+(d) writing ``.mps`` and ``.lp`` (our writers, from the arrays), each also as a multiple of (b);
 peak memory (growth of the resident set during one build + hand-off, measured
 in a freshly spawned interpreter so no earlier allocation is reused);
 (e) time to proven optimality and node count on small breast-cancer instances
@@ -173,7 +173,8 @@ def overhead(n, p, skip_pyomo):
     X, y = _data(n, p)
     print(f"## build and hand-off, synthetic N={n}, p={p}, depth 2; (a) and (b) build the identical matrix")
     print(f"{'variant':>9s} {'set':4s} {'rows':>8s} {'nnz':>9s} {'(a) base s':>10s} {'(b) lib s':>9s} {'(b)/(a)':>7s} "
-          f"{'names s':>7s} {'(c) pyomo s':>11s} {'(d) mps s':>9s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
+          f"{'names s':>7s} {'(c) pyomo s':>11s} {'(c)/(b)':>7s} {'(d) mps s':>9s} {'/(b)':>5s} {'lp s':>6s} {'/(b)':>5s} "
+          f"{'peak a MiB':>10s} {'peak b MiB':>10s}")
     for score_variables in (True, False):
         variant = "scores" if score_variables else "inline"
         for tangents in ("V0", "V3"):
@@ -193,12 +194,17 @@ def overhead(n, p, skip_pyomo):
                 t0 = time.perf_counter()
                 f.to_pyomo()
                 tc = time.perf_counter() - t0
+            written = {}
             with tempfile.TemporaryDirectory() as d:
-                t0 = time.perf_counter()
-                f.write(os.path.join(d, "olct.mps"))
-                td = time.perf_counter() - t0
+                for suffix in ("mps", "lp"):
+                    def write():                          # names made anew each time: a fresh model's cost
+                        f._cache.pop("cn", None), f._cache.pop("rn", None)
+                        return f.write(os.path.join(d, f"olct.{suffix}"))
+                    written[suffix] = measure(write)[1]
+            td, tl = written["mps"], written["lp"]
             print(f"{variant:>9s} {tangents:4s} {f.n_rows:8d} {f.matrix.nnz:9d} {ta:10.2f} {tb:9.2f} {tb / ta:7.2f} "
-                  f"{tn:7.2f} {tc:11.1f} {td:9.2f} {ma:10.0f} {mb:10.0f}", flush=True)
+                  f"{tn:7.2f} {tc:11.2f} {tc / tb:7.1f} {td:9.2f} {td / tb:5.1f} {tl:6.2f} {tl / tb:5.1f} "
+                  f"{ma:10.0f} {mb:10.0f}", flush=True)
             del f
     print(f"this process's peak RSS: {_status_mib('VmHWM'):.0f} MiB")
 

@@ -350,9 +350,7 @@ def _write_lp_bounds(out, f, cols):
     _write_lines(out, len(k), [b" ", (cols, k), b" = ", (values, index)])
     both = ~binary & ~fixed & ~free & np.isfinite(up)
     k = np.flatnonzero(both)
-    low_text = np.where(np.isfinite(lo[k]), lo[k], -np.inf)
-    lv, li = _table([(b"-inf" if np.isneginf(v) else repr(v).encode()) for v in np.unique(low_text).tolist()]), \
-        np.unique(low_text, return_inverse=True)[1].ravel()
+    lv, li = _numbers(lo[k])                                     # repr(-inf) is "-inf", which LP reads
     uv, ui = _numbers(up[k])
     _write_lines(out, len(k), [b" ", (lv, li), b" <= ", (cols, k), b" <= ", (uv, ui)])
     only_lower = ~binary & ~fixed & ~free & ~both & (lo != 0)

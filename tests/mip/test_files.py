@@ -7,6 +7,7 @@ import pytest
 from optitrees import solvers
 from optitrees.formulations import olct
 from optitrees.mip import Formulation
+from _support import needs_scip
 
 
 def _every_kind(quadratic=False, ranged=True):
@@ -119,3 +120,18 @@ def test_lines_are_written_in_chunks_like_one_piece(tmp_path, tiny_xor, monkeypa
     monkeypatch.setattr(_files, "_CHUNK", 7)
     for s, text in whole.items():
         assert f.write(tmp_path / f"chunked{s}").read_bytes() == text
+
+
+@needs_scip
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_scip_reads_the_files_and_finds_the_same_optimum(tmp_path, tiny_xor, suffix):
+    from pyscipopt import Model
+
+    f = olct(*tiny_xor, depth=2, tangents="V1")
+    model = Model()
+    model.hideOutput()
+    model.readProblem(str(f.write(tmp_path / f"olct{suffix}")))
+    assert model.getNVars() == f.n_cols and model.getNConss() == f.n_rows
+    model.setParam("limits/gap", 0.0)
+    model.optimize()
+    assert model.getObjVal() == pytest.approx(solvers.solve(f, mip_gap=0).objective, rel=1e-6)
