@@ -1,6 +1,6 @@
 """Build and hand-off overhead of the OLCT formulation, and solve cost of its variants.
 
-Run: ``python bench/overhead.py [--quick] [--skip-pyomo]``
+Run: ``python bench/overhead.py [--quick] [--skip-pyomo] > bench/results/overhead.txt``
 
 Prints, measured in one run on synthetic data of the size of "phishing"
 (N = 11055, p = 68), depth 2, tangents V0 and V3:
