@@ -119,8 +119,10 @@ def test_margot_outer_approximation_is_deterministic_under_a_node_limit(cancer):
     a, b = fit_quiet(make(), X, y), fit_quiet(make(), X, y)
     assert np.array_equal(a.tree_.weights, b.tree_.weights) and a.objective_ == b.objective_
     ra = a.solver_result_
-    # rounds continue when a round stops on the node limit, until the squares are approximated to l2_tol
-    assert ra.checks["oa_rounds"] > 1 and ra.checks["l2_relative_error"] <= a.l2_tol
+    # rounds continue when a round stops on the node limit; the loop returns its best solution in the exact
+    # objective (the squares, not their tangents), not proven optimal
+    assert ra.checks["oa_rounds"] > 1 and ra.status == "feasible"
+    assert a.fit_report_.outcome.value == "not proven optimal"
 
 
 @pytest.mark.parametrize("cls", [OLCTClassifier, OCTClassifier, GeneralizedRiskScoreClassifier])
