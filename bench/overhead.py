@@ -9,7 +9,7 @@ Prints, measured in one run on synthetic data of the size of "phishing"
     COO arrays and handed to highspy (``passModel``), for both variants;
 (b) the library: ``formulations.olct(...)`` + ``to_highs()`` (what ``solve`` does);
 (c) ``to_pyomo()`` (default variant);
-(d) writing ``.mps`` and ``.lp`` (our writers, from the arrays), each also as a multiple of (b);
+(d) writing ``.mps`` and ``.lp`` (names passed, then HiGHS's writer), each also as a multiple of (b);
 peak memory (growth of the resident set during one build + hand-off, measured
 in a freshly spawned interpreter so no earlier allocation is reused);
 (e) time to proven optimality and node count on small breast-cancer instances
