@@ -15,6 +15,8 @@ EXPECTED = {
     "local_search_trees.py": ["TAO oblique=True", "TMO: best training accuracy", "certified by contree"],
     "classic_trees.py": ["C4.5 on data with 10% missing cells", "A missing value goes down both branches",
                          "UCT-DT:", "d_B2(C4.5, UCT-DT) ="],
+    "regression_trees.py": ["CART, t-test pruning:", "optimal depth-2 tree:", "oblique tree, absolute loss",
+                            "oblique tree, squared loss", "value = "],
     "forest_explanations.py": ["distinct rules in the forest, 5 kept", "trusted if", "test AUC",
                                "CCT: test accuracy", "patient 0 is classified"],
 }
