@@ -25,6 +25,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import SHARED  # noqa: E402
+from _rerun import add_models_option, merged, saved_rows, selected  # noqa: E402
 
 from optitrees import MARGOTClassifier, OCTHClassifier, OLCTClassifier, TAOClassifier, TMOClassifier  # noqa: E402
 from optitrees.datasets import load_manifest  # noqa: E402
@@ -62,11 +63,10 @@ def main():
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--depth", type=int, default=2)
-    parser.add_argument("--models", nargs="+", help="rerun only the models whose label contains one of these; "
-                        "the other rows of the saved table are kept")
+    add_models_option(parser)
     args = parser.parse_args()
     out = RESULTS / "multiclass.csv"
-    kept = pd.read_csv(out) if args.models and out.exists() else None
+    kept = saved_rows(out, args.models)
     rows = []
     for name, X, y in datasets():
         for seed in range(args.seeds):
@@ -74,7 +74,7 @@ def main():
             scaler = StandardScaler().fit(Xtr)
             Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
             for label, model in models(args.depth, args.time_limit, seed).items():
-                if args.models and not any(m in label for m in args.models):
+                if not selected(label, args.models):
                     continue
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():
@@ -90,10 +90,7 @@ def main():
                                  proven=None if report is None else report.certified_by is not None))
                 print(f"{name} seed {seed} {label}: {rows[-1]['test_accuracy']:.3f} in {seconds:.1f} s", flush=True)
     frame = pd.DataFrame(rows)
-    if kept is not None:                   # the saved rows of the models not rerun, then the new ones
-        key = ["dataset", "seed", "model"]
-        frame = pd.concat([kept[~kept.set_index(key).index.isin(frame.set_index(key).index)], frame],
-                          ignore_index=True)
+    frame = merged(kept, frame, ["dataset", "seed", "model"])
     RESULTS.mkdir(exist_ok=True)
     frame.to_csv(out, index=False)
     table = frame.groupby(["dataset", "model"], sort=False).agg(

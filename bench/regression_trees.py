@@ -30,6 +30,7 @@ from sklearn.tree import DecisionTreeRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import SHARED, require_shared  # noqa: E402
+from _rerun import add_models_option, merged, saved_rows, selected  # noqa: E402
 
 from optitrees import CARTRegressor, LossOptimalTreeRegressor, OptimalTreeRegressor, TAORegressor  # noqa: E402
 from optitrees.datasets import load_manifest  # noqa: E402
@@ -71,11 +72,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--streed-python")
     parser.add_argument("--time-limit", type=float, default=60.0)
-    parser.add_argument("--models", nargs="+", help="rerun only the models whose label contains one of these; "
-                        "the other rows of the saved table are kept")
+    add_models_option(parser)
     args = parser.parse_args()
     out = RESULTS / "regression_trees.csv"
-    kept = pd.read_csv(out) if args.models and out.exists() else None
+    kept = saved_rows(out, args.models)
     require_shared()
     rows = []
     for name, X, y in datasets():
@@ -103,7 +103,7 @@ def main():
                                                                       n_jobs=1).fit(Xtr, ytr),
             }
             for label, make in fits.items():
-                if args.models and not any(m in label for m in args.models):
+                if not selected(label, args.models):
                     continue
                 model, seconds = timed(make)
                 leaves = model.tree_.n_leaves if hasattr(model, "fit_report_") else (
@@ -118,10 +118,7 @@ def main():
                                  proven=r.get("proven"), error=r.get("error")))
             print(f"{name} depth {depth} done", flush=True)
             frame = pd.DataFrame(rows)
-            if kept is not None:           # the saved rows of the models not rerun, then the new ones
-                key = ["dataset", "depth", "model"]
-                frame = pd.concat([kept[~kept.set_index(key).index.isin(frame.set_index(key).index)], frame],
-                                  ignore_index=True)
+            frame = merged(kept, frame, ["dataset", "depth", "model"])
             frame.to_csv(out, index=False)
     print(frame.round(4).to_string(index=False))
 
