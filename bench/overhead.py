@@ -173,8 +173,8 @@ def overhead(n, p, skip_pyomo):
     X, y = _data(n, p)
     print(f"## build and hand-off, synthetic N={n}, p={p}, depth 2; (a) and (b) build the identical matrix")
     print(f"{'variant':>9s} {'set':4s} {'rows':>8s} {'nnz':>9s} {'(a) base s':>10s} {'(b) lib s':>9s} {'(b)/(a)':>7s} "
-          f"{'names s':>7s} {'(c) pyomo s':>11s} {'(c)/(b)':>7s} {'(d) mps s':>9s} {'/(b)':>5s} {'lp s':>6s} {'/(b)':>5s} "
-          f"{'peak a MiB':>10s} {'peak b MiB':>10s}")
+          f"{'names s':>7s} {'(c) pyomo s':>11s} {'(c)/(b)':>7s} {'(d) mps s':>9s} {'/(b)':>5s} {'lp s':>6s} "
+          f"{'/(b)':>5s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
     for score_variables in (True, False):
         variant = "scores" if score_variables else "inline"
         for tangents in ("V0", "V3"):

@@ -12,9 +12,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import solvers
 from ..algorithms.loss_optimal.greedy import clear_gap
-from ..formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, RegressionLoss, build,
-                                               decode,
-                                               start, tree_objective)
+from ..formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, RegressionLoss,
+                                               build, decode, start, tree_objective)
 from ..scaling import ScaledData
 from ..solvers.registry import get_backend
 from ..solvers.results import SolveStatus
@@ -105,8 +104,8 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
             "solver", "time_limit", "mip_gap", "threads", "random_state", "verbose", "solver_options")},
     }
 
-    def __init__(self, max_depth=2, *, loss="absolute", lam=0.1, weight_bound=10.0, solver="highs", time_limit=60.0, mip_gap=1e-4,
-                 threads=None, random_state=None, verbose=False, solver_options=None):
+    def __init__(self, max_depth=2, *, loss="absolute", lam=0.1, weight_bound=10.0, solver="highs", time_limit=60.0,
+                 mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None):
         self.max_depth = max_depth
         self.loss = loss
         self.lam = lam
@@ -168,8 +167,8 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
 
 def _cart_start(problem: ObliqueRegressionProblem):
     """scikit-learn's CART of depth ``d - 1`` on the scaled data, each leaf the best constant of its rows (their
-    weighted median under the absolute loss, their weighted mean under the squared loss), every split moved so
-    each point is at least ``eps / 2`` from it."""
+    weighted median under the absolute loss, their weighted mean under the squared loss), every split scaled (or,
+    past the weight bound, moved) so each point is at least ``eps / 2`` from it (:func:`_keep_routing`)."""
     from sklearn.tree import DecisionTreeRegressor
 
     from ..trees import LEAF, Tree, from_sklearn

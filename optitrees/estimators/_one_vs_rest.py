@@ -9,8 +9,9 @@ tree gives the largest leaf score (:class:`~optitrees.trees.OneVsRestTrees`).
 The ``K`` fits share the time limit: each gets an equal share of what is left
 when it starts. ``class_weight="balanced"`` balances each binary tree (class
 ``k`` against the rest, as scikit-learn's ``OneVsRestClassifier`` around a
-balanced estimator); a ``dict`` weighs the rows of each class in every tree. Their objective is the sum of the ``K`` binary objectives
-(3.12), each exact, so the sum is optimal when all ``K`` are proven optimal.
+balanced estimator); a ``dict`` weighs the rows of each class in every tree.
+Their objective is the sum of the ``K`` binary objectives (3.12), each exact,
+so the sum is optimal when all ``K`` are proven optimal.
 """
 
 from __future__ import annotations

@@ -86,17 +86,16 @@ def run_cut_loop(formulation, cutters, solve_once, *, max_rounds=50, warm_start=
     result.checks["oa_rounds"] = rounds
     if result.x is not None:
         x = result.x
-        within = True
-        for c in cutters:
-            exact, approx = c.terms(formulation, x)
-            result.checks[f"{c.name}_relative_error"] = _relative(exact, approx)
+        terms = [c.terms(formulation, x) for c in cutters]
+        errors = [_relative(*t) for t in terms]
+        for c, e in zip(cutters, errors):
+            result.checks[f"{c.name}_relative_error"] = e
             result.checks[f"{c.name}_tol"] = c.tol
-            within &= _relative(exact, approx) <= c.tol
-        result.objective = formulation.objective_value(x) + sum(e - a for e, a in (c.terms(formulation, x)
-                                                                          for c in cutters))
+        result.objective = formulation.objective_value(x) + sum(e - a for e, a in terms)
         result.bound = best_bound
         result.gap = relative_gap(result.objective, result.bound)
-        if not (result.status == SolveStatus.OPTIMAL and within):      # optimal for tangents not yet close enough
+        if not (result.status == SolveStatus.OPTIMAL and all(e <= c.tol for e, c in zip(errors, cutters))):
+            # a round optimal for tangents not yet close enough to their terms, or one stopped early
             result.termination = TerminationCondition.TIME_LIMIT if out_of_time else TerminationCondition.OTHER
             result.solution_status = SolutionStatus.FEASIBLE
         result.message += f"; cut loop: {rounds} round(s), " + ", ".join(
