@@ -50,6 +50,8 @@ ESTIMATORS = {
     "TAORegressor": ("TAORegressor(max_depth={d}, time_limit={L})", True),
     "OptimalTreeRegressor": ("OptimalTreeRegressor(max_depth={d}, time_limit={L})", True),
     "LossOptimalTreeRegressor": ("LossOptimalTreeRegressor(max_depth={d}, time_limit={L}, threads=1)", True),
+    "LossOptimalTreeRegressorSquared": (
+        "LossOptimalTreeRegressor(max_depth={d}, loss='squared', time_limit={L}, threads=1)", True),
 }
 
 _CHILD = r"""
