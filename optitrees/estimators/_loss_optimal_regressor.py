@@ -25,10 +25,13 @@ from ._views import TreeViews
 
 __all__ = ["LossOptimalTreeRegressor"]
 
-#: Above this many rows HiGHS solves the MILP without its presolve: on cpu_act's 4,608 training rows at depth 3
-#: (135,322 rows) the MIP presolve ran over 190 s past a 10 s time limit without checking it, in a thread the
-#: fit had to leave running; without presolve the limit holds.
+#: Above this many rows HiGHS solves the MILP without its presolve, feasibility jump and symmetry detection,
+#: three steps that do not check its time limit, in a thread the fit has to leave running at its deadline: on
+#: cpu_act's 4,608 training rows at depth 3 (135,322 rows) the presolve ran over 190 s past a 10 s limit; on adult's
+#: 30,000 rows at depth 2 (300,315 rows, 10M nonzeros) with a 3 s limit the presolve ran over 300 s, and without
+#: it HiGHS ended after 36 s (18 s in feasibility jump, 4 s in symmetry detection), with neither after 23 s.
 LARGE_MODEL_ROWS = 20_000
+LARGE_MODEL_OPTIONS = {"presolve": "off", "mip_heuristic_run_feasibility_jump": False, "mip_detect_symmetry": False}
 
 
 class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
@@ -68,8 +71,9 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         The solver's seed.
     verbose : bool, default=False
     solver_options : dict, optional
-        Raw solver options (``{"mip_max_nodes": 100}`` ...). HiGHS's presolve is off for models of more than
-        20,000 rows (it does not keep the time limit on them) unless ``{"presolve": "on"}`` is given.
+        Raw solver options (``{"mip_max_nodes": 100}`` ...). HiGHS's presolve, feasibility jump and symmetry
+        detection are off for models of more than 20,000 rows (they do not keep the time limit on them) unless
+        given here (``{"presolve": "on"}`` ...).
 
     Attributes
     ----------
@@ -139,7 +143,7 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
             x0 = None
         options = dict(self.solver_options or {})
         if self.solver == "highs" and f.n_rows > LARGE_MODEL_ROWS:
-            options = {"presolve": "off", **options}
+            options = {**LARGE_MODEL_OPTIONS, **options}
         result = solvers.solve(f, self.solver, mip_gap=self.mip_gap, threads=self.threads,
                                seed=0 if self.random_state is None else int(self.random_state), verbose=self.verbose,
                                warm_start=x0, progress=not self.verbose, solver_options=options,

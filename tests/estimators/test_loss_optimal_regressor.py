@@ -134,3 +134,24 @@ def test_the_start_routes_every_row_as_cart_where_its_gap_is_narrower_than_the_m
     assert min(gaps) < problem.eps                    # the case: a split inside the model's forbidden gap
     tree = _cart_start(problem)
     np.testing.assert_allclose(tree.predict(data.X), cart.predict(data.X), atol=1e-12)
+
+
+@pytest.mark.parametrize("given, presolve", [(None, "off"), ({"presolve": "on"}, "on")])
+def test_a_large_model_goes_to_highs_without_the_steps_that_ignore_its_time_limit(monkeypatch, given, presolve):
+    """Above LARGE_MODEL_ROWS, HiGHS runs without presolve, feasibility jump and symmetry detection, unless the
+    user's solver_options say otherwise."""
+    from optitrees.estimators import _loss_optimal_regressor as module
+
+    seen = []
+    solve = module.solvers.solve
+
+    def recording(*args, **kwargs):
+        seen.append(dict(kwargs["solver_options"]))
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(module.solvers, "solve", recording)
+    monkeypatch.setattr(module, "LARGE_MODEL_ROWS", 10)
+    X, y = _piecewise(20)
+    fit_quiet(LossOptimalTreeRegressor(max_depth=2, time_limit=10, solver_options=given), X, y)
+    assert seen[0]["presolve"] == presolve
+    assert seen[0]["mip_heuristic_run_feasibility_jump"] is False and seen[0]["mip_detect_symmetry"] is False
