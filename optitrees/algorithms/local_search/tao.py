@@ -107,7 +107,9 @@ class _LabelTAO:
 
     def count(self, mask, rows):
         """How many of the node's points ``mask`` selects (their total weight when weighted)."""
-        return int(np.sum(mask)) if self.v is None else float(self.v[rows] @ mask)
+        # a sum over the selected weights: a float @ bool product is numpy's generic loop (2.6 ms on 30,000 rows),
+        # and a float @ float one is BLAS, which took 6-8 ms a call when its threads shared the cores
+        return int(np.sum(mask)) if self.v is None else float(self.v[rows][mask].sum())
 
     def class_counts(self, rows):
         return np.bincount(self.y[rows], weights=None if self.v is None else self.v[rows], minlength=self.n_classes)
