@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -24,6 +25,29 @@ def to_pyomo(f):
 
     with PauseGC():             # millions of expression objects: the cyclic collector would rescan them all
         return _build(f)
+
+
+@functools.cache
+def _rows_in_order():
+    """The class of :func:`to_pyomo`'s constraint rules (made on first use: Pyomo is imported only then)."""
+    from pyomo.core.base.initializer import InitializerBase
+
+    class RowsInOrder(InitializerBase):
+        """A constraint group's prebuilt rows, handed out in the order Pyomo constructs the group (its index
+        set's order, the formulation's row order); each index Pyomo asks for is checked against the row's."""
+
+        __slots__ = ("_keys", "_rows")
+
+        def __init__(self, keys, rows):
+            self._keys, self._rows = iter(keys), iter(rows)
+
+        def __call__(self, parent, index):
+            key = next(self._keys)
+            if key != index:
+                raise RuntimeError(f"Pyomo asked for row {index!r} where the formulation has {key!r}")
+            return next(self._rows)
+
+    return RowsInOrder
 
 
 def _build(f):
@@ -55,25 +79,21 @@ def _build(f):
              for c, v in zip(A.data.tolist(), map(columns.__getitem__, A.indices.tolist()))]
     lower = np.where(np.isfinite(f.row_lower), f.row_lower, np.nan).tolist()
     upper = np.where(np.isfinite(f.row_upper), f.row_upper, np.nan).tolist()
-
-    def relation(r):
-        """Row ``r`` as the relational expression a rule would build (``==``, ``<=``, ``>=`` or ranged)."""
-        expr = LinearExpression(terms[indptr[r]:indptr[r + 1]])
-        a, b = lower[r], upper[r]
-        if a == b:
-            return EqualityExpression((expr, a))
-        if a != a:
-            return InequalityExpression((expr, b), False)
-        if b != b:
-            return InequalityExpression((a, expr), False)
-        return RangedExpression((a, expr, b), (False, False))
+    bodies = [LinearExpression(terms[a:b]) for a, b in zip(indptr[:-1], indptr[1:])]
+    # every row's relational expression as a rule would build it (``==``, ``<=``, ``>=`` or ranged)
+    relations = [EqualityExpression((e, a)) if a == b
+                 else InequalityExpression((e, b), False) if a != a
+                 else InequalityExpression((a, e), False) if b != b
+                 else RangedExpression((a, e, b), (False, False))
+                 for e, a, b in zip(bodies, lower, upper)]
+    del bodies
 
     for g in f.constraints.values():
-        keys = list(itertools.product(*[f.sets[d].tolist() for d in g.dims]))
-        keys = [k if len(k) > 1 else k[0] for k in keys]
-        rows = dict(zip(keys, map(relation, range(g.start, g.start + g.size))))
+        keys = itertools.product(*[f.sets[d].tolist() for d in g.dims])
+        if len(g.dims) == 1:
+            keys = (k[0] for k in keys)
         m.add_component(g.name, pyo.Constraint(*[m.component(d) for d in g.dims],
-                                               rule=lambda _m, *idx, rows=rows: rows[idx if len(idx) > 1 else idx[0]]))
+                                               rule=_rows_in_order()(keys, relations[g.start:g.start + g.size])))
 
     c = f.cost
     nz = np.flatnonzero(c)
