@@ -14,7 +14,22 @@ from functools import cached_property
 
 import numpy as np
 
-__all__ = ["standardize", "scale_unit", "power_of_two_scale", "weighted_sum", "ScaledData"]
+from .enums import TextEnum
+
+__all__ = ["Scaling", "standardize", "scale_unit", "scale_small_spans", "power_of_two_scale", "weighted_sum",
+           "ScaledData"]
+
+
+class Scaling(TextEnum):
+    """How :meth:`ScaledData.create` scales the features (``None``: not at all)."""
+
+    #: ``(x - mean) / std`` (:func:`standardize`): the loss-optimal trees (seed 002's preprocessing).
+    STANDARD = "standard"
+    #: ``(x - min) / (max - min)`` in ``[0, 1]`` (:func:`scale_unit`): OCT / OCT-H, OGRS, oblique TAO.
+    UNIT = "unit"
+    #: Only features whose span is under 1, each by a power of two (:func:`scale_small_spans`): axis-aligned
+    #: trees grown by scikit-learn, which would take a feature whose values differ by less than 1e-7 as constant.
+    SMALL_SPANS = "small_spans"
 
 
 def weighted_sum(values, weight=None) -> float:
@@ -82,6 +97,30 @@ def scale_unit(X):
     return np.clip(out, 0.0, 1.0, out=out), low, span
 
 
+def scale_small_spans(X):
+    """``X / scale`` where ``scale`` is, for a feature whose span ``max - min`` lies in ``(0, 1)``, the largest
+    power of two not above the span (so its scaled span is in ``[1, 2)``), else 1.
+
+    Dividing by a power of two changes no mantissa, so an axis-aligned split on the scaled data routes every
+    row as the same split in original units; ``X`` itself is returned (no copy) when every scale is 1.
+
+    Returns
+    -------
+    Xs, shift, scale : ndarray
+        ``shift`` is zero.
+
+    >>> Xs, shift, scale = scale_small_spans(np.array([[0.0, 5.0], [3e-9, 7.0]]))
+    >>> scale.tolist(), (Xs[:, 0] * scale[0]).tolist()
+    ([1.862645149230957e-09, 1.0], [0.0, 3e-09])
+    """
+    X = np.asarray(X, dtype=float)
+    span = X.max(axis=0, initial=-np.inf) - X.min(axis=0, initial=np.inf) if len(X) else np.zeros(X.shape[1])
+    small = (span > 0) & (span < 1)
+    scale = np.ones(X.shape[1])
+    scale[small] = np.exp2(np.floor(np.log2(span[small])))
+    return (X / scale if small.any() else X), np.zeros(X.shape[1]), scale
+
+
 @dataclass(frozen=True)
 class ScaledData:
     """Training data on the scale a model is formulated on: ``X = (X_original - shift) / scale``.
@@ -138,18 +177,21 @@ class ScaledData:
 
     @classmethod
     def create(cls, X, y, how, feature_names=None, weight=None):
-        """Scale ``X`` by ``how`` in ``{"standard", "unit", None}`` (``weight``: each row's weight, default 1)."""
+        """Scale ``X`` by ``how``, a :class:`Scaling` or ``None`` (``weight``: each row's weight, default 1)."""
         X = np.asarray(X, dtype=float)
         p = X.shape[1]
         weight = None if weight is None else np.asarray(weight, dtype=float)
-        if how == "standard":
+        if how is not None and how not in set(Scaling):
+            raise ValueError(f"unknown scaling {how!r}; one of {[m.value for m in Scaling]} or None")
+        how = None if how is None else Scaling(how)
+        if how is Scaling.STANDARD:
             Xs, shift, scale = standardize(X, weight)
-        elif how == "unit":
+        elif how is Scaling.UNIT:
             Xs, shift, scale = scale_unit(X)
-        elif how is None:
-            Xs, shift, scale = X, np.zeros(p), np.ones(p)
+        elif how is Scaling.SMALL_SPANS:
+            Xs, shift, scale = scale_small_spans(X)
         else:
-            raise ValueError(f"unknown scaling {how!r}")
+            Xs, shift, scale = X, np.zeros(p), np.ones(p)
         names = None if feature_names is None else tuple(str(n) for n in feature_names)
         return cls(Xs, np.asarray(y), X, shift, scale, names, weight)
 

@@ -11,7 +11,7 @@ from ..algorithms.oct.cart import cart_tree
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.local_search.tao import label_objective, tao_label_tree
 from ..algorithms.local_search.tmo import tmo_label_tree
-from ..scaling import ScaledData
+from ..scaling import ScaledData, Scaling
 from ..trees import feature_importances, readable_tree
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._docs import CLASS_WEIGHT_DOC
@@ -74,8 +74,9 @@ class TAOClassifier(_LocalSearchTree):
     exactly for axis-aligned splits (a sorted scan over every feature and
     threshold), by l1-logistic surrogates for oblique ones; a move is taken only
     when the objective strictly decreases (see :mod:`optitrees.algorithms.local_search.tao`).
-    Features are scaled to ``[0, 1]`` internally for oblique splits; splits are
-    reported in the original units.
+    Features are scaled to ``[0, 1]`` internally for oblique splits, and
+    features whose span is under 1 by powers of two for axis-aligned ones;
+    splits are reported in the original units.
 
     Parameters
     ----------
@@ -133,8 +134,10 @@ class TAOClassifier(_LocalSearchTree):
 
     def _fit(self, X, y, sample_weight, budget):
         """Fit CART, then improve it by TAO (``sample_weight``: each row's weight in the errors and leaf sizes)."""
-        # unit scale also for axis-aligned trees: the CART start treats a feature range under 1e-7 as constant
-        training, data, allowed, L_hat = self._prepare(X, y, sample_weight, "unit")
+        # axis-aligned: features of span under 1 scaled up (the CART start takes a feature whose values differ by
+        # under 1e-7 as constant), no copy of the rest; oblique: [0, 1], the scale its l1-logistic surrogates assume
+        scaling = Scaling.UNIT if self.oblique else Scaling.SMALL_SPANS
+        training, data, allowed, L_hat = self._prepare(X, y, sample_weight, scaling)
         v = data.fit_weight
         start = FixedTree.from_tree(cart_tree(data.X, data.y, self.max_depth, self.min_samples_leaf,
                                               self.random_state, allowed, v).with_counts(data.X, data.y,
@@ -230,7 +233,7 @@ class TMOClassifier(_LocalSearchTree):
     def _fit(self, X, y, sample_weight, budget):
         """Run TMO from a random forest's trees (``sample_weight``: each row's weight in the forest, TAO and the
         fitness)."""
-        training, data, allowed, L_hat = self._prepare(X, y, sample_weight, "unit")
+        training, data, allowed, L_hat = self._prepare(X, y, sample_weight, Scaling.SMALL_SPANS)
         best, self.fitness_history_ = tmo_label_tree(
             data.X, data.y, self.max_depth, len(self.classes_), n_estimators=self.n_estimators,
             n_generations=self.n_generations, cross_rate=self.cross_rate, random_state=self.random_state,

@@ -77,7 +77,7 @@ def test_oct_from_tmo_and_octh_refined_by_tao():
 @pytest.mark.parametrize("scale", [1e-12, 1e12])
 def test_features_at_any_scale_give_the_same_predictions(scale):
     # scikit-learn's trees inside (the CART start, TMO's forest) treat a range under 1e-7 as constant: both
-    # learn on features scaled to [0, 1] and report thresholds in the user's units
+    # learn on features whose span is under 1 scaled up by powers of two and report thresholds in the user's units
     X, y = load_breast_cancer(return_X_y=True)
     for est in (TAOClassifier(max_depth=2), TMOClassifier(max_depth=2, n_estimators=10, random_state=0)):
         reference = clone(est).fit(X, y).predict(X)

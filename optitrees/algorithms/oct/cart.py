@@ -29,8 +29,8 @@ def cart_tree(X, y, depth, min_samples_leaf=1, random_state=None, allowed=None, 
         total = float(np.sum(sample_weight))
         size = dict(min_weight_fraction_leaf=min(0.5, max(0.0, min_samples_leaf - 0.5) / total)) \
             if min_samples_leaf > 1 else {}
-    cart = DecisionTreeClassifier(max_depth=depth, random_state=random_state, **size).fit(X[:, cols], y,
-                                                                                           sample_weight)
+    shown = X if len(cols) == X.shape[1] else X[:, cols]           # no copy of X when every feature is allowed
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=random_state, **size).fit(shown, y, sample_weight)
     tree = from_sklearn(cart)
     weights = np.zeros((tree.n_nodes, X.shape[1]))
     weights[:, cols] = tree.weights
