@@ -36,6 +36,7 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         needs a time limit too.
     mip_gap : float, default=1e-4
     threads : int, optional
+        Solver threads; also the most threads numpy's BLAS runs during the fit.
     random_state : int, optional
         Seed for the solver and the warm start.
     verbose : bool, default=False

@@ -67,6 +67,7 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         Seconds for the whole fit.
     mip_gap : float, default=1e-4
     threads : int, optional
+        Solver threads; also the most threads numpy's BLAS runs during the fit.
     random_state : int, optional
         The solver's seed.
     verbose : bool, default=False

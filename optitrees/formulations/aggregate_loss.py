@@ -21,9 +21,10 @@ the intercept and one loss variable ``L`` needs no row per training point.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
-from scipy.optimize import minimize, minimize_scalar
+from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..readable import significant_neighbours
@@ -73,35 +74,74 @@ class AggregateLoss:
     def n_points(self) -> float:
         return float(self.weight.sum())
 
+    @cached_property
+    def _columns(self) -> np.ndarray:
+        """``X`` transposed, each column of ``X`` one contiguous row (a sparse ``s`` reads only its own)."""
+        return np.ascontiguousarray(self.X.T)
+
     def margins(self, s, beta) -> np.ndarray:
-        """``y_i z_i``; ``s`` of shape (p,) or (k, p) and ``beta`` scalar or (k,) give (n,) or (k, n)."""
+        """``y_i z_i``; ``s`` of shape (p,) or (k, p) and ``beta`` scalar or (k,) give (n,) or (k, n).
+
+        An ``s`` with nonzeros on under a quarter of the columns (a card, most LP points of the
+        risk-score search) reads those columns only."""
         s = np.asarray(s, float)
-        scores = s @ self.X.T + np.asarray(beta, float)[..., None] if s.ndim == 2 else self.X @ s + float(beta)
+        if s.ndim == 2:
+            scores = s @ self.X.T + np.asarray(beta, float)[..., None]
+        else:
+            used = np.flatnonzero(s)
+            scores = (s[used] @ self._columns[used] if 4 * len(used) < len(s) else self.X @ s) + float(beta)
         return self.y * scores / self.multiplier
 
     def value(self, s, beta):
         """``l(s, beta)``: a float, or one per row of a (k, p) ``s``."""
         return np.logaddexp(0.0, -self.margins(s, beta)) @ self.weight
 
-    def segment_minimum(self, s0, beta0, s1, beta1) -> float:
+    def segment_minimum(self, s0, beta0, s1, beta1, tol: float = 1e-7) -> float:
         """The step ``t`` in [0, 1] of least loss at ``(s0, beta0) + t ((s1, beta1) - (s0, beta0))``: the
-        margins are linear in ``t``, so each trial of the 1-D convex search is one pass over the rows."""
+        margins ``z0 + t dz`` are linear in ``t``, so the loss is a 1-D convex function of ``t``, minimized by
+        Newton's method safeguarded by bisection (each step one pass over the rows)."""
         z0 = self.margins(s0, beta0)
         dz = self.margins(s1, beta1) - z0
-        return float(minimize_scalar(lambda t: float(np.logaddexp(0.0, -(z0 + t * dz)) @ self.weight),
-                                     bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-6}).x)
+        wdz = self.weight * dz
+
+        def slope_and_curvature(t):
+            sig = expit(-(z0 + t * dz))
+            return -float(wdz @ sig), float((wdz * dz) @ (sig * (1.0 - sig)))
+
+        lo, hi = 0.0, 1.0
+        if slope_and_curvature(lo)[0] >= 0:
+            return lo
+        if slope_and_curvature(hi)[0] <= 0:
+            return hi
+        t = 0.5
+        for _ in range(100):
+            g, h = slope_and_curvature(t)
+            if g > 0:
+                hi = t
+            else:
+                lo = t
+            step = t - g / h if h > 1e-300 else (lo + hi) / 2
+            nxt = step if lo < step < hi else (lo + hi) / 2
+            if abs(nxt - t) <= tol or hi - lo <= tol:
+                return float(nxt)
+            t = nxt
+        return float(t)
+
+    def _gradient_at(self, margins) -> tuple[np.ndarray, float]:
+        q = -self.weight * self.y * expit(-margins) / self.multiplier
+        return self.X.T @ q, float(q.sum())
 
     def gradient(self, s, beta) -> tuple[np.ndarray, float]:
         """``(dl/ds, dl/dbeta)`` at one point."""
-        q = -self.weight * self.y * expit(-self.margins(s, beta)) / self.multiplier
-        return self.X.T @ q, float(q.sum())
+        return self._gradient_at(self.margins(s, beta))
 
     def cut(self, s, beta) -> tuple[float, np.ndarray, float, float]:
         """The tangent plane at ``(s, beta)`` as ``(value, g_s, g_beta, rhs)``: the cut reads
         ``L - g_s s' - g_beta beta' >= rhs`` with ``rhs = value - g_s s - g_beta beta``."""
         s = np.asarray(s, float)
-        value = float(self.value(s, beta))
-        g_s, g_beta = self.gradient(s, beta)
+        margins = self.margins(s, beta)
+        value = float(np.logaddexp(0.0, -margins) @ self.weight)
+        g_s, g_beta = self._gradient_at(margins)
         return value, g_s, g_beta, value - float(g_s @ s) - g_beta * float(beta)
 
     def best_intercept(self, s, bound: float, tol: float = 1e-10) -> float:

@@ -215,3 +215,24 @@ def test_node_fits_left_behind_do_not_undo_the_callers_warning_filters(cancer):
         if thread.name == "optitrees-deadline":
             thread.join()
     assert warnings.filters == before
+
+
+def test_threads_bound_numpys_blas_during_the_fit_and_are_restored_after(cancer):
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    before = blas_threads()
+    if not before:
+        pytest.skip("numpy's BLAS exposes no thread pool here")
+    seen = []
+
+    def record(f):                                          # the user hook runs inside the fit
+        seen.extend(blas_threads())
+
+    X, y = cancer
+    fit_quiet(OCTClassifier(max_depth=1, threads=1, constraints=record, time_limit=20,
+                            solver_options={"mip_max_nodes": 0}), X[:60, :4], y[:60])
+    assert seen and set(seen) == {1}
+    assert blas_threads() == before

@@ -106,3 +106,27 @@ def test_segment_minimum_is_the_least_loss_on_the_segment(data):
     values = loss.value(s0 + grid[:, None] * (s1 - s0), 1.0 + grid * -4.0)
     assert 0 < grid[np.argmin(values)] < 1
     assert loss.value(s0 + t * (s1 - s0), 1.0 - 4.0 * t) <= values.min() + 1e-9
+
+
+def test_segment_minimum_at_an_end_of_the_segment(data):
+    X, y = data
+    loss = AggregateLoss.from_data(X, y)
+    best = np.zeros(4), loss.best_intercept(np.zeros(4), 10.0)
+    far = np.array([5.0, -5.0, 5.0, -5.0]), 8.0
+    assert loss.segment_minimum(*best, *far) == 0.0                 # the loss only rises away from its minimum
+    assert loss.segment_minimum(*far, *best) == 1.0
+
+
+def test_margins_of_a_sparse_score_read_only_its_columns_and_equal_the_dense_product():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, (300, 40)).astype(float)
+    y = np.where(rng.random(300) < 0.5, 1.0, -1.0)
+    loss = AggregateLoss.from_data(X, y, multiplier=1.5)
+    s = np.zeros(40)
+    s[[3, 17, 30]] = [2.0, -1.0, 4.0]                                  # 3 of 40 columns: the sparse path
+    for point in (s, rng.normal(size=40)):                              # and a dense point
+        expected = loss.y * (loss.X @ point + 0.5) / 1.5
+        assert np.allclose(loss.margins(point, 0.5), expected, rtol=0, atol=1e-12)
+    value, g_s, g_beta, _ = loss.cut(s, 0.5)
+    assert value == pytest.approx(float(loss.value(s, 0.5)), rel=1e-14)
+    assert np.allclose(g_s, loss.gradient(s, 0.5)[0], atol=1e-12)
