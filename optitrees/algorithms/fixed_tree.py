@@ -64,40 +64,46 @@ class FixedTree:
                        leaf_b=None if self.leaf_b is None else self.leaf_b.copy())
 
     # --------------------------------------------------------------- routing
-    def goes_right(self, X, nodes) -> np.ndarray:
-        """Whether each row of ``X`` goes right at the split ``nodes`` (breadth-first ids, one per row)."""
+    def goes_right(self, X, nodes, rows=None) -> np.ndarray:
+        """Whether each row of ``X`` goes right at the split ``nodes`` (breadth-first ids, one per row).
+
+        ``rows``: the rows of ``X`` meant, one per node (default all); an axis-aligned tree reads their one
+        feature each in place, with no copy of the rows."""
         nodes = np.asarray(nodes)
         nonzeros = np.count_nonzero(self.W, axis=1)
         if nonzeros.max(initial=0) <= 1:          # axis-aligned: read one feature per row, no dense weight rows
             feature = np.argmax(self.W != 0, axis=1)
             coef = self.W[np.arange(self.n_splits), feature]
-            values = X[np.arange(X.shape[0]), feature[nodes - 1]] * coef[nodes - 1]
+            at = np.arange(X.shape[0]) if rows is None else rows
+            values = X[at, feature[nodes - 1]] * coef[nodes - 1]
         else:
-            values = np.einsum("ij,ij->i", X, self.W[nodes - 1])
+            values = np.einsum("ij,ij->i", X if rows is None else X[rows], self.W[nodes - 1])
         return ~self.active[nodes - 1] | (values > self.thr[nodes - 1])
 
-    def path(self, X, start=1) -> np.ndarray:
+    def path(self, X, start=1, rows=None) -> np.ndarray:
         """Breadth-first ids visited from ``start`` (a node, or one per row, all on one level) down to the leaves.
 
-        Shape ``(n, D - level(start) + 1)``; the last column is the leaf.
+        Shape ``(n, D - level(start) + 1)``; the last column is the leaf. ``rows``: only these rows of ``X``
+        (read in place by an axis-aligned tree).
         """
         X = np.asarray(X, dtype=float)
+        n = X.shape[0] if rows is None else len(rows)
         first = int(np.min(start)) if np.ndim(start) and np.size(start) else int(np.max(start, initial=1))
         n_levels = self.depth - int(np.log2(first)) + 1
-        node = np.broadcast_to(np.asarray(start, np.int64), (X.shape[0],)).copy()
+        node = np.broadcast_to(np.asarray(start, np.int64), (n,)).copy()
         levels = [node.copy()]
         for _ in range(n_levels - 1):
-            node = 2 * node + self.goes_right(X, node)
+            node = 2 * node + self.goes_right(X, node, rows)
             levels.append(node.copy())
         return np.column_stack(levels)
 
-    def leaf_of(self, X, start=1) -> np.ndarray:
-        """Leaf position ``0 .. S`` reached by each row from ``start``."""
-        return self.path(X, start)[:, -1] - (self.n_splits + 1)
+    def leaf_of(self, X, start=1, rows=None) -> np.ndarray:
+        """Leaf position ``0 .. S`` reached by each row (of ``rows``) from ``start``."""
+        return self.path(X, start, rows)[:, -1] - (self.n_splits + 1)
 
-    def predict(self, X, start=1) -> np.ndarray:
-        """Class index (label trees) reached by each row from ``start``."""
-        return self.leaf_label[self.leaf_of(X, start)]
+    def predict(self, X, start=1, rows=None) -> np.ndarray:
+        """Class index (label trees) reached by each row (of ``rows``) from ``start``."""
+        return self.leaf_label[self.leaf_of(X, start, rows)]
 
     def rows_by_node(self, X) -> dict:
         """Rows of ``X`` reaching every node (breadth-first id -> row indices), from one routing pass."""

@@ -126,7 +126,7 @@ class _LabelTAO:
     def _leaf_sizes_ok(self, ft, t, rows):
         if self.n_min <= 1:
             return True
-        counts = np.bincount(ft.leaf_of(self.X[rows], start=t), minlength=ft.n_splits + 1,
+        counts = np.bincount(ft.leaf_of(self.X, start=t, rows=rows), minlength=ft.n_splits + 1,
                              weights=None if self.v is None else self.v[rows])
         counts = counts[ft.subtree_leaves(t)]
         return bool(np.all((counts == 0) | (counts >= self.n_min)))
@@ -135,10 +135,13 @@ class _LabelTAO:
         """Best move at split ``t`` for its ``rows``; applied to ``ft`` when it strictly improves."""
         if rows.size == 0:
             return False
-        X, y = self.X[rows], self.y[rows]
-        wrong_left = ft.predict(X, start=2 * t) != y
-        wrong_right = ft.predict(X, start=2 * t + 1) != y
-        right_now = ft.goes_right(X, np.full(len(rows), t))
+        y = self.y[rows]
+        # an axis-aligned tree reads the node's rows in place (one feature per split); an oblique one copies them once
+        in_place = not self.oblique and np.count_nonzero(ft.W, axis=1).max(initial=0) <= 1
+        X, at = (self.X, rows) if in_place else (self.X[rows], None)
+        wrong_left = ft.predict(X, start=2 * t, rows=at) != y
+        wrong_right = ft.predict(X, start=2 * t + 1, rows=at) != y
+        right_now = ft.goes_right(X, np.full(len(rows), t), at)
         errors_now = self.count(np.where(right_now, wrong_right, wrong_left), rows)
         node_cx = _complexity(ft, np.arange(ft.n_splits) == t - 1, self.kind)
         prefer = np.where(wrong_left & ~wrong_right, 1, np.where(wrong_right & ~wrong_left, -1, 0))
@@ -158,12 +161,12 @@ class _LabelTAO:
         if np.any(prefer != 0):
             for errs, j, thr, _ in _scan(self.index, rows, prefer, self.allowed, self.mu,
                                          None if self.v is None else self.v[rows]):
-                w = np.zeros(X.shape[1])
+                w = np.zeros(self.X.shape[1])
                 w[j] = 1.0
                 moves.append((delta(fixed_errors + errs, 1), ("split", (w, thr))))
             if self.oblique:
-                moves += [(delta(e, c), ("split", (w, thr))) for e, c, w, thr in self._oblique(X, prefer, wrong_left,
-                                                                                               wrong_right, rows)]
+                moves += [(delta(e, c), ("split", (w, thr))) for e, c, w, thr in self._oblique(
+                    X, prefer, wrong_left, wrong_right, rows)]
         for d, (kind, arg) in sorted(moves, key=lambda m: m[0]):
             if d >= -1e-12:
                 return False
