@@ -93,7 +93,8 @@ class ColumnIndex:
             rank[coded_entry] = ranks[row[coded_entry], code_of[self.counted[column[coded_entry]]]]
         self.other_bins = self.bin_offsets[column] + rank
         self.other_start = np.r_[0, np.cumsum(np.bincount(row, minlength=n))].astype(np.int64)
-        self.sort_keys = ranks[:, code_of[self.sorted]]
+        # ranks in the smallest integer type that holds them: numpy sorts 16-bit keys stably by radix
+        self.sort_keys = ranks[:, code_of[self.sorted]].astype(np.min_scalar_type(int(self.n_values.max(initial=0))))
 
     @property
     def n_features(self) -> int:

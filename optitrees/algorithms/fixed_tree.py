@@ -111,7 +111,7 @@ class FixedTree:
         rows = {}
         for level in range(path.shape[1]):
             ids = path[:, level]
-            order = np.argsort(ids, kind="stable")
+            order = np.argsort(ids.astype(np.min_scalar_type(2 * self.n_splits + 1)), kind="stable")  # radix sort
             nodes, starts = np.unique(ids[order], return_index=True)
             for node, part in zip(nodes, np.split(order, starts[1:])):
                 rows[int(node)] = part

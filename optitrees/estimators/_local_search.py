@@ -50,7 +50,9 @@ class _LocalSearchTree(TreeViews, OptitreesClassifier):
                                                                              sample_weight=data.fit_weight)
         # an axis-aligned tree's importances are its nodes' (weighted) training counts: no pass over the data
         self.feature_importances_ = feature_importances(tree, None if tree.is_axis_aligned else data.X_original)
-        errors = data.weighted_sum(tree.predict(data.X_original) != data.y)
+        # the errors from the leaves' training counts (each leaf's weight outside its label): no routing pass
+        leaf = tree.is_leaf
+        errors = float(tree.value[leaf].sum() - tree.value[leaf, tree.label[leaf]].sum())
         complexity = tree.n_features_used() if getattr(self, "oblique", False) else tree.n_splits()
         self.objective_ = float(errors / L_hat + self.alpha * complexity)
         budget.lap("report")
