@@ -141,10 +141,9 @@ class TAOClassifier(_LocalSearchTree):
         scaling = Scaling.UNIT if self.oblique else Scaling.SMALL_SPANS
         training, data, allowed, L_hat = self._prepare(X, y, sample_weight, scaling)
         v = data.fit_weight
+        # CART's leaves are labelled with their (weighted) majorities already: no counting pass
         start = FixedTree.from_tree(cart_tree(data.X, data.y, self.max_depth, self.min_samples_leaf,
-                                              self.random_state, allowed, v).with_counts(data.X, data.y,
-                                                                                         sample_weight=v),
-                                    self.max_depth)
+                                              self.random_state, allowed, v), self.max_depth)
         complexity = "features" if self.oblique else "splits"
         self.start_objective_ = label_objective(start, data.X, data.y, L_hat, self.alpha, complexity, v)
         budget.lap("start")
