@@ -23,7 +23,7 @@ Every fit runs in a forked child: ``peak MiB`` is the growth of its resident set
 included, e.g. ConTree's). ``k``: the slope of log(time) over log(N) of each learner.
 
 Run: python bench/scale.py --part trees [--sizes 1000 4000 16000 30000 100000] [--time-limit 60]
-     python bench/scale.py --part risk --peer-python /work/venvs/fasterrisk/bin/python
+     python bench/scale.py --part risk --peer-python /work/venvs/fasterrisk/bin/python [--sets rs_adult ...] [--merge]
      python bench/scale.py --part loss [--time-limit 60]
      python bench/scale.py --part trees --summary-only
 """
@@ -282,13 +282,15 @@ def part_risk(args):
 
     rows = []
     out = RESULTS / "scale_risk.csv"
+    earlier = pd.read_csv(out) if args.merge and out.exists() else None
     sets = []
-    for name in ("rs_adult", "rs_mushroom"):
+    for name in [s for s in ("rs_adult", "rs_mushroom") if s in args.sets]:
         X, y = risk_data(name)
         sets.append((name, X, y))
-    X, y = risk_data("rs_adult")
-    idx = np.random.default_rng(0).choice(len(y), 10**6, replace=True)
-    sets.append(("rs_adult x10^6", X[idx], y[idx]))
+    if "rs_adult_1e6" in args.sets:
+        X, y = risk_data("rs_adult")
+        idx = np.random.default_rng(0).choice(len(y), 10**6, replace=True)
+        sets.append(("rs_adult x10^6", X[idx], y[idx]))
     for name, X, y in sets:
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
         for T in (3, 5, 7):
@@ -298,7 +300,10 @@ def part_risk(args):
                 peer = isolated(lambda: fit_fasterrisk(args.peer_python, Xtr, ytr, Xte, yte, T))
                 rows.append(dict(dataset=name, n=len(ytr), p=X.shape[1], T=T, impl="fasterrisk", **peer))
             print(f"{name} T={T} done", flush=True)
-            pd.DataFrame(rows).to_csv(out, index=False)
+            frame = pd.DataFrame(rows)
+            if earlier is not None:                 # keep the earlier run's rows of the sets not rerun
+                frame = pd.concat([earlier[~earlier.dataset.isin(frame.dataset)], frame], ignore_index=True)
+            frame.to_csv(out, index=False)
     return out
 
 
@@ -379,8 +384,11 @@ def main():
     parser.add_argument("--peer-python", help="interpreter of an environment with fasterrisk==0.1.10")
     parser.add_argument("--learners", nargs="+", default=["c45", "oct2", "oct3", "tao", "tmo"],
                         help="trees part: which pairs to run")
+    parser.add_argument("--sets", nargs="+", default=["rs_adult", "rs_mushroom", "rs_adult_1e6"],
+                        help="risk part: which data sets to run")
     parser.add_argument("--merge", action="store_true",
-                        help="trees part: these rows replace the earlier run's of the same N and pair")
+                        help="trees part: these rows replace the earlier run's of the same N and pair; "
+                             "risk part: of the same data set")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
     path = RESULTS / f"scale_{args.part}.csv"

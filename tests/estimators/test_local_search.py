@@ -28,6 +28,16 @@ def test_tao_classifier_improves_cart(cancer, oblique):
     assert list(clf.feature_names_in_) == list(X.columns)
 
 
+def test_weighted_objective_is_the_weighted_errors_of_the_returned_tree(cancer):
+    X, y = cancer
+    w = np.random.default_rng(0).uniform(0.2, 3.0, len(y))
+    for clf in (TAOClassifier(max_depth=2, alpha=0.01), TMOClassifier(max_depth=2, n_estimators=6, random_state=0)):
+        clf.fit(X, y, sample_weight=w)
+        totals = np.array([w[y == c].sum() for c in clf.classes_])
+        expected = w @ (clf.predict(X) != y) / (totals.sum() - totals.max()) + clf.alpha * clf.tree_.n_splits()
+        assert clf.objective_ == pytest.approx(expected, rel=1e-12)
+
+
 def test_tmo_classifier_is_reproducible_and_reports_its_evolution():
     X, y = load_iris(return_X_y=True)
     a = TMOClassifier(max_depth=2, n_estimators=8, n_generations=2, random_state=3).fit(X, y)
