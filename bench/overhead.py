@@ -20,6 +20,7 @@ in a freshly spawned interpreter so no earlier allocation is reused);
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import tempfile
@@ -193,10 +194,12 @@ def overhead(n, p, skip_pyomo):
             if score_variables and not skip_pyomo:  # the default variant; inline V3 has 39M Pyomo terms
                 times = []
                 for _ in range(2):                  # the construction; the model is freed after the clock stops
+                    gc.collect()                    # (a Pyomo model is cyclic: freed by the collector, not by del)
                     t0 = time.perf_counter()
                     model = f.to_pyomo()
                     times.append(time.perf_counter() - t0)
                     del model
+                gc.collect()
                 tc = min(times)
             written = {}
             with tempfile.TemporaryDirectory() as d:
