@@ -114,7 +114,9 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
     def solve_once(begin):
         """One backend solve of the model as it is now, polished."""
         result = backend.solve(model, opts, start=begin)
-        if polish and is_formulation and result.x is not None and model.integrality.any():
+        # a solver not started for lack of time returns the start: nothing to polish, and no time for an LP
+        if polish and is_formulation and result.x is not None and model.integrality.any() \
+                and not result.checks.get("not_started"):
             _polish_result(model, result, opts, polish_by)
         return result
 

@@ -299,3 +299,24 @@ def test_a_polishing_lp_past_its_limit_is_left_at_the_deadline(formulation, refe
     assert res.checks["polished"] is False and res.checks["polish_skipped"] is True
     assert "ran out during polishing" in res.message
     assert res.objective == pytest.approx(reference.objective, rel=1e-6)
+
+
+def test_a_mip_is_not_started_with_less_time_left_than_its_build_took(formulation, reference, monkeypatch):
+    """HiGHS's set-up checks no time limit: with less time left than the model took to build and hand over,
+    the backend returns at once (no MIP, no polishing LP), and no solver thread is left running."""
+    import threading
+    import time
+
+    import highspy
+
+    runs = []
+    monkeypatch.setattr(highspy.Highs, "run", lambda self: runs.append(1))
+    formulation.build_time = 30.0                        # as if the build had taken 30 s
+    res = solvers.solve(formulation, solver="highs", deadline=time.perf_counter() + 5.0)
+    assert res.status == "time_limit_no_solution" and res.x is None and "not started" in res.message
+    # with a start, the start is the incumbent (as HiGHS returns it when its limit ends the search at once)
+    start = start_from_tree(formulation, decode(formulation, reference.x)[0])
+    res = solvers.solve(formulation, solver="highs", warm_start=start, deadline=time.perf_counter() + 5.0)
+    assert res.status == "time_limit_feasible" and res.solution_source == "warm_start"
+    assert np.array_equal(res.x, start) and res.objective == pytest.approx(formulation.objective_value(start))
+    assert runs == [] and not any(t.name == "optitrees-highs" for t in threading.enumerate())
