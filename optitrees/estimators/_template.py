@@ -45,6 +45,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .. import solvers as _solvers
 from ..algorithms.budget import call_until
 from ..exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning, WarmStartWarning
+from ..mip import BuildInterrupted, build_deadline
 from ..scaling import ScaledData
 from ..solvers import SolveOptions, SolverResult
 from ..solvers.results import SolveStatus, TerminationCondition
@@ -147,6 +148,15 @@ class MIPClassifier(OptitreesClassifier):
         f.matrix
         return f
 
+    def _build_matrix_by(self, problem, deadline):
+        """:meth:`_build_matrix`, stopped between groups once ``deadline`` passes (``None`` then): a build the fit
+        stopped waiting for ends soon instead of running on after ``fit`` returns."""
+        with build_deadline(deadline):
+            try:
+                return self._build_matrix(problem)
+            except BuildInterrupted:
+                return None
+
     def build_formulation(self, X, y, sample_weight=None):
         """The formulation ``fit`` would solve for ``(X, y)``, with the ``constraints`` hook applied.
 
@@ -220,8 +230,9 @@ class MIPClassifier(OptitreesClassifier):
         notes = []
         # the MIP is built only within the budget (30,000 x 123 at depth 2: 3.2 s with its matrix); a user hook
         # must see it, so with ``constraints`` it is always built
-        built, f = call_until(None if self.constraints is not None else budget.before_end(self._reserve),
-                              self._build_matrix, problem)
+        build_by = None if self.constraints is not None else budget.before_end(self._reserve)
+        built, f = call_until(build_by, self._build_matrix_by, problem, build_by)
+        built = built and f is not None
         budget.lap("build")
         checks = {}
         if built:
