@@ -108,24 +108,11 @@ class AggregateLoss:
             sig = expit(-(z0 + t * dz))
             return -float(wdz @ sig), float((wdz * dz) @ (sig * (1.0 - sig)))
 
-        lo, hi = 0.0, 1.0
-        if slope_and_curvature(lo)[0] >= 0:
-            return lo
-        if slope_and_curvature(hi)[0] <= 0:
-            return hi
-        t = 0.5
-        for _ in range(100):
-            g, h = slope_and_curvature(t)
-            if g > 0:
-                hi = t
-            else:
-                lo = t
-            step = t - g / h if h > 1e-300 else (lo + hi) / 2
-            nxt = step if lo < step < hi else (lo + hi) / 2
-            if abs(nxt - t) <= tol or hi - lo <= tol:
-                return float(nxt)
-            t = nxt
-        return float(t)
+        if slope_and_curvature(0.0)[0] >= 0:
+            return 0.0
+        if slope_and_curvature(1.0)[0] <= 0:
+            return 1.0
+        return _newton_minimum(slope_and_curvature, 0.0, 1.0, 0.5, tol)
 
     def _gradient_at(self, margins) -> tuple[np.ndarray, float]:
         q = -self.weight * self.y * expit(-margins) / self.multiplier
@@ -148,22 +135,14 @@ class AggregateLoss:
         """The ``beta`` in ``[-bound, bound]`` minimizing ``l(s, beta)`` (Newton's method on a 1-D convex
         function, safeguarded by bisection)."""
         base = self.y * (self.X @ np.asarray(s, float)) / self.multiplier
-        lo, hi = -float(bound), float(bound)
-        b = float(np.clip(0.0, lo, hi))
-        for _ in range(100):
+
+        def slope_and_curvature(b):
             sig = expit(-(base + self.y * b / self.multiplier))
-            g = -float((self.weight * self.y * sig).sum()) / self.multiplier
-            hess = float((self.weight * sig * (1.0 - sig)).sum()) / self.multiplier ** 2
-            if g > 0:
-                hi = b
-            else:
-                lo = b
-            step = b - g / hess if hess > 1e-300 else (lo + hi) / 2
-            nxt = step if lo < step < hi else (lo + hi) / 2
-            if abs(nxt - b) <= tol * max(1.0, abs(b)) or hi - lo <= tol * max(1.0, abs(b)):
-                return float(nxt)
-            b = nxt
-        return float(b)
+            return (-float((self.weight * self.y * sig).sum()) / self.multiplier,
+                    float((self.weight * sig * (1.0 - sig)).sum()) / self.multiplier ** 2)
+
+        lo, hi = -float(bound), float(bound)
+        return _newton_minimum(slope_and_curvature, lo, hi, float(np.clip(0.0, lo, hi)), tol)
 
     def best_multiplier(self, s, intercept_bound: float, m_range=(0.5, 1000.0), digits: int = 3):
         r"""The multiplier and intercept minimizing ``l(s, beta)`` for fixed points ``s``: ``(m, beta, value)``.
@@ -199,6 +178,24 @@ class AggregateLoss:
             if best is None or value < best[2]:
                 best = (m, beta, value)
         return best
+
+
+def _newton_minimum(slope_and_curvature, lo, hi, x, tol) -> float:
+    """The minimum on ``[lo, hi]`` of a 1-D convex function from ``x``: Newton steps (``slope_and_curvature(x)``
+    gives the first and second derivatives), a bisection of the bracket when a step would leave it; ends when a
+    step or the bracket is within ``tol`` (relative above 1)."""
+    for _ in range(100):
+        g, h = slope_and_curvature(x)
+        if g > 0:
+            hi = x
+        else:
+            lo = x
+        step = x - g / h if h > 1e-300 else (lo + hi) / 2
+        nxt = step if lo < step < hi else (lo + hi) / 2
+        if abs(nxt - x) <= tol * max(1.0, abs(x)) or hi - lo <= tol * max(1.0, abs(x)):
+            return float(nxt)
+        x = nxt
+    return float(x)
 
 
 def _distinct_rows(A):
