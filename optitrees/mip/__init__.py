@@ -5,7 +5,8 @@ to HiGHS (:func:`to_highs`, one ``passModel``), to Pyomo (:func:`to_pyomo`) and 
 ``.lp`` / ``.mps`` files (:func:`write`).
 """
 
-from ._formulation import BuildInterrupted, Formulation, build_deadline, safe_labels, timed_build
+from ._build_deadline import BuildInterrupted, build_deadline
+from ._formulation import Formulation, safe_labels, timed_build
 from ._groups import ConstraintGroup, VariableGroup
 from ._highs import new_highs, to_highs, write
 from ._pyomo import to_pyomo

@@ -19,8 +19,6 @@ and :mod:`optitrees.mip._pyomo` (``to_pyomo``).
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -29,35 +27,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from ._build_deadline import check_build_deadline
 from ._groups import DOMAINS, ConstraintGroup, VariableGroup
 
 __all__ = ["Formulation", "timed_build", "safe_labels"]
-
-
-#: The ``time.perf_counter()`` by which the build running in this context must end (``None``: no deadline).
-_build_deadline = contextvars.ContextVar("optitrees_build_deadline", default=None)
-
-
-class BuildInterrupted(Exception):
-    """A build passed the deadline of :func:`build_deadline` (raised between groups and before the matrix)."""
-
-
-@contextlib.contextmanager
-def build_deadline(deadline):
-    """Within this context a formulation's build stops, by :class:`BuildInterrupted`, at its next group (or
-    before assembling its matrix) once ``time.perf_counter()`` passes ``deadline``: a build the caller
-    stopped waiting for ends within a group's time instead of running on beside the rest of the program."""
-    token = _build_deadline.set(deadline)
-    try:
-        yield
-    finally:
-        _build_deadline.reset(token)
-
-
-def _check_build_deadline():
-    deadline = _build_deadline.get()
-    if deadline is not None and time.perf_counter() > deadline:
-        raise BuildInterrupted("the build passed its deadline")
 
 
 @dataclass
@@ -139,7 +112,7 @@ class Formulation:
         -------
         VariableGroup
         """
-        _check_build_deadline()
+        check_build_deadline()
         if name in self.variables or name in self.constraints:
             raise ValueError(f"component {name!r} already exists")
         if domain not in DOMAINS:
@@ -172,7 +145,7 @@ class Formulation:
         equation : str
             Seed equation the group implements, e.g. ``"3.7a"``.
         """
-        _check_build_deadline()
+        check_build_deadline()
         if name in self.variables or name in self.constraints:
             raise ValueError(f"component {name!r} already exists")
         dims = tuple(dims)
@@ -263,7 +236,7 @@ class Formulation:
     def matrix(self) -> sp.csr_matrix:
         """Constraint matrix ``A`` (``n_rows x n_cols``, CSR, duplicates summed)."""
         def build():
-            _check_build_deadline()
+            check_build_deadline()
             groups = list(self.constraints.values())
             if not groups:
                 return sp.csr_matrix((0, self.n_cols))
