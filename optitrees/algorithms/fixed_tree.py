@@ -63,6 +63,11 @@ class FixedTree:
                        leaf_W=None if self.leaf_W is None else self.leaf_W.copy(),
                        leaf_b=None if self.leaf_b is None else self.leaf_b.copy())
 
+    @property
+    def axis_aligned(self) -> bool:
+        """Every split weighs at most one feature."""
+        return bool(np.count_nonzero(self.W, axis=1).max(initial=0) <= 1)
+
     # --------------------------------------------------------------- routing
     def goes_right(self, X, nodes, rows=None) -> np.ndarray:
         """Whether each row of ``X`` goes right at the split ``nodes`` (breadth-first ids, one per row).
@@ -70,8 +75,7 @@ class FixedTree:
         ``rows``: the rows of ``X`` meant, one per node (default all); an axis-aligned tree reads their one
         feature each in place, with no copy of the rows."""
         nodes = np.asarray(nodes)
-        nonzeros = np.count_nonzero(self.W, axis=1)
-        if nonzeros.max(initial=0) <= 1:          # axis-aligned: read one feature per row, no dense weight rows
+        if self.axis_aligned:                     # read one feature per row, no dense weight rows
             feature = np.argmax(self.W != 0, axis=1)
             coef = self.W[np.arange(self.n_splits), feature]
             at = np.arange(X.shape[0]) if rows is None else rows

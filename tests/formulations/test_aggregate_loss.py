@@ -113,7 +113,9 @@ def test_segment_minimum_at_an_end_of_the_segment(data):
     loss = AggregateLoss.from_data(X, y)
     best = np.zeros(4), loss.best_intercept(np.zeros(4), 10.0)
     far = np.array([5.0, -5.0, 5.0, -5.0]), 8.0
-    assert loss.segment_minimum(*best, *far) == 0.0                 # the loss only rises away from its minimum
+    along = [loss.value(best[0] + t * (far[0] - best[0]), best[1] + t * (far[1] - best[1])) for t in (0.0, 1e-3)]
+    assert along[1] > along[0]                                      # precondition: the loss rises from ``best``
+    assert loss.segment_minimum(*best, *far) == 0.0
     assert loss.segment_minimum(*far, *best) == 1.0
 
 

@@ -137,7 +137,7 @@ class _LabelTAO:
             return False
         y = self.y[rows]
         # an axis-aligned tree reads the node's rows in place (one feature per split); an oblique one copies them once
-        in_place = not self.oblique and np.count_nonzero(ft.W, axis=1).max(initial=0) <= 1
+        in_place = not self.oblique and ft.axis_aligned
         X, at = (self.X, rows) if in_place else (self.X[rows], None)
         wrong_left = ft.predict(X, start=2 * t, rows=at) != y
         wrong_right = ft.predict(X, start=2 * t + 1, rows=at) != y
