@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
+import weakref
 
 import numpy as np
 
@@ -16,7 +16,10 @@ def to_pyomo(f):
     Index sets become ``Set`` components (``m.I``, ``m.T`` ...), variable
     groups ``Var`` components indexed by their sets (``m.z[i, t]``), and
     constraint groups ``Constraint`` components (``m.forward_left[t, i]``).
-    The objective is ``m.objective``. The model remembers the formulation
+    The objective is ``m.objective``. A group's rows are made from the
+    formulation's sparse matrix when one of them is first read (by a writer,
+    a solver or the user; :mod:`optitrees.mip._pyomo_rows`), so building the
+    model costs a few times the matrix's own build. The model remembers the formulation
     (``m._optitrees_formulation``) and its column order
     (``m._optitrees_columns``) so that a solution can be decoded even after
     the user added components.
@@ -27,33 +30,11 @@ def to_pyomo(f):
         return _build(f)
 
 
-@functools.cache
-def _rows_in_order():
-    """The class of :func:`to_pyomo`'s constraint rules (made on first use: Pyomo is imported only then)."""
-    from pyomo.core.base.initializer import InitializerBase
-
-    class RowsInOrder(InitializerBase):
-        """A constraint group's prebuilt rows, handed out in the order Pyomo constructs the group (its index
-        set's order, the formulation's row order); each index Pyomo asks for is checked against the row's."""
-
-        __slots__ = ("_keys", "_rows")
-
-        def __init__(self, keys, rows):
-            self._keys, self._rows = iter(keys), iter(rows)
-
-        def __call__(self, parent, index):
-            key = next(self._keys)
-            if key != index:
-                raise RuntimeError(f"Pyomo asked for row {index!r} where the formulation has {key!r}")
-            return next(self._rows)
-
-    return RowsInOrder
-
-
 def _build(f):
     import pyomo.environ as pyo
-    from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
-    from pyomo.core.expr.relational_expr import EqualityExpression, InequalityExpression, RangedExpression
+    from pyomo.core.expr.numeric_expr import LinearExpression
+
+    from ._pyomo_rows import SparseRowData, SparseRows
 
     m = pyo.ConcreteModel(name=f.name)
     for name, labels in f.sets.items():
@@ -72,28 +53,17 @@ def _build(f):
             v.setub(None if b != b else b)
         columns.extend(vars_)
 
-    A = f.matrix
-    indptr = A.indptr.tolist()
-    # every term once, in the matrix's row order (a coefficient of 1 is the variable itself); rows take slices
-    terms = [v if c == 1.0 else MonomialTermExpression((c, v))
-             for c, v in zip(A.data.tolist(), map(columns.__getitem__, A.indices.tolist()))]
-    lower = np.where(np.isfinite(f.row_lower), f.row_lower, np.nan).tolist()
-    upper = np.where(np.isfinite(f.row_upper), f.row_upper, np.nan).tolist()
-    bodies = [LinearExpression(terms[a:b]) for a, b in zip(indptr[:-1], indptr[1:])]
-    # every row's relational expression as a rule would build it (``==``, ``<=``, ``>=`` or ranged)
-    relations = [EqualityExpression((e, a)) if a == b
-                 else InequalityExpression((e, b), False) if a != a
-                 else InequalityExpression((a, e), False) if b != b
-                 else RangedExpression((a, e, b), (False, False))
-                 for e, a, b in zip(bodies, lower, upper)]
-    del bodies
-
+    # rows stay in the formulation's sparse matrix until first read, one group at a time (see _pyomo_rows)
     for g in f.constraints.values():
-        keys = itertools.product(*[f.sets[d].tolist() for d in g.dims])
+        keys = list(itertools.product(*[f.sets[d].tolist() for d in g.dims]))
         if len(g.dims) == 1:
-            keys = (k[0] for k in keys)
-        m.add_component(g.name, pyo.Constraint(*[m.component(d) for d in g.dims],
-                                               rule=_rows_in_order()(keys, relations[g.start:g.start + g.size])))
+            keys = [k[0] for k in keys]
+        comp = pyo.Constraint(*[m.component(d) for d in g.dims])
+        m.add_component(g.name, comp)
+        comp._optitrees_rows = SparseRows(f.matrix, slice(g.start, g.start + g.size), f.row_lower, f.row_upper,
+                                          columns)
+        ref = weakref.ref(comp)
+        comp._data = dict(zip(keys, map(SparseRowData, range(g.size), itertools.repeat(ref), keys)))
 
     c = f.cost
     nz = np.flatnonzero(c)
