@@ -219,18 +219,18 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     def _make_problem(self, spec, data):
         return LossOptimalProblem.create(spec, data)
 
-    def _fitter(self, problem, allowed=None):
+    def _fitter(self, problem, allowed=None, deadline=None):
         mask = np.ones(problem.data.n_features, bool) if allowed is None else np.asarray(allowed, bool).copy()
         mask[list(problem.spec.forbidden)] = False
-        return node_fitter(problem.spec, self._seed, mask)
+        return node_fitter(problem.spec, self._seed, mask, deadline=deadline)
 
     def _starts(self, problem, deadline, methods):
-        fit = self._fitter(problem)
+        fit = self._fitter(problem, deadline=deadline)
         starts = {"greedy": greedy_tree(problem, fit, deadline=deadline)}
         if "tao" in methods:
             starts["tao"] = tao_loss_optimal(starts["greedy"], problem, fit, deadline=deadline)
         if "tmo" in methods:
-            starts["tmo"], _ = tmo_loss_optimal(problem, lambda allowed: self._fitter(problem, allowed),
+            starts["tmo"], _ = tmo_loss_optimal(problem, lambda allowed: self._fitter(problem, allowed, deadline),
                                                 random_state=self._seed, deadline=deadline)
         return starts
 
@@ -238,7 +238,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         if not self.refine:
             return None
         deadline = None if budget.seconds is None else budget.deadline - 0.02 * budget.seconds
-        return tao_loss_optimal(model, problem, self._fitter(problem), deadline=deadline)
+        return tao_loss_optimal(model, problem, self._fitter(problem, deadline=deadline), deadline=deadline)
 
     def _store(self, problem, tree):
         self.tree_ = tree

@@ -4,7 +4,11 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from optitrees.algorithms.node_fit import fit_l1_logistic, fit_linear_svm, node_fitter, node_objective
+import time
+
+from optitrees.algorithms.node_fit import (LIBLINEAR_SECONDS_PER_ENTRY, LIBLINEAR_SETUP_PASSES, SVM_MAX_ITER,
+                                           fit_l1_logistic, fit_linear_svm, node_fitter, node_objective,
+                                           svm_iterations_within)
 from optitrees.formulations.loss_optimal import LossOptimalSpec
 
 
@@ -61,6 +65,26 @@ def test_budget_forbidden_and_univariate(data):
         w = np.zeros(4)
         w[j] = wj[0]
         assert obj(X, y, w1, _) <= obj(X, y, w, bj) + 1e-6
+
+
+def test_svm_iterations_fit_the_seconds_left():
+    entries = 30000 * 104
+    one_pass = LIBLINEAR_SECONDS_PER_ENTRY * entries
+    assert svm_iterations_within(None, entries) == SVM_MAX_ITER
+    assert svm_iterations_within((LIBLINEAR_SETUP_PASSES + 40.5) * one_pass, entries) == 40
+    assert svm_iterations_within(0.0, entries) == svm_iterations_within(-3.0, entries) == 1
+    assert svm_iterations_within(1e6, entries) == SVM_MAX_ITER
+
+
+def test_an_svm_fitted_near_the_deadline_is_capped_to_the_time_left(data):
+    X, y = data
+    spec = LossOptimalSpec.create(2, "hinge", "l2", C=10.0)
+    capped = node_fitter(spec, 0, deadline=time.perf_counter() - 1.0)(X, y, 0)
+    one_pass = fit_linear_svm(X, y, 10.0 / (2 * spec.lam[0]), 0, max_seconds=0.0)
+    full = node_fitter(spec, 0)(X, y, 0)
+    np.testing.assert_array_equal(capped[0], one_pass[0])
+    assert capped[1] == one_pass[1]
+    assert not np.allclose(capped[0], full[0])              # one pass is not the converged fit
 
 
 def test_node_objective_by_hand():
