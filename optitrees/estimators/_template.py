@@ -51,6 +51,7 @@ from ..solvers import SolveOptions, SolverResult
 from ..solvers.results import SolveStatus, TerminationCondition
 from ..solvers.registry import get_backend
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
+from ._earlier_incumbents import best_earlier_incumbent
 from ._input import resolve_features
 from ._report import ExactSearch, FitLog, FitOutcome, FitReport
 
@@ -259,6 +260,12 @@ class MIPClassifier(OptitreesClassifier):
             checks.update(decoded)
             notes += self._agreement_notes(checks)
             candidates["solver"] = family.finalize(problem, model)
+            earlier = best_earlier_incumbent(family, problem, f, result.pool, family.objective(
+                problem, candidates["solver"]), budget.before_end(0.03))
+            if earlier is not None:
+                model, candidates["solver"], value, age = earlier
+                log.note(f"the solver's incumbent found {age} before its last has a lower exact objective "
+                         f"({value:.6g}): it is the solver's model")
             refined = self._refine(problem, model, budget)
             if refined is not None and (self.constraints is None or f.violation(family.start(f, refined)) <= 1e-6):
                 candidates["refined"] = family.finalize(problem, refined)

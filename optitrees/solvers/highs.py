@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import threading
 import time
 
@@ -147,6 +148,7 @@ class HighsBackend:
             node_count=int(info.mip_node_count) if mip else 0,
             timings=timings, solution_source=source, x=x, message=h.modelStatusToString(model_status),
             trace=progress.trace + ([(t2 - t1, objective, bound)] if mip else []),
+            pool=run.earlier(x, start),
         )
 
     def _not_started(self, formulation, start, remaining, setup, timings) -> SolverResult:
@@ -177,12 +179,15 @@ class HighsBackend:
         return SolverResult(
             solver=self.name, solver_version=self.version(), termination=TerminationCondition.TIME_LIMIT,
             solution_status=solution, objective=objective, bound=bound, gap=relative_gap(objective, bound),
-            node_count=run.nodes, timings=timings, solution_source=source, x=x,
+            node_count=run.nodes, timings=timings, solution_source=source, x=x, pool=run.earlier(x, start),
             message="HiGHS ran past its time limit in a step that does not check it; it was stopped at the "
                     "deadline and its last reported incumbent is used",
             trace=progress.trace + [(timings["solve"], objective, bound)],
         )
 
+
+#: How many of a MIP's earlier incumbents a solve keeps (:attr:`SolverResult.pool`).
+POOL_SIZE = 16
 
 #: Seconds past HiGHS's own time limit before the solve is abandoned (HiGHS itself stops within
 #: milliseconds of its limit wherever it checks it).
@@ -210,6 +215,7 @@ class _WatchedRun:
     def __init__(self, h, progress=None):
         self.progress = progress
         self.incumbent = None
+        self.solutions = collections.deque(maxlen=POOL_SIZE + 1)   # the improving solutions, newest last
         self.bound = None
         self.nodes = None
         self._last_sample = -1.0
@@ -256,7 +262,16 @@ class _WatchedRun:
         if self._stop.is_set():
             return
         self.incumbent = np.array(event.data_out.mip_solution, dtype=float)
+        self.solutions.append(self.incumbent)
         self._record(event)
+
+    def earlier(self, x, start):
+        """The improving solutions before the final ``x``, oldest first, without ``x`` and the start."""
+        def same(a, b):
+            return isinstance(b, np.ndarray) and a.shape == b.shape and np.allclose(a, b, atol=1e-9, rtol=0)
+
+        kept = [s for s in self.solutions if not same(s, x) and not same(s, start)]
+        return kept[-POOL_SIZE:]
 
     def _interrupt(self, event):
         if self._stop.is_set():

@@ -115,6 +115,12 @@ class SolverResult:
     trace : list of (float, float or None, float or None)
         ``(seconds, incumbent, bound)`` whenever either changed during the
         solve (HiGHS; other backends report the end point).
+    pool : list of ndarray
+        The solver's earlier incumbents, oldest first (HiGHS: the last
+        :data:`~optitrees.solvers.highs.POOL_SIZE` before ``x``, unpolished;
+        neither ``x`` nor the warm start). Where the model's objective only
+        approximates the exact one (tangent planes of a loss), an earlier
+        incumbent can be the better model; estimators judge them by the exact objective.
 
     Written by the solver interface only (:func:`optitrees.solvers.solve` and
     the cut loops it runs); what an estimator made of it -- the model it
@@ -136,6 +142,7 @@ class SolverResult:
     message: str = ""
     checks: dict = field(default_factory=dict)
     trace: list = field(default_factory=list, repr=False)
+    pool: list = field(default_factory=list, repr=False)
 
     @property
     def has_solution(self) -> bool:

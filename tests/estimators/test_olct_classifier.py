@@ -9,6 +9,8 @@ from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer
 
 from optitrees import OLCTClassifier
+from optitrees.algorithms.loss_optimal.greedy import greedy_tree
+from optitrees.algorithms.node_fit import node_fitter
 from optitrees.exceptions import AgreementWarning, FallbackWarning
 from optitrees.formulations.tangents import logistic_loss
 from _support import fit_quiet
@@ -203,3 +205,32 @@ def test_unpolishable_solution_is_reported(tiny_xor):
     assert r.checks["polished"] is False and r.checks["routing_mismatches"] > 0
     assert r.returned == "start" and r.objectives["solver"] > r.objectives["start"]
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
+
+
+def test_an_earlier_incumbent_of_lower_exact_objective_is_the_solvers_model(monkeypatch):
+    """The MIP's objective (tangents of the loss) can rank two trees in the other order than the exact one:
+    the solver's earlier incumbents are judged by the exact objective. Here the solve's last solution is
+    made the greedy start's and its real solution put among the earlier ones; the fit returns the real one."""
+    import optitrees.estimators._template as template
+    from optitrees.formulations.loss_optimal_solution import start as start_from_tree
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=40) > 0, 1, 0)
+    make = lambda: OLCTClassifier(max_depth=2, tangents="V0", refine=False, warm_start="greedy",
+                                  solver_options={"mip_max_nodes": 200})
+    honest = fit_quiet(make(), X, y)
+    assert honest.method_ == "mip" and honest.objective_ < honest.greedy_objective_ - 1e-6
+    real = template._solvers.solve
+
+    def swapped(f, **kwargs):
+        result = real(f, **kwargs)
+        greedy = greedy_tree(f.problem, node_fitter(f.problem.spec, 0))
+        result.pool, result.x = [result.x], start_from_tree(f, greedy)
+        return result
+
+    monkeypatch.setattr(template._solvers, "solve", swapped)
+    fitted = fit_quiet(make(), X, y)
+    assert fitted.method_ == "mip" and fitted.objective_ == pytest.approx(honest.objective_, rel=1e-12)
+    assert any("found 1 before its last" in note for note in fitted.fit_report_.notes)
+    np.testing.assert_array_equal(fitted.predict(X), honest.predict(X))

@@ -320,3 +320,19 @@ def test_a_mip_is_not_started_with_less_time_left_than_its_build_took(formulatio
     assert res.status == "time_limit_feasible" and res.solution_source == "warm_start"
     assert np.array_equal(res.x, start) and res.objective == pytest.approx(formulation.objective_value(start))
     assert runs == [] and not any(t.name == "optitrees-highs" for t in threading.enumerate())
+
+
+def test_earlier_incumbents_are_kept_feasible_and_worse_oldest_first():
+    """HiGHS's improving solutions before its last come back in ``pool``: feasible, each worse than the next
+    and than the returned solution, without the returned solution itself."""
+    from optitrees.solvers.highs import POOL_SIZE
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=40) > 0, 1.0, -1.0)
+    f = olct(X, y, depth=2, tangents="V0")
+    res = solvers.solve(f, mip_gap=0, threads=1, progress=False, solver_options={"mip_max_nodes": 50})
+    values = [f.objective_value(x) for x in res.pool]
+    assert 2 <= len(res.pool) <= POOL_SIZE
+    assert all(f.violation(x) <= 1e-6 for x in res.pool)
+    assert values == sorted(values, reverse=True) and values[-1] > res.objective + 1e-6
