@@ -30,10 +30,7 @@ the previous basis):
   exactly best intercept for its points) and becomes the incumbent if better;
   its cut makes the LP exact there, so the node closes or moves on;
 * a node whose bound is within ``mip_gap`` of the incumbent is pruned;
-  otherwise it branches on a fractional binary column (then integer) chosen by
-  pseudocosts (:mod:`optitrees.solvers.branching`): the one whose two children
-  are expected to raise the bound most, judged by how much branching on it has
-  raised the bound so far (the most fractional one before anything is known).
+  otherwise it branches on the most fractional binary column (then integer).
 
 The lower bound is the smallest bound of the open nodes: a valid bound on the
 exact objective, so the gap is certified. Only an LP proven infeasible drops
@@ -54,12 +51,11 @@ import time
 import numpy as np
 
 from ..mip import new_highs
-from .branching import INTEGRAL as _INTEGRAL
-from .branching import Pseudocosts
 from .results import SolutionStatus, SolverResult, TerminationCondition, relative_gap
 
 __all__ = ["branch_and_cut"]
 
+_INTEGRAL = 1e-6
 _UNSOLVED = "unsolved"
 
 
@@ -214,7 +210,6 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
     lp = _NodeLP(formulation, threads, seed, verbose)
     integer = np.asarray(formulation.integrality, bool)
     binary = integer & (formulation.col_lower == 0) & (formulation.col_upper == 1)
-    branching = Pseudocosts(integer, binary)
     state = {"ub": np.inf, "x": None, "cuts": 0, "source": None}
     trace = []
 
@@ -316,7 +311,7 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         bound, _, lo, hi, x = heapq.heappop(heap)
         if pruned(bound):
             continue
-        col = branching.choose(x)
+        col = _branching_column(x, integer, binary)
         if col is None:                   # integral with stale cuts: solve it again
             res = solve_node(lo, hi, node_rounds)
             nodes += 1
@@ -336,8 +331,6 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
                 continue
             res = solve_node(lo2, hi2, node_rounds)
             nodes += 1
-            if res is not None and res is not _UNSOLVED:
-                branching.record(col, side == 1, x[col] - np.floor(x[col]), res[0] - bound)
             if res is _UNSOLVED:                      # the child is unexplored: it keeps the parent's bound
                 unsolved.append(bound)
             elif res is not None and not res[2] and not pruned(res[0]):
@@ -374,3 +367,13 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         message=f"branch and cut: {nodes} nodes, {state['cuts']} cuts", checks={"cuts": state["cuts"]},
         trace=trace)
 
+
+def _branching_column(x, integer, binary):
+    """The most fractional binary column, else the most fractional integer one; ``None`` when integral."""
+    frac = np.where(integer, np.abs(x - np.round(x)), 0.0)
+    for mask in (binary, integer):
+        f = np.where(mask, frac, 0.0)
+        j = int(np.argmax(f))
+        if f[j] > _INTEGRAL:
+            return j
+    return None
