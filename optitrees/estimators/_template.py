@@ -51,7 +51,7 @@ from ..solvers import SolveOptions, SolverResult
 from ..solvers.results import SolveStatus, TerminationCondition
 from ..solvers.registry import get_backend
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
-from ._earlier_incumbents import best_earlier_incumbent
+from ._earlier_incumbents import best_earlier_incumbent, polisher
 from ._input import resolve_features
 from ._report import ExactSearch, FitLog, FitOutcome, FitReport
 
@@ -261,7 +261,7 @@ class MIPClassifier(OptitreesClassifier):
             notes += self._agreement_notes(checks)
             candidates["solver"] = family.finalize(problem, model)
             earlier = best_earlier_incumbent(family, problem, f, result.pool, family.objective(
-                problem, candidates["solver"]), budget.before_end(0.03))
+                problem, candidates["solver"]), budget.before_end(0.03), polisher(f, self.threads, self._seed))
             if earlier is not None:
                 model, candidates["solver"], value, age = earlier
                 log.note(f"the solver's incumbent found {age} before its last has a lower exact objective "

@@ -148,7 +148,7 @@ class HighsBackend:
             node_count=int(info.mip_node_count) if mip else 0,
             timings=timings, solution_source=source, x=x, message=h.modelStatusToString(model_status),
             trace=progress.trace + ([(t2 - t1, objective, bound)] if mip else []),
-            pool=run.earlier(x, start),
+            pool=run.earlier(x),
         )
 
     def _not_started(self, formulation, start, remaining, setup, timings) -> SolverResult:
@@ -179,7 +179,7 @@ class HighsBackend:
         return SolverResult(
             solver=self.name, solver_version=self.version(), termination=TerminationCondition.TIME_LIMIT,
             solution_status=solution, objective=objective, bound=bound, gap=relative_gap(objective, bound),
-            node_count=run.nodes, timings=timings, solution_source=source, x=x, pool=run.earlier(x, start),
+            node_count=run.nodes, timings=timings, solution_source=source, x=x, pool=run.earlier(x),
             message="HiGHS ran past its time limit in a step that does not check it; it was stopped at the "
                     "deadline and its last reported incumbent is used",
             trace=progress.trace + [(timings["solve"], objective, bound)],
@@ -265,12 +265,11 @@ class _WatchedRun:
         self.solutions.append(self.incumbent)
         self._record(event)
 
-    def earlier(self, x, start):
-        """The improving solutions before the final ``x``, oldest first, without ``x`` and the start."""
-        def same(a, b):
-            return isinstance(b, np.ndarray) and a.shape == b.shape and np.allclose(a, b, atol=1e-9, rtol=0)
-
-        kept = [s for s in self.solutions if not same(s, x) and not same(s, start)]
+    def earlier(self, x):
+        """The improving solutions before the final ``x``, oldest first, without ``x`` (HiGHS reports an
+        accepted warm start as its first)."""
+        kept = [s for s in self.solutions
+                if not (isinstance(x, np.ndarray) and s.shape == x.shape and np.allclose(s, x, atol=1e-9, rtol=0))]
         return kept[-POOL_SIZE:]
 
     def _interrupt(self, event):

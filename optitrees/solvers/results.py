@@ -117,10 +117,11 @@ class SolverResult:
         solve (HiGHS; other backends report the end point).
     pool : list of ndarray
         The solver's earlier incumbents, oldest first (HiGHS: the last
-        :data:`~optitrees.solvers.highs.POOL_SIZE` before ``x``, unpolished;
-        neither ``x`` nor the warm start). Where the model's objective only
-        approximates the exact one (tangent planes of a loss), an earlier
-        incumbent can be the better model; estimators judge them by the exact objective.
+        :data:`~optitrees.solvers.highs.POOL_SIZE` before ``x``, unpolished, the
+        warm start among them when the solver accepted it; not ``x``). Where the
+        model's objective only approximates the exact one (tangent planes of a
+        loss), an earlier incumbent can be the better model; estimators judge
+        them, polished, by the exact objective.
 
     Written by the solver interface only (:func:`optitrees.solvers.solve` and
     the cut loops it runs); what an estimator made of it -- the model it

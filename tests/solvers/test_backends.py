@@ -336,3 +336,8 @@ def test_earlier_incumbents_are_kept_feasible_and_worse_oldest_first():
     assert 2 <= len(res.pool) <= POOL_SIZE
     assert all(f.violation(x) <= 1e-6 for x in res.pool)
     assert values == sorted(values, reverse=True) and values[-1] > res.objective + 1e-6
+    # a warm start HiGHS accepts is its first incumbent: it leads the pool when something better follows
+    again = solvers.solve(f, mip_gap=0, threads=1, progress=False, warm_start=res.pool[0],
+                          solver_options={"mip_max_nodes": 50})
+    assert again.objective < f.objective_value(res.pool[0]) - 1e-6
+    np.testing.assert_allclose(again.pool[0], res.pool[0], atol=1e-9)
