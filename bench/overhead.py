@@ -177,8 +177,8 @@ def overhead(n, p, skip_pyomo):
     X, y = _data(n, p)
     print(f"## build and hand-off, synthetic N={n}, p={p}, depth 2; (a) and (b) build the identical matrix")
     print(f"{'variant':>9s} {'set':4s} {'rows':>8s} {'nnz':>9s} {'(a) base s':>10s} {'(b) lib s':>9s} {'(b)/(a)':>7s} "
-          f"{'names s':>7s} {'(c) pyomo s':>11s} {'(c)/(b)':>7s} {'(c+) s':>7s} {'(c+)/(b)':>8s} {'(d) mps s':>9s} {'/(b)':>5s} {'lp s':>6s} "
-          f"{'/(b)':>5s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
+          f"{'names s':>7s} {'(c) pyomo s':>11s} {'(c)/(b)':>7s} {'(c+) s':>7s} {'(c+)/(b)':>8s} "
+          f"{'(d) mps s':>9s} {'/(b)':>5s} {'lp s':>6s} {'/(b)':>5s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
     for score_variables in (True, False):
         variant = "scores" if score_variables else "inline"
         for tangents in ("V0", "V3"):
@@ -216,8 +216,8 @@ def overhead(n, p, skip_pyomo):
                     written[suffix] = measure(write)[1]
             td, tl = written["mps"], written["lp"]
             print(f"{variant:>9s} {tangents:4s} {f.n_rows:8d} {f.matrix.nnz:9d} {ta:10.2f} {tb:9.2f} {tb / ta:7.2f} "
-                  f"{tn:7.2f} {tc:11.2f} {tc / tb:7.1f} {tr:7.2f} {tr / tb:8.1f} {td:9.2f} {td / tb:5.1f} {tl:6.2f} {tl / tb:5.1f} "
-                  f"{ma:10.0f} {mb:10.0f}", flush=True)
+                  f"{tn:7.2f} {tc:11.2f} {tc / tb:7.1f} {tr:7.2f} {tr / tb:8.1f} "
+                  f"{td:9.2f} {td / tb:5.1f} {tl:6.2f} {tl / tb:5.1f} {ma:10.0f} {mb:10.0f}", flush=True)
             del f
     print(f"this process's peak RSS: {_status_mib('VmHWM'):.0f} MiB")
 

@@ -17,7 +17,8 @@ from ..formulations.tangents import logistic_loss
 from ..scaling import weighted_sum
 from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
 
-__all__ = ["fit_l1_logistic", "fit_linear_svm", "svm_iterations_within", "node_fitter", "node_objective", "constant_fit"]
+__all__ = ["fit_l1_logistic", "fit_linear_svm", "svm_iterations_within", "node_fitter", "node_objective",
+           "constant_fit"]
 
 
 def constant_fit(y, loss: str, n_features: int, sample_weight=None):

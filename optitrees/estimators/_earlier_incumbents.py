@@ -29,22 +29,22 @@ def polisher(f, threads=None, seed=0):
     return lambda x, deadline: polish(f, x, options, deadline)[0]
 
 
-def best_earlier_incumbent(family, problem, f, pool, than: float, deadline: float | None, polish=None):
+def best_earlier_incumbent(family, problem, f, pool, than: float, deadline: float | None, polished=None):
     """``(model, final, objective, age)`` of the earlier incumbent with the least exact objective below
     ``than``, or ``None`` when none is below it.
 
     ``model`` is the decoded model (the solver's units), ``final`` the model as returned (``family.finalize``),
     ``age`` how many incumbents before the solver's last it was found. Incumbents are polished first when
-    ``polish`` is given (``polish(x, deadline) -> x`` or ``None`` to keep ``x``) and decoded newest first until
+    ``polished`` is given (``polished(x, deadline) -> x`` or ``None`` to keep ``x``) and decoded newest first until
     ``deadline`` (a ``time.perf_counter()``).
     """
     best = None
     for age, x in enumerate(reversed(pool), start=1):
         if deadline is not None and time.perf_counter() >= deadline:
             break
-        if polish is not None:
-            polished = polish(x, deadline)
-            x = x if polished is None else polished
+        if polished is not None:
+            better = polished(x, deadline)
+            x = x if better is None else better
         if not np.all(np.isfinite(x)):
             continue
         model, _ = family.decode(f, x)
