@@ -260,8 +260,9 @@ class MIPClassifier(OptitreesClassifier):
             checks.update(decoded)
             notes += self._agreement_notes(checks)
             candidates["solver"] = family.finalize(problem, model)
-            earlier = best_earlier_incumbent(family, problem, f, result.pool, family.objective(
-                problem, candidates["solver"]), budget.before_end(0.03), polisher(f, self.threads, self._seed))
+            earlier = best_earlier_incumbent(family, problem, f, result,
+                                             family.objective(problem, candidates["solver"]),
+                                             budget.before_end(0.03), polisher(f, self.threads, self._seed))
             if earlier is not None:
                 model, candidates["solver"], value, age = earlier
                 log.note(f"the solver's incumbent found {age} before its last has a lower exact objective "
