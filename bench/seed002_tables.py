@@ -10,6 +10,14 @@ splice, svmguide1 and svmguide3; a2a and a4a (not in the seed's table) stand in 
     python bench/seed002_tables.py --table 3.2 [--time-limit 300]
     python bench/seed002_tables.py --table 3.3 [--time-limit 300]
     python bench/seed002_tables.py --table 3.2 --summary-only
+
+``--cv`` tunes as the seed does, scaled down, and writes ``..._cv.csv``: 4-fold stratified cross-validation on
+the training split, scored by balanced accuracy, ``--cv-time-limit`` seconds per fold fit; ``C`` in
+{10^-2, ..., 10^2} shared by the layers (the diagonal of the seed's 5^depth per-layer grid) for OLCT and
+MARGOT, ``alpha`` in {0} U {2^-8, ..., 2^2} (the seed's 12 values) for OCT-H; then the final fit on the whole
+training split with the chosen value. ``--models`` picks the rows:
+
+    python bench/seed002_tables.py --table 3.3 --cv --datasets wholesale --models MARGOT OCT-H
 """
 
 from __future__ import annotations
@@ -47,8 +55,27 @@ def models(depth):
             "MARGOT": MARGOTClassifier(max_depth=depth), "OCT-H": OCTHClassifier(max_depth=depth)}
 
 
+#: The cross-validated grids of ``--cv`` (see the module docstring).
+GRIDS = {"OLCT-V0": {"C": [10.0 ** i for i in range(-2, 3)]}, "OLCT": {"C": [10.0 ** i for i in range(-2, 3)]},
+         "MARGOT": {"C": [10.0 ** i for i in range(-2, 3)]},
+         "OCT-H": {"alpha": [0.0] + [2.0 ** i for i in range(-8, 3)]}}
+
+
+def tuned(est, model, Xtr, ytr, args):
+    """``est`` with its grid parameter chosen by 4-fold cross-validation (``--cv-time-limit`` s per fit), and
+    the cross-validation's table (parameter, mean and standard error of the validation balanced accuracy)."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    search = GridSearchCV(est.set_params(time_limit=args.cv_time_limit), GRIDS[model], scoring="balanced_accuracy",
+                          cv=StratifiedKFold(4, shuffle=True, random_state=0), refit=False)
+    search.fit(Xtr, ytr)
+    res = search.cv_results_
+    table = [(p, 100 * m, 100 * s / 2) for p, m, s in zip(res["params"], res["mean_test_score"], res["std_test_score"])]
+    return est.set_params(**search.best_params_), table
+
+
 def run(args):
-    out = RESULTS / f"seed002_table{args.table.replace('.', '_')}.csv"
+    out = RESULTS / f"seed002_table{args.table.replace('.', '_')}{'_cv' if args.cv else ''}.csv"
     rows = pd.read_csv(out).to_dict("records") if out.exists() and args.resume else []
     done = {(r["dataset"], r["model"]) for r in rows}
     depth = DEPTH[args.table]
@@ -56,12 +83,23 @@ def run(args):
         X, y, _ = load_numeric(name)
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
         for model, est in models(depth).items():
-            if (name, model) in done:
+            if (name, model) in done or (args.models and model not in args.models):
                 continue
-            est.set_params(time_limit=args.time_limit, threads=1, random_state=0)
-            t0 = time.perf_counter()
+            est.set_params(threads=1, random_state=0)
+            extra = {}
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                if args.cv:
+                    t0 = time.perf_counter()
+                    est, table = tuned(est, model, Xtr, ytr, args)
+                    (key,) = GRIDS[model]
+                    value = est.get_params()[key]
+                    extra = dict(cv_param=key, cv_value=value, cv_seconds=time.perf_counter() - t0,
+                                 cv_bacc=max(m for _, m, _ in table),
+                                 cv_table="; ".join(f"{p[key]:g}: {m:.2f} +- {se:.2f}" for p, m, se in table))
+                    print(f"{name} {model}: {extra['cv_table']} -> {key} = {value:g}", flush=True)
+                est.set_params(time_limit=args.time_limit)
+                t0 = time.perf_counter()
                 est.fit(Xtr, ytr)
             seconds = time.perf_counter() - t0
             r = est.fit_report_
@@ -69,7 +107,7 @@ def run(args):
                              test_bacc=100 * balanced_accuracy_score(yte, est.predict(Xte)),
                              train_bacc=100 * balanced_accuracy_score(ytr, est.predict(Xtr)), time=seconds,
                              objective=r.objective, greedy=r.starts.get("greedy"), bound=r.bound,
-                             method=r.method, outcome=str(r.outcome), distinct=r.distinct_rows))
+                             method=r.method, outcome=str(r.outcome), distinct=r.distinct_rows, **extra))
             print(f"{name} {model}: BAcc {rows[-1]['test_bacc']:.2f} in {seconds:.0f} s by {r.method}", flush=True)
             RESULTS.mkdir(exist_ok=True)
             pd.DataFrame(rows).to_csv(out, index=False)
@@ -92,6 +130,10 @@ def summary(table, path):
     methods = frame.pivot_table(index="dataset", columns="model", values="method", aggfunc="first")
     print("\nreturned model from")
     print(methods.to_string())
+    if "cv_value" in frame:
+        chosen = frame.assign(chosen=frame.cv_param + " = " + frame.cv_value.map("{:g}".format))
+        print("\nchosen by 4-fold cross-validation")
+        print(chosen.pivot_table(index="dataset", columns="model", values="chosen", aggfunc="first").to_string())
 
 
 def main():
@@ -99,10 +141,13 @@ def main():
     parser.add_argument("--table", choices=tuple(SEED), default="3.2")
     parser.add_argument("--datasets", nargs="+")
     parser.add_argument("--time-limit", type=float, default=300.0)
+    parser.add_argument("--models", nargs="+", choices=tuple(GRIDS))
+    parser.add_argument("--cv", action="store_true", help="tune C / alpha by 4-fold cross-validation first")
+    parser.add_argument("--cv-time-limit", type=float, default=15.0, help="seconds per cross-validation fit")
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
-    path = RESULTS / f"seed002_table{args.table.replace('.', '_')}.csv"
+    path = RESULTS / f"seed002_table{args.table.replace('.', '_')}{'_cv' if args.cv else ''}.csv"
     if not args.summary_only:
         require_shared()
         path = run(args)
