@@ -18,6 +18,9 @@ MARGOT, ``alpha`` in {0} U {2^-8, ..., 2^2} (the seed's 12 values) for OCT-H; th
 training split with the chosen value. ``--models`` picks the rows:
 
     python bench/seed002_tables.py --table 3.3 --cv --datasets wholesale --models MARGOT OCT-H
+
+``--splits K`` repeats each fit on K stratified 80/20 splits (seeds 0 .. K-1) and writes ``..._splits.csv``: how
+far one split's test balanced accuracy moves from another's (the seed reports one split of its own).
 """
 
 from __future__ import annotations
@@ -74,16 +77,21 @@ def tuned(est, model, Xtr, ytr, args):
     return est.set_params(**search.best_params_), table
 
 
+def results_path(args) -> Path:
+    suffix = ("_cv" if args.cv else "") + ("_splits" if args.splits > 1 else "")
+    return RESULTS / f"seed002_table{args.table.replace('.', '_')}{suffix}.csv"
+
+
 def run(args):
-    out = RESULTS / f"seed002_table{args.table.replace('.', '_')}{'_cv' if args.cv else ''}.csv"
+    out = results_path(args)
     rows = pd.read_csv(out).to_dict("records") if out.exists() and args.resume else []
-    done = {(r["dataset"], r["model"]) for r in rows}
+    done = {(r["dataset"], r["model"], r.get("split", 0)) for r in rows}
     depth = DEPTH[args.table]
-    for name in args.datasets or SEED[args.table]:
+    for name, split in ((n, s) for n in args.datasets or SEED[args.table] for s in range(args.splits)):
         X, y, _ = load_numeric(name)
-        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=split, stratify=y)
         for model, est in models(depth).items():
-            if (name, model) in done or (args.models and model not in args.models):
+            if (name, model, split) in done or (args.models and model not in args.models):
                 continue
             est.set_params(threads=1, random_state=0)
             extra = {}
@@ -103,12 +111,12 @@ def run(args):
                 est.fit(Xtr, ytr)
             seconds = time.perf_counter() - t0
             r = est.fit_report_
-            rows.append(dict(dataset=name, n=len(y), p=X.shape[1], model=model, depth=depth,
+            rows.append(dict(dataset=name, n=len(y), p=X.shape[1], model=model, depth=depth, split=split,
                              test_bacc=100 * balanced_accuracy_score(yte, est.predict(Xte)),
                              train_bacc=100 * balanced_accuracy_score(ytr, est.predict(Xtr)), time=seconds,
                              objective=r.objective, greedy=r.starts.get("greedy"), bound=r.bound,
                              method=r.method, outcome=str(r.outcome), distinct=r.distinct_rows, **extra))
-            print(f"{name} {model}: BAcc {rows[-1]['test_bacc']:.2f} in {seconds:.0f} s by {r.method}", flush=True)
+            print(f"{name} {model} split {split}: BAcc {rows[-1]['test_bacc']:.2f} in {seconds:.0f} s by {r.method}", flush=True)
             RESULTS.mkdir(exist_ok=True)
             pd.DataFrame(rows).to_csv(out, index=False)
     return out
@@ -116,6 +124,12 @@ def run(args):
 
 def summary(table, path):
     frame = pd.read_csv(path)
+    if frame.get("split", pd.Series([0])).nunique() > 1:
+        spread = frame.groupby(["dataset", "model"]).test_bacc.agg(["mean", "std", "min", "max", "count"])
+        print(f"Table {table}: test balanced accuracy (%) over {frame.split.nunique()} splits (the seed's: "
+              + ", ".join(f"{n} {v}" for n, v in SEED[table].items() if any(v)) + ")")
+        print(spread.round(2).to_string())
+        return
     ours = frame.pivot_table(index="dataset", columns="model", values="test_bacc", aggfunc="first")
     seed = pd.DataFrame({name: dict(zip(("seed OLCT-V0", "seed MARGOT", "seed OCT-H"), values))
                          for name, values in SEED[table].items()}).T
@@ -144,10 +158,11 @@ def main():
     parser.add_argument("--models", nargs="+", choices=tuple(GRIDS))
     parser.add_argument("--cv", action="store_true", help="tune C / alpha by 4-fold cross-validation first")
     parser.add_argument("--cv-time-limit", type=float, default=15.0, help="seconds per cross-validation fit")
+    parser.add_argument("--splits", type=int, default=1, help="stratified 80/20 splits (seeds 0 .. K-1)")
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
-    path = RESULTS / f"seed002_table{args.table.replace('.', '_')}{'_cv' if args.cv else ''}.csv"
+    path = results_path(args)
     if not args.summary_only:
         require_shared()
         path = run(args)

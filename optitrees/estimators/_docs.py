@@ -45,7 +45,10 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         Raw solver options, applied last, over the family's measured defaults
         for HiGHS (``_highs_defaults``: presolve off for the loss-optimal
         trees, see ``bench/solver_settings.py``, and for OCT / OCT-H, whose
-        presolve overran the time limit).
+        presolve overran the time limit); a model of more than 300,000
+        nonzeros also goes without feasibility jump, symmetry detection and
+        its heuristics' LP presolve, which check no time limit
+        (:data:`optitrees.solvers.highs.UNTIMED_STEPS_OFF`).
     forbidden_features : sequence of str or int, optional
         Features (names or column indices) no split or rule may use.
     constraints : callable, optional

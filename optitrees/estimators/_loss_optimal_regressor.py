@@ -15,6 +15,7 @@ from ..algorithms.loss_optimal.greedy import clear_gap
 from ..formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, RegressionLoss,
                                                build, decode, start, tree_objective)
 from ..scaling import ScaledData
+from ..solvers.highs import UNTIMED_STEPS_OFF
 from ..solvers.registry import get_backend
 from ..solvers.results import SolveStatus
 from ..trees import LeafModel, feature_importances
@@ -25,13 +26,14 @@ from ._views import TreeViews
 
 __all__ = ["LossOptimalTreeRegressor"]
 
-#: Above this many rows HiGHS solves the MILP without its presolve, feasibility jump and symmetry detection,
-#: three steps that do not check its time limit, in a thread the fit has to leave running at its deadline: on
-#: cpu_act's 4,608 training rows at depth 3 (135,322 rows) the presolve ran over 190 s past a 10 s limit; on adult's
-#: 30,000 rows at depth 2 (300,315 rows, 10M nonzeros) with a 3 s limit the presolve ran over 300 s, and without
-#: it HiGHS ended after 36 s (18 s in feasibility jump, 4 s in symmetry detection), with neither after 23 s.
+#: Above this many rows HiGHS solves the MILP without the steps that check no time limit
+#: (:data:`~optitrees.solvers.highs.UNTIMED_STEPS_OFF`), in a thread the fit has to leave running at its deadline:
+#: on cpu_act's 4,608 training rows at depth 3 (135,322 rows) the presolve ran over 190 s past a 10 s limit; on
+#: adult's 30,000 rows at depth 2 (300,315 rows, 10M nonzeros) with a 3 s limit the presolve ran over 300 s, and
+#: without it HiGHS ended after 36 s (18 s in feasibility jump, 4 s in symmetry detection), with neither after
+#: 23 s; the LP presolve of the root's randomized rounding kept it 10.1-10.8 s past a 5 s fit, without it 3.3-4.5 s.
 LARGE_MODEL_ROWS = 20_000
-LARGE_MODEL_OPTIONS = {"presolve": "off", "mip_heuristic_run_feasibility_jump": False, "mip_detect_symmetry": False}
+LARGE_MODEL_OPTIONS = UNTIMED_STEPS_OFF
 
 
 class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
@@ -73,8 +75,9 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     verbose : bool, default=False
     solver_options : dict, optional
         Raw solver options (``{"mip_max_nodes": 100}`` ...). HiGHS's presolve, feasibility jump and symmetry
-        detection are off for models of more than 20,000 rows (they do not keep the time limit on them) unless
-        given here (``{"presolve": "on"}`` ...).
+        detection are off for models of more than 20,000 rows, and its sub-problems are solved without presolve
+        (``mip_root_presolve_only``): these steps do not keep the time limit on them. Options given here win
+        (``{"presolve": "on"}`` ...).
 
     Attributes
     ----------

@@ -48,6 +48,7 @@ from ..exceptions import AgreementWarning, ApproximationWarning, FallbackWarning
 from ..mip import BuildInterrupted, build_deadline
 from ..scaling import ScaledData
 from ..solvers import SolveOptions, SolverResult
+from ..solvers.highs import BIG_MODEL_NONZEROS, UNTIMED_STEPS_OFF
 from ..solvers.results import SolveStatus, TerminationCondition
 from ..solvers.registry import get_backend
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
@@ -169,8 +170,11 @@ class MIPClassifier(OptitreesClassifier):
         return est._build(est._prepare(X, y, sample_weight)[0])
 
     def _solve(self, f, start, budget):
+        options = self._solve_options()
+        if self.solver == "highs" and f.matrix.nnz > BIG_MODEL_NONZEROS:   # the user's solver_options still win
+            options["solver_options"] = {**UNTIMED_STEPS_OFF, **options["solver_options"]}
         return _solvers.solve(f, warm_start=start, deadline=budget.solve_deadline(self._reserve),
-                              polish_deadline=budget.deadline, **self._solve_options())
+                              polish_deadline=budget.deadline, **options)
 
     def _refine(self, problem, model, budget):
         """An improved model from the solver's (``None``: this family has no refinement)."""

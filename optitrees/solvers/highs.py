@@ -12,7 +12,21 @@ from ..mip import new_highs
 from .options import ProgressPrinter, SolveOptions
 from .results import SolutionStatus, SolverResult, TerminationCondition, classify_solution, relative_gap
 
-__all__ = ["HighsBackend", "configured_highs"]
+__all__ = ["HighsBackend", "configured_highs", "UNTIMED_STEPS_OFF", "BIG_MODEL_NONZEROS"]
+
+#: HiGHS options that turn off the steps of its MIP solver that check no time limit and, on big models, run on
+#: long after it, in a thread a fit has to leave running at its deadline: the MIP presolve; feasibility jump;
+#: symmetry detection; and the LP presolve of its heuristics' sub-problems (``mip_root_presolve_only``: the root's
+#: randomized rounding, which HiGHS runs after the root LP whatever time is left, then starts its LP from the
+#: root basis). Seconds HiGHS ran on after a fit of adult's 30,000 rows, depth 2, 10 s, with the estimator's
+#: own HiGHS options / with these too: OLCT 47.8 / 3.1 (feasibility jump), MARGOT 15.0 / 5.0, OCT-H 12.9 / 0.0.
+#: What is left is the randomized rounding itself (its propagation, and loading and factoring its LP).
+UNTIMED_STEPS_OFF = {"presolve": "off", "mip_heuristic_run_feasibility_jump": False, "mip_detect_symmetry": False,
+                     "mip_root_presolve_only": True}
+
+#: Nonzeros above which the MIP classifiers hand HiGHS :data:`UNTIMED_STEPS_OFF` (below, those steps take well
+#: under a second; the models of seed 002's Table 3.3 have at most 216,440).
+BIG_MODEL_NONZEROS = 300_000
 
 #: HiGHS runs of this process in progress (an abandoned solve's worker counts until it ends).
 _active_runs = 0

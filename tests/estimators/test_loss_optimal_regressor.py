@@ -138,8 +138,8 @@ def test_the_start_routes_every_row_as_cart_where_its_gap_is_narrower_than_the_m
 
 @pytest.mark.parametrize("given, presolve", [(None, "off"), ({"presolve": "on"}, "on")])
 def test_a_large_model_goes_to_highs_without_the_steps_that_ignore_its_time_limit(monkeypatch, given, presolve):
-    """Above LARGE_MODEL_ROWS, HiGHS runs without presolve, feasibility jump and symmetry detection, unless the
-    user's solver_options say otherwise."""
+    """Above LARGE_MODEL_ROWS, HiGHS runs without presolve, feasibility jump and symmetry detection, and solves
+    its heuristics' LPs without presolve, unless the user's solver_options say otherwise."""
     from optitrees.estimators import _loss_optimal_regressor as module
 
     seen = []
@@ -155,3 +155,4 @@ def test_a_large_model_goes_to_highs_without_the_steps_that_ignore_its_time_limi
     fit_quiet(LossOptimalTreeRegressor(max_depth=2, time_limit=10, solver_options=given), X, y)
     assert seen[0]["presolve"] == presolve
     assert seen[0]["mip_heuristic_run_feasibility_jump"] is False and seen[0]["mip_detect_symmetry"] is False
+    assert seen[0]["mip_root_presolve_only"] is True

@@ -13,6 +13,7 @@ from optitrees import (GeneralizedRiskScoreClassifier, MARGOTClassifier, OCTClas
                        OCTHClassifier, OLCTClassifier)
 from optitrees import FitOutcome
 from optitrees.exceptions import FallbackWarning, TimeLimitWarning
+from optitrees.solvers.highs import UNTIMED_STEPS_OFF
 from _support import fit_quiet
 
 
@@ -176,6 +177,28 @@ def test_family_highs_defaults_sit_under_the_users_options():
         == {"presolve": "on", "mip_max_nodes": 3}
     assert MARGOTClassifier(solver="scip")._solve_options()["solver_options"] == {}
     assert GeneralizedRiskScoreClassifier()._solve_options()["solver_options"] == {}
+
+
+@pytest.mark.parametrize("limit, given, expected", [
+    (0, None, dict(UNTIMED_STEPS_OFF)),                                       # big: HiGHS's untimed steps off
+    (0, {"mip_detect_symmetry": True}, {**UNTIMED_STEPS_OFF, "mip_detect_symmetry": True}),   # the user wins
+    (10**9, None, {"presolve": "off"}),                                       # small: the family's defaults
+])
+def test_a_big_model_goes_to_highs_without_its_untimed_steps(cancer, monkeypatch, limit, given, expected):
+    from optitrees.estimators import _template
+
+    seen = []
+    solve = _template._solvers.solve
+
+    def recording(f, **kwargs):
+        seen.append(dict(kwargs["solver_options"]))
+        return solve(f, **kwargs)
+
+    monkeypatch.setattr(_template._solvers, "solve", recording)
+    monkeypatch.setattr(_template, "BIG_MODEL_NONZEROS", limit)
+    X, y = cancer
+    fit_quiet(OCTHClassifier(max_depth=1, time_limit=10, solver_options=given), X[:80, :4], y[:80])
+    assert seen == [expected]
 
 
 def test_a_build_the_budget_cannot_finish_is_left_and_the_start_returned(cancer, monkeypatch):
