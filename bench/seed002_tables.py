@@ -126,8 +126,9 @@ def summary(table, path):
     frame = pd.read_csv(path)
     if frame.get("split", pd.Series([0])).nunique() > 1:
         spread = frame.groupby(["dataset", "model"]).test_bacc.agg(["mean", "std", "min", "max", "count"])
-        print(f"Table {table}: test balanced accuracy (%) over {frame.split.nunique()} splits (the seed's: "
-              + ", ".join(f"{n} {v}" for n, v in SEED[table].items() if any(v)) + ")")
+        columns = dict(zip(("OLCT-V0", "MARGOT", "OCT-H"), range(3)))
+        spread["seed (one split)"] = [SEED[table][d][columns[m]] if m in columns else None for d, m in spread.index]
+        print(f"Table {table}: test balanced accuracy (%) over {frame.split.nunique()} stratified 80/20 splits")
         print(spread.round(2).to_string())
         return
     ours = frame.pivot_table(index="dataset", columns="model", values="test_bacc", aggfunc="first")
