@@ -116,7 +116,8 @@ def run(args):
                              train_bacc=100 * balanced_accuracy_score(ytr, est.predict(Xtr)), time=seconds,
                              objective=r.objective, greedy=r.starts.get("greedy"), bound=r.bound,
                              method=r.method, outcome=str(r.outcome), distinct=r.distinct_rows, **extra))
-            print(f"{name} {model} split {split}: BAcc {rows[-1]['test_bacc']:.2f} in {seconds:.0f} s by {r.method}", flush=True)
+            print(f"{name} {model} split {split}: BAcc {rows[-1]['test_bacc']:.2f} in {seconds:.0f} s by {r.method}",
+                  flush=True)
             RESULTS.mkdir(exist_ok=True)
             pd.DataFrame(rows).to_csv(out, index=False)
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
+import types
 
 import numpy as np
 
@@ -21,11 +22,12 @@ __all__ = ["HighsBackend", "configured_highs", "UNTIMED_STEPS_OFF", "BIG_MODEL_N
 #: root basis). Seconds HiGHS ran on after a fit of adult's 30,000 rows, depth 2, 10 s, with the estimator's
 #: own HiGHS options / with these too: OLCT 47.8 / 3.1 (feasibility jump), MARGOT 15.0 / 5.0, OCT-H 12.9 / 0.0.
 #: What is left is the randomized rounding itself (its propagation, and loading and factoring its LP).
-UNTIMED_STEPS_OFF = {"presolve": "off", "mip_heuristic_run_feasibility_jump": False, "mip_detect_symmetry": False,
-                     "mip_root_presolve_only": True}
+UNTIMED_STEPS_OFF = types.MappingProxyType({"presolve": "off", "mip_heuristic_run_feasibility_jump": False,
+                                           "mip_detect_symmetry": False, "mip_root_presolve_only": True})
 
-#: Nonzeros above which the MIP classifiers hand HiGHS :data:`UNTIMED_STEPS_OFF` (below, those steps take well
-#: under a second; the models of seed 002's Table 3.3 have at most 216,440).
+#: Nonzeros above which the MIP classifiers hand HiGHS :data:`UNTIMED_STEPS_OFF`: every loss-optimal model of
+#: 4,000 rows and more (1.0-1.9M at depth 2); the models of seed 002's Table 3.3 (at most 216,440) keep HiGHS's
+#: heuristics.
 BIG_MODEL_NONZEROS = 300_000
 
 #: HiGHS runs of this process in progress (an abandoned solve's worker counts until it ends).
