@@ -12,7 +12,11 @@
 3. *build*: the family's formulation, then the user's ``constraints`` hook
    and ``forbidden_features``; a build the budget cannot finish is left
    (:func:`~optitrees.algorithms.budget.call_until`) and the best start is
-   returned with status ``time_limit_no_solution``;
+   returned with status ``time_limit_no_solution``. With HiGHS, a time limit
+   and no ``constraints`` the model is built before the starts: when HiGHS
+   could not solve its root LP in half the time the solve would get
+   (:func:`~optitrees.solvers.highs.root_lp_seconds`), it is not solved and
+   the starts get the whole budget;
 4. *solve*: until the budget, less a reserve for what follows;
 5. *decode and check agreement*: the solver's model, its routing / rules
    against the solution, its recomputed objective;
@@ -43,16 +47,17 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import solvers as _solvers
-from ..algorithms.budget import call_until
-from ..exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning, WarmStartWarning
+from ..algorithms.budget import call_until, remaining
+from ..exceptions import WarmStartWarning
 from ..mip import BuildInterrupted, build_deadline
 from ..scaling import ScaledData
 from ..solvers import SolveOptions, SolverResult
-from ..solvers.highs import BIG_MODEL_NONZEROS, UNTIMED_STEPS_OFF
+from ..solvers.highs import BIG_MODEL_NONZEROS, UNTIMED_STEPS_OFF, root_lp_seconds
 from ..solvers.results import SolveStatus, TerminationCondition
 from ..solvers.registry import get_backend
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._earlier_incumbents import best_earlier_incumbent, polisher
+from ._fit_notes import agreement_notes, status_notes
 from ._input import resolve_features
 from ._report import ExactSearch, FitLog, FitOutcome, FitReport
 
@@ -205,7 +210,35 @@ class MIPClassifier(OptitreesClassifier):
                 "best": ("greedy", "tao", "tmo")}[choice]
 
     def _start_deadline(self, budget):
-        return budget.starts_until(self._tmo_share if "tmo" in self._start_methods else self._start_share)
+        return budget.starts_until(self._start_share_of_time())
+
+    def _reach_matters(self, budget) -> bool:
+        """Whether to check that HiGHS can reach its root in time (a user's ``constraints`` always get the MIP)."""
+        return budget.seconds is not None and self.solver == "highs" and self.constraints is None
+
+    def _build_first(self, problem, budget):
+        """``(f, None, None)``: the MIP, built before the starts; or ``(None, why, its summary)`` when it is not
+        to be solved: its build did not finish within the starts' share of the budget, or HiGHS's root LP
+        (estimated low by :func:`~optitrees.solvers.highs.root_lp_seconds`) would take more than half the time
+        the solve would get after the starts. HiGHS holds its working memory from its start (1 GB at 4,000 rows
+        of adult, depth 2) and runs on after a deadline it cannot reach; the starts use the time better."""
+        by = self._start_deadline(budget)
+        built, f = call_until(by, self._build_matrix_by, problem, by)
+        budget.lap("build")
+        if not built or f is None:
+            return None, (f"the MIP was not solved: its build did not finish within the starts' share of the "
+                          f"budget ({self._start_share_of_time() * budget.seconds:.3g} s)"), None
+        share = self._start_share_of_time() if set(self._start_methods) - {"greedy"} else 0.0
+        seconds = remaining(budget.solve_deadline(self._reserve)) - share * budget.seconds
+        needed = root_lp_seconds(f.n_rows, f.n_cols)
+        if needed <= 0.5 * seconds:
+            return f, None, None
+        return None, (f"the MIP was not solved: HiGHS's root LP of {f.n_rows:,} rows x {f.n_cols:,} columns needs "
+                      f"{needed:.3g} s or more (estimated), over half the {max(seconds, 0.0):.3g} s the solve would "
+                      "get; its time went to the starts"), f.summary()
+
+    def _start_share_of_time(self) -> float:
+        return self._tmo_share if "tmo" in self._start_methods else self._start_share
 
     # -------------------------------------------------------------- fit
     def _fit(self, X, y, sample_weight, budget):
@@ -224,7 +257,10 @@ class MIPClassifier(OptitreesClassifier):
             budget.lap("exact search")
             if exact.proven:
                 return self._certified(problem, training, exact, budget, log)
-        starts = self._starts(problem, self._start_deadline(budget), self._start_methods)
+        f, unsolved, summary = self._build_first(problem, budget) if self._reach_matters(budget) else (None,) * 3
+        # a MIP out of reach gives its time to the starts
+        starts_by = budget.before_end(self._reserve) if unsolved else self._start_deadline(budget)
+        starts = self._starts(problem, starts_by, self._start_methods)
         if exact is not None:
             starts[exact.engine] = exact.model
         finals = {name: family.finalize(problem, m) for name, m in starts.items()}
@@ -235,10 +271,11 @@ class MIPClassifier(OptitreesClassifier):
         notes = []
         # the MIP is built only within the budget (30,000 x 123 at depth 2: 3.2 s with its matrix); a user hook
         # must see it, so with ``constraints`` it is always built
-        build_by = None if self.constraints is not None else budget.before_end(self._reserve)
-        built, f = call_until(build_by, self._build_matrix_by, problem, build_by)
-        built = built and f is not None
-        budget.lap("build")
+        if f is None and unsolved is None:
+            build_by = None if self.constraints is not None else budget.before_end(self._reserve)
+            built, f = call_until(build_by, self._build_matrix_by, problem, build_by)
+            budget.lap("build")
+        built = f is not None
         checks = {}
         if built:
             x0 = family.start(f, starts[start_name])
@@ -254,7 +291,7 @@ class MIPClassifier(OptitreesClassifier):
         else:
             candidates = {"start": finals[start_name]}
             result = SolverResult(solver=self.solver, termination=TerminationCondition.TIME_LIMIT,
-                                  message="the time limit ended while the MIP was built; it was not solved")
+                                  message=unsolved or "the time limit ended while the MIP was built; it was not solved")
         budget.lap("solve")
         checks.update(result.checks)
         if result.x is not None and np.all(np.isfinite(result.x)):
@@ -262,7 +299,7 @@ class MIPClassifier(OptitreesClassifier):
             reference = result.objective if result.objective is not None else f.objective_value(result.x)
             decoded["objective_discrepancy"] = abs(decoded["objective_recomputed"] - reference)
             checks.update(decoded)
-            notes += self._agreement_notes(checks)
+            notes += agreement_notes(checks)
             candidates["solver"] = family.finalize(problem, model)
             earlier = best_earlier_incumbent(family, problem, f, result,
                                              family.objective(problem, candidates["solver"]),
@@ -285,7 +322,7 @@ class MIPClassifier(OptitreesClassifier):
         order = ("start", "solver", "refined") if result.solution_source == "warm_start" else \
             ("solver", "start", "refined")
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
-        notes += self._status_notes(result, returned, objectives, label)
+        notes += status_notes(result, returned, objectives, label, unsolved)
         proven = result.bound is not None and objectives[returned] <= result.bound + 1e-6 * max(1.0, abs(result.bound))
         known = [b for b in (result.bound if built else None, None if exact is None else exact.bound) if b is not None]
         bound = objectives[returned] if proven else (max(known) if known else None)
@@ -301,7 +338,8 @@ class MIPClassifier(OptitreesClassifier):
         self.start_objectives_ = start_objectives
         self.method_ = {"start": start_name, "solver": "mip", "refined": f"mip+{self._refine_name}"}[returned]
         self.solver_result_ = result
-        self.formulation_summary_ = f.summary() if built else "no MIP built: the time limit ended while it was built"
+        self.formulation_summary_ = f.summary() if built else f"{summary}\nnot solved" if summary else \
+            "no MIP built: the time limit ended while it was built"
         self._store(problem, candidates[returned])
         budget.lap("report")
         self.fit_report_ = FitReport(
@@ -346,44 +384,6 @@ class MIPClassifier(OptitreesClassifier):
             certified_by=engine, bound=objective, stages=dict(budget.stages), checks=self._report_checks(problem),
             notes=tuple(log.notes + [f"optimal, certified by {engine}"]))
         return self
-
-    # ---------------------------------------------------------- reporting
-    @staticmethod
-    def _agreement_notes(checks):
-        notes = []
-        if checks.get("polished") is False:
-            why = "no time was left to polish it" if checks.get("polish_skipped") else "it could not be polished"
-            notes.append((AgreementWarning, f"the solver's integer solution relies on integrality tolerances ({why}); "
-                          "its solution is used as it is"))
-        for key, what in (("routing_mismatches", "training points are routed differently by the decoded model "
-                                                 "than by z"),
-                          ("rule_mismatches", "rule evaluations differ between the decoded card and z")):
-            if checks.get(key):
-                notes.append((AgreementWarning, f"{checks[key]} {what}; its objective is recomputed from "
-                              "the model"))
-        for term, what in (("l2", "||w||^2"), ("logistic", "the logistic loss")):
-            error, tol = checks.get(f"{term}_relative_error"), checks.get(f"{term}_tol")
-            if error is not None and error > tol:
-                notes.append((ApproximationWarning, f"the outer approximation of {what} stopped at relative error "
-                              f"{error:.2e} (tolerance {tol:g})"))
-        return notes
-
-    @staticmethod
-    def _status_notes(result, returned, objectives, start_name):
-        notes = []
-        if "solver" not in objectives:
-            notes.append((FallbackWarning, f"solver returned no solution ({result.status}); returning the "
-                          f"{start_name} start"))
-        elif returned == "start" and objectives["solver"] > objectives["start"] * (1 + 1e-6) + 1e-6:
-            notes.append((FallbackWarning, f"the solver's model has a worse exact objective "
-                          f"({objectives['solver']:.6g}) than the {start_name} start ({objectives['start']:.6g}); "
-                          "returning the start"))
-        if result.status in (SolveStatus.TIME_LIMIT_FEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION, SolveStatus.FEASIBLE):
-            why = "solver stopped early" if result.status is SolveStatus.FEASIBLE else "time limit reached"
-            gap = "unknown" if result.gap is None or not np.isfinite(result.gap) else f"{100 * result.gap:.2f}%"
-            notes.append((TimeLimitWarning, f"{why}: the model is not proven optimal (gap {gap} in the MIP's "
-                          f"objective); returning the {returned} model"))
-        return notes
 
 
 def _is_false(flag) -> bool:

@@ -13,7 +13,7 @@ from ..mip import new_highs
 from .options import ProgressPrinter, SolveOptions
 from .results import SolutionStatus, SolverResult, TerminationCondition, classify_solution, relative_gap
 
-__all__ = ["HighsBackend", "configured_highs", "UNTIMED_STEPS_OFF", "BIG_MODEL_NONZEROS"]
+__all__ = ["HighsBackend", "configured_highs", "UNTIMED_STEPS_OFF", "BIG_MODEL_NONZEROS", "root_lp_seconds"]
 
 #: HiGHS options that turn off the steps of its MIP solver that check no time limit and, on big models, run on
 #: long after it, in a thread a fit has to leave running at its deadline: the MIP presolve; feasibility jump;
@@ -29,6 +29,24 @@ UNTIMED_STEPS_OFF = types.MappingProxyType({"presolve": "off", "mip_heuristic_ru
 #: 4,000 rows and more (1.0-1.9M at depth 2); the models of seed 002's Table 3.3 (at most 216,440) keep HiGHS's
 #: heuristics.
 BIG_MODEL_NONZEROS = 300_000
+
+#: Seconds per unit of ``columns x (rows + columns)`` that :func:`root_lp_seconds` assumes. HiGHS's dual simplex
+#: solved the LP relaxations of the tree models (presolve off, one thread, from the slack basis) in about one
+#: iteration per column (0.8-1.4), each costing time in proportion to rows + columns: 5.6e-9 to 9.6e-9 s per unit
+#: on the machine the benchmarks ran on (OLCT depth 2 on adult 500-2,000 rows, a2a, spambase and phishing 2,000-4,000;
+#: MARGOT and OCT-H on adult 1,000-2,000: 0.7-25.6 s). Half the lowest rounded down: a machine twice as fast.
+ROOT_LP_SECONDS_PER_UNIT = 2.8e-9
+
+
+def root_lp_seconds(n_rows: int, n_cols: int) -> float:
+    """A low estimate of the seconds HiGHS's dual simplex needs to solve the root LP of a model with ``n_rows``
+    rows and ``n_cols`` columns: :data:`ROOT_LP_SECONDS_PER_UNIT` x columns x (rows + columns).
+
+    >>> round(root_lp_seconds(216_261, 28_932), 1)     # OLCT depth 2 on 4,000 rows of adult: 50 s measured
+    19.9
+    """
+    return ROOT_LP_SECONDS_PER_UNIT * float(n_cols) * (float(n_rows) + float(n_cols))
+
 
 #: HiGHS runs of this process in progress (an abandoned solve's worker counts until it ends).
 _active_runs = 0

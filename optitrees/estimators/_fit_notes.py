@@ -1,0 +1,57 @@
+"""The warnings a MIP fit raises about its solve: agreement between the solver's solution and the decoded model,
+and what the returned model's status is (a start returned, a time limit, a MIP that was not solved).
+
+Each is a ``(warning class, text)`` pair; the fit template raises them at its end (:mod:`optitrees.exceptions`
+names the classes, so a grid search can silence one kind).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning
+from ..solvers.results import SolveStatus
+
+__all__ = ["agreement_notes", "status_notes"]
+
+
+def agreement_notes(checks: dict) -> list:
+    """Notes on a decoded solution: integrality not polished, points routed or rules evaluated differently by the
+    model than by the solution, an outer approximation stopped above its tolerance."""
+    notes = []
+    if checks.get("polished") is False:
+        why = "no time was left to polish it" if checks.get("polish_skipped") else "it could not be polished"
+        notes.append((AgreementWarning, f"the solver's integer solution relies on integrality tolerances ({why}); "
+                      "its solution is used as it is"))
+    for key, what in (("routing_mismatches", "training points are routed differently by the decoded model "
+                                             "than by z"),
+                      ("rule_mismatches", "rule evaluations differ between the decoded card and z")):
+        if checks.get(key):
+            notes.append((AgreementWarning, f"{checks[key]} {what}; its objective is recomputed from the model"))
+    for term, what in (("l2", "||w||^2"), ("logistic", "the logistic loss")):
+        error, tol = checks.get(f"{term}_relative_error"), checks.get(f"{term}_tol")
+        if error is not None and error > tol:
+            notes.append((ApproximationWarning, f"the outer approximation of {what} stopped at relative error "
+                          f"{error:.2e} (tolerance {tol:g})"))
+    return notes
+
+
+def status_notes(result, returned: str, objectives: dict, start_name: str, unsolved: str | None = None) -> list:
+    """Notes on the returned model's status: a start returned (the solver found nothing, its model is worse, or
+    the MIP was not solved: ``unsolved`` says why), and a model not proven optimal for lack of time."""
+    notes = []
+    if unsolved is not None:
+        notes.append((FallbackWarning, f"{unsolved}; returning the {start_name} start"))
+    elif "solver" not in objectives:
+        notes.append((FallbackWarning, f"solver returned no solution ({result.status}); returning the "
+                      f"{start_name} start"))
+    elif returned == "start" and objectives["solver"] > objectives["start"] * (1 + 1e-6) + 1e-6:
+        notes.append((FallbackWarning, f"the solver's model has a worse exact objective "
+                      f"({objectives['solver']:.6g}) than the {start_name} start ({objectives['start']:.6g}); "
+                      "returning the start"))
+    if result.status in (SolveStatus.TIME_LIMIT_FEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION, SolveStatus.FEASIBLE):
+        why = "solver stopped early" if result.status is SolveStatus.FEASIBLE else "time limit reached"
+        gap = "unknown" if result.gap is None or not np.isfinite(result.gap) else f"{100 * result.gap:.2f}%"
+        notes.append((TimeLimitWarning, f"{why}: the model is not proven optimal (gap {gap} in the MIP's "
+                      f"objective); returning the {returned} model"))
+    return notes
