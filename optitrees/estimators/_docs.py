@@ -33,7 +33,13 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         the incumbent depends on machine speed. A node limit counts
         branch-and-bound nodes, not the root node's cuts and heuristics: on a
         150-row depth-2 OLCT the root alone used a 10 s limit, so a quick fit
-        needs a time limit too.
+        needs a time limit too. With HiGHS, a model whose root LP it could not
+        solve in half the time its solve would get
+        (:func:`optitrees.solvers.highs.root_lp_out_of_reach`: OLCT depth 2 on
+        4,000 rows of adult in a 60 s fit) is not solved: the starts get the
+        whole limit and the best of them is returned with a
+        :class:`~optitrees.exceptions.FallbackWarning` saying so; user
+        ``constraints`` are always solved.
     mip_gap : float, default=1e-4
     threads : int, optional
         Solver threads; also the most threads numpy's BLAS runs during the fit.

@@ -15,9 +15,10 @@ from ..algorithms.loss_optimal.greedy import clear_gap
 from ..formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, RegressionLoss,
                                                build, decode, start, tree_objective)
 from ..scaling import ScaledData
-from ..solvers.highs import UNTIMED_STEPS_OFF
+from ..algorithms.budget import remaining
+from ..solvers.highs import UNTIMED_STEPS_OFF, root_lp_out_of_reach
 from ..solvers.registry import get_backend
-from ..solvers.results import SolveStatus
+from ..solvers.results import SolverResult, SolveStatus, TerminationCondition
 from ..trees import LeafModel, feature_importances
 from ._base import OptitreesEstimator
 from ._report import FitOutcome, FitReport
@@ -66,7 +67,8 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     solver : str, default="highs"
         A MILP solver of :func:`optitrees.solvers.solve` (``"highs"``, ``"scip"``, ``"gurobi"`` ...).
     time_limit : float, default=60.0
-        Seconds for the whole fit.
+        Seconds for the whole fit. With HiGHS, a model whose root LP it could not solve in half the time left
+        (:func:`optitrees.solvers.highs.root_lp_out_of_reach`) is not solved and the CART start is returned.
     mip_gap : float, default=1e-4
     threads : int, optional
         Solver threads; also the most threads numpy's BLAS runs during the fit.
@@ -148,10 +150,18 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         options = dict(self.solver_options or {})
         if self.solver == "highs" and f.n_rows > LARGE_MODEL_ROWS:
             options = {**LARGE_MODEL_OPTIONS, **options}
-        result = solvers.solve(f, self.solver, mip_gap=self.mip_gap, threads=self.threads,
-                               seed=0 if self.random_state is None else int(self.random_state), verbose=self.verbose,
-                               warm_start=x0, progress=not self.verbose, solver_options=options,
-                               deadline=budget.solve_deadline())
+        # HiGHS is not started on a model whose root LP it could not solve in half the time (the CART start stands)
+        why = root_lp_out_of_reach(f.n_rows, f.n_cols, remaining(budget.solve_deadline())) \
+            if self.solver == "highs" and budget.seconds is not None else None
+        if why is None:
+            result = solvers.solve(f, self.solver, mip_gap=self.mip_gap, threads=self.threads,
+                                   seed=0 if self.random_state is None else int(self.random_state),
+                                   verbose=self.verbose, warm_start=x0, progress=not self.verbose,
+                                   solver_options=options, deadline=budget.solve_deadline())
+        else:
+            notes.append(f"the MIP was not solved: {why}")
+            result = SolverResult(solver=self.solver, termination=TerminationCondition.TIME_LIMIT,
+                                  message=f"not solved: {why}")
         budget.lap("solve")
         candidates = {"start": start_tree}
         if result.x is not None and np.all(np.isfinite(result.x)):

@@ -52,7 +52,7 @@ from ..exceptions import WarmStartWarning
 from ..mip import BuildInterrupted, build_deadline
 from ..scaling import ScaledData
 from ..solvers import SolveOptions, SolverResult
-from ..solvers.highs import BIG_MODEL_NONZEROS, UNTIMED_STEPS_OFF, root_lp_seconds
+from ..solvers.highs import BIG_MODEL_NONZEROS, UNTIMED_STEPS_OFF, root_lp_out_of_reach
 from ..solvers.results import SolveStatus, TerminationCondition
 from ..solvers.registry import get_backend
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
@@ -230,12 +230,9 @@ class MIPClassifier(OptitreesClassifier):
                           f"budget ({self._start_share_of_time() * budget.seconds:.3g} s)"), None
         share = self._start_share_of_time() if set(self._start_methods) - {"greedy"} else 0.0
         seconds = remaining(budget.solve_deadline(self._reserve)) - share * budget.seconds
-        needed = root_lp_seconds(f.n_rows, f.n_cols)
-        if needed <= 0.5 * seconds:
-            return f, None, None
-        return None, (f"the MIP was not solved: HiGHS's root LP of {f.n_rows:,} rows x {f.n_cols:,} columns needs "
-                      f"{needed:.3g} s or more (estimated), over half the {max(seconds, 0.0):.3g} s the solve would "
-                      "get; its time went to the starts"), f.summary()
+        why = root_lp_out_of_reach(f.n_rows, f.n_cols, seconds)
+        return (f, None, None) if why is None else \
+            (None, f"the MIP was not solved: {why}; its time went to the starts", f.summary())
 
     def _start_share_of_time(self) -> float:
         return self._tmo_share if "tmo" in self._start_methods else self._start_share

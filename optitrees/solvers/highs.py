@@ -13,7 +13,8 @@ from ..mip import new_highs
 from .options import ProgressPrinter, SolveOptions
 from .results import SolutionStatus, SolverResult, TerminationCondition, classify_solution, relative_gap
 
-__all__ = ["HighsBackend", "configured_highs", "UNTIMED_STEPS_OFF", "BIG_MODEL_NONZEROS", "root_lp_seconds"]
+__all__ = ["HighsBackend", "configured_highs", "UNTIMED_STEPS_OFF", "BIG_MODEL_NONZEROS", "root_lp_seconds",
+           "root_lp_out_of_reach"]
 
 #: HiGHS options that turn off the steps of its MIP solver that check no time limit and, on big models, run on
 #: long after it, in a thread a fit has to leave running at its deadline: the MIP presolve; feasibility jump;
@@ -46,6 +47,24 @@ def root_lp_seconds(n_rows: int, n_cols: int) -> float:
     19.9
     """
     return ROOT_LP_SECONDS_PER_UNIT * float(n_cols) * (float(n_rows) + float(n_cols))
+
+
+def root_lp_out_of_reach(n_rows: int, n_cols: int, seconds: float) -> str | None:
+    """Why HiGHS is not to be started on a model of this size when its solve gets ``seconds``: its root LP would
+    take more than half of them (:func:`root_lp_seconds`, a low estimate), leaving no time to search; ``None``
+    when it may start. Started, HiGHS holds its working memory (1 GB for OLCT depth 2 on 4,000 rows of adult)
+    and, at a deadline its root cannot reach, runs on after the fit in the thread left behind.
+
+    >>> root_lp_out_of_reach(216_261, 28_932, 60.0) is None
+    True
+    >>> root_lp_out_of_reach(216_261, 28_932, 30.0)
+    "HiGHS's root LP of 216,261 rows x 28,932 columns needs 19.9 s or more (estimated), over half the 30 s the solve would get"
+    """
+    needed = root_lp_seconds(n_rows, n_cols)
+    if needed <= 0.5 * seconds:
+        return None
+    return (f"HiGHS's root LP of {n_rows:,} rows x {n_cols:,} columns needs {needed:.3g} s or more (estimated), "
+            f"over half the {max(seconds, 0.0):.3g} s the solve would get")
 
 
 #: HiGHS runs of this process in progress (an abandoned solve's worker counts until it ends).

@@ -13,6 +13,7 @@ from optitrees import (GeneralizedRiskScoreClassifier, MARGOTClassifier, OCTClas
                        OCTHClassifier, OLCTClassifier)
 from optitrees import FitOutcome
 from optitrees.exceptions import FallbackWarning, TimeLimitWarning
+from optitrees.solvers import highs
 from optitrees.solvers.highs import UNTIMED_STEPS_OFF
 from _support import fit_quiet
 
@@ -246,7 +247,7 @@ def _watch_the_solver_and_starts(monkeypatch, estimator):
 def test_a_mip_whose_root_lp_is_out_of_reach_is_not_solved_and_its_time_goes_to_the_starts(cancer, monkeypatch):
     X, y = cancer
     template, solves, starts_by = _watch_the_solver_and_starts(monkeypatch, OLCTClassifier)
-    monkeypatch.setattr(template, "root_lp_seconds", lambda n_rows, n_cols: 1e6)
+    monkeypatch.setattr(highs, "root_lp_seconds", lambda n_rows, n_cols: 1e6)
     est = OLCTClassifier(max_depth=1, time_limit=8, warm_start="tao")
     t0 = time.perf_counter()
     with pytest.warns(FallbackWarning, match="root LP of .* rows x .* columns needs 1e.06 s or more"):
@@ -268,7 +269,7 @@ def test_the_mip_is_solved_in_reach_with_user_constraints_or_without_a_time_limi
     X, y = cancer
     template, solves, starts_by = _watch_the_solver_and_starts(monkeypatch, OLCTClassifier)
     if case != "in reach":                                           # estimated out of reach, solved all the same
-        monkeypatch.setattr(template, "root_lp_seconds", lambda n_rows, n_cols: 1e6)
+        monkeypatch.setattr(highs, "root_lp_seconds", lambda n_rows, n_cols: 1e6)
     est = OLCTClassifier(max_depth=1, time_limit=None if case == "no time limit" else 20,
                          constraints=(lambda f: None) if case == "user constraints" else None)
     t0 = time.perf_counter()
@@ -276,15 +277,6 @@ def test_the_mip_is_solved_in_reach_with_user_constraints_or_without_a_time_limi
     assert len(solves) == 1 and est.fit_report_.solved_by == "highs"
     if case == "in reach":                                           # the starts keep their share (TMO's: 40%)
         assert est._start_share_of_time() == 0.4 and starts_by[0] - t0 <= 0.4 * 20 + 0.5
-
-
-def test_the_root_lp_estimate_grows_with_columns_times_rows_and_columns():
-    from optitrees.solvers.highs import ROOT_LP_SECONDS_PER_UNIT, root_lp_seconds
-
-    assert root_lp_seconds(100, 10) == pytest.approx(ROOT_LP_SECONDS_PER_UNIT * 10 * 110)
-    assert root_lp_seconds(200, 20) == pytest.approx(4 * root_lp_seconds(100, 10), rel=1e-12)
-    # OLCT depth 2 on 4,000 rows of adult (216,261 x 28,932) took HiGHS 50 s: the estimate is low, within 3x
-    assert 50 / 3 < root_lp_seconds(216_261, 28_932) < 50
 
 
 def test_node_fits_left_behind_do_not_undo_the_callers_warning_filters(cancer):
