@@ -349,7 +349,7 @@ def part_loss(args):
                                                     random_state=0).fit(X[train], y[train]))
                 r = m.fit_report_
                 greedy = greedy_model(m, X[train], y[train])
-                nnz = re.search(r"(\d+) nonzeros", m.formulation_summary_)
+                nnz = re.search(r"(\d+) (?:nonzeros|coefficients)", m.formulation_summary_)
                 # data and the model's matrix in memory: X in float64, the CSR matrix (value, column index)
                 data_mib = (X[train].nbytes + (12 * int(nnz.group(1)) if nnz else 0)) / 2**20
                 return dict(time=t, data_matrix_mib=data_mib, objective=r.objective, greedy=r.starts.get("greedy"),

@@ -14,9 +14,8 @@
    (:func:`~optitrees.algorithms.budget.call_until`) and the best start is
    returned with status ``time_limit_no_solution``. With HiGHS, a time limit
    and no ``constraints`` the model is built before the starts: when HiGHS
-   could not solve its root LP in half the time the solve would get
-   (:func:`~optitrees.solvers.highs.root_lp_seconds`), it is not solved and
-   the starts get the whole budget;
+   could not solve its root LP in half the time the solve would get, it is
+   not solved and the starts get the whole budget (:mod:`._mip_reach`);
 4. *solve*: until the budget, less a reserve for what follows;
 5. *decode and check agreement*: the solver's model, its routing / rules
    against the solution, its recomputed objective;
@@ -47,18 +46,19 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import solvers as _solvers
-from ..algorithms.budget import call_until, remaining
+from ..algorithms.budget import call_until
 from ..exceptions import WarmStartWarning
 from ..mip import BuildInterrupted, build_deadline
 from ..scaling import ScaledData
 from ..solvers import SolveOptions, SolverResult
-from ..solvers.highs import BIG_MODEL_NONZEROS, UNTIMED_STEPS_OFF, root_lp_out_of_reach
+from ..solvers.highs import BIG_MODEL_NONZEROS, UNTIMED_STEPS_OFF
 from ..solvers.results import SolveStatus, TerminationCondition
 from ..solvers.registry import get_backend
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._earlier_incumbents import best_earlier_incumbent, polisher
 from ._fit_notes import agreement_notes, status_notes
 from ._input import resolve_features
+from ._mip_reach import build_first, reach_matters
 from ._report import ExactSearch, FitLog, FitOutcome, FitReport
 
 __all__ = ["MIPClassifier"]
@@ -155,12 +155,13 @@ class MIPClassifier(OptitreesClassifier):
         f.matrix
         return f
 
-    def _build_matrix_by(self, problem, deadline):
-        """:meth:`_build_matrix`, stopped between groups once ``deadline`` passes (``None`` then): a build the fit
-        stopped waiting for ends soon instead of running on after ``fit`` returns."""
+    def _build_matrix_by(self, problem, deadline, matrix=True):
+        """:meth:`_build_matrix` (without ``matrix``: :meth:`_build`), stopped between groups once ``deadline``
+        passes (``None`` then): a build the fit stopped waiting for ends soon instead of running on after ``fit``
+        returns."""
         with build_deadline(deadline):
             try:
-                return self._build_matrix(problem)
+                return self._build_matrix(problem) if matrix else self._build(problem)
             except BuildInterrupted:
                 return None
 
@@ -212,28 +213,6 @@ class MIPClassifier(OptitreesClassifier):
     def _start_deadline(self, budget):
         return budget.starts_until(self._start_share_of_time())
 
-    def _reach_matters(self, budget) -> bool:
-        """Whether to check that HiGHS can reach its root in time (a user's ``constraints`` always get the MIP)."""
-        return budget.seconds is not None and self.solver == "highs" and self.constraints is None
-
-    def _build_first(self, problem, budget):
-        """``(f, None, None)``: the MIP, built before the starts; or ``(None, why, its summary)`` when it is not
-        to be solved: its build did not finish within the starts' share of the budget, or HiGHS's root LP
-        (estimated low by :func:`~optitrees.solvers.highs.root_lp_seconds`) would take more than half the time
-        the solve would get after the starts. HiGHS holds its working memory from its start (1 GB at 4,000 rows
-        of adult, depth 2) and runs on after a deadline it cannot reach; the starts use the time better."""
-        by = self._start_deadline(budget)
-        built, f = call_until(by, self._build_matrix_by, problem, by)
-        budget.lap("build")
-        if not built or f is None:
-            return None, (f"the MIP was not solved: its build did not finish within the starts' share of the "
-                          f"budget ({self._start_share_of_time() * budget.seconds:.3g} s)"), None
-        share = self._start_share_of_time() if set(self._start_methods) - {"greedy"} else 0.0
-        seconds = remaining(budget.solve_deadline(self._reserve)) - share * budget.seconds
-        why = root_lp_out_of_reach(f.n_rows, f.n_cols, seconds)
-        return (f, None, None) if why is None else \
-            (None, f"the MIP was not solved: {why}; its time went to the starts", f.summary())
-
     def _start_share_of_time(self) -> float:
         return self._tmo_share if "tmo" in self._start_methods else self._start_share
 
@@ -254,7 +233,7 @@ class MIPClassifier(OptitreesClassifier):
             budget.lap("exact search")
             if exact.proven:
                 return self._certified(problem, training, exact, budget, log)
-        f, unsolved, summary = self._build_first(problem, budget) if self._reach_matters(budget) else (None,) * 3
+        f, unsolved, summary = build_first(self, problem, budget) if reach_matters(self, budget) else (None,) * 3
         # a MIP out of reach gives its time to the starts
         starts_by = budget.before_end(self._reserve) if unsolved else self._start_deadline(budget)
         starts = self._starts(problem, starts_by, self._start_methods)

@@ -347,9 +347,12 @@ class Formulation:
 
     # ------------------------------------------------------------- summary
     def summary(self) -> str:
-        """One line per group: name, index sets, size, equation."""
+        """One line per group: name, index sets, size, equation (a model whose matrix was not assembled counts its
+        coefficients as given, duplicates not summed: the summary does not assemble it)."""
+        entries = f"{self.matrix.nnz} nonzeros" if "A" in self._cache else \
+            f"{sum(len(g.vals) for g in self.constraints.values())} coefficients (matrix not assembled)"
         lines = [f"{self.name}: {self.n_cols} variables "
-                 f"({int(self.integrality.sum())} integer), {self.n_rows} rows, {self.matrix.nnz} nonzeros"]
+                 f"({int(self.integrality.sum())} integer), {self.n_rows} rows, {entries}"]
         for g in self.variables.values():
             lines.append(f"  var {g.name}[{', '.join(g.dims)}] {g.domain} x{g.size}")
         for g in self.constraints.values():

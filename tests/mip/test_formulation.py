@@ -181,3 +181,12 @@ def test_feature_names_label_the_index_sets(tiny_xor, tmp_path):
     assert m.w[1, "age"].lb == -f.problem.spec.weight_bound
     with pytest.raises(KeyError, match="not in index set"):
         f.index("J", "height")
+
+
+def test_the_summary_does_not_assemble_the_matrix(tiny_xor):
+    """A model's size is read without its matrix (a fit decides from it whether HiGHS can reach the root)."""
+    f = olct(*tiny_xor, depth=2, tangents="V1")
+    coefficients = sum(len(g.vals) for g in f.constraints.values())
+    assert f"{f.n_rows} rows, {coefficients} coefficients (matrix not assembled)" in f.summary()
+    assert "A" not in f._cache
+    assert f"{f.n_rows} rows, {f.matrix.nnz} nonzeros" in f.summary().splitlines()[0]
