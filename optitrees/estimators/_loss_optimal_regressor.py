@@ -142,18 +142,19 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         budget.lap("start")
         f = build(problem)
         budget.lap("build")
-        x0 = start(f, start_tree)
         notes = []
-        if f.violation(x0) > 1e-6:
-            notes.append("the CART start violates the model; the solver starts without it")
-            x0 = None
-        options = dict(self.solver_options or {})
-        if self.solver == "highs" and f.n_rows > LARGE_MODEL_ROWS:
-            options = {**LARGE_MODEL_OPTIONS, **options}
-        # HiGHS is not started on a model whose root LP it could not solve in half the time (the CART start stands)
+        # HiGHS is not started on a model whose root LP it could not solve in half the time (the CART start stands;
+        # the model's size is known before its matrix is assembled)
         why = root_lp_out_of_reach(f.n_rows, f.n_cols, remaining(budget.solve_deadline())) \
             if self.solver == "highs" and budget.seconds is not None else None
         if why is None:
+            x0 = start(f, start_tree)
+            if f.violation(x0) > 1e-6:
+                notes.append("the CART start violates the model; the solver starts without it")
+                x0 = None
+            options = dict(self.solver_options or {})
+            if self.solver == "highs" and f.n_rows > LARGE_MODEL_ROWS:
+                options = {**LARGE_MODEL_OPTIONS, **options}
             result = solvers.solve(f, self.solver, mip_gap=self.mip_gap, threads=self.threads,
                                    seed=0 if self.random_state is None else int(self.random_state),
                                    verbose=self.verbose, warm_start=x0, progress=not self.verbose,
