@@ -11,11 +11,11 @@ from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import solvers
+from ..algorithms.budget import remaining
 from ..algorithms.loss_optimal.greedy import clear_gap
 from ..formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, RegressionLoss,
                                                build, decode, start, tree_objective)
 from ..scaling import ScaledData
-from ..algorithms.budget import remaining
 from ..solvers.highs import UNTIMED_STEPS_OFF, root_lp_out_of_reach
 from ..solvers.registry import get_backend
 from ..solvers.results import SolverResult, SolveStatus, TerminationCondition
