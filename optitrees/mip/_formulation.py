@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._build_deadline import check_build_deadline
-from ._groups import DOMAINS, ConstraintGroup, VariableGroup
+from ._groups import DOMAINS, INT32_LIMIT, ConstraintGroup, VariableGroup, compact_indices
 
 __all__ = ["Formulation", "timed_build", "safe_labels"]
 
@@ -166,11 +166,8 @@ class Formulation:
         lo = np.broadcast_to(np.asarray(lower, dtype=float), (n,)).copy()
         up = np.broadcast_to(np.asarray(upper, dtype=float), (n,)).copy()
         group = ConstraintGroup(
-            name, dims, shape, self.n_rows,
-            np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64),
-            np.concatenate(cols).astype(np.int64) if cols else np.zeros(0, np.int64),
-            np.concatenate(vals) if vals else np.zeros(0),
-            lo, up, equation,
+            name, dims, shape, self.n_rows, compact_indices(rows), compact_indices(cols),
+            np.concatenate(vals) if vals else np.zeros(0), lo, up, equation,
         )
         self.constraints[name] = group
         self.n_rows += n
@@ -240,7 +237,8 @@ class Formulation:
             groups = list(self.constraints.values())
             if not groups:
                 return sp.csr_matrix((0, self.n_cols))
-            rows = np.concatenate([g.rows + g.start for g in groups])
+            index = np.int32 if self.n_rows < INT32_LIMIT else np.int64
+            rows = np.concatenate([g.rows.astype(index, copy=False) + index(g.start) for g in groups])
             cols = np.concatenate([g.cols for g in groups])
             vals = np.concatenate([g.vals for g in groups])
             A = sp.csr_matrix((vals, (rows, cols)), shape=(self.n_rows, self.n_cols))

@@ -6,9 +6,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["VariableGroup", "ConstraintGroup", "DOMAINS"]
+__all__ = ["VariableGroup", "ConstraintGroup", "DOMAINS", "INT32_LIMIT", "compact_indices"]
 
 DOMAINS = ("continuous", "binary", "integer")
+
+#: Indices below this are kept as int32: a group's row and column indices take 8 bytes a coefficient, not 16.
+INT32_LIMIT = 2**31 - 1
+
+
+def compact_indices(parts) -> np.ndarray:
+    """The index arrays ``parts`` concatenated, as int32 when every index fits (int64 otherwise); each part is
+    cast as it is copied, so no int64 concatenation is made first."""
+    fits = all(p.size == 0 or p.max() < INT32_LIMIT for p in parts)
+    return np.concatenate(parts, dtype=np.int32 if fits else np.int64) if parts else np.zeros(0, np.int32)
 
 
 @dataclass
@@ -54,7 +64,7 @@ class ConstraintGroup:
 
     Rows are numbered ``start .. start + size - 1`` in C order over ``dims``; the
     coefficients are kept as COO triplets with row indices local to the group
-    and global column indices.
+    and global column indices (int32 where they fit: :func:`compact_indices`).
     """
 
     name: str
