@@ -174,15 +174,12 @@ class _LossTAO:
             return self.own(h, Xr, yr, w, b, vr) + below_left[0] + below_right[0], {**below_left[1], **below_right[1]}
 
         now, _ = value(ft.W[t - 1], ft.b[t - 1])
-        fits = []
-        for m in ROUTING_WEIGHTS:
-            if m > 0 and not care.any():
-                continue
-            Xa = np.vstack([Xr, Xr[care]]) if m > 0 else Xr
-            ya = np.concatenate([yr, side[care]]) if m > 0 else yr
+        fits = [(Xr, yr, vr, False)] if 0.0 in ROUTING_WEIGHTS else []
+        if care.any():                  # the points that care, once more: one stacked copy for every weight m
+            Xa, ya = np.vstack([Xr, Xr[care]]), np.concatenate([yr, side[care]])
             own = np.ones(len(yr)) if vr is None else vr
-            sw = np.concatenate([own, m * np.abs(diff[care]) / self.spec.C[h]]) if m > 0 else vr
-            fits.append((Xa, ya, sw, m > 0))
+            fits += [(Xa, ya, np.concatenate([own, m * np.abs(diff[care]) / self.spec.C[h]]), True)
+                     for m in ROUTING_WEIGHTS if m > 0]
         if len(np.unique(side)) == 2:   # the "flip" move: a fit of the routing alone, each point on its better side
             fits.append((Xr, side, vr, False))
         best, best_value = None, now
