@@ -25,16 +25,19 @@ def reach_matters(estimator, budget) -> bool:
 
 def build_first(estimator, problem, budget):
     """``(f, None, None)``: the MIP of ``problem``, built before the starts; or ``(None, why, its summary)`` when
-    it is not to be solved: its build did not finish within the starts' share of the budget, or HiGHS's root LP
-    (estimated low by :func:`~optitrees.solvers.highs.root_lp_seconds`) would take more than half the time the
-    solve would get after the starts."""
+    it is not to be solved: no time is left for the solve after the starts (nothing is built then), its build did
+    not finish within the starts' share of the budget, or HiGHS's root LP (estimated low by
+    :func:`~optitrees.solvers.highs.root_lp_seconds`) would take more than half the time the solve would get
+    after the starts."""
     share = estimator._start_share_of_time()
+    starts = share * budget.seconds if set(estimator._start_methods) - {"greedy"} else 0.0
+    if remaining(budget.solve_deadline(estimator._reserve)) <= starts:     # e.g. an exact search used the budget
+        return None, "the MIP was not solved: no time is left for it after the starts", None
     by = estimator._start_deadline(budget)
     late = (f"the MIP was not solved: its build did not finish within the starts' share of the budget "
             f"({share * budget.seconds:.3g} s)")
     built, f = call_until(by, estimator._build_matrix_by, problem, by, False)
     if built and f is not None:
-        starts = share * budget.seconds if set(estimator._start_methods) - {"greedy"} else 0.0
         why = root_lp_out_of_reach(f.n_rows, f.n_cols, remaining(budget.solve_deadline(estimator._reserve)) - starts)
         if why is not None:
             budget.lap("build")

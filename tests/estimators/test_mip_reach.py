@@ -71,3 +71,23 @@ def test_the_mip_is_solved_in_reach_with_user_constraints_or_without_a_time_limi
     assert len(solves) == 1 and est.fit_report_.solved_by == "highs"
     if case == "in reach":                                           # the starts keep their share (TMO's: 40%)
         assert est._start_share_of_time() == 0.4 and starts_by[0] - t0 <= 0.4 * 20 + 0.5
+
+
+def test_nothing_is_built_when_no_time_is_left_for_the_solve(cancer, monkeypatch):
+    """An exact search (ConTree) that used the budget leaves no time to solve a MIP: none is built."""
+    from optitrees.algorithms.budget import Budget
+    from optitrees.estimators._mip_reach import build_first
+
+    X, y = cancer
+    est = OLCTClassifier(max_depth=1, time_limit=10)
+    est._validate_params()
+    problem, _ = est._prepare(X[:150, :5], y[:150])
+    monkeypatch.setattr(OLCTClassifier, "_build_matrix_by", lambda *args: pytest.fail("the MIP was built"))
+    budget = Budget(10.0)
+    budget.start -= 9.0                                   # 1 s left: less than the reserve and the starts' share
+    f, why, summary = build_first(est, problem, budget)
+    assert f is None and summary is None and why == "the MIP was not solved: no time is left for it after the starts"
+    fresh = Budget(10.0)
+    monkeypatch.undo()
+    f, why, _ = build_first(est, problem, fresh)          # with the time: built (small models are in reach)
+    assert why is None and f is not None and "A" in f._cache
