@@ -15,6 +15,7 @@ from ..algorithms.budget import remaining
 from ..algorithms.loss_optimal.greedy import clear_gap
 from ..formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, RegressionLoss,
                                                build, decode, start, tree_objective)
+from ..formulations.sizes import oblique_regression_size
 from ..scaling import ScaledData
 from ..solvers.highs import UNTIMED_STEPS_OFF, root_lp_out_of_reach
 from ..solvers.registry import get_backend
@@ -140,14 +141,15 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         start_tree = _cart_start(problem)
         self.start_objective_ = tree_objective(problem, start_tree)
         budget.lap("start")
-        f = build(problem)
-        budget.lap("build")
         notes = []
         # HiGHS is not started on a model whose root LP it could not solve in half the time (the CART start stands;
-        # the model's size is known before its matrix is assembled)
-        why = root_lp_out_of_reach(f.n_rows, f.n_cols, remaining(budget.solve_deadline())) \
+        # the model's size is counted, so such a model is never built)
+        size = oblique_regression_size(problem)
+        why = root_lp_out_of_reach(size.n_rows, size.n_cols, remaining(budget.solve_deadline())) \
             if self.solver == "highs" and budget.seconds is not None else None
         if why is None:
+            f = build(problem)
+            budget.lap("build")
             x0 = start(f, start_tree)
             if f.violation(x0) > 1e-6:
                 notes.append("the CART start violates the model; the solver starts without it")

@@ -12,7 +12,10 @@ and problem and these functions; :data:`MIPFamily` bundles them:
 * ``finalize(problem, model) -> model``: the model in the user's units with
   short numbers that change no training prediction (what is printed is the model);
 * ``objective(problem, model) -> float``: the exact training objective of a
-  finalized model (the exact loss, not the MIP's surrogate).
+  finalized model (the exact loss, not the MIP's surrogate);
+* optionally ``size(problem) -> ModelSize``: the rows and columns ``build`` would make, counted without
+  building (:mod:`optitrees.formulations.sizes`); a fit decides from it whether HiGHS can reach the model's
+  root in time, and builds nothing when it cannot.
 """
 
 from __future__ import annotations
@@ -33,3 +36,4 @@ class MIPFamily:
     decode: Callable
     finalize: Callable
     objective: Callable
+    size: Callable | None = None

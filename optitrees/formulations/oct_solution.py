@@ -16,6 +16,7 @@ import numpy as np
 from ..trees import Tree, from_complete, readable_tree, to_complete
 from .family import MIPFamily
 from .oct import OCTProblem, build
+from .sizes import oct_size
 
 __all__ = ["decode", "start", "objective", "finalize", "OCT_FAMILY"]
 
@@ -95,4 +96,5 @@ def finalize(problem: OCTProblem, tree: Tree) -> Tree:
     return readable_tree(tree.to_original_units(problem.data), problem.data.X_original, threshold="between")
 
 
-OCT_FAMILY = MIPFamily("oct", build=build, start=start, decode=decode, finalize=finalize, objective=objective)
+OCT_FAMILY = MIPFamily("oct", build=build, start=start, decode=decode, finalize=finalize, objective=objective,
+                       size=oct_size)

@@ -164,11 +164,13 @@ def test_a_model_whose_root_lp_is_out_of_reach_is_not_solved_and_cart_is_returne
 
     solves = []
     monkeypatch.setattr(module.solvers, "solve", lambda *args, **kwargs: solves.append(1))
+    monkeypatch.setattr(module, "build", lambda *args: pytest.fail("a model out of reach was built"))
     monkeypatch.setattr(highs, "root_lp_seconds", lambda n_rows, n_cols: 1e6)
     X, y = _piecewise(20)
     reg = fit_quiet(LossOptimalTreeRegressor(max_depth=2, time_limit=10), X, y)
     report = reg.fit_report_
     assert solves == [] and report.returned == "start" and report.solved_by is None
+    assert "build" not in report.stages
     assert reg.solver_result_.status == "time_limit_no_solution" and "root LP" in reg.solver_result_.message
     assert any("the MIP was not solved: HiGHS's root LP" in note for note in report.notes)
     assert reg.objective_ == reg.start_objective_

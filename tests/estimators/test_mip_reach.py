@@ -2,6 +2,7 @@
 not solved, and its time goes to the starts; in reach, with user constraints or without a time limit it is."""
 
 import time
+from dataclasses import replace
 
 import pytest
 from sklearn.datasets import load_breast_cancer
@@ -37,10 +38,17 @@ def _watch_the_solver_and_starts(monkeypatch, estimator):
     return _template, solves, starts_by
 
 
-def test_a_mip_whose_root_lp_is_out_of_reach_is_not_solved_and_its_time_goes_to_the_starts(cancer, monkeypatch):
+@pytest.mark.parametrize("counted", [True, False], ids=["size counted", "size read from the groups"])
+def test_a_mip_whose_root_lp_is_out_of_reach_is_not_solved_and_its_time_goes_to_the_starts(cancer, monkeypatch,
+                                                                                            counted):
     X, y = cancer
     template, solves, starts_by = _watch_the_solver_and_starts(monkeypatch, OLCTClassifier)
     monkeypatch.setattr(highs, "root_lp_seconds", lambda n_rows, n_cols: 1e6)
+    built = []
+    build = OLCTClassifier._build
+    monkeypatch.setattr(OLCTClassifier, "_build", lambda self, problem: built.append(1) or build(self, problem))
+    if not counted:                                                  # a family that cannot count its model
+        monkeypatch.setattr(OLCTClassifier, "_family", replace(OLCTClassifier._family, size=None))
     est = OLCTClassifier(max_depth=1, time_limit=8, warm_start="tao")
     t0 = time.perf_counter()
     with pytest.warns(FallbackWarning, match="root LP of .* rows x .* columns needs 1e.06 s or more"):
@@ -52,10 +60,14 @@ def test_a_mip_whose_root_lp_is_out_of_reach_is_not_solved_and_its_time_goes_to_
     assert report.returned == "start" and report.solved_by is None and report.bound is None
     assert est.solver_result_.status == "time_limit_no_solution"
     assert "root LP" in est.solver_result_.message and any("root LP" in note for note in report.notes)
-    assert "coefficients (matrix not assembled)" in est.formulation_summary_    # its size was enough
     assert est.formulation_summary_.endswith("not solved")
     assert est.objective_ == report.objectives["start"] == min(est.start_objectives_.values())
-    assert list(report.stages)[:3] == ["validate", "build", "starts"]
+    if counted:                                                      # nothing was built
+        assert built == [] and list(report.stages)[:2] == ["validate", "starts"]
+        assert est.formulation_summary_.startswith("466 variables, 2706 rows (counted from the problem")
+    else:                                                            # built, its size read, the matrix not assembled
+        assert built == [1] and list(report.stages)[:3] == ["validate", "build", "starts"]
+        assert "coefficients (matrix not assembled)" in est.formulation_summary_
 
 
 @pytest.mark.parametrize("case", ["in reach", "user constraints", "no time limit"])
