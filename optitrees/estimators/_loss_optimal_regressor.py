@@ -69,7 +69,9 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         A MILP solver of :func:`optitrees.solvers.solve` (``"highs"``, ``"scip"``, ``"gurobi"`` ...).
     time_limit : float, default=60.0
         Seconds for the whole fit. With HiGHS, a model whose root LP it could not solve in half the time left
-        (:func:`optitrees.solvers.highs.root_lp_out_of_reach`) is not solved and the CART start is returned.
+        (:func:`optitrees.solvers.highs.root_lp_out_of_reach`, its size counted by
+        :func:`~optitrees.formulations.sizes.oblique_regression_size`) is not built or solved, and the CART start
+        is returned.
     mip_gap : float, default=1e-4
     threads : int, optional
         Solver threads; also the most threads numpy's BLAS runs during the fit.

@@ -15,7 +15,8 @@
    returned with status ``time_limit_no_solution``. With HiGHS, a time limit
    and no ``constraints`` the model is built before the starts: when HiGHS
    could not solve its root LP in half the time the solve would get, it is
-   not solved and the starts get the whole budget (:mod:`._mip_reach`);
+   not solved and the starts get the whole budget (:mod:`._mip_reach`; a
+   family that counts its model's size builds nothing then);
 4. *solve*: until the budget, less a reserve for what follows;
 5. *decode and check agreement*: the solver's model, its routing / rules
    against the solution, its recomputed objective;

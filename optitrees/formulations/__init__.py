@@ -15,6 +15,9 @@ generalized risk score (4.16)       :mod:`~.ogrs`                            (sa
 oblique regression trees (LAD)      :mod:`~.oblique_regression`              (same module)
 ==================================  =======================================  ==================
 
+:mod:`~.sizes` counts the rows and columns of a loss-optimal, OCT or regression
+model from its problem, without building it.
+
 ``loss_optimal_tree(X, y, ...)``, ``olct``, ``margot``, ``oct.oct``, ``oct.octh``,
 ``ors.ors`` and ``ogrs.ogrs`` build a formulation directly from arrays. Every
 :class:`~optitrees.mip.Formulation` compiles to HiGHS (``to_highs``), to Pyomo
@@ -22,7 +25,7 @@ oblique regression trees (LAD)      :mod:`~.oblique_regression`              (sa
 """
 
 from ..mip import ConstraintGroup, Formulation, VariableGroup
-from . import blocks, cuts, family, oblique_regression, ogrs, oct, ors, risk_scores, tangents
+from . import blocks, cuts, family, oblique_regression, ogrs, oct, ors, risk_scores, sizes, tangents
 from .family import MIPFamily
 from .loss_optimal import LossOptimalProblem, LossOptimalSpec, loss_optimal_tree, margot, olct
 from .loss_optimal_solution import LOSS_OPTIMAL
@@ -35,5 +38,5 @@ __all__ = [
     "Formulation", "VariableGroup", "ConstraintGroup", "MIPFamily", "LossOptimalSpec", "LossOptimalProblem",
     "loss_optimal_tree", "olct", "margot", "LOSS_OPTIMAL", "OCT_FAMILY", "ORS_FAMILY", "OGRS_FAMILY",
     "TANGENT_SETS", "logistic_tangents", "blocks", "cuts", "family", "oblique_regression", "oct", "ors", "ogrs",
-    "risk_scores", "tangents",
+    "risk_scores", "sizes", "tangents",
 ]
