@@ -259,17 +259,3 @@ def test_threads_bound_numpys_blas_during_the_fit_and_are_restored_after(cancer)
                             solver_options={"mip_max_nodes": 0}), X[:60, :4], y[:60])
     assert seen and set(seen) == {1}
     assert blas_threads() == before
-
-
-@pytest.mark.parametrize("cls", [OLCTClassifier, OCTHClassifier])
-def test_a_start_whose_turn_comes_after_the_deadline_is_left_out(cancer, cls):
-    """TAO may use the starts' whole share (at 30,000 rows it does): TMO is then not begun, where its one
-    obligatory individual would run past the deadline."""
-    X, y = cancer
-    est = cls(max_depth=2)
-    est._validate_params()
-    problem, _ = est._prepare(X[:120, :5], y[:120])
-    assert set(est._starts(problem, time.perf_counter() + 2.0, ("greedy", "tao", "tmo"))) == {"greedy", "tao", "tmo"}
-    t0 = time.perf_counter()
-    late = est._starts(problem, time.perf_counter() - 1.0, ("greedy", "tao", "tmo"))
-    assert set(late) == {"greedy", "tao"} and time.perf_counter() - t0 < 1.0
