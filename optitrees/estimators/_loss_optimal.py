@@ -10,7 +10,6 @@ from scipy.special import expit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
-from ..algorithms.budget import expired
 from ..algorithms.loss_optimal.greedy import greedy_tree
 from ..algorithms.node_fit import node_fitter
 from ..algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
@@ -230,7 +229,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         starts = {"greedy": greedy_tree(problem, fit, deadline=deadline)}
         if "tao" in methods:
             starts["tao"] = tao_loss_optimal(starts["greedy"], problem, fit, deadline=deadline)
-        if "tmo" in methods and not expired(deadline):      # at 30,000 rows TAO may use the whole share
+        if "tmo" in methods:
             starts["tmo"], _ = tmo_loss_optimal(problem, lambda allowed: self._fitter(problem, allowed, deadline),
                                                 random_state=self._seed, deadline=deadline)
         return starts

@@ -7,7 +7,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.budget import expired
 from ..algorithms.oct.cart import cart_tree, greedy_oblique_tree
 from ..algorithms.oct.contree import contree_tree, inseparable_weight, repeatable
 from ..algorithms.fixed_tree import FixedTree
@@ -100,7 +99,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
         starts = {"greedy": greedy.with_counts(data.X, data.y, sample_weight=v)}
         if "tao" in methods:
             starts["tao"] = self._tao(problem, starts["greedy"], deadline)
-        if "tmo" in methods and not expired(deadline):      # TAO may have used the whole share
+        if "tmo" in methods:
             ft, _ = tmo_label_tree(data.X, data.y, spec.depth, spec.n_classes, random_state=self._seed,
                                    deadline=deadline, allowed=allowed, sample_weight=v,
                                    tao_options=dict(L_hat=problem.L_hat, alpha=spec.alpha,

@@ -114,8 +114,7 @@ class MIPClassifier(OptitreesClassifier):
         raise NotImplementedError(f"{type(self).__name__} must define _make_problem")
 
     def _starts(self, problem, deadline, methods) -> dict:
-        """``{name: model}``: the greedy start and those of ``methods``, each computed before ``deadline`` (a
-        start other than the greedy one whose turn comes after it is left out)."""
+        """``{name: model}``: the greedy start and those of ``methods``, each computed before ``deadline``."""
         raise NotImplementedError(f"{type(self).__name__} must define _starts")
 
     def _store(self, problem, model) -> None:
