@@ -259,3 +259,42 @@ def test_threads_bound_numpys_blas_during_the_fit_and_are_restored_after(cancer)
                             solver_options={"mip_max_nodes": 0}), X[:60, :4], y[:60])
     assert seen and set(seen) == {1}
     assert blas_threads() == before
+
+
+class _TMOBegan(Exception):
+    """Raised by a stand-in TMO start: the test has what it needs."""
+
+
+@pytest.mark.parametrize("cls", [OLCTClassifier, OCTHClassifier])
+def test_tao_leaves_half_the_starts_time_to_tmo(cancer, monkeypatch, cls):
+    """With both starts asked for, TAO may use half the time the greedy start leaves and TMO the rest (alone,
+    TAO used the whole share at 30,000 rows, and TMO's first individual ran past the deadline)."""
+    from optitrees.estimators import _loss_optimal, _oct
+
+    X, y = cancer
+    est = cls(max_depth=2)
+    est._validate_params()
+    problem, _ = est._prepare(X[:120, :5], y[:120])
+    deadlines = {}
+
+    def tao(tree, deadline):
+        deadlines["tao"] = deadline
+        return tree
+
+    def tmo(deadline):
+        deadlines["tmo"] = deadline
+        raise _TMOBegan
+
+    if cls is OLCTClassifier:
+        monkeypatch.setattr(_loss_optimal, "tao_loss_optimal", lambda tree, problem, fit, deadline: tao(tree, deadline))
+        monkeypatch.setattr(_loss_optimal, "tmo_loss_optimal", lambda *args, deadline, **kwargs: tmo(deadline))
+    else:
+        monkeypatch.setattr(cls, "_tao", lambda self, problem, tree, deadline: tao(tree, deadline))
+        monkeypatch.setattr(_oct, "tmo_label_tree", lambda *args, deadline, **kwargs: tmo(deadline))
+    deadline = time.perf_counter() + 4.0
+    with pytest.raises(_TMOBegan):
+        est._starts(problem, deadline, ("greedy", "tao", "tmo"))
+    assert deadlines["tmo"] == deadline and 1.5 < deadline - deadlines["tao"] <= 2.0
+    deadlines.clear()
+    est._starts(problem, deadline, ("greedy", "tao"))
+    assert deadlines == {"tao": deadline}                  # TAO alone has the whole share
