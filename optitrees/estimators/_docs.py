@@ -14,8 +14,7 @@ CLASS_WEIGHT_DOC = """    class_weight : "balanced" or dict, optional
 SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo", "best"}, default=True
         The start handed to the solver: the greedy tree (``"greedy"``), the
         greedy tree improved by TAO (``"tao"``), the best tree of a TMO run
-        (``"tmo"``), or the best of all three (``"best"``: TAO may use half the
-        starts' time after the greedy tree, TMO the rest); ``True`` is the
+        (``"tmo"``), or the best of all three (``"best"``); ``True`` is the
         family's default (``"best"`` for the tree models: in
         ``bench/warm_starts.py`` it beat the greedy tree on 10 of 10 instances of
         every family at 10 s, with the lowest median objective), ``False``
