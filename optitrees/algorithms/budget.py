@@ -31,15 +31,6 @@ def remaining(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
-def part_of_time_left(deadline: float | None, share: float) -> float | None:
-    """The time ``share`` of the way from now to ``deadline`` (``None`` without one).
-
-    >>> part_of_time_left(None, 0.5) is None
-    True
-    """
-    return None if deadline is None else time.perf_counter() + share * remaining(deadline)
-
-
 def call_until(deadline: float | None, fn, *args, **kwargs):
     """``(True, fn(*args, **kwargs))``, or ``(False, None)`` when ``deadline`` passes first.
 

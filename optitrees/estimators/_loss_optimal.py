@@ -10,7 +10,6 @@ from scipy.special import expit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
-from ..algorithms.budget import part_of_time_left
 from ..algorithms.loss_optimal.greedy import greedy_tree
 from ..algorithms.node_fit import node_fitter
 from ..algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
@@ -229,9 +228,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         fit = self._fitter(problem, deadline=deadline)
         starts = {"greedy": greedy_tree(problem, fit, deadline=deadline)}
         if "tao" in methods:
-            tao_by = part_of_time_left(deadline, self._tao_share_beside_tmo) if "tmo" in methods else deadline
-            starts["tao"] = tao_loss_optimal(starts["greedy"], problem, self._fitter(problem, deadline=tao_by),
-                                             deadline=tao_by)
+            starts["tao"] = tao_loss_optimal(starts["greedy"], problem, fit, deadline=deadline)
         if "tmo" in methods:
             starts["tmo"], _ = tmo_loss_optimal(problem, lambda allowed: self._fitter(problem, allowed, deadline),
                                                 random_state=self._seed, deadline=deadline)

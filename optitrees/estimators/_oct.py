@@ -7,7 +7,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.budget import part_of_time_left
 from ..algorithms.oct.cart import cart_tree, greedy_oblique_tree
 from ..algorithms.oct.contree import contree_tree, inseparable_weight, repeatable
 from ..algorithms.fixed_tree import FixedTree
@@ -99,8 +98,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
             greedy = cart_tree(data.X, data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed, v)
         starts = {"greedy": greedy.with_counts(data.X, data.y, sample_weight=v)}
         if "tao" in methods:
-            tao_by = part_of_time_left(deadline, self._tao_share_beside_tmo) if "tmo" in methods else deadline
-            starts["tao"] = self._tao(problem, starts["greedy"], tao_by)
+            starts["tao"] = self._tao(problem, starts["greedy"], deadline)
         if "tmo" in methods:
             ft, _ = tmo_label_tree(data.X, data.y, spec.depth, spec.n_classes, random_state=self._seed,
                                    deadline=deadline, allowed=allowed, sample_weight=v,

@@ -80,9 +80,6 @@ class MIPClassifier(OptitreesClassifier):
     #: Share of the budget the warm starts may use (TMO: ``_tmo_share``), and the share kept after the solve.
     _start_share = 0.25
     _tmo_share = 0.4
-    #: With both TAO and TMO starts, TAO's share of the starts' time after the greedy start (TMO has the rest and
-    #: whatever TAO leaves: alone, TAO used the whole share at 30,000 rows and TMO's first individual ran late).
-    _tao_share_beside_tmo = 0.5
     _reserve = 0.05
     #: What ``warm_start=True`` means for the family.
     _default_start = "greedy"

@@ -35,12 +35,13 @@ recomputed, which gives exactly the sequential result.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
 
 from ...trees import Tree
-from ..budget import expired, part_of_time_left
+from ..budget import expired
 from ..fixed_tree import FixedTree
 from ..forest import grow_forest
 from ..column_index import ColumnIndex
@@ -122,7 +123,10 @@ def decode(code: list, X, y, n_classes: int, rng, allowed=None, sample_weight=No
 def _population_deadline(deadline, n_generations):
     """When the initial population stops growing: after ``1 / (1 + n_generations)`` of the time left, so the
     generations (each as costly as making the population: one TAO run per individual) fit in the rest."""
-    return part_of_time_left(deadline, 1.0 / (1 + n_generations))
+    if deadline is None:
+        return None
+    now = time.perf_counter()
+    return now + max(0.0, deadline - now) / (1 + n_generations)
 
 
 def _initial_population(make, items, n_jobs, deadline):
