@@ -129,16 +129,18 @@ def _population_deadline(deadline, n_generations):
     return now + max(0.0, deadline - now) / (1 + n_generations)
 
 
-def _initial_population(make, items, n_jobs, deadline):
+def _initial_population(make, items, n_jobs, deadline, search_deadline=None):
     """``[make(item) for item in items]`` until ``deadline`` (:func:`_population_deadline`): at least one
-    individual, then as many as the time allows (in batches of ``2 n_jobs`` when parallel), so the population
-    is sized to the budget."""
+    individual, two (a generation needs a partner) unless ``search_deadline`` (the whole search's) has passed,
+    then as many as the time allows (in batches of ``2 n_jobs`` when parallel), so the population is sized to
+    the budget. With one individual the search would end there, its time unused: on a2a at 16,000 rows with
+    44 s left, the first individual took 7.6 s of the population's 7.3 s and TMO returned 36 s early."""
     from joblib import Parallel, delayed
 
     population = []
     batch = 1 if n_jobs == 1 else 2 * n_jobs
     for first in range(0, len(items), batch):
-        if population and expired(deadline):
+        if population and expired(deadline) and (len(population) >= 2 or expired(search_deadline)):
             break
         chunk = items[first:first + batch]
         population += [make(item) for item in chunk] if n_jobs == 1 else \
@@ -242,7 +244,7 @@ def tmo_label_tree(X, y, depth, n_classes=None, *, n_estimators=100, n_generatio
                               sample_weight=sample_weight, **tao_options)
 
     population = _initial_population(initial, list(forest.estimators_), n_jobs,
-                                     _population_deadline(deadline, n_generations))
+                                     _population_deadline(deadline, n_generations), deadline)
     fitness = [offspring.fitness(ft) for ft in population]
     best, _, history = _generation_loop(population, fitness, offspring, n_generations, rng, deadline, n_jobs)
     return best, history
@@ -316,7 +318,7 @@ def tmo_loss_optimal(problem, fit_for, *, n_estimators=20, n_generations=5, cros
         return tao_loss_optimal(tree, problem, fit_for(None), deadline=deadline, **tao_options)
 
     population = _initial_population(initial, list(rng.integers(0, 2**31 - 1, n_estimators)), n_jobs,
-                                     _population_deadline(deadline, n_generations))
+                                     _population_deadline(deadline, n_generations), deadline)
     fitness = [offspring.fitness(t) for t in population]
     best, _, history = _generation_loop(population, fitness, offspring, n_generations, rng, deadline, n_jobs)
     return best, history

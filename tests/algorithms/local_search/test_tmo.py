@@ -93,6 +93,23 @@ def test_a_deadline_sizes_the_population_to_the_budget():
     assert 3 <= len(population) <= 10 and population == list(range(len(population))) == calls
 
 
+def test_the_population_gets_a_partner_while_the_search_has_time():
+    """An individual slower than the population's share still gets a second one (a generation needs a partner;
+    alone, TMO returned with most of its time unused), unless the whole search's deadline has passed."""
+    import time
+
+    from optitrees.algorithms.local_search import tmo
+
+    def make(item):
+        time.sleep(0.2)
+        return item
+
+    now = time.perf_counter()
+    assert tmo._initial_population(make, list(range(9)), 1, now + 0.1, now + 5.0) == [0, 1]
+    now = time.perf_counter()
+    assert tmo._initial_population(make, list(range(9)), 1, now + 0.1, now + 0.15) == [0]
+
+
 def test_the_population_leaves_the_generations_their_share_of_the_budget():
     """With G generations the population grows for 1 / (1 + G) of the time left: each generation costs
     about as much as making the population (one TAO run per individual)."""
