@@ -7,8 +7,9 @@ node by node, ``t_j``'s node with probability ``CR`` and ``t_i``'s otherwise; it
 optimized by TAO on ``B`` and replaces ``t_i`` when its fitness (training
 accuracy) is higher; the best tree ever seen is returned. With a deadline the
 population is sized to the budget: it grows for ``1 / (1 + G)`` of the time
-left, so the ``G`` generations (one TAO run per individual each, as many as
-making the population) fit in the rest.
+left (to two individuals at least while the search has time: a generation
+needs a partner), so the ``G`` generations (one TAO run per individual each,
+as many as making the population) fit in the rest.
 
 Encoding (the seed's): a tree of depth ``d`` is the list of its ``2^d - 1``
 positions above the last level in breadth-first order, a split as
