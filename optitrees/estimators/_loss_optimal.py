@@ -58,7 +58,8 @@ _ATTRIBUTES_DOC = """    Attributes
     warm_start_objective_ : float
         Exact training objective of the greedy tree.
     formulation_summary_ : str
-        Variable and constraint groups of the solved MIP with their sizes.
+        Variable and constraint groups of the solved MIP with their sizes (a MIP out of HiGHS's reach: its rows
+        and columns, counted without building it, then "not solved").
     node_std_ : ndarray of shape (n_nodes, n_features_in_)
         Standard deviation of each feature over the training points reaching
         each node (for :meth:`feature_influence`)."""
