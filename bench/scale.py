@@ -330,11 +330,9 @@ def greedy_model(fitted, X, y):
     return g
 
 
-def model_coefficients(X, y):
-    """Coefficients of the default depth-2 OLCT model of ``(X, y)``, built (its matrix not assembled)."""
-    from optitrees import OLCTClassifier
-
-    f = OLCTClassifier(max_depth=2).build_formulation(X, y)
+def model_coefficients(estimator, X, y):
+    """Coefficients of the model ``estimator`` would solve for ``(X, y)``, built (its matrix not assembled)."""
+    f = estimator.build_formulation(X, y)
     return sum(len(g.vals) for g in f.constraints.values())
 
 
@@ -345,6 +343,7 @@ def part_loss(args):
 
     rows = []
     out = RESULTS / "scale_loss.csv"
+    olct = OLCTClassifier(max_depth=2, time_limit=args.time_limit, threads=1, random_state=0)
     for name, sizes in LOSS_SETS:
         X, y, _ = load_numeric(name)
         for n in sizes:
@@ -353,8 +352,7 @@ def part_loss(args):
             train, test = perm[:n], perm[n:] if len(y) - n >= 500 else perm[-2000:]
 
             def fit(train=train, test=test):
-                m, t = timed(lambda: OLCTClassifier(max_depth=2, time_limit=args.time_limit, threads=1,
-                                                    random_state=0).fit(X[train], y[train]))
+                m, t = timed(lambda: olct.fit(X[train], y[train]))
                 r = m.fit_report_
                 greedy = greedy_model(m, X[train], y[train])
                 nnz = re.search(r"(\d+) (?:nonzeros|coefficients)", m.formulation_summary_)
@@ -367,7 +365,7 @@ def part_loss(args):
 
             row = isolated(fit)
             if row.get("nnz") is None:            # a model out of reach is not built by the fit: count it apart
-                row["nnz"] = isolated(lambda train=train: dict(nnz=model_coefficients(X[train], y[train])))["nnz"]
+                row["nnz"] = isolated(lambda train=train: dict(nnz=model_coefficients(olct, X[train], y[train])))["nnz"]
             # data and the model's matrix in memory: X in float64, the CSR matrix (value, column index)
             row["data_matrix_mib"] = (X[train].nbytes + 12 * row["nnz"]) / 2**20
             rows.append(dict(dataset=name, n=n, p=X.shape[1], **row))
