@@ -69,6 +69,13 @@ class _LossTAO:
         """The weights of ``rows`` (``None``: unweighted)."""
         return None if self.v is None else self.v[rows]
 
+    def points(self, rows):
+        """``(X, y, weights)`` of ``rows`` (sorted, as :meth:`FixedTree.rows_by_node` gives them); at the root,
+        where ``rows`` is every row, the arrays themselves rather than a copy of ``X``."""
+        if rows.size == len(self.y):
+            return self.X, self.y, self.v
+        return self.X[rows], self.y[rows], self.weights(rows)
+
     def own(self, h, Xr, yr, w, b, vr=None):
         """``C_h sum v_i loss_h(y_i (w x_i + b)) + lam_h Omega(w) + alpha_h ||w||_0`` of one node (``vr``: the
         points' weights, ``None`` for 1)."""
@@ -108,7 +115,7 @@ class _LossTAO:
         if rows.size == 0:
             return False
         h = self.spec.depth - 1
-        Xr, yr, vr = self.X[rows], self.y[rows], self.weights(rows)
+        Xr, yr, vr = self.points(rows)
         keep = (ft.leaf_W[k] != 0) if self.spec.feature_selection is not None else None
         w, b = within_bounds(*self.fit(Xr, yr, h, support=keep, sample_weight=vr), self.spec.weight_bound,
                              self.problem.intercept_bound)
@@ -156,7 +163,7 @@ class _LossTAO:
         if rows.size == 0:
             return False
         h = int(np.log2(t))
-        Xr, yr, vr = self.X[rows], self.y[rows], self.weights(rows)
+        Xr, yr, vr = self.points(rows)
         loss_left, loss_right = self.below(ft, Xr, yr, 2 * t), self.below(ft, Xr, yr, 2 * t + 1)
         diff = loss_left - loss_right                  # > 0: the point is better off going right
         if vr is not None:
