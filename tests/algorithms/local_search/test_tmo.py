@@ -125,3 +125,30 @@ def test_the_population_leaves_the_generations_their_share_of_the_budget():
     best, history = tmo_label_tree(X, y, 3, n_estimators=400, n_generations=3, random_state=0,
                                    deadline=time.perf_counter() + 3.0)
     assert len(history) >= 2                              # generations ran within the budget
+
+
+def test_a_bootstrap_sample_is_its_distinct_rows_weighted_by_the_draws():
+    """The loss-optimal TMO's bootstrap problem holds each drawn row once, weighted by its draws: the same
+    exact objective as the sample with its duplicates, on fewer rows."""
+    from dataclasses import replace
+
+    from optitrees import OLCTClassifier
+    from optitrees.algorithms.local_search.tmo import _bootstrapped
+    from optitrees.algorithms.loss_optimal.greedy import greedy_tree
+    from optitrees.algorithms.node_fit import node_fitter
+    from optitrees.formulations.loss_optimal_solution import tree_objective
+
+    X, y = load_breast_cancer(return_X_y=True)
+    estimator = OLCTClassifier(max_depth=2)
+    estimator._validate_params()
+    problem, _ = estimator._prepare(X[:200], y[:200], None)
+    tree = greedy_tree(problem, node_fitter(problem.spec, 0, np.ones(X.shape[1], bool)))
+    rows = np.random.default_rng(0).integers(0, 200, 200)
+    data = problem.data
+    duplicated = replace(problem, data=replace(data, X=data.X[rows], y=data.y[rows],
+                                               X_original=data.X_original[rows], weight=data.weight[rows]),
+                         bound=problem.bound[rows])
+    merged = _bootstrapped(problem, rows)
+    assert len(merged.data.y) == len(np.unique(rows)) < 150
+    assert merged.data.weight.sum() == 200
+    assert tree_objective(merged, tree) == pytest.approx(tree_objective(duplicated, tree), rel=1e-12)
