@@ -19,9 +19,10 @@ Part ``loss``: ``OLCTClassifier`` depth 2 (its defaults), 60 s per fit, at 4k-30
 training rows of a2a_test, a4a_test, phishing, spambase and adult (the rest of each set is the test set),
 against the greedy tree it starts from: exact training objective, test balanced accuracy, lower bound.
 
-Every fit runs in a forked child: ``peak MiB`` is the growth of its resident set until the fit returns (the
-scoring after it left out; its own child processes included, e.g. ConTree's), the modules a fit imports loaded
-before the fork. ``k``: the slope of log(time) over log(N) of each learner.
+Every fit runs in a forked child: ``peak MiB`` is the growth of its resident set (its own child processes
+included, e.g. ConTree's); in parts ``trees`` and ``loss`` until the fit returns (the scoring after it left
+out), the modules a fit imports loaded before the fork. ``k``: the slope of log(time) over log(N) of each
+learner.
 
 Run: python bench/scale.py --part trees [--sizes 1000 4000 16000 30000 100000] [--time-limit 60]
      python bench/scale.py --part risk --peer-python /work/venvs/fasterrisk/bin/python [--sets rs_adult ...] [--merge]
