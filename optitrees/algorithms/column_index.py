@@ -46,7 +46,7 @@ class ColumnIndex:
         self.values = [None] * p
         zero, one = X == 0, X == 1
         indicator = np.all(zero | one, axis=0)                              # 0/1 columns: the value is the rank
-        n_zero, n_one = zero.sum(axis=0), one.sum(axis=0)
+        n_zero, n_one = np.count_nonzero(zero, axis=0), np.count_nonzero(one, axis=0)
         for j in np.flatnonzero(indicator):
             self.values[j] = np.array([0.0, 1.0][int(n_zero[j] == 0): 1 + int(n_one[j] > 0)])
         coded = np.flatnonzero(~indicator)
@@ -73,7 +73,7 @@ class ColumnIndex:
         # a 0/1 feature's default is 1 when ones outnumber zeros; its other value's rows are where it is not the
         # default (none for a constant column): whole arrays at once, no gather of columns
         ones_default = indicator & (n_one > n_zero) & (n_zero > 0)
-        other = np.where(ones_default, zero, one)
+        other = one ^ ones_default                                          # on a 0/1 column, zero is ~one
         other &= indicator & (n_zero > 0) & (n_one > 0)
         default_rank = ones_default.astype(np.int64)[self.counted]
         other_rank = (indicator & ~ones_default).astype(np.int64)[self.counted]   # an indicator's other value
@@ -171,7 +171,7 @@ class Level:
         of nodes that do not split). Returns the level and the ids of the nodes that split.
         """
         splitting = ~np.isnan(left_weights)
-        split_nodes = np.unique(self.node[splitting])
+        split_nodes = np.flatnonzero(np.bincount(self.node[splitting], minlength=self.n_nodes))
         new_parent = np.full(self.n_nodes, -1)
         new_parent[split_nodes] = np.arange(len(split_nodes))
         keep_left = splitting & (np.nan_to_num(left_weights) > min_weight)
@@ -190,10 +190,14 @@ class Level:
         right_id = np.full(len(self.rows), -1)
         left_id[keep_left] = position[:n_left]
         right_id[keep_right] = position[n_left:]
+        # each sorted feature's order: a side's entries keep their order, node by node, and the next level's entry
+        # ids of the left children (even nodes) and of the right children (odd nodes) are where they go
         h = self.order.shape[0]
         lefts, rights = left_id[self.order], right_id[self.order]
-        ids = np.hstack([lefts[lefts >= 0].reshape(h, n_left), rights[rights >= 0].reshape(h, len(node) - n_left)])
-        order = np.take_along_axis(ids, np.argsort(node[ids], axis=1, kind="stable"), axis=1)
+        order = np.empty((h, len(node)), np.int64)
+        is_left = node % 2 == 0
+        order[:, is_left] = lefts[lefts >= 0].reshape(h, n_left)
+        order[:, ~is_left] = rights[rights >= 0].reshape(h, len(node) - n_left)
         return Level(self.rows[entries], weights, node, sizes, order), split_nodes
 
 
@@ -224,28 +228,30 @@ def cuts(index: ColumnIndex, level: Level, labels, n_classes, allowed) -> Cuts:
     if np.any(allowed[index.counted]) and len(level.rows):
         n_bins = index.n_bins
         entry, bins = index.other_bins_of(level.rows)
-        cell = (level.node[entry] * n_bins + bins) * C + labels[entry]
-        hist = np.bincount(cell, weights=level.weights[entry], minlength=K * n_bins * C).reshape(K * n_bins, C)
-        rows_in = np.bincount(cell // C, minlength=K * n_bins)
+        flat_bin = level.node[entry] * n_bins + bins
+        # class-major histograms, (C, K * n_bins): each class's cumulative sum runs along contiguous memory
+        hist = np.bincount(labels[entry] * (K * n_bins) + flat_bin, weights=level.weights[entry],
+                           minlength=C * K * n_bins).reshape(C, K * n_bins)
+        rows_in = np.bincount(flat_bin, minlength=K * n_bins)
         # the default bins: the node's totals less the feature's other bins
-        totals = np.bincount(level.node * C + labels, weights=level.weights, minlength=K * C).reshape(K, 1, C)
+        totals = np.bincount(labels * K + level.node, weights=level.weights, minlength=C * K).reshape(C, K, 1)
         sizes = np.bincount(level.node, minlength=K).reshape(K, 1)
         starts = index.bin_offsets
-        other = np.add.reduceat(hist.reshape(K, n_bins, C), starts, axis=1)  # (K, counted, C)
+        other = np.add.reduceat(hist.reshape(C, K, n_bins), starts, axis=2)  # (C, K, counted)
         other_rows = np.add.reduceat(rows_in.reshape(K, n_bins), starts, axis=1)
         default = (np.arange(K)[:, None] * n_bins + index.default_bin[None]).ravel()
         default_rows = (sizes - other_rows).ravel()
         rows_in[default] = default_rows
-        hist[default] = np.where(default_rows[:, None] > 0, (totals - other).reshape(-1, C), 0.0)
+        hist[:, default] = np.where(default_rows > 0, (totals - other).reshape(C, -1), 0.0)
         is_value = np.tile(index.is_value_bin, K)
         present = (rows_in > 0) & is_value
-        cum = np.vstack([np.zeros(C), np.cumsum(hist * is_value[:, None], axis=0)])
+        cum = np.concatenate([np.zeros((C, 1)), np.cumsum(hist * is_value, axis=1)], axis=1)
         cum_rows = np.r_[0, np.cumsum(rows_in * is_value)]
         node_offset = (np.arange(K) * n_bins)[:, None]
         first = (node_offset + index.bin_offsets[None]).ravel()             # (K * counted) segment starts
         last = first + np.tile(index.n_values[index.counted], K)
         group_of = (np.arange(K)[:, None] * p + index.counted[None]).ravel()
-        known[group_of] = cum[last] - cum[first]
+        known[group_of] = (cum[:, last] - cum[:, first]).T
         b = np.flatnonzero(present)
         segment = b // n_bins * len(index.counted) + index.bin_column[b % n_bins]
         same = segment[:-1] == segment[1:]
@@ -254,29 +260,31 @@ def cuts(index: ColumnIndex, level: Level, labels, n_classes, allowed) -> Cuts:
         column = segment % len(index.counted)
         value_base = index.value_offsets[index.counted[column]] - index.bin_offsets[column]
         groups.append(group_of[segment])
-        lefts.append(cum[cut + 1] - cum[first[segment]])
+        lefts.append((cum[:, cut + 1] - cum[:, first[segment]]).T)
         left_rows.append(cum_rows[cut + 1] - cum_rows[first[segment]])
         lowers.append(index.all_values[value_base + cut % n_bins])
         uppers.append(index.all_values[value_base + upper % n_bins])
     columns = np.flatnonzero(allowed[index.sorted])
     if len(columns) and len(level.rows) > 1:
-        Yw = np.zeros((len(labels), C))
-        Yw[np.arange(len(labels)), labels] = level.weights
         order = level.order[columns]                                        # (h, m) entries by node and value
         keys = index.sort_keys[level.rows[order], columns[:, None]]
         feature = index.sorted[columns]
         is_known = keys < index.n_values[feature][:, None]
-        cum = np.concatenate([np.zeros((len(columns), 1, C)), np.cumsum(Yw[order] * is_known[..., None], axis=1)],
-                             axis=1)                                        # (h, m + 1, C)
+        # per class, the known weight of the entries up to each position: (h, m + 1) each, class by class so
+        # each cumulative sum runs along contiguous memory
+        cum = []
+        for c in range(C):
+            known_c = np.where(is_known, np.where(labels == c, level.weights, 0.0)[order], 0.0)
+            cum.append(np.concatenate([np.zeros((len(columns), 1)), np.cumsum(known_c, axis=1)], axis=1))
         starts = level.starts
-        before = cum[:, starts]                                             # (h, K, C) before each node
+        before = np.stack([cum_c[:, starts] for cum_c in cum], axis=-1)     # (h, K, C) before each node
         known[(np.arange(K)[None] * p + feature[:, None]).ravel()] = \
-            (cum[:, starts + level.sizes] - before).reshape(-1, C)
+            (np.stack([cum_c[:, starts + level.sizes] for cum_c in cum], axis=-1) - before).reshape(-1, C)
         node = level.node[order]
         h, i = np.nonzero(is_known[:, 1:] & (keys[:, 1:] != keys[:, :-1]) & (node[:, 1:] == node[:, :-1]))
         k = node[h, i]
         groups.append(k * p + feature[h])
-        lefts.append(cum[h, i + 1] - before[h, k])
+        lefts.append(np.stack([cum_c[h, i + 1] for cum_c in cum], axis=1) - before[h, k])
         left_rows.append(i + 1 - starts[k])
         lowers.append(index.all_values[index.value_offsets[feature[h]] + keys[h, i]])
         uppers.append(index.all_values[index.value_offsets[feature[h]] + keys[h, i + 1]])

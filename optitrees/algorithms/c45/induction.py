@@ -32,7 +32,8 @@ from ..budget import expired
 from ..column_index import ColumnIndex
 from .split_search import best_split, choose_tests, hard_candidates, numeric_gains
 
-__all__ = ["GrowNode", "grow_c45", "gate", "distribute", "leaf_counts", "to_tree", "c45_threshold", "nominal_chain"]
+__all__ = ["GrowNode", "grow_c45", "gate", "distribute", "leaf_counts", "hard_leaf_counts", "to_tree", "c45_threshold",
+           "nominal_chain"]
 
 #: Rows whose weight falls below this after soft propagation are dropped.
 MIN_ROW_WEIGHT = 1e-6
@@ -158,6 +159,24 @@ def leaf_counts(X, Y, node: GrowNode, rows, weights, propagation_sigma=None) -> 
     return out
 
 
+def hard_leaf_counts(X, labels, n_classes, node: GrowNode, rows, weights) -> list:
+    """:func:`leaf_counts` for hard tests and rows with no missing value (``labels``: each row's class): a row
+    goes down one branch whole, so each test is a plain partition of the rows reaching it."""
+    out, stack = [], [(node, rows, weights)]
+    while stack:
+        current, rows, weights = stack.pop()
+        if current.is_leaf:
+            out.append(np.bincount(labels[rows], weights=weights, minlength=n_classes).astype(float))
+            continue
+        if not len(rows):
+            out += [np.zeros(n_classes)] * current.n_leaves()
+            continue
+        go = X[rows, current.feature] <= current.threshold
+        stay = ~go
+        stack += [(current.right, rows[stay], weights[stay]), (current.left, rows[go], weights[go])]
+    return out
+
+
 def c45_threshold(column, node_values, lower) -> float:
     """C4.5's threshold for a cut above ``lower``: the largest training value (of all rows) not above the
     midpoint between ``lower`` and the node's next larger value; the node's rows split the same way."""
@@ -276,10 +295,11 @@ def _gate_level(X, level, node_feature, node_threshold, propagation_sigma):
     entry_node = level.node[split_entry]
     f = node_feature[entry_node]
     x = X[level.rows[split_entry], f]
-    sigma = 0.0 if propagation_sigma is None else np.asarray(propagation_sigma, float)[f]
     with np.errstate(invalid="ignore", divide="ignore"):
-        soft = ndtr((node_threshold[entry_node] - x) / np.where(sigma > 0, sigma, 1.0))
-        g = np.where(sigma > 0, soft, (x <= node_threshold[entry_node]).astype(float))
+        g = (x <= node_threshold[entry_node]).astype(float)
+        if propagation_sigma is not None:
+            sigma = np.asarray(propagation_sigma, float)[f]
+            g = np.where(sigma > 0, ndtr((node_threshold[entry_node] - x) / np.where(sigma > 0, sigma, 1.0)), g)
     missing = np.isnan(x)
     w = level.weights[split_entry]
     known_w = np.bincount(entry_node, weights=np.where(missing, 0.0, w), minlength=level.n_nodes)

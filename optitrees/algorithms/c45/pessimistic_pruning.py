@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import betaincinv
 
 from ..budget import expired
-from .induction import GrowNode, distribute, leaf_counts
+from .induction import GrowNode, distribute, hard_leaf_counts, leaf_counts
 
 __all__ = ["upper_error_rate", "expected_errors", "collapse", "prune", "SIMPLER_TOLERANCE"]
 
@@ -114,14 +114,15 @@ def prune(X, Y, node: GrowNode, confidence=0.25, laplace=True, subtree_raising=T
     """
     _annotate(node, confidence, laplace)
     hard = propagation_sigma is None and not np.isnan(X[node.rows]).any()
-    return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, hard)
+    labels = np.argmax(Y, axis=1) if hard else None         # hard tests, no missing value: rows move whole
+    return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, labels)
 
 
-def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, hard) -> float:
+def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, labels) -> float:
     if node.is_leaf:
         return _leaf_errors(node)
     branches = node.branches()
-    keep = sum(_prune(X, Y, branch, confidence, laplace, subtree_raising, propagation_sigma, deadline, hard)
+    keep = sum(_prune(X, Y, branch, confidence, laplace, subtree_raising, propagation_sigma, deadline, labels)
                for branch in branches)
     leaf = _leaf_errors(node)
     raised, branch = None, np.inf
@@ -132,10 +133,10 @@ def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, 
         if largest.is_leaf:             # a raised leaf holds all of the node's rows: it is the node as a leaf
             branch = leaf
         else:
-            if hard:                    # the largest branch's rows stay where they are: only the others' move
+            if labels is not None:      # the largest branch's rows stay where they are: only the others' move
                 others = [b for b in branches if b is not largest]
-                moved = leaf_counts(X, Y, largest, np.concatenate([b.rows for b in others]),
-                                    np.concatenate([b.weights for b in others]))
+                moved = hard_leaf_counts(X, labels, Y.shape[1], largest, np.concatenate([b.rows for b in others]),
+                                         np.concatenate([b.weights for b in others]))
                 counts = [end.counts + c for end, c in zip(largest.leaves(), moved)]
             else:
                 counts = leaf_counts(X, Y, largest, node.rows, node.weights, propagation_sigma)
@@ -156,5 +157,5 @@ def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, 
             node.make_leaf()
             node.extra["errors"] = leaf
             return leaf
-        return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, hard)
+        return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, labels)
     return keep

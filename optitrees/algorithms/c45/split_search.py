@@ -31,7 +31,7 @@ from scipy.special import ndtr
 
 from ..column_index import ColumnIndex, Level, cuts
 
-__all__ = ["Split", "HardCandidates", "entropy", "hard_candidates", "numeric_gains", "choose_tests", "best_split",
+__all__ = ["Split", "HardCandidates", "class_sums", "row_entropy", "entropy", "hard_candidates", "numeric_gains", "choose_tests", "best_split",
            "top_tests", "soft_density"]
 
 
@@ -44,14 +44,34 @@ class Split:
     values: tuple | None = None     # a nominal feature's values, one branch each (multiway split)
 
 
+def class_sums(counts) -> np.ndarray:
+    """The total of each row of class weights ``counts`` (``(m, C)``), added class by class.
+
+    The same sums as ``counts.sum(axis=1)`` (numpy adds a short last axis in
+    order too), without numpy's slow reduction along a short axis.
+    """
+    total = counts[:, 0].copy() if counts.shape[1] else np.zeros(len(counts))
+    for c in range(1, counts.shape[1]):
+        total += counts[:, c]
+    return total
+
+
+def row_entropy(counts, total) -> np.ndarray:
+    """Entropy in bits of each row of class weights ``counts`` (``(m, C)``) with totals ``total``
+    (:func:`class_sums`); 0 where the total is not positive. Class by class, as :func:`class_sums`."""
+    out, positive = np.zeros(len(total)), total > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for c in range(counts.shape[1]):
+            p = np.divide(counts[:, c], total, out=np.zeros(len(total)), where=positive)
+            out += np.where(p > 0, -p * np.log2(p), 0.0)
+    return out
+
+
 def entropy(counts, axis=-1) -> np.ndarray:
     """Entropy in bits of class-weight vectors along ``axis`` (0 for empty vectors)."""
-    counts = np.asarray(counts, float)
-    total = counts.sum(axis=axis, keepdims=True)
-    p = np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(p > 0, -p * np.log2(p), 0.0)
-    return terms.sum(axis=axis)
+    counts = np.moveaxis(np.asarray(counts, float), axis, -1)
+    rows = counts.reshape(-1, counts.shape[-1])
+    return row_entropy(rows, class_sums(rows)).reshape(counts.shape[:-1])
 
 
 def _split_info(left, right, total):
@@ -92,15 +112,15 @@ def hard_candidates(index: ColumnIndex, level: Level, labels, n_classes, allowed
     p, C, K = index.n_features, n_classes, level.n_nodes
     found = cuts(index, level, np.asarray(labels), n_classes, allowed)
     known, group, left, lower, upper = found.known, found.group, found.left, found.lower, found.upper
-    wk = known.sum(axis=1)
+    wk = class_sums(known)
     right = known[group] - left
-    wl, wr = left.sum(axis=1), right.sum(axis=1)
+    wl, wr = class_sums(left), class_sums(right)
     min_split = _min_split(wk, C, min_samples_leaf)[group]
     tol = 1e-9
     valid = (wl >= min_split - tol) & (wr >= min_split - tol)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cond = (wl * entropy(left) + wr * entropy(right)) / wk[group]
-    gain = np.where(valid, entropy(known)[group] - cond, -np.inf)
+        cond = (wl * row_entropy(left, wl) + wr * row_entropy(right, wr)) / wk[group]
+    gain = np.where(valid, row_entropy(known, wk)[group] - cond, -np.inf)
     best = np.full(K * p, -np.inf)
     best_lower, best_upper, best_wl, best_wr = np.zeros(K * p), np.zeros(K * p), wk.copy(), wk.copy()
     if len(group):

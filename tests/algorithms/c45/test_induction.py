@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from optitrees.algorithms.c45.induction import grow_c45, to_tree
+from optitrees.algorithms.c45.induction import grow_c45, hard_leaf_counts, leaf_counts, to_tree
 
 
 def test_a_missing_value_goes_down_both_branches_with_the_known_shares():
@@ -94,3 +94,24 @@ def test_growing_by_levels_equals_growing_node_by_node(seed, soft_propagation):
     assert levels.n_nodes == nodes.n_nodes and levels.n_nodes > 5
     assert np.array_equal(levels.feature, nodes.feature) and np.allclose(levels.threshold, nodes.threshold)
     assert np.allclose(levels.value, nodes.value)
+
+
+def test_hard_leaf_counts_equal_the_general_routing_without_missing_values():
+    """Rows with fractional weights routed through a grown subtree by plain partitions reach the leaves with the
+    class weights of :func:`leaf_counts` (the general gate), an empty branch giving zeros to its leaves."""
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.integers(0, 5, 400), rng.normal(size=400)]).astype(float)
+    y = ((X[:, 0] > 1) ^ (X[:, 1] > 0.2) ^ (rng.random(400) < 0.1)).astype(int)
+    Y = np.eye(2)[y]
+    root = grow_c45(X, Y, allowed=np.ones(2, bool))
+    assert root.n_leaves() > 4
+    for node in (root, root.left, root.right):
+        rows = np.sort(rng.choice(400, 90, replace=False))
+        weights = rng.uniform(0.1, 2.0, 90)
+        got = hard_leaf_counts(X, y, 2, node, rows, weights)
+        want = leaf_counts(X, Y, node, rows, weights)
+        assert len(got) == node.n_leaves() == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    empty = hard_leaf_counts(X, y, 2, root, np.zeros(0, int), np.zeros(0))
+    assert len(empty) == root.n_leaves() and all(np.array_equal(c, np.zeros(2)) for c in empty)

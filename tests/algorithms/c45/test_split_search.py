@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from optitrees.algorithms.c45.split_search import best_split, entropy, soft_density
+from optitrees.algorithms.c45.split_search import best_split, class_sums, entropy, row_entropy, soft_density
 
 
 def _h(counts):
@@ -50,6 +50,23 @@ def _brute_force(X, y, w, n_classes, min_leaf, criterion):
 def test_entropy_in_bits():
     assert entropy([9, 5]) == pytest.approx(0.9403, abs=1e-4)       # Quinlan's 14-day weather data
     assert entropy([0, 4]) == 0.0 and entropy([0, 0]) == 0.0
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 7])
+def test_class_by_class_entropy_has_the_bits_of_numpys_reductions(n_classes):
+    """Row sums and entropies added class by class equal numpy's sums along the class axis to the last bit (the
+    trees must not change with the way they are computed), a non-positive total giving 0 whatever its rows."""
+    rng = np.random.default_rng(n_classes)
+    counts = rng.random((500, n_classes)) * rng.integers(0, 3, (500, n_classes))
+    counts[:5] = 0.0
+    counts[5] = [1e-17, -1e-17] + [0.0] * (n_classes - 2)               # a difference of sums: total 0
+    total = class_sums(counts)
+    assert np.array_equal(total, counts.sum(axis=1))
+    p = np.divide(counts, total[:, None], out=np.zeros_like(counts), where=total[:, None] > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = np.where(p > 0, -p * np.log2(p), 0.0).sum(axis=1)
+    assert np.array_equal(row_entropy(counts, total), want) and np.array_equal(entropy(counts), want)
+    assert np.array_equal(entropy(counts.T, axis=0), want) and row_entropy(counts, total)[5] == 0.0
 
 
 @pytest.mark.parametrize("criterion", ["gain_ratio", "information_gain"])
