@@ -31,8 +31,8 @@ from scipy.special import ndtr
 
 from ..column_index import ColumnIndex, Level, cuts
 
-__all__ = ["Split", "HardCandidates", "class_sums", "row_entropy", "entropy", "hard_candidates", "numeric_gains", "choose_tests", "best_split",
-           "top_tests", "soft_density"]
+__all__ = ["Split", "HardCandidates", "class_sums", "row_entropy", "entropy", "hard_candidates", "numeric_gains",
+           "choose_tests", "best_split", "top_tests", "soft_density"]
 
 
 @dataclass
