@@ -202,7 +202,9 @@ def _distinct_rows(A):
     """``(first, inverse)``: the index of one occurrence of each distinct row of ``A`` (in sorted order of
     the rows) and each row's position among them. Rows are keyed as one integer (each column's values
     numbered, the numbers combined in mixed radix) when the key fits in 62 bits, which is far faster than
-    sorting whole rows; otherwise by ``np.unique(axis=0)``."""
+    sorting whole rows; otherwise each row is one byte string that sorts as the row does
+    (:func:`_ordered_bytes`), sorted by ``memcmp`` (``np.unique(axis=0)`` compares rows field by field:
+    1.1 s of 3,000 x 1,921 candidate columns of a generalized risk score, 0.06 s as bytes)."""
     codes, radix = [], []
     # 62 columns or more cannot fit a 62-bit key (each takes a bit at least): skip numbering them (the
     # per-column np.unique took 0.5 s of 3,000 x 1,921 candidate columns of a generalized risk score)
@@ -211,10 +213,25 @@ def _distinct_rows(A):
         codes.append(code.ravel())
         radix.append(len(values))
     if A.shape[1] >= 62 or np.sum(np.log2(np.maximum(radix, 1))) >= 62:
-        _, first, inverse = np.unique(A, axis=0, return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(_ordered_bytes(A), return_index=True, return_inverse=True)
         return first, inverse.ravel()
     key = np.zeros(len(A), np.int64)
     for code, r in zip(codes, radix):
         key = key * r + code
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     return first, inverse.ravel()
+
+
+def _ordered_bytes(A):
+    """Each row of the float matrix ``A`` (no ``NaN``) as one byte string whose byte order is the row's
+    lexicographic order. A matrix of small integers (0/1 rules, labels) takes a byte a value (its sign bit
+    flipped); otherwise every value's IEEE bits, with the sign bit set for values >= 0 and all bits flipped
+    for negative ones (an unsigned integer in the order of the floats; ``-0.0`` is ``0.0``), big-endian."""
+    A = np.asarray(A, float)
+    if A.size and -128 <= A.min() and A.max() <= 127 and np.array_equal(small := A.astype(np.int8), A):
+        keys = small.view(np.uint8) ^ np.uint8(0x80)
+    else:
+        bits = (A + 0.0).view(np.uint64)
+        bits ^= (bits.view(np.int64) >> 63).view(np.uint64) | np.uint64(1 << 63)      # all ones where negative
+        keys = bits.astype(">u8")
+    return np.ascontiguousarray(keys).view(np.dtype((np.void, keys.itemsize * A.shape[1]))).ravel()

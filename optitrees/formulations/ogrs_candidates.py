@@ -54,6 +54,17 @@ class CandidateRules:
             thresholds += list(values)
         return cls(np.asarray(features, int), np.asarray(thresholds, float))
 
+    def smallest_passing(self, X01, X) -> np.ndarray:
+        """Per rule, the smallest value of ``X`` (the original units of ``X01``) among the rows that pass it."""
+        out = np.empty(len(self.features))
+        for j in np.unique(self.features):
+            rules = np.flatnonzero(self.features == j)
+            order = np.argsort(X01[:, j], kind="stable")
+            # the smallest original value from each sorted position on: a rule passes a suffix of the order
+            suffix_min = np.minimum.accumulate(X[order, j][::-1])[::-1]
+            out[rules] = suffix_min[np.searchsorted(X01[order, j], self.thresholds[rules], side="left")]
+        return out
+
     def transform(self, X01) -> np.ndarray:
         return (np.asarray(X01, float)[:, self.features] >= self.thresholds[None, :]).astype(float)
 
@@ -78,8 +89,9 @@ class OGRSCandidateProblem(ORSProblem):
         if rules.features.size == 0:
             raise ValueError("no usable feature takes two values: there is no rule to score")
         # each column is named by its rule's smallest passing value in the user's units
-        names = [f"{data.labels[j]}>={data.X_original[data.X[:, j] >= b, j].min():.6g}"
-                 for j, b in zip(rules.features, rules.thresholds)]
+        labels = data.labels
+        names = [f"{labels[j]}>={v:.6g}" for j, v in zip(rules.features, rules.smallest_passing(data.X,
+                                                                                                data.X_original))]
         columns = ScaledData.create(rules.transform(data.X), data.y, None, names, data.weight)
         ors_spec = ORSSpec.create(spec.n_rules, range(-spec.max_score, spec.max_score + 1), spec.tangents,
                                   groups=rules.groups(), multiplier=1.0, method="cutting_planes")

@@ -30,12 +30,15 @@ def test_distinct_rows_with_counts_give_the_full_loss(data):
                        [direct(X, y, v, b, 1.7) for v, b in zip(S, [beta, 0.0, 1.0])])
 
 
-@pytest.mark.parametrize("width", [4, 70])     # 70 two-valued columns: too many for one integer key
-def test_distinct_rows_are_those_of_numpy_unique_in_the_same_order(width):
+# 70 columns: too many for one integer key; small integers take a byte a value there, other values their bits
+@pytest.mark.parametrize("width,values", [(4, [-2.5, 0.0, 1e300]), (70, [-2.5, -1e-300, -0.0, 0.0, 1e-300, 1e300]),
+                                          (70, [-128.0, -1.0, -0.0, 0.0, 3.0, 127.0])])
+def test_distinct_rows_are_those_of_numpy_unique_in_the_same_order(width, values):
     from optitrees.formulations.aggregate_loss import _distinct_rows
 
     rng = np.random.default_rng(width)
-    A = np.column_stack([rng.integers(0, 2, (300, width)), rng.choice([-1.0, 2.5, 7.0], 300)]).astype(float)
+    A = np.column_stack([rng.integers(0, 2, (300, width)), rng.choice([-1.0, 2.0, 7.0], 300)]).astype(float)
+    A[:, 1] = rng.choice(values, 300) * rng.integers(0, 2, 300)     # signs, extremes and signed zeros keep order
     A = A[rng.integers(0, 300, 900)]
     first, inverse = _distinct_rows(A)
     rows, expected = np.unique(A, axis=0, return_inverse=True)

@@ -23,6 +23,16 @@ def test_many_values_are_thinned_to_quantiles_and_forbidden_features_skipped():
     assert np.allclose(rules.thresholds, [0.2, 0.4, 0.6, 0.8])
 
 
+def test_a_rules_smallest_passing_value_is_the_least_original_value_of_the_rows_it_holds():
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.normal(size=200), rng.integers(-2, 3, 200), rng.exponential(size=200)])
+    X01 = (X - X.min(axis=0)) / np.ptp(X, axis=0)
+    for max_thresholds in (100, 6):                     # every value, and thinned thresholds
+        rules = CandidateRules.from_data(X01, max_thresholds)
+        expected = [X[X01[:, j] >= b, j].min() for j, b in zip(rules.features, rules.thresholds)]
+        assert rules.smallest_passing(X01, X).tolist() == expected
+
+
 def test_the_problem_groups_each_feature_and_keeps_the_source():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.integers(0, 3, 30), rng.integers(0, 2, 30)]).astype(float)
