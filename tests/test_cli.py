@@ -85,7 +85,7 @@ def test_every_model_fits_from_the_command_line(model, tmp_path, capsys):
              "contextual-tree-regressor": ["--n-estimators", "3", "--max-epochs", "2", "--hidden-layer-sizes", "(4,)"],
              "cart-regressor": ["--max-depth", "3"], "tao-regressor": ["--max-depth", "3"],
              "optimal-tree-regressor": ["--max-depth", "2", "--n-thresholds", "8"],
-             "loss-optimal-regressor": ["--max-depth", "2", "--solver-options", "{'mip_max_nodes': 5}"]}
+             "loss-optimal-regressor": ["--max-depth", "1", "--solver-options", "{'mip_max_nodes': 5}"]}
     if model == "risk-score":          # 0/1 features: a CSV of breast cancer's features above their medians
         from sklearn.datasets import load_breast_cancer
 

@@ -19,7 +19,8 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         ``bench/warm_starts.py`` it beat the greedy tree on 10 of 10 instances of
         every family at 10 s, with the lowest median objective), ``False``
         gives the solver no start (only the greedy model is computed, as the
-        fallback). The returned
+        fallback). A loss-optimal tree of depth 1 (one node, no split) starts
+        from its greedy fit alone: TAO and TMO would refit that same node. The returned
         model is never worse than the best start in the exact training objective.
     solver : str, default="highs"
         See :func:`optitrees.solvers.solve`.

@@ -5,7 +5,8 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_iris
 
-from optitrees import OCTClassifier, OCTHClassifier, OLCTClassifier, TAOClassifier, TMOClassifier
+from optitrees import (LossOptimalTreeClassifier, OCTClassifier, OCTHClassifier, OLCTClassifier, TAOClassifier,
+                       TMOClassifier)
 from _support import fit_quiet
 
 
@@ -71,6 +72,26 @@ def test_mip_estimators_start_from_greedy_tao_or_tmo(cancer, warm_start):
     assert clf.method_ in {"greedy", "tao", "tmo", "mip", "mip+tao"}
     r = clf.fit_report_
     assert clf.objective_ == r.objectives["returned"]
+
+
+@pytest.mark.parametrize("loss", ["logistic", "hinge"])
+def test_a_depth_1_loss_optimal_tree_starts_from_its_greedy_fit_alone(cancer, loss):
+    """One node, no split: TAO's only step refits the greedy node on all points, and so does TMO's on every
+    individual; the fit computes the greedy start alone, which TAO leaves as it is."""
+    from optitrees.algorithms.loss_optimal.greedy import greedy_tree
+    from optitrees.algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
+    from optitrees.formulations.loss_optimal_solution import objective
+
+    X, y = cancer
+    X, y = X.iloc[:150, :6], y[:150]
+    clf = fit_quiet(LossOptimalTreeClassifier(max_depth=1, loss=loss, warm_start="best", time_limit=30,
+                                              solver_options={"mip_max_nodes": 5}), X, y)
+    assert set(clf.start_objectives_) == {"greedy"}
+    problem = clf.build_formulation(X, y).problem
+    fit = clf._fitter(problem)
+    greedy = greedy_tree(problem, fit)
+    assert objective(problem, tao_loss_optimal(greedy, problem, fit)) == pytest.approx(objective(problem, greedy),
+                                                                                     rel=1e-12)
 
 
 def test_oct_from_tmo_and_octh_refined_by_tao():

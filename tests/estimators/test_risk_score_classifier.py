@@ -302,7 +302,8 @@ def test_greedy_start_without_time_still_gives_a_complete_card(clinical):
 
 def test_forbidden_features_and_user_constraints(clinical):
     X, y = clinical
-    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=3, tangents="V0", time_limit=5,
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=3, tangents="V0", time_limit=60,
+                                                   solver_options={"mip_max_nodes": 20},
                                                    forbidden_features=["smoker"]), X, y)
     assert "smoker" not in [X.columns[j] for j in clf.score_card_.features]
 
@@ -314,7 +315,7 @@ def test_forbidden_features_and_user_constraints(clinical):
         f.add_constraints("age_used", ("one",), [(a.columns[j][None, :], 1.0)], lower=1.0)
 
     X, y = X.iloc[:60], y[:60]
-    opts = dict(n_rules=2, max_score=3, tangents="V0", time_limit=20, solver_options={"mip_max_nodes": 200},
+    opts = dict(n_rules=2, max_score=3, tangents="V0", time_limit=20, solver_options={"mip_max_nodes": 20},
                 method="tangents")
     free = fit_quiet(GeneralizedRiskScoreClassifier(**opts), X, y)
     clf = fit_quiet(GeneralizedRiskScoreClassifier(constraints=age_rule_with_one_point, **opts), X, y)

@@ -105,7 +105,7 @@ def test_risk_score_greedy_steps_receive_solver_options(monkeypatch, cancer):
 
     monkeypatch.setattr(solvers_module, "solve", spy)
     X, y = cancer
-    opts = {"mip_max_nodes": 5}
+    opts = {"mip_max_nodes": 0}                        # the root only: 0.2 s (5 nodes: 13 s)
     fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, time_limit=20, solver_options=opts, method="tangents"),
               X[:100, :5], y[:100])
     assert len(seen) >= 3                             # two greedy steps and the final solve

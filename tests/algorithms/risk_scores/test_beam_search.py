@@ -92,7 +92,7 @@ def test_a_rule_at_its_bound_does_not_cap_the_multiplier():
     r = risk_search(loss, 4, lower, upper)
     assert r.points[0] == -3.0 and r.multiplier > 1.0
     down_from_one = min(risk_search(loss, 4, lower, upper, multiplier=m).loss
-                        for m in np.unique(np.round(np.linspace(1.0, 0.5, 20), 3)))
+                        for m in np.linspace(1.0, 0.5, 6))          # 1.0, 0.9, ..., 0.5
     assert r.loss < down_from_one - 0.5
 
 
