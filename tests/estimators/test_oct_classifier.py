@@ -25,7 +25,7 @@ def iris():
 @pytest.mark.parametrize("cls", [OCTClassifier, OCTHClassifier])
 def test_iris_three_classes(iris, cls):
     X, y = iris
-    clf = fit_quiet(cls(max_depth=2, alpha=0.01, min_samples_leaf=5, time_limit=15, random_state=0,
+    clf = fit_quiet(cls(max_depth=2, alpha=0.01, min_samples_leaf=5, time_limit=15, random_state=0, warm_start="tao",
                         solver_options={"mip_max_nodes": 20}), X, y)
     pred = clf.predict(X)
     assert set(pred) == {"setosa", "versicolor", "virginica"}
@@ -62,7 +62,7 @@ def test_thresholds_in_original_units():
 
 def test_min_samples_leaf_is_respected(iris):
     X, y = iris
-    clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=40, time_limit=15, random_state=0,
+    clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=40, time_limit=15, random_state=0, warm_start="tao",
                                   solver_options={"mip_max_nodes": 20}), X, y)
     counts = clf.tree_.value[clf.tree_.is_leaf].sum(axis=1)
     assert np.all((counts == 0) | (counts >= 40))
@@ -70,7 +70,7 @@ def test_min_samples_leaf_is_respected(iris):
 
 def test_objective_matches_definition(iris):
     X, y = iris
-    clf = fit_quiet(OCTClassifier(max_depth=2, alpha=0.05, time_limit=10, random_state=0,
+    clf = fit_quiet(OCTClassifier(max_depth=2, alpha=0.05, time_limit=10, random_state=0, warm_start="tao",
                                   solver_options={"mip_max_nodes": 20}), X, y)
     errors = (clf.predict(X) != y).sum()
     assert clf.objective_ == pytest.approx(errors / 100 + 0.05 * clf.tree_.n_splits())
@@ -85,8 +85,9 @@ def test_same_optimum_from_two_backends(cls):
     X = rng.normal(size=(16, 2))
     y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 0] > 1).astype(int)
     mip = {"exact_search": "mip"} if cls is OCTClassifier else {}
-    a = fit_quiet(cls(max_depth=2, alpha=0.02, solver="highs", mip_gap=0, time_limit=120, **mip), X, y)
-    b = fit_quiet(cls(max_depth=2, alpha=0.02, solver="scip", mip_gap=0, time_limit=120, **mip), X, y)
+    opts = dict(max_depth=2, alpha=0.02, mip_gap=0, time_limit=120, warm_start="tao", **mip)
+    a = fit_quiet(cls(solver="highs", **opts), X, y)
+    b = fit_quiet(cls(solver="scip", **opts), X, y)
     assert a.solver_result_.status == b.solver_result_.status == "optimal"
     assert a.solver_result_.objective == pytest.approx(b.solver_result_.objective, abs=1e-7)
     assert b.solver_result_.solver == "scip"
@@ -124,7 +125,7 @@ def test_bad_input():
 
 def test_label_tree_objective_counts_features_for_octh(iris):
     X, y = iris
-    clf = fit_quiet(OCTHClassifier(max_depth=1, alpha=0.01, time_limit=10, random_state=0), X, y)
+    clf = fit_quiet(OCTHClassifier(max_depth=1, alpha=0.01, time_limit=10, random_state=0, warm_start="tao"), X, y)
     assert clone(clf).get_params() == clf.get_params()
     assert clf.objective_ == pytest.approx((clf.predict(X) != y).sum() / 100 + 0.01 * clf.tree_.n_features_used())
 
@@ -135,7 +136,8 @@ def test_contree_certifies_the_mip_optimum(depth, alpha):
     X = rng.normal(size=(40, 3))
     y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (X[:, 2] > 1).astype(int)
     exact = fit_quiet(OCTClassifier(max_depth=depth, alpha=alpha, time_limit=60), X, y)
-    mip = fit_quiet(OCTClassifier(max_depth=depth, alpha=alpha, exact_search="mip", mip_gap=0, time_limit=120), X, y)
+    mip = fit_quiet(OCTClassifier(max_depth=depth, alpha=alpha, exact_search="mip", mip_gap=0, time_limit=120,
+                                  warm_start="tao"), X, y)
     r = exact.solver_result_
     assert exact.fit_report_.certified_by == "contree" and r.status == "optimal" and exact.method_ == "contree"
     assert mip.solver_result_.status == "optimal" and mip.fit_report_.certified_by == "highs"
@@ -195,7 +197,7 @@ def test_inseparable_weight_by_hand():
 
 def test_contree_is_not_used_where_it_cannot_express_the_model():
     X, y = load_iris(return_X_y=True)
-    clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=10, time_limit=10,
+    clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=10, time_limit=10, warm_start="tao",
                                   solver_options={"mip_max_nodes": 10}), X, y)
     assert clf.solver_result_.solver == "highs" and clf.method_ != "contree"
 

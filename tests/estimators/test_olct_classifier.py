@@ -26,7 +26,7 @@ def cancer():
 
 def test_string_labels_and_dataframe_names(cancer):
     X, y = cancer
-    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, random_state=0), X, y)
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=3, random_state=0, warm_start="tao"), X, y)
     assert list(clf.classes_) == ["benign", "malignant"]
     assert set(clf.predict(X)) <= {"benign", "malignant"}
     assert list(clf.feature_names_in_) == list(X.columns)
@@ -40,7 +40,7 @@ def test_string_labels_and_dataframe_names(cancer):
 
 def test_weights_in_original_units(cancer):
     X, y = cancer
-    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, random_state=0), X, y)
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=3, random_state=0, warm_start="tao"), X, y)
     Xv = X.to_numpy()
     mean, std = Xv.mean(0), Xv.std(0)
     # the same hyperplanes on standardized data give the same node values
@@ -74,7 +74,7 @@ def test_never_worse_than_warm_start_and_fallback_without_incumbent(cancer):
 
 def test_solver_solution_agrees_with_model(cancer):
     X, y = cancer
-    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=10, refine=False, random_state=0), X, y)
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=4, refine=False, random_state=0, warm_start="tao"), X, y)
     checks = clf.fit_report_.checks
     assert checks["routing_mismatches"] == 0
     assert checks["objective_discrepancy"] < 1e-6 * max(1.0, abs(checks["objective_recomputed"]))
@@ -102,7 +102,7 @@ def test_deterministic(cancer):
 
 def test_univariate_splits(cancer):
     X, y = cancer
-    clf = fit_quiet(OLCTClassifier(max_depth=2, univariate=True, time_limit=5, random_state=0), X, y)
+    clf = fit_quiet(OLCTClassifier(max_depth=2, univariate=True, time_limit=3, random_state=0, warm_start="tao"), X, y)
     assert ((np.abs(clf.tree_.weights) > 0).sum(axis=1) <= 1).all()
     assert clf.tree_.feature[0] == -2       # the inner node keeps its logistic weight: an "oblique" view of one feature
 
@@ -119,7 +119,7 @@ def test_pickle_clone_and_dict(cancer):
 
 def test_interpretation(cancer):
     X, y = cancer
-    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, random_state=0), X, y)
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=3, random_state=0, warm_start="tao"), X, y)
     infl = clf.feature_influence()
     assert infl.shape == (3, X.shape[1])
     assert np.allclose(infl.to_numpy(), clf.tree_.weights * clf.node_std_)
