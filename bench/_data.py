@@ -12,6 +12,15 @@ import pandas as pd
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
+def one_thread_env() -> dict:
+    """The environment for a peer's process with its numerical libraries on one thread, as our fits run
+    (``threads=1``): OpenBLAS's second thread waiting for the core a benchmark's other process holds made
+    FasterRisk 4-6x slower."""
+    import os
+
+    return {**os.environ, **{k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}}
+
+
 def require_shared():
     """Exit cleanly when ``../shared/datasets`` is absent."""
     if not (SHARED / "MANIFEST.json").exists():

@@ -43,7 +43,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import binary_target, load_numeric, load_raw, require_shared  # noqa: E402
+from _data import binary_target, load_numeric, load_raw, one_thread_env, require_shared  # noqa: E402
 
 DATASETS = ("rs_mammo", "rs_mushroom", "rs_adult", "rs_breastcancer")
 INTEGER_VALUED = ("rs_breastcancer",)
@@ -86,7 +86,7 @@ def fit_fasterrisk(peer_python, Xtr, ytr, Xte, yte, T):
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "data.npz", Path(tmp) / "model.json"
         np.savez(src, X=Xtr, y=np.where(ytr == 1, 1.0, -1.0), k=T, lb=-5.0, ub=5.0)
-        subprocess.run([peer_python, str(PEER), str(src), str(out)], check=True)
+        subprocess.run([peer_python, str(PEER), str(src), str(out)], check=True, env=one_thread_env())
         model = json.loads(out.read_text())
     score = lambda X: (X @ np.array(model["coefficients"]) + model["intercept"]) / model["multiplier"]  # noqa: E731
     prob = lambda X: 1 / (1 + np.exp(-score(X)))  # noqa: E731

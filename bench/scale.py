@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import SHARED, binary_target, load_numeric, manifest, require_shared  # noqa: E402
+from _data import SHARED, binary_target, load_numeric, manifest, one_thread_env, require_shared  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PEERS = Path(__file__).resolve().parent / "peers"
@@ -168,7 +168,7 @@ def run_streed(peer_python, X, y, Xte, yte, depth, time_limit):
         src, out = Path(tmp) / "data.npz", Path(tmp) / "out.json"
         np.savez(src, X=X, y=y, X_test=Xte, y_test=yte, depth=depth, time_limit=time_limit)
         subprocess.run([peer_python, str(PEERS / "pystreed_fit.py"), str(src), str(out)], check=True,
-                       capture_output=True)
+                       capture_output=True, env=one_thread_env())
         result = json.loads(out.read_text())
     result["time"] = result.pop("seconds")
     return result
@@ -307,7 +307,7 @@ def part_risk(args):
             ours = isolated(lambda: fit_ors(Xtr, ytr, Xte, yte, T, args.time_limit))
             rows.append(dict(dataset=name, n=len(ytr), p=X.shape[1], T=T, impl="optitrees", **ours))
             if args.peer_python:
-                peer = isolated(lambda: fit_fasterrisk(args.peer_python, Xtr, ytr, Xte, yte, T))
+                peer = isolated(lambda: fit_fasterrisk(args.peer_python, Xtr, ytr, Xte, yte, T), spawns=True)
                 rows.append(dict(dataset=name, n=len(ytr), p=X.shape[1], T=T, impl="fasterrisk", **peer))
             print(f"{name} T={T} done", flush=True)
             frame = pd.DataFrame(rows)
