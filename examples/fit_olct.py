@@ -17,7 +17,7 @@ X = X.iloc[:, :10]
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
 
 warnings.simplefilter("ignore", TimeLimitWarning)          # a short limit: not proven optimal, and that's fine
-clf = OLCTClassifier(max_depth=2, C=1.0, tangents="V1", time_limit=8, random_state=0).fit(X_train, y_train)
+clf = OLCTClassifier(max_depth=2, C=1.0, tangents="V1", time_limit=5, random_state=0).fit(X_train, y_train)
 
 print(clf.export_text())                                   # what it prints is exactly what it predicts
 print(clf.solver_result_.summary())                        # the solve

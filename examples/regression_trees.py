@@ -29,7 +29,7 @@ print(f"optimal depth-2 tree: test RMSE {rmse(optimal):.1f}, {optimal.fit_report
 # one oblique split, then a linear model in each leaf; the absolute loss is a MILP, the squared loss is solved
 # by tangent cuts on HiGHS (an MIQP on SCIP or Gurobi)
 for loss in ("absolute", "squared"):
-    oblique = LossOptimalTreeRegressor(max_depth=2, loss=loss, lam=0.1, time_limit=5).fit(X_train, y_train)
+    oblique = LossOptimalTreeRegressor(max_depth=2, loss=loss, lam=0.1, time_limit=3).fit(X_train, y_train)
     report = oblique.fit_report_
     print(f"oblique tree, {loss} loss: test RMSE {rmse(oblique):.1f}, returned the {report.returned} tree "
           f"(objective {oblique.objective_:.2f}, CART start {oblique.start_objective_:.2f})")

@@ -16,7 +16,7 @@ X = X[["mean radius", "mean texture", "mean concavity", "worst smoothness"]].ilo
 y = y.iloc[:200].map({0: "malignant", 1: "benign"})
 
 # rules "x >= threshold" learned with their points (model 4.16); thresholds sit between data values
-card = GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=8, random_state=0)
+card = GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=4, random_state=0)
 card.fit(X, y)
 print(card.export_text())
 print(card.risk_table())                                   # total score -> probability and predicted class
@@ -25,6 +25,6 @@ print("flipped first rule (Theorem 4.1), same predictions:",
 
 # the optimal risk score on binary features (model 4.5)
 binary = (X > X.median()).astype(int)
-ors = RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=8, random_state=0).fit(binary, y)
+ors = RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=4, random_state=0).fit(binary, y)
 print(ors.export_text())
 print(ors.solver_result_.summary())

@@ -47,15 +47,18 @@ def _expected_failures(est):
 # HiGHS's root work on the big-M trees is long whatever the node limit (per fit
 # on the checks' blobs: OCT-H 16-18 s, the combined losses 7 s, OCT by MIP 3.5 s),
 # so those stop at node limit 0: HiGHS returns the handed start, and the checks
-# still run the whole fit (start, model, handoff, decoding, status).
-# The score card stops at 50 nodes: on the checks' random labels it ran to its
-# 20 s time limit.
+# still run the whole fit (start, model, handoff, decoding, status). The
+# generalized score card, the depth-1 MARGOT and the squared-loss regressor
+# solve their root node only too (the card ran to its 20 s time limit on the
+# checks' random labels), and the depth-2 OLCT starts from the greedy tree and
+# skips the TAO refinement after its solve (a TAO start and the refinement took
+# 85% of each fit; test_olct_classifier checks both).
 @parametrize_with_checks([OLCTClassifier(max_depth=1, time_limit=10, refine=False, warm_start="tao"),
                           # the depth-2 MIPs meet three-class data too (one tree per class): root nodes only
-                          OLCTClassifier(max_depth=2, time_limit=60, tangents="V0", warm_start="tao",
+                          OLCTClassifier(max_depth=2, time_limit=60, tangents="V0", warm_start="greedy", refine=False,
                                          solver_options={"mip_max_nodes": 0}),
                           MARGOTClassifier(max_depth=1, time_limit=30, warm_start="tao",
-                                           solver_options={"mip_max_nodes": 20}),
+                                           solver_options={"mip_max_nodes": 0}),
                           MARGOTClassifier(max_depth=1, solver="scip", time_limit=30, warm_start="tao"),
                           LossOptimalTreeClassifier(max_depth=2, loss=["misclassification", "hinge"],
                                                     regularizer=None, time_limit=60, warm_start="greedy",
@@ -82,12 +85,14 @@ def _expected_failures(est):
                           OptimalTreeRegressor(max_depth=2, n_thresholds=8, linear_leaves=True, lasso_penalty=0.1),
                           LossOptimalTreeRegressor(max_depth=2, time_limit=60, solver_options={"mip_max_nodes": 0}),
                           # depth 1 (one linear leaf): the cut loop re-solves MIPs at depth 2, 3-4 s a round here
-                          LossOptimalTreeRegressor(max_depth=1, loss="squared", time_limit=60),
-                          UCTDTClassifier(n_iterations=20, policy="c45b", n_jobs=2, random_state=0),
+                          LossOptimalTreeRegressor(max_depth=1, loss="squared", time_limit=60,
+                                                   solver_options={"mip_max_nodes": 0}),
+                          # the parallel search (n_jobs=2, a process pool per fit) is checked in test_uct_dt_classifier
+                          UCTDTClassifier(n_iterations=20, policy="c45b", random_state=0),
                           C45Classifier(search_uncertainty=0.1, propagation_uncertainty=0.1,
                                         evaluation_uncertainty=0.1),
                           GeneralizedRiskScoreClassifier(n_rules=1, max_score=3, tangents="V1", time_limit=20,
-                                                         solver_options={"mip_max_nodes": 50}),
+                                                         solver_options={"mip_max_nodes": 0}),
                           # RiskScoreClassifier takes binary features only: checked behind a Binarizer
                           make_pipeline(Binarizer(threshold=0.0),
                                         RiskScoreClassifier(n_rules=2, min_score=-3, max_score=3, tangents="V1",

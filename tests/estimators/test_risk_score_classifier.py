@@ -189,7 +189,7 @@ def clinical():
 
 def test_generalized_score_card(clinical):
     X, y = clinical
-    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=8,
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=3,
                                                    method="tangents", random_state=0), X, y)
     card = clf.score_card_
     assert card.n_rules == 3 and len(set(card.features)) == 3
@@ -315,7 +315,7 @@ def test_forbidden_features_and_user_constraints(clinical):
         f.add_constraints("age_used", ("one",), [(a.columns[j][None, :], 1.0)], lower=1.0)
 
     X, y = X.iloc[:60], y[:60]
-    opts = dict(n_rules=2, max_score=3, tangents="V0", time_limit=20, solver_options={"mip_max_nodes": 20},
+    opts = dict(n_rules=2, max_score=3, tangents="V0", time_limit=20, solver_options={"mip_max_nodes": 2},
                 method="tangents")
     free = fit_quiet(GeneralizedRiskScoreClassifier(**opts), X, y)
     clf = fit_quiet(GeneralizedRiskScoreClassifier(constraints=age_rule_with_one_point, **opts), X, y)

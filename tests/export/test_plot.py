@@ -26,8 +26,9 @@ def _texts(ax):
 
 def test_plot_tree_of_oblique_and_label_trees(cancer):
     X, y = cancer
-    for clf in (fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, solver_options={"mip_max_nodes": 5}), X, y),
-                fit_quiet(OCTHClassifier(max_depth=2, time_limit=5, solver_options={"mip_max_nodes": 5}), X, y)):
+    root = dict(time_limit=5, solver_options={"mip_max_nodes": 0}, warm_start="tao")     # the tree drawn, not solved
+    for clf in (fit_quiet(OLCTClassifier(max_depth=2, **root), X, y),
+                fit_quiet(OCTHClassifier(max_depth=2, **root), X, y)):
         ax = export.plot_tree(clf)
         texts = _texts(ax)
         assert sum(t.startswith("[") for t in texts) == clf.tree_.n_nodes
@@ -37,13 +38,15 @@ def test_plot_tree_of_oblique_and_label_trees(cancer):
 
 def test_score_card_influence_and_trace_figures(cancer):
     X, y = cancer
-    card = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=2, tangents="V0", time_limit=5), X, y)
+    card = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=2, max_score=2, tangents="V0", time_limit=5,
+                                                    solver_options={"mip_max_nodes": 5}), X, y)
     ax = export.plot_score_card(card)
     assert len(ax.collections) == 2 and ax.get_ylabel() == "P(1)"
     cells = [c.get_text().get_text() for c in ax.tables[0].get_celld().values()]
     assert any(">=" in c or "<" in c for c in cells)
     plt.close(ax.figure)
-    olct = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, solver_options={"mip_max_nodes": 5}), X, y)
+    olct = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, solver_options={"mip_max_nodes": 1}, warm_start="tao"),
+                     X, y)
     ax = export.plot_feature_influence(olct)
     assert ax.images[0].get_array().shape == (3, 5)
     plt.close(ax.figure)

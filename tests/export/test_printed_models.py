@@ -17,6 +17,10 @@ from export._printed import (card_dict_predictions, card_text_predictions, one_v
 
 SHARED = SHARED_DATASETS
 NODES = {"mip_max_nodes": 10}
+#: the loss-optimal trees: the root node's model from a TAO start, decoded and printed like any other
+QUICK = dict(solver_options={"mip_max_nodes": 0}, warm_start="tao", random_state=0)
+#: the label trees by MIP: 10 nodes from a TAO start
+QUICK_LABEL = dict(solver_options=NODES, warm_start="tao", random_state=0)
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +46,9 @@ def _assert_tree_printed_as_predicted(clf, X):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: OLCTClassifier(max_depth=2, time_limit=5, solver_options=NODES, random_state=0),
-    lambda: OLCTClassifier(max_depth=2, univariate=True, time_limit=5, solver_options=NODES, random_state=0),
-    lambda: MARGOTClassifier(max_depth=2, time_limit=5, solver_options=NODES, random_state=0),
+    lambda: OLCTClassifier(max_depth=2, time_limit=5, **QUICK),
+    lambda: OLCTClassifier(max_depth=2, univariate=True, time_limit=5, **QUICK),
+    lambda: MARGOTClassifier(max_depth=2, time_limit=5, **QUICK),
     pytest.param(lambda: LossOptimalTreeClassifier(max_depth=2, loss="misclassification", regularizer=None,
                                                    time_limit=20, solver_options=NODES, random_state=0),
                  marks=pytest.mark.slow),
@@ -56,8 +60,8 @@ def test_loss_optimal_trees_print_their_predictions(cancer, make):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: OLCTClassifier(max_depth=2, time_limit=6, solver_options=NODES, random_state=0),
-    lambda: MARGOTClassifier(max_depth=2, time_limit=6, solver_options=NODES, random_state=0),
+    lambda: OLCTClassifier(max_depth=2, time_limit=6, **QUICK),
+    lambda: MARGOTClassifier(max_depth=2, time_limit=6, **QUICK),
 ], ids=["olct", "margot"])
 def test_one_vs_rest_trees_print_their_predictions(iris, make):
     """Three classes: the text's and the dict's score trees, argmax over the classes, give ``predict``."""
@@ -75,7 +79,7 @@ def test_one_vs_rest_trees_print_their_predictions(iris, make):
 def test_olct_weights_at_feature_scale_1e9_are_printed(cancer):
     X, y = cancer
     big = X * 1e9
-    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, solver_options=NODES, random_state=0), big, y)
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=5, **QUICK), big, y)
     text = clf.export_text()
     assert "e-" in text                                      # weights of order 1e-9 in significant digits
     _assert_tree_printed_as_predicted(clf, big)
@@ -83,8 +87,8 @@ def test_olct_weights_at_feature_scale_1e9_are_printed(cancer):
 
 @pytest.mark.parametrize("make", [
     lambda: OCTClassifier(max_depth=2, alpha=0.01, time_limit=5, random_state=0),
-    lambda: OCTClassifier(max_depth=2, min_samples_leaf=3, time_limit=5, solver_options=NODES, random_state=0),
-    lambda: OCTHClassifier(max_depth=2, alpha=0.01, time_limit=5, solver_options=NODES, random_state=0),
+    lambda: OCTClassifier(max_depth=2, min_samples_leaf=3, time_limit=5, **QUICK_LABEL),
+    lambda: OCTHClassifier(max_depth=2, alpha=0.01, time_limit=5, **QUICK_LABEL),
     lambda: TAOClassifier(max_depth=3, oblique=True, random_state=0),
     lambda: TMOClassifier(max_depth=3, n_estimators=6, n_generations=1, random_state=0),
     lambda: C45Classifier(min_samples_leaf=1),
@@ -114,7 +118,7 @@ def test_generalized_card_with_integer_features_prints_its_predictions():
                       "serum_sodium": rng.integers(125, 146, n), "smoking": rng.integers(0, 2, n)})
     logit = 1.5 * (X["age"] >= 70) + 1.2 * (X["ejection_fraction"] < 30) - 1.0
     y = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "died", "survived")
-    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=6,
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=3,
                                                    random_state=0), X, y)
     _assert_card_printed_as_predicted(clf, X)
     card = clf.score_card_
@@ -145,7 +149,7 @@ def test_per_unit_card_with_a_multiplier_prints_its_predictions():
 def test_heart_failure_card_prints_its_predictions():
     frame = pd.read_csv(SHARED / "heart_failure.csv.gz")
     X, y = frame.drop(columns="target"), frame["target"].to_numpy()
-    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=5, time_limit=6, random_state=0), X, y)
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=5, time_limit=3, random_state=0), X, y)
     _assert_card_printed_as_predicted(clf, X)
 
 
