@@ -50,6 +50,9 @@ class SolveStatus(TextEnum):
     UNBOUNDED = "unbounded"
     #: Stopped otherwise (node limit, interrupted) with a solution.
     FEASIBLE = "feasible"
+    #: Stopped otherwise (node limit, interrupted) before any solution was found.
+    STOPPED_NO_SOLUTION = "stopped_no_solution"
+    #: The solver failed (no solution).
     ERROR = "error"
 
 
@@ -152,7 +155,8 @@ class SolverResult:
     @property
     def status(self) -> SolveStatus:
         """:class:`SolveStatus` (a ``str``): ``optimal``, ``time_limit_feasible``, ``time_limit_no_solution``,
-        ``infeasible``, ``unbounded``, ``feasible`` (stopped otherwise with a solution) or ``error``."""
+        ``infeasible``, ``unbounded``, ``feasible`` (stopped otherwise with a solution),
+        ``stopped_no_solution`` (stopped by a node limit or an interrupt before any solution) or ``error``."""
         t = self.termination
         if t == TerminationCondition.OPTIMAL and self.has_solution:
             return SolveStatus.OPTIMAL
@@ -160,7 +164,10 @@ class SolverResult:
             return SolveStatus.TIME_LIMIT_FEASIBLE if self.has_solution else SolveStatus.TIME_LIMIT_NO_SOLUTION
         if t in (TerminationCondition.INFEASIBLE, TerminationCondition.UNBOUNDED):
             return SolveStatus(t.value)
-        return SolveStatus.FEASIBLE if self.has_solution else SolveStatus.ERROR
+        if self.has_solution:
+            return SolveStatus.FEASIBLE
+        stopped = t in (TerminationCondition.OTHER, TerminationCondition.INTERRUPTED)
+        return SolveStatus.STOPPED_NO_SOLUTION if stopped else SolveStatus.ERROR
 
     def summary(self) -> str:
         """One line: the solve's status, objective, bound, gap, nodes and time."""

@@ -65,6 +65,8 @@ def test_time_limit_is_the_budget_of_the_whole_fit(cancer, make):
 @pytest.mark.parametrize("termination, solution, kinds", [
     ("time_limit", "none", {FallbackWarning, TimeLimitWarning}),     # the start is returned, and it is unproven
     ("time_limit", "feasible", {TimeLimitWarning}),
+    ("other", "none", {FallbackWarning, TimeLimitWarning}),           # a node limit before any solution
+    ("other", "feasible", {TimeLimitWarning}),
     ("optimal", "optimal", set()),
 ])
 def test_status_notes_name_every_unproven_return(termination, solution, kinds):
@@ -78,6 +80,8 @@ def test_status_notes_name_every_unproven_return(termination, solution, kinds):
     notes = status_notes(result, returned, objectives, "greedy")
     assert {kind for kind, _ in notes} == kinds
     assert all("not proven optimal" in text for kind, text in notes if kind is TimeLimitWarning)
+    if termination == "other":                  # stopped by a node limit: not told as a time limit
+        assert all("solver stopped early" in text for kind, text in notes if kind is TimeLimitWarning)
 
 
 def test_time_limit_warning_is_a_convergence_warning(cancer):
