@@ -79,3 +79,16 @@ def quick_data(kind, n=60, seed=0):
     if kind == "binary":
         X = (X > 0).astype(float)
     return X, (score > 0).astype(int)
+
+
+def ors_cuts_at_random_points(f, oracle, k, seed):
+    """``k`` cuts of the risk-score master ``f`` (:class:`~optitrees.formulations.ors_master.LossOracle`) at random
+    points and intercepts."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = np.zeros(f.n_cols)
+    for _ in range(k):
+        x[oracle.s] = rng.uniform(-3, 3, len(oracle.s))
+        x[oracle.beta] = rng.uniform(-2, 2)
+        yield oracle.separate(x)[1]

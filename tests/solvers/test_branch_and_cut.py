@@ -5,17 +5,11 @@ import itertools
 import numpy as np
 import pytest
 
-from optitrees.solvers.branch_and_cut import _NodeLP, _UNSOLVED, branch_and_cut
+from optitrees.solvers.branch_and_cut import branch_and_cut
+from optitrees.solvers.cut_pool_lp import UNSOLVED, CutPoolLP
 from optitrees.formulations.ors import ors
 from optitrees.formulations.ors_master import LossOracle
-
-
-@pytest.fixture(scope="module")
-def data():
-    rng = np.random.default_rng(2)
-    X = (rng.random((150, 5)) < 0.5).astype(float)
-    y = np.where(X @ np.array([1.5, -1.0, 1.0, 0.0, 0.5]) - 1 + rng.logistic(size=150) > 0, 1.0, -1.0)
-    return X, y
+from _support import ors_cuts_at_random_points
 
 
 def brute(X, y, T, lo, hi):
@@ -30,8 +24,8 @@ def brute(X, y, T, lo, hi):
     return best
 
 
-def test_optimum_equals_brute_force_and_is_certified(data):
-    X, y = data
+def test_optimum_equals_brute_force_and_is_certified(card_data):
+    X, y = card_data
     f = ors(X, y, n_rules=2, scores=range(-2, 3), method="cutting_planes")
     r = branch_and_cut(f, LossOracle(f), mip_gap=0.0)
     assert r.status == "optimal" and r.solver == "cutting_planes"
@@ -41,8 +35,8 @@ def test_optimum_equals_brute_force_and_is_certified(data):
     assert np.count_nonzero(np.round(v["s"])) <= 2 and f.violation(r.x) <= 1e-6
 
 
-def test_node_limit_keeps_a_valid_bound_and_the_start(data):
-    X, y = data
+def test_node_limit_keeps_a_valid_bound_and_the_start(card_data):
+    X, y = card_data
     f = ors(X, y, n_rules=3, scores=range(-3, 4), method="cutting_planes")
     oracle = LossOracle(f)
     start = f.vector({"a": [1, 0, 0, 0, 0], "s": [1, 0, 0, 0, 0], "beta": [0.0], "L": [0.0]})
@@ -53,39 +47,17 @@ def test_node_limit_keeps_a_valid_bound_and_the_start(data):
     assert r.status in ("feasible", "optimal")
 
 
-def test_each_node_lp_gets_the_time_left_not_what_remains_of_it_after_earlier_lps(data):
-    """HiGHS's ``time_limit`` counts every run of one ``Highs`` object. A limit of the time left, set
-    anew for each node, ran out once the node LPs together had taken that long: every later node
-    ended at the time limit, was dropped as if infeasible, and an unfinished search reported a false
-    optimum (rs_mushroom, T = 5: "optimal" at 152.42 and at 178.85 where 139.89 exists)."""
-    X, y = data
-    f = ors(X, y, n_rules=2, scores=range(-2, 3), method="cutting_planes")
-    lp = _NodeLP(f, 1, 0, False)
-    lo, hi = f.col_lower.astype(float), f.col_upper.astype(float)
-    first = lp.solve(lo, hi, 0.05)     # limits of 50 ms: one small LP fits even on a loaded machine
-    s = f.variables["s"].columns
-    branched = [(lo.copy(), hi.copy()) for _ in range(2)]
-    branched[0][1][s[0]] = -1.0                  # two nodes: the LP must move between them
-    branched[1][0][s[0]] = 1.0
-    k = 0
-    while lp.h.getRunTime() < 0.25:              # the runs together take longer than any one limit
-        k += 1
-        res = lp.solve(*branched[k % 2], 0.05)
-        assert res is not None and res is not _UNSOLVED
-    assert lp.solve(lo, hi, 0.05)[0] == pytest.approx(first[0])
-
-
-def test_a_node_lp_without_an_answer_stays_open_in_the_bound(data, monkeypatch):
+def test_a_node_lp_without_an_answer_stays_open_in_the_bound(card_data, monkeypatch):
     """An LP that ends without an optimum or a proof of infeasibility must not close its node."""
-    X, y = data
+    X, y = card_data
     f = ors(X, y, n_rules=2, scores=range(-2, 3), method="cutting_planes")
-    solve, calls = _NodeLP.solve, []
+    solve, calls = CutPoolLP.solve, []
 
     def flaky(self, lo, hi, time_left):
         calls.append(1)
-        return _UNSOLVED if len(calls) == 2 else solve(self, lo, hi, time_left)
+        return UNSOLVED if len(calls) == 2 else solve(self, lo, hi, time_left)
 
-    monkeypatch.setattr(_NodeLP, "solve", flaky)
+    monkeypatch.setattr(CutPoolLP, "solve", flaky)
     r = branch_and_cut(f, LossOracle(f), mip_gap=0.0, root_rounds=0, node_rounds=0)
     assert len(calls) >= 2 and r.status != "optimal"
     assert r.bound is None or r.bound <= brute(X, y, 2, -2, 2) + 1e-7
@@ -131,42 +103,6 @@ def test_in_out_cuts_reach_the_relaxation_where_cuts_at_lp_vertices_stall():
     assert branch_and_cut(f, kelley, node_limit=0, root_rounds=100).bound < 0.5 * relaxed
 
 
-def _cuts_at_random_points(f, oracle, k, seed):
-    rng = np.random.default_rng(seed)
-    x = np.zeros(f.n_cols)
-    for _ in range(k):
-        x[oracle.s] = rng.uniform(-3, 3, len(oracle.s))
-        x[oracle.beta] = rng.uniform(-2, 2)
-        yield oracle.separate(x)[1]
-
-
-def test_the_lp_over_a_cut_pool_has_the_value_of_the_lp_with_every_cut(data):
-    """Cuts slack for a while leave the LP and come back when an optimum violates them: every value
-    equals that of the LP that keeps them all, at the root and at branched bounds."""
-    X, y = data
-    f = ors(X, y, n_rules=2, scores=range(-3, 4), method="cutting_planes")
-    oracle = LossOracle(f)
-    pooled, full = _NodeLP(f, 1, 0, False, max_age=1, min_rows=0), _NodeLP(f, 1, 0, False, min_rows=10 ** 6)
-    for row in _cuts_at_random_points(f, oracle, 60, seed=0):
-        pooled.add_cut(*row)
-        full.add_cut(*row)
-    lo, hi = f.col_lower.astype(float), f.col_upper.astype(float)
-    a, s = f.variables["a"].columns, f.variables["s"].columns
-    rng = np.random.default_rng(1)
-    for trial in range(30):
-        lo2, hi2 = lo.copy(), hi.copy()
-        j = rng.integers(len(a))
-        if trial % 3 == 1:
-            hi2[a[j]] = hi2[s[j]] = lo2[s[j]] = 0.0          # feature j unused
-        elif trial % 3 == 2:
-            lo2[s[j]] = 1.0                                   # feature j at >= 1 point
-        v_pooled, x, _ = pooled.solve(lo2, hi2, 10.0)
-        v_full, _, _ = full.solve(lo2, hi2, 10.0)
-        assert v_pooled == pytest.approx(v_full, rel=1e-7, abs=1e-7)
-        assert np.all(pooled.pool @ x >= pooled.lower - 1e-6 * np.maximum(1, np.abs(pooled.lower)))
-    assert len(pooled.rows) < pooled.n_cuts == 60          # cuts did leave the LP
-
-
 def test_the_branching_column_is_the_fractional_binary_of_largest_value():
     from optitrees.solvers.branch_and_cut import _branching_column
 
@@ -178,15 +114,15 @@ def test_the_branching_column_is_the_fractional_binary_of_largest_value():
     assert _branching_column(np.array([0.0, 1.0, 1.0, 2.0, 1.0, 0.5]), integer, binary) is None
 
 
-def test_reduced_cost_fixing_keeps_every_point_below_the_cutoff(data):
+def test_reduced_cost_fixing_keeps_every_point_below_the_cutoff(card_data):
     """A bound moved by the LP's reduced costs cuts off only points whose LP value reaches the cutoff: the LP
     with a column pushed one step past its new bound is solved and checked."""
     from optitrees.solvers.branch_and_cut import _fix_by_reduced_costs
 
-    X, y = data
+    X, y = card_data
     f = ors(X, y, n_rules=2, scores=range(-3, 4), method="cutting_planes")
-    lp = _NodeLP(f, 1, 0, False)
-    for row in _cuts_at_random_points(f, LossOracle(f), 40, seed=3):
+    lp = CutPoolLP(f, 1, 0, False)
+    for row in ors_cuts_at_random_points(f, LossOracle(f), 40, seed=3):
         lp.add_cut(*row)
     lo, hi = f.col_lower.astype(float), f.col_upper.astype(float)
     integer = np.asarray(f.integrality, bool)
@@ -212,13 +148,13 @@ def test_reduced_cost_fixing_keeps_every_point_below_the_cutoff(data):
     assert _fix_by_reduced_costs(lo.copy(), hi.copy(), x, value, d, value - 1.0, integer) == 0   # pruned already
 
 
-def test_optimum_with_cuts_leaving_the_lp_equals_brute_force(data, monkeypatch):
+def test_optimum_with_cuts_leaving_the_lp_equals_brute_force(card_data, monkeypatch):
     from functools import partial
 
     import optitrees.solvers.branch_and_cut as bc
 
-    monkeypatch.setattr(bc, "_NodeLP", partial(_NodeLP, max_age=1, min_rows=0))
-    X, y = data
+    monkeypatch.setattr(bc, "CutPoolLP", partial(CutPoolLP, max_age=1, min_rows=0))
+    X, y = card_data
     f = ors(X, y, n_rules=3, scores=range(-3, 4), method="cutting_planes")
     r = branch_and_cut(f, LossOracle(f), mip_gap=0.0)
     assert r.status == "optimal"
@@ -226,11 +162,11 @@ def test_optimum_with_cuts_leaving_the_lp_equals_brute_force(data, monkeypatch):
     assert r.bound == pytest.approx(r.objective, rel=1e-6)
 
 
-def test_the_master_declares_branch_and_cut_and_solve_runs_it(data):
+def test_the_master_declares_branch_and_cut_and_solve_runs_it(card_data):
     """The one entry point: ``solve`` runs the strategy the formulation declares, with its node limit."""
     from optitrees.solvers import BranchAndCut, solve
 
-    X, y = data
+    X, y = card_data
     f = ors(X, y, n_rules=3, scores=range(-3, 4), method="cutting_planes")
     assert isinstance(f.strategy, BranchAndCut)
     r = solve(f, mip_gap=0.0, progress=False)
