@@ -189,7 +189,7 @@ def clinical():
 
 def test_generalized_score_card(clinical):
     X, y = clinical
-    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=3,
+    clf = fit_quiet(GeneralizedRiskScoreClassifier(n_rules=3, max_score=3, tangents="V1", time_limit=6,
                                                    method="tangents", random_state=0), X, y)
     card = clf.score_card_
     assert card.n_rules == 3 and len(set(card.features)) == 3
