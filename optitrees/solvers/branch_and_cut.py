@@ -288,8 +288,9 @@ def _fix_by_reduced_costs(lo, hi, x, value, d, cutoff, integer) -> int:
     at_hi = (np.abs(x - hi) <= 1e-9) & (d < -tol)
     with np.errstate(divide="ignore", over="ignore"):
         steps = np.maximum(np.ceil(room / np.abs(d) - 1e-9) - 1, 0)    # the most a column moves and stays below
-    new_hi = np.where(at_lo, np.minimum(hi, lo + steps), hi)
-    new_lo = np.where(at_hi, np.maximum(lo, hi - steps), lo)
+    new_hi, new_lo = hi.copy(), lo.copy()             # only where a column sits at a bound (infinite ones never)
+    new_hi[at_lo] = np.minimum(hi[at_lo], lo[at_lo] + steps[at_lo])
+    new_lo[at_hi] = np.maximum(lo[at_hi], hi[at_hi] - steps[at_hi])
     moved = int(np.count_nonzero(new_hi < hi) + np.count_nonzero(new_lo > lo))
     hi[:], lo[:] = new_hi, new_lo
     return moved

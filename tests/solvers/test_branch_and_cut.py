@@ -177,3 +177,20 @@ def test_the_master_declares_branch_and_cut_and_solve_runs_it(card_data):
     assert limited.status == "feasible" and limited.node_count < r.node_count     # stopped by the node limit
     with pytest.raises(ValueError, match="BranchAndCut runs on highs"):
         solve(f, "scip")
+
+
+def test_reduced_cost_fixing_leaves_unbounded_columns_quietly():
+    """Columns with an infinite bound and no reduced cost (the loss variable) are left as they are, without a
+    numpy warning reaching the user."""
+    import warnings
+
+    from optitrees.solvers.branch_and_cut import _fix_by_reduced_costs
+
+    lo, hi = np.array([0.0, -5.0, 0.0]), np.array([1.0, 5.0, np.inf])
+    x, d = np.array([0.0, 5.0, 3.0]), np.array([2.0, -1.0, 0.0])
+    integer = np.array([True, True, False])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        moved = _fix_by_reduced_costs(lo, hi, x, 10.0, d, 12.5, integer)
+    # room 2.5: column 0 may rise by 1 step (2 * 2 > 2.5), column 1 fall by 2 (1 * 3 > 2.5)
+    assert moved == 1 and hi[0] == 1.0 and lo[1] == 3.0 and hi[2] == np.inf and lo[2] == 0.0
