@@ -9,6 +9,9 @@ columns jittered; test: adult_test, 15,060 rows). Pairs, ours / peer:
   ours and J48 agree);
 * ``OCTClassifier`` depth 2 and 3 / pycontree alone, with the same time limit, and STreeD (pystreed, in its
   own environment, on its quantile binarization with 10 thresholds per continuous feature);
+* ``OCTClassifier`` depth 2 with ``class_weight="balanced"`` (``--learners oct2w``; no peer takes weights):
+  ConTree on the weights as repeated rows, rounded down where they have no small common unit, then the MIP
+  / the MIP alone (``exact_search="mip"``); train and test columns are balanced accuracies here;
 * ``TAOClassifier`` and ``TMOClassifier`` depth 3 / scikit-learn's CART of depth 3.
 
 Part ``risk``: ``RiskScoreClassifier`` at T = 3, 5, 7 on rs_adult and rs_mushroom (all rows), and on
@@ -248,6 +251,21 @@ def part_trees(args):
             m, t = timed(lambda: TMOClassifier(max_depth=3, random_state=0, time_limit=args.tmo_time_limit).fit(X, y))
             return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), objective=m.objective_)
 
+        if "oct2w" in args.learners:
+            def weighted_oct(search):
+                from sklearn.metrics import balanced_accuracy_score
+
+                m, t = timed(lambda: OCTClassifier(max_depth=2, class_weight="balanced", exact_search=search,
+                                                   time_limit=args.time_limit, threads=1).fit(X, y))
+                r = m.fit_report_
+                return dict(time=t, train=balanced_accuracy_score(y, m.predict(X)),
+                            test=balanced_accuracy_score(yte, m.predict(Xte)), objective=r.objective,
+                            proven=r.certified_by is not None, bound=r.bound, method=r.method)
+
+            for search, impl in (("auto", "optitrees"), ("mip", "optitrees, MIP only")):
+                rows.append({**base, "learner": "OCT d2 balanced", "impl": impl,
+                             **isolated(lambda search=search: weighted_oct(search))})
+            print(f"N={n} OCT d2 balanced done", flush=True)
         if "tao" in args.learners or "tmo" in args.learners:
             rows.append({**base, "learner": "depth-3 tree", "impl": "sklearn CART", **isolated(cart)})
         if "tao" in args.learners:
@@ -275,7 +293,8 @@ def exponents(frame):
 def summary_trees(path):
     frame = pd.read_csv(path)
     k = exponents(frame)
-    cols = [c for c in ("time", "peak_mib", "train", "test", "leaves", "proven", "same") if c in frame]
+    cols = [c for c in ("time", "peak_mib", "train", "test", "leaves", "objective", "bound", "proven", "same")
+            if c in frame]
     table = frame.pivot_table(index=["learner", "impl"], columns="n", values="time", aggfunc="first")
     print("fit seconds (k: time ~ N^k)")
     table["k"] = [k.get(idx, np.nan) for idx in table.index]
@@ -409,7 +428,7 @@ def main():
     parser.add_argument("--weka-jar", default="/usr/share/java/weka.jar")
     parser.add_argument("--streed-python", help="interpreter of an environment with pystreed")
     parser.add_argument("--peer-python", help="interpreter of an environment with fasterrisk==0.1.10")
-    parser.add_argument("--learners", nargs="+", default=["c45", "oct2", "oct3", "tao", "tmo"],
+    parser.add_argument("--learners", nargs="+", default=["c45", "oct2", "oct3", "oct2w", "tao", "tmo"],
                         help="trees part: which pairs to run")
     parser.add_argument("--sets", nargs="+", default=["rs_adult", "rs_mushroom", "rs_adult_1e6"],
                         help="risk part: which data sets to run")

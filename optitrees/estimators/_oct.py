@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.oct.cart import cart_tree, greedy_oblique_tree
-from ..algorithms.oct.contree import contree_tree, inseparable_weight, repeatable
+from ..algorithms.oct.contree import contree_tree, inseparable_weight, multiplicities, rounded_bound
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.local_search.tao import tao_label_tree
 from ..algorithms.local_search.tmo import tmo_label_tree
@@ -109,27 +109,39 @@ class _BaseOCT(TreeViews, MIPClassifier):
         return starts
 
     def _exact_search(self, problem, budget, log):
-        """ConTree for what it expresses: axis-aligned splits, no minimum leaf size, no user constraints, and
-        whole-number weights (ConTree counts rows: a weight is the row repeated; other weights go to the MIP)."""
+        """ConTree for what it expresses: axis-aligned splits, no minimum leaf size, no user constraints.
+
+        ConTree counts rows, so weights become rows repeated
+        (:func:`~optitrees.algorithms.oct.contree.multiplicities`): exactly when they are whole multiples of one
+        unit, otherwise rounded down, and then ConTree's optimum is not the weighted one but bounds it from
+        below (:func:`~optitrees.algorithms.oct.contree.rounded_bound`); its tree, labelled by the weights, is a
+        start."""
         spec = problem.spec
         if getattr(self, "exact_search", "mip") != "auto" or self.solver != "highs" or spec.oblique \
                 or spec.min_samples_leaf > 1 \
                 or self.constraints is not None or spec.depth > 4:
             return None
-        if not repeatable(problem.data.fit_weight):
-            log.note("ConTree takes whole-number weights only: the MIP searched with the fractional weights instead")
-            return None
+        data = problem.data
+        counted = multiplicities(data.fit_weight)                # None: every row once
         limit = None if budget.seconds is None else max(
             0.0, budget.remaining() - max(self._exact_reserve * budget.seconds, self._exact_reserve_seconds))
-        data = problem.data
-        tree, proven, seconds = contree_tree(data.X, data.y, spec.depth, spec.alpha, problem.L_hat, spec.n_classes,
-                                             limit, self._allowed(problem), data.fit_weight)
+        counts, unit = (None, 1.0) if counted is None else (counted.counts, counted.unit)
+        tree, proven, seconds = contree_tree(data.X, data.y, spec.depth, spec.alpha, problem.L_hat / unit,
+                                             spec.n_classes, limit, self._allowed(problem), counts)
         bound = None
+        rounded = counted is not None and not counted.exact
+        if rounded and proven:
+            bound = rounded_bound(tree, data.X, data.y, counts, unit, problem.L_hat, spec.alpha)
+            log.note(f"ConTree searched the weights rounded down to whole multiples of {unit:.4g} "
+                     f"({int(counts.sum())} rows, {counted.lost:.2%} of the weight dropped); its optimum there is a "
+                     "lower bound and its tree a start")
+        if counted is not None:
+            tree = tree.with_counts(data.X, data.y, relabel="all" if rounded else "empty", sample_weight=data.weight)
         if not proven:
             bound = inseparable_weight(data.X, data.y, data.fit_weight) / problem.L_hat
             log.note(f"ConTree's search ended at its time limit ({limit:.3g} s) before its proof; its best tree "
                      "is a start. Lower bound: the rows identical in features with another label")
-        return ExactSearch(tree, proven, seconds, "contree", bound)
+        return ExactSearch(tree, proven and not rounded, seconds, "contree", bound)
 
     def _refine(self, problem, tree, budget):
         if not self.refine:
@@ -236,10 +248,14 @@ OCTClassifier.__doc__ = _DOC.format(
 """,
     exact="""Without a minimum leaf size or user constraints and up to depth 4, the
     exact engine is ConTree (dynamic programming with branch-and-bound on the
-    continuous features, :mod:`optitrees.algorithms.oct.contree`): within half
-    the time limit it returns the optimum and its proof
+    continuous features, :mod:`optitrees.algorithms.oct.contree`): with the
+    whole time limit but a reserve it returns the optimum and its proof
     (``fit_report_.certified_by == "contree"``) and no MIP is built;
-    otherwise its best tree is one more start for the MIP.
+    otherwise its best tree is one more start for the MIP. ConTree counts
+    rows, so weights are rows repeated: exactly when they are whole multiples
+    of one unit (merged duplicates, ``class_weight={0: 0.5, 1: 1.5}``),
+    otherwise rounded down to one, and then ConTree's optimum is a lower bound
+    (``fit_report_.bound``) and its tree a start.
 
     """)
 OCTHClassifier.__doc__ = _DOC.format(

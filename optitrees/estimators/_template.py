@@ -300,8 +300,13 @@ class MIPClassifier(OptitreesClassifier):
             ("solver", "start", "refined")
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
         notes += status_notes(result, returned, objectives, label, unsolved)
-        proven = result.bound is not None and objectives[returned] <= result.bound + 1e-6 * max(1.0, abs(result.bound))
-        known = [b for b in (result.bound if built else None, None if exact is None else exact.bound) if b is not None]
+        # bounds by who found them, in the order they ran: the exact search's (ConTree on weights rounded down),
+        # the MIP's
+        bounds = {name: b for name, b in ((exact and exact.engine, exact and exact.bound),
+                                          (result.solver, result.bound if built else None)) if b is not None}
+        proven_by = [name for name, b in bounds.items() if objectives[returned] <= b + 1e-6 * max(1.0, abs(b))]
+        proven = bool(proven_by)
+        known = list(bounds.values())
         bound = objectives[returned] if proven else (max(known) if known else None)
         if result.status is SolveStatus.OPTIMAL and not proven and result.bound is not None:
             log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "
@@ -325,7 +330,7 @@ class MIPClassifier(OptitreesClassifier):
             time_limit=self.time_limit, rows=training.n_input_rows, distinct_rows=len(training.y),
             weighted=training.weighted, starts=start_objectives,
             objectives={**objectives, "returned": objectives[returned]},
-            solved_by=result.solver if built else None, certified_by=result.solver if proven else None,
+            solved_by=result.solver if built else None, certified_by=proven_by[0] if proven else None,
             bound=bound, stages=dict(budget.stages), checks={**checks, **self._report_checks(problem)},
             notes=tuple(log.notes + ([] if built else [result.message]) + [note for _, note in notes]))
         return self

@@ -146,6 +146,52 @@ def test_contree_certifies_the_mip_optimum(depth, alpha):
     assert "no MIP built" in exact.formulation_summary_
 
 
+def _three_classes(n=40, seed=2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (X[:, 2] > 1).astype(int)
+
+
+def test_contree_certifies_class_weights_in_whole_ratios():
+    """Weights that are whole multiples of one unit (here 0.5) are rows repeated: ConTree's optimum is the
+    weighted one, the MIP's."""
+    X, y = _three_classes()
+    weights = {0: 0.5, 1: 1.5, 2: 1.0}
+    exact = fit_quiet(OCTClassifier(max_depth=2, alpha=0.01, class_weight=weights, time_limit=60), X, y)
+    mip = fit_quiet(OCTClassifier(max_depth=2, alpha=0.01, class_weight=weights, exact_search="mip", mip_gap=0,
+                                  time_limit=120, warm_start="tao"), X, y)
+    assert exact.fit_report_.certified_by == "contree" and exact.method_ == "contree"
+    assert mip.fit_report_.certified_by == "highs"
+    assert exact.objective_ == pytest.approx(mip.objective_, abs=1e-9)
+
+
+def test_contree_on_rounded_weights_gives_a_start_and_a_valid_bound():
+    """Weights with no small common unit are rounded down for ConTree: its optimum there is a lower bound on
+    the weighted optimum (the MIP's, proven), and its tree a start."""
+    X, y = _three_classes()
+    w = np.random.default_rng(5).uniform(0.5, 2.0, len(y))
+    fit = fit_quiet(OCTClassifier(max_depth=1, alpha=0.01, time_limit=60, warm_start="tao"), X, y, sample_weight=w)
+    mip = fit_quiet(OCTClassifier(max_depth=1, alpha=0.01, exact_search="mip", mip_gap=0, time_limit=120,
+                                  warm_start="tao"), X, y, sample_weight=w)
+    r = fit.fit_report_
+    assert mip.fit_report_.certified_by == "highs"
+    assert "contree" in r.starts and any("rounded down" in note for note in r.notes)
+    assert r.bound <= mip.objective_ + 1e-9 <= fit.objective_ + 2e-9
+    assert fit.objective_ == pytest.approx(mip.objective_, abs=1e-9)       # the MIP closes the rest
+
+
+def test_a_rounded_search_that_meets_its_bound_is_certified():
+    """On separable data no row is misclassified, so dropping weight costs nothing: the bound is the objective."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] > 0.1).astype(int)
+    w = rng.uniform(0.5, 2.0, 60)
+    fit = fit_quiet(OCTClassifier(max_depth=1, alpha=0.01, time_limit=30), X, y, sample_weight=w)
+    r = fit.fit_report_
+    assert r.outcome == "proven optimal" and r.certified_by == "contree"
+    assert r.bound == pytest.approx(0.01) and fit.objective_ == pytest.approx(0.01)
+
+
 def test_a_certified_fit_computes_only_the_greedy_tree_beside_contree(monkeypatch):
     import optitrees.estimators._oct as oct_estimators
 

@@ -41,10 +41,11 @@ def test_the_report_says_who_solved_and_who_certified():
     mip = fit_quiet(OCTClassifier(max_depth=1, exact_search="mip", mip_gap=0, time_limit=60), X, y).fit_report_
     shallow = OCTClassifier(max_depth=1).fit(X, y).fit_report_
     assert mip.solved_by == "highs" and mip.objective == pytest.approx(shallow.objective)
-    # fractional weights: ConTree counts rows, so the MIP searches, and the report says why
+    # weights with no common unit: ConTree counts them rounded down, which bounds the optimum; the MIP searches
     w = np.linspace(0.5, 1.5, len(y))
     weighted = fit_quiet(OCTClassifier(max_depth=1, time_limit=60), X, y, sample_weight=w).fit_report_
-    assert weighted.solved_by == "highs" and any("ConTree takes whole-number weights" in n for n in weighted.notes)
+    assert weighted.solved_by == "highs" and any("rounded down" in n for n in weighted.notes)
+    assert "contree" in weighted.starts and weighted.bound <= weighted.objective
 
 
 def test_a_surrogate_optimum_is_not_reported_as_proven():

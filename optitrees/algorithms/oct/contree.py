@@ -5,9 +5,12 @@ programming with branch-and-bound. Its objective is
 ``errors + complexity_cost * n * (branching nodes)``, so OCT's
 ``errors / L_hat + alpha * splits`` is the same problem with
 ``complexity_cost = alpha * L_hat / n`` (a brute-force test holds the two equal).
-ConTree knows no minimum leaf size, no user constraints and no weights: those
-stay with the MIP, except whole-number weights (merged duplicate rows), which
-are given to ConTree as the rows repeated (:func:`repeatable`). A cost above 1
+ConTree knows no minimum leaf size, no user constraints and no weights: the
+first two stay with the MIP. Weights are given to ConTree as rows repeated
+(:func:`multiplicities`): each weight a whole number of a common unit, exactly
+when the weights allow it (merged duplicate rows, class weights in whole
+ratios), otherwise rounded down, so ConTree's optimum on the repeated rows is a
+lower bound on the weighted one (:func:`rounded_bound`). A cost above 1
 makes every split dearer than all ``n`` errors, so the
 optimum is then the majority leaf, certified without a search.
 
@@ -19,8 +22,11 @@ polls: Ctrl-C stops the child and reaches the caller at once.
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
+from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -28,18 +34,100 @@ import pandas as pd
 from ...trees import LEAF, Tree
 from ..forked import call_forked
 
-__all__ = ["contree_tree", "repeatable", "inseparable_weight"]
+__all__ = ["contree_tree", "Multiplicities", "multiplicities", "rounded_bound", "inseparable_weight"]
 
-#: Whole-number weights are handed to ConTree as repeated rows up to this many rows in all.
+#: Whole-number weights (merged duplicate rows) are handed to ConTree as repeated rows up to this many rows in all.
 MAX_REPEATED_ROWS = 2_000_000
+#: Weights that are whole multiples of a unit but not whole numbers are handed to ConTree exactly in at most this
+#: many times the rows.
+EXACT_ROWS_FACTOR = 10
+#: Weights rounded down to a unit are handed to ConTree in at most this many times the rows.
+ROUNDED_ROWS_FACTOR = 2
+#: Units tried for rounded weights: each of the weight values of most total weight (this many) ...
+ROUNDED_UNIT_VALUES = 20
+#: ... divided by 1, 2, ..., this.
+ROUNDED_UNIT_DIVISORS = 12
 
 
-def repeatable(sample_weight) -> bool:
-    """The weights are whole numbers whose rows ConTree can take repeated (at most :data:`MAX_REPEATED_ROWS`)."""
+@dataclass(frozen=True)
+class Multiplicities:
+    """Weights as whole numbers of a unit: ``counts * unit <= weight`` row by row (up to a relative 1e-9),
+    equal where ``exact``.
+
+    ``lost``: the share of the total weight the rounding drops (0 when exact).
+    """
+
+    counts: np.ndarray
+    unit: float
+    exact: bool
+    lost: float
+
+
+def _whole_multiples(w, unit) -> np.ndarray | None:
+    counts = np.round(w / unit)
+    return counts if np.allclose(counts * unit, w, rtol=1e-12, atol=0.0) else None
+
+
+def multiplicities(sample_weight) -> Multiplicities | None:
+    """How ConTree counts the rows of weights ``sample_weight`` (``None``: every row once, returns ``None``).
+
+    Exact when every weight is a whole multiple of one unit: the largest such unit when the weights are whole
+    ratios of the smallest one (each ratio a fraction of denominator at most 1000: merged duplicates, class
+    weights such as ``{0: 0.5, 1: 1.5}``, ``"balanced"`` weights of classes with a large common divisor),
+    else 1 for whole numbers. Whole numbers stand for rows (merged duplicates) and are taken in up to
+    :data:`MAX_REPEATED_ROWS` rows; other weights in up to :data:`EXACT_ROWS_FACTOR` times the rows.
+    Otherwise the weights are rounded down to whole multiples of the unit that drops the least weight in at
+    most :data:`ROUNDED_ROWS_FACTOR` times the rows, among each of the :data:`ROUNDED_UNIT_VALUES` weight
+    values of most total weight over 1, 2, ..., :data:`ROUNDED_UNIT_DIVISORS`, and the total weight over that
+    many rows.
+    """
     if sample_weight is None:
-        return True
+        return None
     w = np.asarray(sample_weight, float)
-    return bool(np.all(w == np.round(w)) and w.sum() <= MAX_REPEATED_ROWS)
+    positive = w[w > 0]
+    if not len(positive):
+        raise ValueError("every sample weight is 0: there is nothing to fit")
+    whole = bool(np.all(w == np.round(w)))
+    smallest = float(positive.min())
+    counts, unit = (np.round(w), 1.0) if whole else (None, None)
+    ratios = np.unique(positive / smallest)
+    if len(ratios) <= 10_000:
+        fractions = [Fraction(float(r)).limit_denominator(1000) for r in ratios]
+        common = smallest / math.lcm(*(f.denominator for f in fractions))
+        exact = _whole_multiples(w, common)
+        if exact is not None and (counts is None or exact.sum() < counts.sum()):
+            counts, unit = exact, common
+    cap = MAX_REPEATED_ROWS if whole else min(MAX_REPEATED_ROWS, EXACT_ROWS_FACTOR * len(w))
+    if counts is not None and counts.sum() <= cap:
+        return Multiplicities(counts.astype(np.int64), unit, True, 0.0)
+    total, rows = w.sum(), min(MAX_REPEATED_ROWS, ROUNDED_ROWS_FACTOR * len(w))
+    values, inverse = np.unique(w, return_inverse=True)
+    heaviest = values[np.argsort(-np.bincount(inverse, weights=w))[:ROUNDED_UNIT_VALUES]]
+    heaviest = heaviest[heaviest > 0]
+    # units a whole fraction of one of the heaviest weights (it and its multiples stay exact), and the least unit
+    # that keeps the rows within bounds whatever the weights
+    units = np.r_[(heaviest[:, None] / np.arange(1, ROUNDED_UNIT_DIVISORS + 1)[None]).ravel(), total / rows * (1 + 1e-9)]
+    best = None
+    for unit in units:
+        counts = np.floor(w / unit * (1 + 1e-9))                # a weight a rounding error below a multiple is it
+        if counts.sum() > rows:
+            continue
+        lost = max(float((w - counts * unit).sum() / total), 0.0)
+        if best is None or lost < best.lost - 1e-12:
+            best = Multiplicities(counts.astype(np.int64), float(unit), False, lost)
+    return best
+
+
+def rounded_bound(tree, X, y, counts, unit, L_hat, alpha) -> float:
+    """A lower bound on ``weighted errors / L_hat + alpha * splits`` over all trees, from ``tree``, the
+    optimum of ConTree on the rows repeated ``counts`` times, ``counts * unit <= weight`` (:func:`multiplicities`).
+
+    Every tree's weighted errors are at least ``unit`` times its errors in counts, so the optimum in counts
+    (``tree``'s value there, its own leaf labels) times ``unit`` bounds the weighted optimum from below. The
+    unit is shrunk by a relative 1e-9, the rounding :func:`multiplicities` allows.
+    """
+    errors = float(np.asarray(counts, float) @ (tree.predict(X) != np.asarray(y)))
+    return errors * unit * (1 - 1e-9) / L_hat + alpha * tree.n_splits()
 
 
 def inseparable_weight(X, y, sample_weight=None) -> float:
@@ -84,7 +172,7 @@ def contree_tree(X, y, depth, alpha, L_hat, n_classes, time_limit=None, allowed=
     """The optimal axis-aligned tree of depth ``depth`` for ``errors / L_hat + alpha * splits`` (the search runs
     in a child process where processes can be forked, see the module docstring).
 
-    ``sample_weight`` (whole numbers, :func:`repeatable`) counts each row that many times.
+    ``sample_weight`` (whole numbers, :func:`multiplicities`) counts each row that many times.
 
     Returns
     -------
@@ -97,8 +185,8 @@ def contree_tree(X, y, depth, alpha, L_hat, n_classes, time_limit=None, allowed=
     """
     X = np.asarray(X, float)
     y = np.asarray(y, np.int64)
-    if not repeatable(sample_weight):
-        raise ValueError("ConTree takes whole-number weights only (rows repeated); fit weighted trees by the MIP")
+    if sample_weight is not None and not np.array_equal(sample_weight, np.round(sample_weight)):
+        raise ValueError("ConTree counts rows: give whole-number weights (see multiplicities)")
     times = None if sample_weight is None else np.round(sample_weight).astype(np.int64)
     Xr, yr = (X, y) if times is None else (np.repeat(X, times, axis=0), np.repeat(y, times))
     n, p = Xr.shape
