@@ -131,3 +131,19 @@ def test_rejects_unscaled_features():
     X, y = _tiny()
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         oct(X * 3, y)
+
+
+def test_the_integrality_tolerance_is_a_tenth_of_the_split_margin():
+    """A z within the tolerance of 1 relaxes a left row by about the tolerance: it must stay below eps_min, the
+    gap a point keeps from a split (on 400 continuous rows eps_min is about 1e-6, HiGHS's own default)."""
+    from optitrees.formulations.oct import integrality_tolerance
+
+    assert integrality_tolerance(0.005) == 1e-6 and integrality_tolerance(1e-6) == pytest.approx(1e-7)
+    assert integrality_tolerance(1e-14) == 1e-10                      # the least HiGHS accepts
+    rng = np.random.default_rng(0)
+    X = rng.random((400, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    eps_min = feature_epsilons(X).min()
+    assert 1e-9 < eps_min < 1e-5
+    assert oct(X, y, depth=1).integrality_tol == pytest.approx(0.1 * eps_min)
+    assert octh(X, y, depth=1).integrality_tol == 1e-6               # OCT-H's margin mu is 0.005
