@@ -302,8 +302,9 @@ class MIPClassifier(OptitreesClassifier):
         notes += status_notes(result, returned, objectives, label, unsolved)
         # bounds by who found them, in the order they ran: the exact search's (ConTree on weights rounded down),
         # the MIP's
-        bounds = {name: b for name, b in ((exact and exact.engine, exact and exact.bound),
-                                          (result.solver, result.bound if built else None)) if b is not None}
+        found = [] if exact is None else [(exact.engine, exact.bound)]
+        found.append((result.solver, result.bound if built else None))
+        bounds = {name: b for name, b in found if b is not None}
         proven_by = [name for name, b in bounds.items() if objectives[returned] <= b + 1e-6 * max(1.0, abs(b))]
         proven = bool(proven_by)
         known = list(bounds.values())

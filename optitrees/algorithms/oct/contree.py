@@ -106,7 +106,8 @@ def multiplicities(sample_weight) -> Multiplicities | None:
     heaviest = heaviest[heaviest > 0]
     # units a whole fraction of one of the heaviest weights (it and its multiples stay exact), and the least unit
     # that keeps the rows within bounds whatever the weights
-    units = np.r_[(heaviest[:, None] / np.arange(1, ROUNDED_UNIT_DIVISORS + 1)[None]).ravel(), total / rows * (1 + 1e-9)]
+    parts_of_heaviest = (heaviest[:, None] / np.arange(1, ROUNDED_UNIT_DIVISORS + 1)[None]).ravel()
+    units = np.r_[parts_of_heaviest, total / rows * (1 + 1e-9)]
     best = None
     for unit in units:
         counts = np.floor(w / unit * (1 + 1e-9))                # a weight a rounding error below a multiple is it
