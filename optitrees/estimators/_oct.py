@@ -7,6 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..algorithms.budget import expired
 from ..algorithms.oct.cart import cart_tree, greedy_oblique_tree
 from ..algorithms.oct.contree import contree_tree, inseparable_weight, multiplicities, rounded_bound
 from ..algorithms.fixed_tree import FixedTree
@@ -97,9 +98,9 @@ class _BaseOCT(TreeViews, MIPClassifier):
         else:
             greedy = cart_tree(data.X, data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed, v)
         starts = {"greedy": greedy.with_counts(data.X, data.y, sample_weight=v)}
-        if "tao" in methods:
+        if "tao" in methods and not expired(deadline):         # (a start begun late still fits its first trees)
             starts["tao"] = self._tao(problem, starts["greedy"], deadline)
-        if "tmo" in methods:
+        if "tmo" in methods and not expired(deadline):
             ft, _ = tmo_label_tree(data.X, data.y, spec.depth, spec.n_classes, random_state=self._seed,
                                    deadline=deadline, allowed=allowed, sample_weight=v,
                                    tao_options=dict(L_hat=problem.L_hat, alpha=spec.alpha,

@@ -186,7 +186,9 @@ class Tree:
         No dense weight row is gathered per point: a node with at most one
         nonzero weight reads its feature's column, the others take one product
         per distinct node (a random forest's 100 trees on 30,000 rows spent 14 s
-        gathering rows).
+        gathering rows): of all rows of ``X`` when the node has an eighth of
+        them or more (copying its rows out cost 5x the product: a loss-optimal
+        tree's exact objective on 30,000 x 104), else of its rows.
         """
         X = np.asarray(X, dtype=float)
         nodes = np.asarray(nodes, np.int64)
@@ -198,8 +200,11 @@ class Tree:
         dense = nonzero.sum(axis=1) > 1
         if dense.any():
             for t in np.unique(nodes[dense[nodes]]):
-                mine = nodes == t
-                values[mine] = X[rows[mine]] @ self.weights[t]
+                mine = np.flatnonzero(nodes == t)
+                if 8 * len(mine) >= X.shape[0]:
+                    values[mine] = (X @ self.weights[t])[rows[mine]]
+                else:
+                    values[mine] = X[rows[mine]] @ self.weights[t]
         return values
 
     def decision_path(self, X) -> np.ndarray:

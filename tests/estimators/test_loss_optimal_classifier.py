@@ -104,3 +104,18 @@ def test_bad_parameters(params, match, monkeypatch):
     X = np.random.default_rng(0).normal(size=(10, 2))
     with pytest.raises(ValueError, match=match):
         LossOptimalTreeClassifier(**params).fit(X, np.arange(10) % 2)
+
+
+def test_no_start_begins_after_the_starts_deadline():
+    """TAO and TMO are not begun once the deadline has passed (TMO would still fit its first trees: 0.4-0.7 s
+    past a 5 s budget on 30k rows); the greedy start is always made."""
+    import time
+
+    X, y = load_breast_cancer(return_X_y=True)
+    estimator = OLCTClassifier(max_depth=2)
+    estimator._validate_params()
+    problem, _ = estimator._prepare(X[:150], y[:150], None)
+    late = estimator._starts(problem, time.perf_counter() - 1.0, ("greedy", "tao", "tmo"))
+    assert list(late) == ["greedy"]
+    in_time = estimator._starts(problem, time.perf_counter() + 30.0, ("greedy", "tao"))
+    assert list(in_time) == ["greedy", "tao"]

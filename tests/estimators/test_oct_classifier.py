@@ -292,3 +292,15 @@ def test_ctrl_c_stops_the_exact_search_at_once():
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert time.perf_counter() - t0 < 1.0 and "KeyboardInterrupt" in err and "finished" not in out
+
+
+def test_no_start_begins_after_the_starts_deadline():
+    """TAO and TMO are not begun once the deadline has passed; the greedy start is always made."""
+    import time
+
+    X, y = load_iris(return_X_y=True)
+    estimator = OCTHClassifier(max_depth=2)
+    estimator._validate_params()
+    problem, _ = estimator._prepare(X, y, None)
+    assert list(estimator._starts(problem, time.perf_counter() - 1.0, ("greedy", "tao", "tmo"))) == ["greedy"]
+    assert list(estimator._starts(problem, time.perf_counter() + 30.0, ("greedy", "tao"))) == ["greedy", "tao"]

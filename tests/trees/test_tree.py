@@ -119,3 +119,8 @@ def test_node_values_read_one_feature_for_axis_aligned_nodes_and_match_the_dense
     assert np.allclose(t.node_values(X, nodes), np.einsum("ij,ij->i", X, W[nodes]), rtol=0, atol=1e-12)
     rows = rng.integers(0, 300, 50)
     assert np.allclose(t.node_values(X, nodes[:50], rows), np.einsum("ij,ij->i", X[rows], W[nodes[:50]]))
+    # a dense node with an eighth of the rows or more takes the product of all of X, one with fewer its own rows
+    for size in (300, 40, 30, 1):
+        rows = rng.choice(300, size, replace=False)
+        got = t.node_values(X, np.ones(size, np.int64), rows)
+        assert np.allclose(got, X[rows] @ W[1], rtol=0, atol=1e-12)
