@@ -54,8 +54,9 @@ def test_a_mip_whose_root_lp_is_out_of_reach_is_not_solved_and_its_time_goes_to_
     with pytest.warns(FallbackWarning, match="root LP of .* rows x .* columns needs 1e.06 s or more"):
         est.fit(X[:150, :5], y[:150])
     assert solves == []                                               # HiGHS never ran
-    # the starts could use the whole budget but the reserve (5%), not their 25% share
-    assert starts_by[0] - t0 == pytest.approx(0.95 * 8, abs=0.3)
+    # the starts could use the whole budget but what is kept to make them readable (10%), not their 25% share
+    assert starts_by[0] - t0 == pytest.approx((1 - est._reserve_after_starts) * 8, abs=0.3)
+    assert est._reserve_after_starts == 0.1
     report = est.fit_report_
     assert report.returned == "start" and report.solved_by is None and report.bound is None
     assert est.solver_result_.status == "time_limit_no_solution"
