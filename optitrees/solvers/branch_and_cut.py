@@ -36,7 +36,9 @@ the previous basis):
 The lower bound is the smallest bound of the open nodes: a valid bound on the
 exact objective, so the gap is certified. Only an LP proven infeasible drops
 its node; one that ends otherwise (time limit, numerical trouble) leaves the
-node open at its parent's bound, and the search is then not optimal. The search stops at the deadline,
+node open at the value of its last LP optimum (the root too: a search stopped
+in the root's cut rounds still reports that bound), or at its parent's bound
+before any, and the search is then not optimal. The search stops at the deadline,
 the node limit, or when no node is left (optimal within ``mip_gap``).
 
 A formulation declares this search with :class:`~optitrees.solvers.strategies.BranchAndCut`
@@ -145,16 +147,19 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
 
     def solve_node(lo, hi, rounds):
         """``(bound, x, closed, reduced_costs)`` of a node, ``None`` when infeasible, ``UNSOLVED`` when out of
-        time or the LP ends without an answer; ``closed``: its LP optimum is an integral point whose exact
-        objective it matches (nothing left below it)."""
+        time or the LP ends without an answer before its first optimum (after it, the last optimum's value is
+        the node's bound: its cuts so far are valid); ``closed``: its LP optimum is an integral point whose
+        exact objective it matches (nothing left below it)."""
         center = None               # the point of least exact objective in the node seen so far: (x, exact)
+        last_lp = None              # the last LP optimum: with the cuts so far, still a bound on the node
         for r in range(rounds + 1):
-            if time_left() <= 0:
-                return UNSOLVED
-            res = lp.solve(lo, hi, time_left())
+            res = UNSOLVED if time_left() <= 0 else lp.solve(lo, hi, time_left())
+            if res is UNSOLVED and last_lp is not None:
+                return last_lp[0], last_lp[1], False, last_lp[2]    # out of time between rounds: that bound
             if res is None or res is UNSOLVED:
                 return res
             value, x, d = res
+            last_lp = res
             if pruned(value):
                 return value, x, True, d
             tol = cut_tol * max(1.0, abs(value))

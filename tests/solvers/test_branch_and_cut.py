@@ -63,6 +63,30 @@ def test_a_node_lp_without_an_answer_stays_open_in_the_bound(card_data, monkeypa
     assert r.bound is None or r.bound <= brute(X, y, 2, -2, 2) + 1e-7
 
 
+def test_a_search_stopped_in_the_roots_cut_rounds_reports_the_last_lp_bound(card_data, monkeypatch):
+    """The deadline falls in the root's cut rounds (its third LP): the second LP's value, with the cuts so far,
+    is a valid lower bound, reported as the search's (it was None: no node finished)."""
+    import time
+
+    X, y = card_data
+    f = ors(X, y, n_rules=2, scores=range(-2, 3), method="cutting_planes")
+    solve, values = CutPoolLP.solve, []
+    deadline = time.perf_counter() + 5.0
+
+    def stopped_at_the_third(self, lo, hi, time_left):
+        if len(values) == 2:
+            time.sleep(max(deadline - time.perf_counter(), 0.0) + 0.01)
+            return UNSOLVED
+        res = solve(self, lo, hi, time_left)
+        values.append(res[0])
+        return res
+
+    monkeypatch.setattr(CutPoolLP, "solve", stopped_at_the_third)
+    r = branch_and_cut(f, LossOracle(f), deadline=deadline, mip_gap=0.0)
+    assert r.termination == "time_limit" and r.node_count == 0
+    assert r.bound == values[1] and r.bound <= brute(X, y, 2, -2, 2) + 1e-7
+
+
 def _relaxation(X, y, T, top, multiplier):
     """The master's continuous relaxation by SLSQP: ``min l(s, beta)`` over ``|s_j| <= top``,
     ``sum |s_j| <= top T`` (``|s_j| <= top a_j``, ``sum a_j <= T``, ``0 <= a <= 1``)."""
