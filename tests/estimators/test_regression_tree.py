@@ -172,7 +172,8 @@ def test_optimal_tree_keeps_its_budget():
 
 def test_a_stopped_search_of_every_threshold_returns_the_quick_search_when_it_is_better():
     """The first search (16 thresholds per feature) proves its tree in a fraction of a second; the search of
-    every midpoint is stopped by the limit (2 s), so the quick tree (better than CART's here) is returned."""
+    every midpoint is stopped by the limit (4 s), so the quick tree (better than CART's here) is returned. (At
+    2 s the first search's quarter of the budget, 0.5 s, was too little for its 0.37 s on a loaded machine.)"""
     pytest.importorskip("pystreed")
     from optitrees import OptimalTreeRegressor
     from optitrees.algorithms.regression.streed import fit_streed
@@ -180,7 +181,7 @@ def test_a_stopped_search_of_every_threshold_returns_the_quick_search_when_it_is
     rng = np.random.default_rng(1)
     X = rng.normal(size=(3000, 10))
     y = np.sign(X[:, 0]) * np.sign(X[:, 1]) + 0.3 * rng.normal(size=3000)     # an XOR greedy growth misses
-    ort = OptimalTreeRegressor(max_depth=2, time_limit=2.0).fit(X, y)
+    ort = OptimalTreeRegressor(max_depth=2, time_limit=4.0).fit(X, y)
     quick, proven = fit_streed(X, y, 2, 16)
     assert proven and not ort.proven_
     cart = CARTRegressor(max_depth=2, pruning="none").fit(X, y)
