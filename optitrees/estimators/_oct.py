@@ -140,7 +140,8 @@ class _BaseOCT(TreeViews, MIPClassifier):
             tree = tree.with_counts(data.X, data.y, relabel="all" if rounded else "empty", sample_weight=data.weight)
         if not proven:
             bound = inseparable_weight(data.X, data.y, data.fit_weight) / problem.L_hat
-            log.note(f"ConTree's search ended at its time limit ({limit:.3g} s) before its proof; its best tree "
+            ran = "600 s, with no time limit" if limit is None else f"{limit:.3g} s"     # contree_tree's default
+            log.note(f"ConTree's search ended at its time limit ({ran}) before its proof; its best tree "
                      "is a start. Lower bound: the rows identical in features with another label")
         return ExactSearch(tree, proven and not rounded, seconds, "contree", bound)
 

@@ -304,3 +304,17 @@ def test_no_start_begins_after_the_starts_deadline():
     problem, _ = estimator._prepare(X, y, None)
     assert list(estimator._starts(problem, time.perf_counter() - 1.0, ("greedy", "tao", "tmo"))) == ["greedy"]
     assert list(estimator._starts(problem, time.perf_counter() + 30.0, ("greedy", "tao"))) == ["greedy", "tao"]
+
+
+def test_an_unfinished_search_without_a_time_limit_says_how_long_it_ran(monkeypatch):
+    import optitrees.estimators._oct as oct_estimators
+    from optitrees.algorithms.oct.contree import contree_tree
+
+    def unfinished(*args, **kwargs):
+        tree, _, seconds = contree_tree(*args, **kwargs)
+        return tree, False, seconds
+
+    monkeypatch.setattr(oct_estimators, "contree_tree", unfinished)
+    X, y = load_iris(return_X_y=True)
+    clf = fit_quiet(OCTClassifier(max_depth=1, time_limit=None, solver_options={"mip_max_nodes": 1}), X, y)
+    assert any("(600 s, with no time limit)" in note for note in clf.fit_report_.notes)
