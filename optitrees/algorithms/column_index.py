@@ -118,7 +118,7 @@ class ColumnIndex:
     def largest_values_not_above(self, features, x) -> np.ndarray:
         """For each ``(features[k], x[k])``: the largest known training value of the feature ``<= x[k]``."""
         out = np.empty(len(features))
-        for k, (j, v) in enumerate(zip(features, x)):
+        for k, (j, v) in enumerate(zip(np.asarray(features).tolist(), np.asarray(x, float).tolist())):
             values = self.values[j]
             out[k] = values[np.searchsorted(values, v, side="right") - 1]
         return out
@@ -144,7 +144,8 @@ class Level:
 
     @property
     def starts(self) -> np.ndarray:
-        return np.r_[0, np.cumsum(self.sizes)[:-1]].astype(np.int64)
+        sizes = self.sizes.astype(np.int64, copy=False)
+        return np.cumsum(sizes) - sizes
 
     def node_sums(self, values) -> np.ndarray:
         """Per node, the sum of ``values`` (one row of ``values`` per entry)."""
@@ -174,12 +175,12 @@ class Level:
         split_nodes = np.flatnonzero(np.bincount(self.node[splitting], minlength=self.n_nodes))
         new_parent = np.full(self.n_nodes, -1)
         new_parent[split_nodes] = np.arange(len(split_nodes))
-        keep_left = splitting & (np.nan_to_num(left_weights) > min_weight)
-        keep_right = splitting & (np.nan_to_num(right_weights) > min_weight)
-        child = np.r_[2 * new_parent[self.node[keep_left]], 2 * new_parent[self.node[keep_right]] + 1]
+        keep_left = splitting & (left_weights > min_weight)           # ``nan > x`` is false: no test, not kept
+        keep_right = splitting & (right_weights > min_weight)
+        child = np.concatenate([2 * new_parent[self.node[keep_left]], 2 * new_parent[self.node[keep_right]] + 1])
         grouping = np.argsort(child, kind="stable")                 # two runs, each sorted by parent
-        entries = np.r_[np.flatnonzero(keep_left), np.flatnonzero(keep_right)][grouping]
-        weights = np.r_[left_weights[keep_left], right_weights[keep_right]][grouping]
+        entries = np.concatenate([np.flatnonzero(keep_left), np.flatnonzero(keep_right)])[grouping]
+        weights = np.concatenate([left_weights[keep_left], right_weights[keep_right]])[grouping]
         node = child[grouping]
         sizes = np.bincount(node, minlength=2 * len(split_nodes))
         # entry ids of the next level, for each entry of this one on each side (-1: not kept)
@@ -246,7 +247,7 @@ def cuts(index: ColumnIndex, level: Level, labels, n_classes, allowed) -> Cuts:
         is_value = np.tile(index.is_value_bin, K)
         present = (rows_in > 0) & is_value
         cum = np.concatenate([np.zeros((C, 1)), np.cumsum(hist * is_value, axis=1)], axis=1)
-        cum_rows = np.r_[0, np.cumsum(rows_in * is_value)]
+        cum_rows = np.concatenate([[0], np.cumsum(rows_in * is_value)])
         node_offset = (np.arange(K) * n_bins)[:, None]
         first = (node_offset + index.bin_offsets[None]).ravel()             # (K * counted) segment starts
         last = first + np.tile(index.n_values[index.counted], K)

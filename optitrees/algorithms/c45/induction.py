@@ -68,8 +68,16 @@ class GrowNode:
                 return out + [node.right]
             node = node.right
 
-    def leaves(self):
-        return [self] if self.is_leaf else self.left.leaves() + self.right.leaves()
+    def leaves(self) -> list:
+        """The leaves of this subtree, left to right."""
+        out, stack = [], [self]
+        while stack:
+            node = stack.pop()
+            if node.left is None:
+                out.append(node)
+            else:
+                stack += [node.right, node.left]
+        return out
 
     def n_leaves(self) -> int:
         return len(self.leaves())
@@ -90,7 +98,7 @@ def _class_counts(Y, rows, weights):
 def _children(X, Y, node, sigma, left_share=None):
     """``(rows, weights)`` of the left and the right child of ``node``'s test (``left_share``: of a missing value,
     by default the known share of the node's rows)."""
-    x = X[node.rows, node.feature]
+    x = X[:, node.feature][node.rows]          # a column view, then the rows: 2-3x faster
     if sigma == 0 and left_share is None:
         missing = np.isnan(x)
         if not missing.any():                               # hard test, no missing value: a plain partition
@@ -110,7 +118,7 @@ def _children(X, Y, node, sigma, left_share=None):
 
 
 def _known_left_share(X, node, sigma):
-    x = X[node.rows, node.feature]
+    x = X[:, node.feature][node.rows]
     known = ~np.isnan(x)
     wk = node.weights[known].sum()
     if wk <= 0:
@@ -166,12 +174,12 @@ def hard_leaf_counts(X, labels, n_classes, node: GrowNode, rows, weights) -> lis
     while stack:
         current, rows, weights = stack.pop()
         if current.is_leaf:
-            out.append(np.bincount(labels[rows], weights=weights, minlength=n_classes).astype(float))
+            out.append(np.bincount(labels[rows], weights=weights, minlength=n_classes))   # float64
             continue
         if not len(rows):
             out += [np.zeros(n_classes)] * current.n_leaves()
             continue
-        go = X[rows, current.feature] <= current.threshold
+        go = X[:, current.feature][rows] <= current.threshold
         stay = ~go
         stack += [(current.right, rows[stay], weights[stay]), (current.left, rows[go], weights[go])]
     return out
@@ -251,9 +259,9 @@ def _grow_levels(X, Y, root, index, allowed, min_samples_leaf, max_depth, criter
     """Hard C4.5 growth, one level of nodes per pass: score every node's cuts together
     (:func:`~optitrees.algorithms.c45.split_search.hard_candidates`), choose each node's test, pass the rows on."""
     level, nodes, depth = index.level(root.rows, root.weights), [root], 0
+    counts = np.asarray(root.counts, float)[None]                  # each node's class weights, in ``nodes`` order
     labels = np.argmax(Y, axis=1)
     while nodes and not expired(deadline):
-        counts = np.array([node.counts for node in nodes])
         open_ = _splittable(counts, min_samples_leaf, max_depth, depth)
         if not open_.any():
             return
@@ -273,14 +281,17 @@ def _grow_levels(X, Y, root, index, allowed, min_samples_leaf, max_depth, criter
         node_feature[splitting], node_threshold[splitting] = f, index.largest_values_not_above(f, midpoint)
         left_weights, right_weights = _gate_level(X, level, node_feature, node_threshold, propagation_sigma)
         level, split_nodes = level.split(left_weights, right_weights, MIN_ROW_WEIGHT)
-        child_counts = level.node_sums(Y[level.rows] * level.weights[:, None])
-        starts, ends = level.starts, level.starts + level.sizes
+        counts = level.node_sums(Y[level.rows] * level.weights[:, None])
+        bounds = np.cumsum(level.sizes).tolist()
+        rows, weights = level.rows, level.weights
         children = []
-        for s, k in enumerate(split_nodes):
+        for s, k, f, t in zip(range(len(split_nodes)), split_nodes.tolist(), node_feature[split_nodes].tolist(),
+                              node_threshold[split_nodes].tolist()):
             node = nodes[k]
-            node.feature, node.threshold = int(node_feature[k]), float(node_threshold[k])
-            node.left, node.right = (GrowNode(level.rows[starts[c]:ends[c]], level.weights[starts[c]:ends[c]],
-                                              child_counts[c]) for c in (2 * s, 2 * s + 1))
+            node.feature, node.threshold = f, t
+            (a, b), (c, d) = (bounds[2 * s - 1] if s else 0, bounds[2 * s]), (bounds[2 * s], bounds[2 * s + 1])
+            node.left = GrowNode(rows[a:b], weights[a:b], counts[2 * s])
+            node.right = GrowNode(rows[c:d], weights[c:d], counts[2 * s + 1])
             children += [node.left, node.right]
         nodes, depth = children, depth + 1
 
@@ -295,21 +306,26 @@ def _gate_level(X, level, node_feature, node_threshold, propagation_sigma):
     entry_node = level.node[split_entry]
     f = node_feature[entry_node]
     x = X[level.rows[split_entry], f]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        g = (x <= node_threshold[entry_node]).astype(float)
+    w = level.weights[split_entry]
+    missing = np.isnan(x)
+    go = x <= node_threshold[entry_node]
+    if propagation_sigma is None and not missing.any():     # hard tests, every value known: each entry goes one way
+        left_w, right_w = np.where(go, w, 0.0), np.where(go, 0.0, w)
+    else:
+        g = go.astype(float)
         if propagation_sigma is not None:
             sigma = np.asarray(propagation_sigma, float)[f]
-            g = np.where(sigma > 0, ndtr((node_threshold[entry_node] - x) / np.where(sigma > 0, sigma, 1.0)), g)
-    missing = np.isnan(x)
-    w = level.weights[split_entry]
-    known_w = np.bincount(entry_node, weights=np.where(missing, 0.0, w), minlength=level.n_nodes)
-    known_left = np.bincount(entry_node, weights=np.where(missing, 0.0, w * np.nan_to_num(g)), minlength=level.n_nodes)
-    share = np.divide(known_left, known_w, out=np.full(level.n_nodes, 0.5), where=known_w > 0)
-    g = np.where(missing, share[entry_node], g)
-    left[split_entry], right[split_entry] = w * g, w * (1.0 - g)
-    side_weights = np.vstack([np.bincount(entry_node, weights=v, minlength=level.n_nodes)
-                              for v in (left[split_entry], right[split_entry])])
-    one_sided = (side_weights.min(axis=0) < MIN_ROW_WEIGHT)[level.node]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g = np.where(sigma > 0, ndtr((node_threshold[entry_node] - x) / np.where(sigma > 0, sigma, 1.0)), g)
+        known_w = np.bincount(entry_node, weights=np.where(missing, 0.0, w), minlength=level.n_nodes)
+        known_left = np.bincount(entry_node, weights=np.where(missing, 0.0, w * g), minlength=level.n_nodes)
+        share = np.divide(known_left, known_w, out=np.full(level.n_nodes, 0.5), where=known_w > 0)
+        g = np.where(missing, share[entry_node], g)
+        left_w, right_w = w * g, w * (1.0 - g)
+    left[split_entry], right[split_entry] = left_w, right_w
+    side_weights = np.minimum(np.bincount(entry_node, weights=left_w, minlength=level.n_nodes),
+                              np.bincount(entry_node, weights=right_w, minlength=level.n_nodes))
+    one_sided = (side_weights < MIN_ROW_WEIGHT)[level.node]
     left[one_sided], right[one_sided] = np.nan, np.nan
     return left, right
 

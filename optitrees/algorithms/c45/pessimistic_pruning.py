@@ -67,27 +67,59 @@ def _nodes(node: GrowNode) -> list:
 
 
 def _annotate(node: GrowNode, confidence, laplace) -> None:
-    """Store every node's own expected errors (as a leaf) in ``extra["errors"]``, computed in one call."""
+    """Store every node's own expected errors (as a leaf) in ``extra["errors"]`` and its weight in
+    ``extra["weight"]``, each computed in one call."""
     nodes = _nodes(node)
-    for current, value in zip(nodes, _expected_errors([n.counts for n in nodes], confidence, laplace)):
-        current.extra["errors"] = float(value)
+    weights = [n.weights for n in nodes]
+    totals = np.add.reduceat(np.concatenate(weights), np.cumsum([0] + [len(w) for w in weights[:-1]])) \
+        if all(len(w) for w in weights) else [w.sum() for w in weights]
+    errors = _expected_errors([n.counts for n in nodes], confidence, laplace)
+    for current, value, total in zip(nodes, errors.tolist(), np.asarray(totals, float).tolist()):
+        current.extra["errors"], current.extra["weight"] = value, total
 
 
 def _leaf_errors(node: GrowNode) -> float:
     return node.extra["errors"]
 
 
+def _weight(node: GrowNode) -> float:
+    return node.extra["weight"]
+
+
+def _make_leaf(node: GrowNode, errors) -> None:
+    """Turn ``node`` into a leaf that keeps its expected errors and weight."""
+    weight = node.extra["weight"]
+    node.make_leaf()
+    node.extra["errors"], node.extra["weight"] = errors, weight
+
+
 def collapse(node: GrowNode) -> float:
     """Turn splits whose subtree does not lower the training errors into leaves (bottom-up); returns the
-    training errors of what remains."""
-    own = float(node.counts.sum() - node.counts.max())
-    if node.is_leaf:
-        return own
-    below = sum(collapse(branch) for branch in node.branches())
-    if below >= own - 1e-3:
-        node.make_leaf()
-        return own
-    return below
+    training errors of what remains.
+
+    The tests are visited as :meth:`GrowNode.branches` gives them (a nominal chain is one test), every
+    node's own errors computed in one call, then children before parents.
+    """
+    order, stack = [], [node]
+    while stack:                                                # parents before their branches
+        current = stack.pop()
+        order.append(current)
+        if not current.is_leaf:
+            stack += current.branches()
+    counts = np.array([current.counts for current in order])
+    own = (counts.sum(axis=1) - counts.max(axis=1)).tolist()
+    position = {id(current): k for k, current in enumerate(order)}
+    errors = own[:]
+    for k in range(len(order) - 1, -1, -1):                     # every branch before its parent
+        current = order[k]
+        if current.is_leaf:
+            continue
+        below = sum(errors[position[id(branch)]] for branch in current.branches())
+        if below >= own[k] - 1e-3:
+            current.make_leaf()
+        else:
+            errors[k] = below
+    return errors[0]
 
 
 def _copy_tests(node: GrowNode) -> GrowNode:
@@ -129,7 +161,7 @@ def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, 
     if subtree_raising and not expired(deadline):
         # the raised branch's errors from its leaves' new counts; the branch is copied and re-distributed only
         # when it wins
-        largest = max(branches, key=lambda b: b.weights.sum())
+        largest = max(branches, key=_weight)
         if largest.is_leaf:             # a raised leaf holds all of the node's rows: it is the node as a leaf
             branch = leaf
         else:
@@ -143,8 +175,7 @@ def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, 
             branch = sum(float(e) for e in _expected_errors(counts, confidence, laplace))
     tol = SIMPLER_TOLERANCE
     if leaf <= min(keep, branch) + tol:
-        node.make_leaf()
-        node.extra["errors"] = leaf
+        _make_leaf(node, leaf)
         return leaf
     if branch <= keep + tol:
         raised = _copy_tests(largest)
@@ -154,8 +185,7 @@ def _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, 
             raised.right
         node.extra = dict(raised.extra, errors=leaf)
         if raised.is_leaf:
-            node.make_leaf()
-            node.extra["errors"] = leaf
+            _make_leaf(node, leaf)
             return leaf
         return _prune(X, Y, node, confidence, laplace, subtree_raising, propagation_sigma, deadline, labels)
     return keep

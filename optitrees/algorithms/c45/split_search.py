@@ -124,9 +124,9 @@ def hard_candidates(index: ColumnIndex, level: Level, labels, n_classes, allowed
     best = np.full(K * p, -np.inf)
     best_lower, best_upper, best_wl, best_wr = np.zeros(K * p), np.zeros(K * p), wk.copy(), wk.copy()
     if len(group):
-        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        starts = np.flatnonzero(np.concatenate([[True], group[1:] != group[:-1]]))
         top = np.maximum.reduceat(gain, starts)
-        lengths = np.diff(np.r_[starts, len(group)])
+        lengths = np.concatenate([starts[1:], [len(group)]]) - starts
         first = np.minimum.reduceat(np.where(gain == np.repeat(top, lengths), np.arange(len(gain)), len(gain)),
                                     starts)
         g = group[starts]
