@@ -19,6 +19,7 @@ missing value lives in both children, with fractional weights).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -99,6 +100,12 @@ class ColumnIndex:
     @property
     def n_features(self) -> int:
         return len(self.values)
+
+    @cached_property
+    def wide_sort_keys(self) -> np.ndarray:
+        """``sort_keys`` as 32-bit integers: one type whatever the number of values (a compiled scan is compiled
+        once per type of its arguments)."""
+        return np.ascontiguousarray(self.sort_keys, np.int32)
 
     def other_bins_of(self, rows) -> tuple[np.ndarray, np.ndarray]:
         """``(entry, bin)``: the non-default bins of each of ``rows``, with the position in ``rows`` they belong to."""

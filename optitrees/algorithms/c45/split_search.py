@@ -104,12 +104,20 @@ class HardCandidates:
 
 
 def hard_candidates(index: ColumnIndex, level: Level, labels, n_classes, allowed,
-                    min_samples_leaf) -> HardCandidates:
+                    min_samples_leaf, compiled=False) -> HardCandidates:
     """Score every cut between two present values of every allowed feature in every node of ``level``.
 
     ``labels``: each entry's class (``0 .. n_classes - 1``). Eqs. 2.3-2.6 on the known rows of each cut.
+    ``compiled``: by :func:`~optitrees.algorithms.c45.threshold_scan.scan_level` (numba), the same numbers
+    (to the bit) in one pass instead of about 70 numpy calls.
     """
     p, C, K = index.n_features, n_classes, level.n_nodes
+    shape = (K, p)
+    if compiled:
+        from .threshold_scan import scan_level            # numba is imported (and the scan compiled) on first use
+
+        return HardCandidates(*(a.reshape(shape) for a in scan_level(index, level, labels, n_classes, allowed,
+                                                                     min_samples_leaf)))
     found = cuts(index, level, np.asarray(labels), n_classes, allowed)
     known, group, left, lower, upper = found.known, found.group, found.left, found.lower, found.upper
     wk = class_sums(known)
@@ -133,7 +141,6 @@ def hard_candidates(index: ColumnIndex, level: Level, labels, n_classes, allowed
         best[g], best_lower[g], best_upper[g], best_wl[g], best_wr[g] = \
             gain[first], lower[first], upper[first], wl[first], wr[first]
     n_cuts = np.bincount(group[valid], minlength=K * p)
-    shape = (K, p)
     return HardCandidates(wk.reshape(shape), best.reshape(shape), best_lower.reshape(shape),
                           best_upper.reshape(shape), best_wl.reshape(shape), best_wr.reshape(shape),
                           n_cuts.reshape(shape))
