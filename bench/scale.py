@@ -6,7 +6,7 @@ columns jittered; test: adult_test, 15,060 rows). Pairs, ours / peer:
 
 * ``C45Classifier`` (``laplace=False``, J48's estimate) / scikit-learn's entropy tree / Weka's J48 (``-C 0.25
   -M 2``; its own "time taken to build model", the JVM start excluded; ``same %``: test points on which
-  ours and J48 agree);
+  ours and J48 agree); ours and scikit-learn's each the fastest of ``--repeat`` (7) fits;
 * ``OCTClassifier`` depth 2 and 3 / pycontree alone, with the same time limit, and STreeD (pystreed, in its
   own environment, on its quantile binarization with 10 thresholds per continuous feature);
 * ``OCTClassifier`` depth 2 with ``class_weight="balanced"`` (``--learners oct2w``; no peer takes weights):
@@ -115,6 +115,13 @@ def timed(make_and_fit):
     return model, seconds
 
 
+def best_of(repeat, make_and_fit):
+    """:func:`timed`, the fastest of ``repeat`` fits (the same model each time): a fit of a tenth of a second
+    varies by 20% from run to run on a shared machine."""
+    runs = [timed(make_and_fit) for _ in range(max(1, repeat))]
+    return min(runs, key=lambda run: run[1])
+
+
 # ------------------------------------------------------------------ adult
 def adult_frames():
     """adult and adult_test one-hot encoded together (rows with a missing cell dropped)."""
@@ -191,6 +198,9 @@ def part_trees(args):
         for warm in (C45Classifier(), OCTClassifier(max_depth=2, time_limit=5), TAOClassifier(max_depth=2),
                      TMOClassifier(max_depth=2, n_estimators=4, n_generations=1)):
             warm.fit(Xw, yw)
+        # C4.5 from 2,000 rows: numba's import and the compiled scan (loaded from numba's cache, or compiled on a
+        # machine's first run) are loaded before the forks too, as imports are
+        C45Classifier().fit(Xall[:2500], yall[:2500])
     rows = []
     out = RESULTS / "scale_trees.csv"
     earlier = pd.read_csv(out) if args.merge and out.exists() else None
@@ -199,12 +209,12 @@ def part_trees(args):
         base = dict(n=n, p=X.shape[1])
 
         def c45():
-            m, t = timed(lambda: C45Classifier(laplace=False).fit(X, y))
+            m, t = best_of(args.repeat, lambda: C45Classifier(laplace=False).fit(X, y))
             return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), leaves=m.n_leaves_,
                         pred=m.predict(Xte).tolist())
 
         def sk_entropy():
-            m, t = timed(lambda: DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y))
+            m, t = best_of(args.repeat, lambda: DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y))
             return dict(time=t, train=m.score(X, y), test=m.score(Xte, yte), leaves=int(m.get_n_leaves()))
 
         if "c45" in args.learners:
@@ -428,6 +438,8 @@ def main():
     parser.add_argument("--weka-jar", default="/usr/share/java/weka.jar")
     parser.add_argument("--streed-python", help="interpreter of an environment with pystreed")
     parser.add_argument("--peer-python", help="interpreter of an environment with fasterrisk==0.1.10")
+    parser.add_argument("--repeat", type=int, default=7,
+                        help="C4.5 and scikit-learn's tree: the time is the fastest of this many fits")
     parser.add_argument("--learners", nargs="+", default=["c45", "oct2", "oct3", "oct2w", "tao", "tmo"],
                         help="trees part: which pairs to run")
     parser.add_argument("--sets", nargs="+", default=["rs_adult", "rs_mushroom", "rs_adult_1e6"],
