@@ -271,7 +271,13 @@ def _compiled_scan_pays(n_rows, deadline) -> bool:
     scan = sys.modules.get(f"{__package__}.threshold_scan")
     if scan is not None and scan.is_loaded():
         return True
-    return deadline is None or deadline - time.perf_counter() >= COMPILE_SECONDS
+    if deadline is not None and deadline - time.perf_counter() < COMPILE_SECONDS:
+        return False
+    try:
+        from . import threshold_scan  # noqa: F401
+    except (ImportError, RuntimeError):     # numba cannot load, or finds no writable place for its cache
+        return False
+    return True
 
 
 def _splittable(counts, min_samples_leaf, max_depth, depth) -> np.ndarray:
