@@ -27,6 +27,7 @@ from ..column_index import ColumnIndex, Level
 
 __all__ = ["scan_level", "is_loaded"]
 
+
 @njit(cache=True, error_model="numpy")
 def _pairwise_sum(a, start, n):
     """numpy's pairwise sum of ``a[start:start + n]`` for ``n <= 128`` (one block: below 8 elements in order,
@@ -229,8 +230,8 @@ def scan_level(index: ColumnIndex, level: Level, labels, n_classes, allowed, min
     ``labels``: each entry's class. The cuts are those of
     :func:`~optitrees.algorithms.column_index.cuts`, scored by eqs. 2.3-2.6.
     """
-    if index.n_values[index.counted].max(initial=0) + 1 > 128:     # one block of numpy's pairwise sum per feature
-        raise ValueError("scan_level: a counted feature has more than 127 values")
+    if index.n_values[index.counted].max(initial=0) > 128:    # past 128, numpy's pairwise sum splits into blocks
+        raise ValueError("scan_level: a counted feature has more than 128 values")
     sorted_features = index.sorted.astype(np.int64)
     order = level.order if len(sorted_features) else np.zeros((0, len(level.rows)), np.int64)
     return _scan(np.asarray(level.rows, np.int64), np.asarray(level.node, np.int64),
