@@ -198,9 +198,10 @@ def part_trees(args):
         for warm in (C45Classifier(), OCTClassifier(max_depth=2, time_limit=5), TAOClassifier(max_depth=2),
                      TMOClassifier(max_depth=2, n_estimators=4, n_generations=1)):
             warm.fit(Xw, yw)
-        # C4.5 from 2,000 rows: numba's import and the compiled scan (loaded from numba's cache, or compiled on a
-        # machine's first run) are loaded before the forks too, as imports are
-        C45Classifier().fit(Xall[:2500], yall[:2500])
+        # C4.5 loads its compiled scan at a process's second fit of 2,000+ rows: numba's import and the kernel
+        # (from numba's cache, or compiled on a machine's first run) are loaded before the forks too, as imports are
+        for _ in range(2):
+            C45Classifier().fit(Xall[:2500], yall[:2500])
     rows = []
     out = RESULTS / "scale_trees.csv"
     earlier = pd.read_csv(out) if args.merge and out.exists() else None

@@ -75,10 +75,11 @@ class C45Classifier(TreeViews, OptitreesClassifier):
     time_limit : float, optional
         Seconds for the whole ``fit``. Nodes are split breadth-first; at the
         limit the nodes not yet split stay leaves and the pruning that is left
-        skips subtree raising (``truncated_`` says so). From 2,000 rows the
-        levels are scored by a compiled scan (numba, the same scores); a fit
-        uses it first in a process only with 15 s or more left, as its first
-        use on a machine compiles it (about 7 s).
+        skips subtree raising (``truncated_`` says so). From a process's
+        second fit of 2,000 rows or more, the levels are scored by a compiled
+        scan (numba, the same scores; 0.8 s to load once per process), first
+        loaded only with 15 s or more left, as its first use on a machine
+        compiles it (about 7 s).
 {class_weight}
 
     Attributes
@@ -179,7 +180,7 @@ class C45Classifier(TreeViews, OptitreesClassifier):
         root = grow_c45(X, Y, allowed=allowed, min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
                         criterion=self.criterion, search_sigma=self._sigma(self.search_uncertainty),
                         propagation_sigma=propagation, window=self.window, resolution=self.resolution,
-                        nominal=self.nominal_, deadline=budget.before_end(0.1), weights=weights)
+                        nominal=self.nominal_, deadline=budget.before_end(0.1), weights=weights, compiled_scan=None)
         growth_cut = expired(budget.before_end(0.1))
         budget.lap("grow")
         if self.pruning:

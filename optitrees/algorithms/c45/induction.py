@@ -34,21 +34,23 @@ from ..budget import expired
 from ..column_index import ColumnIndex
 from .split_search import best_split, choose_tests, hard_candidates, numeric_gains
 
-__all__ = ["COMPILED_SCAN_MIN_ROWS", "COMPILE_SECONDS", "GrowNode", "grow_c45", "gate", "distribute", "leaf_counts",
-           "hard_leaf_counts", "to_tree", "c45_threshold", "nominal_chain"]
+__all__ = ["COMPILED_SCAN_MIN_ROWS", "COMPILE_SECONDS", "compiled_scan_pays", "GrowNode", "grow_c45", "gate",
+           "distribute", "leaf_counts", "hard_leaf_counts", "to_tree", "c45_threshold", "nominal_chain"]
 
 #: Rows whose weight falls below this after soft propagation are dropped.
 MIN_ROW_WEIGHT = 1e-6
 
-#: Rows from which the hard growth scores its levels with the compiled scan (numba). On adult (one-hot, 104
-#: columns) the scans of a fit took 25 -> 6 ms at 1,000 rows and 55 -> 26 ms at 4,000 (the fit 0.135 -> 0.10 s).
-#: Below, the numpy path: the compiled one costs 0.4 s to load in each new process (numba's import and its
-#: cache), and its first use on a machine compiles it (7 s).
+#: Rows from which a C4.5 fit may score its levels with the compiled scan (numba, :func:`compiled_scan_pays`).
+#: On adult (one-hot, 104 columns) a fit's scans took 25 -> 6 ms at 1,000 rows and 55 -> 26 ms at 4,000 (the fit
+#: 0.135 -> 0.10 s), for a cost of 0.8 s once per process (numba's import, the kernel from numba's cache) and
+#: about 7 s on a machine's first use (compiling it).
 COMPILED_SCAN_MIN_ROWS = 2_000
 
-#: Seconds a fit must have left to use the compiled scan for the first time in a process: numba compiles it in
-#: about 7 s on a machine's first use, then loads it from its cache (under a second, numba's import included).
+#: Seconds a fit must have left to use the compiled scan for the first time in a process (it may compile it).
 COMPILE_SECONDS = 15.0
+
+#: Hard growths of :data:`COMPILED_SCAN_MIN_ROWS` rows or more that :func:`compiled_scan_pays` was asked about.
+_large_growths = 0
 
 
 @dataclass
@@ -231,7 +233,7 @@ def nominal_chain(X, Y, node: GrowNode, feature, values) -> list:
 
 def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="gain_ratio", search_sigma=None,
              propagation_sigma=None, window=6.0, resolution=0.1, rows=None, weights=None, nominal=None,
-             deadline=None, index: ColumnIndex | None = None, compiled_scan: bool | None = None) -> GrowNode:
+             deadline=None, index: ColumnIndex | None = None, compiled_scan: bool | None = False) -> GrowNode:
     """Grow the unpruned C4.5 tree of ``(X, Y)`` (``Y`` one-hot), Algorithm 1 of seed 000.
 
     ``search_sigma`` / ``propagation_sigma``: per-feature noise deviations of the
@@ -247,14 +249,14 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
     the caller grows many trees on the same ``X``); the soft search and nominal
     features split one node at a time. ``compiled_scan``: score each level by
     the compiled :func:`~optitrees.algorithms.c45.threshold_scan.scan_level`
-    (the same scores); by default from :data:`COMPILED_SCAN_MIN_ROWS` rows.
+    (the same scores); ``None``: as :func:`compiled_scan_pays` decides.
     """
     n = X.shape[0]
     rows = np.arange(n) if rows is None else np.asarray(rows)
     weights = np.ones(len(rows)) if weights is None else np.asarray(weights, float)
     root = GrowNode(rows, weights, _class_counts(Y, rows, weights))
     if search_sigma is None and (nominal is None or not np.any(nominal & allowed)):
-        compiled_scan = _compiled_scan_pays(len(rows), deadline) if compiled_scan is None else compiled_scan
+        compiled_scan = compiled_scan_pays(len(rows), deadline) if compiled_scan is None else compiled_scan
         _grow_levels(X, Y, root, ColumnIndex(X) if index is None else index, allowed, min_samples_leaf, max_depth,
                      criterion, propagation_sigma, deadline, compiled_scan)
     else:
@@ -263,16 +265,23 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
     return root
 
 
-def _compiled_scan_pays(n_rows, deadline) -> bool:
-    """Whether a growth on ``n_rows`` rows scores its levels with the compiled scan: from
-    :data:`COMPILED_SCAN_MIN_ROWS` rows, once this process has it, or before then when the fit has
-    :data:`COMPILE_SECONDS` left (its first use may compile it)."""
+def compiled_scan_pays(n_rows, deadline) -> bool:
+    """Whether a C4.5 growth on ``n_rows`` rows, to end by ``deadline``, should score its levels with the compiled
+    scan (:func:`~optitrees.algorithms.c45.threshold_scan.scan_level`, the same scores as the numpy path).
+
+    It saves tens of milliseconds a fit and costs 0.8 s to load once per process, so: from
+    :data:`COMPILED_SCAN_MIN_ROWS` rows, once this process has it; else from the process's second such growth
+    (cross-validation, studies, benchmarks: a one-off fit keeps the numpy path), with :data:`COMPILE_SECONDS`
+    left, as its first use on a machine compiles it.
+    """
+    global _large_growths
     if n_rows < COMPILED_SCAN_MIN_ROWS:
         return False
+    _large_growths += 1
     scan = sys.modules.get(f"{__package__}.threshold_scan")
     if scan is not None and scan.is_loaded():
         return True
-    if deadline is not None and deadline - time.perf_counter() < COMPILE_SECONDS:
+    if _large_growths < 2 or (deadline is not None and deadline - time.perf_counter() < COMPILE_SECONDS):
         return False
     try:
         from . import threshold_scan  # noqa: F401
