@@ -21,8 +21,6 @@ the result into the library's :class:`~optitrees.trees.Tree`.
 
 from __future__ import annotations
 
-import sys
-import time
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -32,25 +30,14 @@ from scipy.special import ndtr
 from ...trees import LEAF, Tree
 from ..budget import expired
 from ..column_index import ColumnIndex
+from .scan_policy import compiled_scan_pays
 from .split_search import best_split, choose_tests, hard_candidates, numeric_gains
 
-__all__ = ["COMPILED_SCAN_MIN_ROWS", "COMPILE_SECONDS", "compiled_scan_pays", "GrowNode", "grow_c45", "gate",
-           "distribute", "leaf_counts", "hard_leaf_counts", "to_tree", "c45_threshold", "nominal_chain"]
+__all__ = ["GrowNode", "grow_c45", "gate", "distribute", "leaf_counts", "hard_leaf_counts", "to_tree", "c45_threshold",
+           "nominal_chain"]
 
 #: Rows whose weight falls below this after soft propagation are dropped.
 MIN_ROW_WEIGHT = 1e-6
-
-#: Rows from which a C4.5 fit may score its levels with the compiled scan (numba, :func:`compiled_scan_pays`).
-#: On adult (one-hot, 104 columns) a fit's scans took 25 -> 6 ms at 1,000 rows and 55 -> 26 ms at 4,000 (the fit
-#: 0.135 -> 0.10 s), for a cost of 0.8 s once per process (numba's import, the kernel from numba's cache) and
-#: about 7 s on a machine's first use (compiling it).
-COMPILED_SCAN_MIN_ROWS = 2_000
-
-#: Seconds a fit must have left to use the compiled scan for the first time in a process (it may compile it).
-COMPILE_SECONDS = 15.0
-
-#: Hard growths of :data:`COMPILED_SCAN_MIN_ROWS` rows or more that :func:`compiled_scan_pays` was asked about.
-_large_growths = 0
 
 
 @dataclass
@@ -249,7 +236,8 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
     the caller grows many trees on the same ``X``); the soft search and nominal
     features split one node at a time. ``compiled_scan``: score each level by
     the compiled :func:`~optitrees.algorithms.c45.threshold_scan.scan_level`
-    (the same scores); ``None``: as :func:`compiled_scan_pays` decides.
+    (the same scores); ``None``: as
+    :func:`~optitrees.algorithms.c45.scan_policy.compiled_scan_pays` decides.
     """
     n = X.shape[0]
     rows = np.arange(n) if rows is None else np.asarray(rows)
@@ -263,31 +251,6 @@ def grow_c45(X, Y, *, allowed, min_samples_leaf=2, max_depth=None, criterion="ga
         _grow_nodes(X, Y, root, allowed, min_samples_leaf, max_depth, criterion, search_sigma, propagation_sigma,
                     window, resolution, nominal, deadline)
     return root
-
-
-def compiled_scan_pays(n_rows, deadline) -> bool:
-    """Whether a C4.5 growth on ``n_rows`` rows, to end by ``deadline``, should score its levels with the compiled
-    scan (:func:`~optitrees.algorithms.c45.threshold_scan.scan_level`, the same scores as the numpy path).
-
-    It saves tens of milliseconds a fit and costs 0.8 s to load once per process, so: from
-    :data:`COMPILED_SCAN_MIN_ROWS` rows, once this process has it; else from the process's second such growth
-    (cross-validation, studies, benchmarks: a one-off fit keeps the numpy path), with :data:`COMPILE_SECONDS`
-    left, as its first use on a machine compiles it.
-    """
-    global _large_growths
-    if n_rows < COMPILED_SCAN_MIN_ROWS:
-        return False
-    _large_growths += 1
-    scan = sys.modules.get(f"{__package__}.threshold_scan")
-    if scan is not None and scan.is_loaded():
-        return True
-    if _large_growths < 2 or (deadline is not None and deadline - time.perf_counter() < COMPILE_SECONDS):
-        return False
-    try:
-        from . import threshold_scan  # noqa: F401
-    except (ImportError, RuntimeError):     # numba cannot load, or finds no writable place for its cache
-        return False
-    return True
 
 
 def _splittable(counts, min_samples_leaf, max_depth, depth) -> np.ndarray:

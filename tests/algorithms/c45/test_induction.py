@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from optitrees.algorithms.c45 import induction
 from optitrees.algorithms.c45.induction import grow_c45, hard_leaf_counts, leaf_counts, to_tree
 
 
@@ -115,3 +116,17 @@ def test_hard_leaf_counts_equal_the_general_routing_without_missing_values():
             np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
     empty = hard_leaf_counts(X, y, 2, root, np.zeros(0, int), np.zeros(0))
     assert len(empty) == root.n_leaves() and all(np.array_equal(c, np.zeros(2)) for c in empty)
+
+
+def test_a_growth_uses_the_compiled_scan_only_when_asked(monkeypatch):
+    """``grow_c45`` (UCT-DT's completions: many growths under the search's own deadline) keeps the numpy path
+    unless told; ``compiled_scan=None`` asks :func:`compiled_scan_pays`."""
+    asked = []
+    monkeypatch.setattr(induction, "compiled_scan_pays", lambda n, deadline: asked.append(n) or False)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4))
+    Y = np.eye(2)[(X[:, 0] > 0).astype(int)]
+    grow_c45(X, Y, allowed=np.ones(X.shape[1], bool))
+    assert asked == []
+    grow_c45(X, Y, allowed=np.ones(X.shape[1], bool), compiled_scan=None)
+    assert asked == [50]

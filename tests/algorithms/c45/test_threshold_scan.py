@@ -1,11 +1,8 @@
 """The compiled threshold scan against the numpy path it stands in for: the same numbers to the bit, the same trees."""
 
-import time
-
 import numpy as np
 
-from optitrees.algorithms.c45 import induction
-from optitrees.algorithms.c45.induction import COMPILED_SCAN_MIN_ROWS, grow_c45, to_tree
+from optitrees.algorithms.c45.induction import grow_c45, to_tree
 from optitrees.algorithms.c45.split_search import hard_candidates
 from optitrees.algorithms.column_index import ColumnIndex
 
@@ -58,38 +55,3 @@ def test_scan_level_gives_the_numpy_paths_numbers_and_trees():
         assert trees[0].n_nodes > 5
         for name in ("children_left", "children_right", "threshold", "value", "weights"):
             assert np.array_equal(getattr(trees[0], name), getattr(trees[1], name)), (seed, name)
-
-
-def test_the_compiled_scan_is_loaded_from_a_second_large_fit_with_time_to_compile(monkeypatch):
-    class NotLoaded:
-        @staticmethod
-        def is_loaded():
-            return False
-
-    monkeypatch.setitem(__import__("sys").modules, "optitrees.algorithms.c45.threshold_scan", NotLoaded)
-    monkeypatch.setattr(induction, "_large_growths", 0)
-    pays = induction.compiled_scan_pays
-    big = COMPILED_SCAN_MIN_ROWS
-    assert not pays(big - 1, None)                          # small data: the numpy path, and not counted
-    assert not pays(big, None)                              # a process's first large fit: no 0.8 s load
-    assert induction._large_growths == 1
-    assert pays(big, None)                                  # the second, with no time limit: load it (compile once)
-    assert not pays(big, time.perf_counter() + 1.0)         # 1 s left: a first compilation could take 7
-    assert pays(big, time.perf_counter() + induction.COMPILE_SECONDS + 1.0)
-    NotLoaded.is_loaded = staticmethod(lambda: True)
-    assert pays(big, time.perf_counter() + 1.0)             # already in this process: nothing to load
-    assert not pays(big - 1, None)
-
-
-def test_a_growth_uses_the_compiled_scan_only_when_asked(monkeypatch):
-    """``grow_c45`` (UCT-DT's completions: many growths under the search's own deadline) keeps the numpy path
-    unless told; ``compiled_scan=None`` asks :func:`compiled_scan_pays`."""
-    asked = []
-    monkeypatch.setattr(induction, "compiled_scan_pays", lambda n, deadline: asked.append(n) or False)
-    rng = np.random.default_rng(0)
-    X = _data(rng, 50, missing=False)
-    Y = np.eye(2)[(X[:, 5] > 0).astype(int)]
-    grow_c45(X, Y, allowed=np.ones(X.shape[1], bool))
-    assert asked == []
-    grow_c45(X, Y, allowed=np.ones(X.shape[1], bool), compiled_scan=None)
-    assert asked == [50]
