@@ -29,7 +29,7 @@ learner.
 
 Run: python bench/scale.py --part trees [--sizes 1000 4000 16000 30000 100000] [--time-limit 60]
      python bench/scale.py --part risk --peer-python /work/venvs/fasterrisk/bin/python [--sets rs_adult ...] [--merge]
-     python bench/scale.py --part loss [--time-limit 60]
+     python bench/scale.py --part loss [--time-limit 60] [--loss-sets phishing ...] [--merge]
      python bench/scale.py --part trees --summary-only
 """
 
@@ -384,12 +384,13 @@ def part_loss(args):
 
     rows = []
     out = RESULTS / "scale_loss.csv"
+    earlier = pd.read_csv(out) if args.merge and out.exists() else None
     olct = OLCTClassifier(max_depth=2, time_limit=args.time_limit, threads=1, random_state=0)
     # one small fit first, here: the modules a fit imports on its first call (HiGHS, glum, formulaic: 17 MiB
     # of code) are then loaded before the forks, so no fit's peak counts them
     X, y, _ = load_numeric(LOSS_SETS[0][0])
     timed(lambda: clone(olct).set_params(time_limit=2).fit(X[:300], y[:300]))
-    for name, sizes in LOSS_SETS:
+    for name, sizes in [(name, sizes) for name, sizes in LOSS_SETS if name in args.loss_sets]:
         X, y, _ = load_numeric(name)
         for n in sizes:
             rng = np.random.default_rng(0)
@@ -415,7 +416,12 @@ def part_loss(args):
             row["data_matrix_mib"] = (X[train].nbytes + 12 * row["nnz"]) / 2**20
             rows.append(dict(dataset=name, n=n, p=X.shape[1], **row))
             print(f"{name} N={n} done", flush=True)
-            pd.DataFrame(rows).to_csv(out, index=False)
+            frame = pd.DataFrame(rows)
+            if earlier is not None:                 # keep the earlier run's rows of the sets and sizes not rerun
+                key = ["dataset", "n"]
+                frame = pd.concat([earlier[~earlier.set_index(key).index.isin(frame.set_index(key).index)], frame],
+                                  ignore_index=True)
+            frame.to_csv(out, index=False)
     return out
 
 
@@ -445,9 +451,11 @@ def main():
                         help="trees part: which pairs to run")
     parser.add_argument("--sets", nargs="+", default=["rs_adult", "rs_mushroom", "rs_adult_1e6"],
                         help="risk part: which data sets to run")
+    parser.add_argument("--loss-sets", nargs="+", default=[name for name, _ in LOSS_SETS],
+                        help="loss part: which data sets to run")
     parser.add_argument("--merge", action="store_true",
                         help="trees part: these rows replace the earlier run's of the same N and pair; "
-                             "risk part: of the same data set")
+                             "risk part: of the same data set; loss part: of the same data set and N")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
     path = RESULTS / f"scale_{args.part}.csv"

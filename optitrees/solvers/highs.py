@@ -35,8 +35,10 @@ BIG_MODEL_NONZEROS = 300_000
 #: solved the LP relaxations of the tree models (presolve off, one thread, from the slack basis) in about one
 #: iteration per column (0.8-1.4), each costing time in proportion to rows + columns: 5.6e-9 to 9.6e-9 s per unit
 #: on the machine the benchmarks ran on (OLCT depth 2 on adult 500-2,000 rows, a2a, spambase and phishing 2,000-4,000;
-#: MARGOT and OCT-H on adult 1,000-2,000: 0.7-25.6 s). Half the lowest rounded down: a machine twice as fast.
-ROOT_LP_SECONDS_PER_UNIT = 2.8e-9
+#: MARGOT and OCT-H on adult 1,000-2,000: 0.7-25.6 s). The lowest of them. Half of it let HiGHS start on OLCT depth 2
+#: over 4,000 rows of phishing in a 60 s fit (21,293 columns x 181,016: 10.8 s estimated, within half of the solve's
+#: 35.6 s), whose root LP did not finish in those 35.6 s: 560 MiB of HiGHS's memory and the starts' time, for nothing.
+ROOT_LP_SECONDS_PER_UNIT = 5.6e-9
 
 
 def root_lp_seconds(n_rows: int, n_cols: int) -> float:
@@ -44,7 +46,7 @@ def root_lp_seconds(n_rows: int, n_cols: int) -> float:
     rows and ``n_cols`` columns: :data:`ROOT_LP_SECONDS_PER_UNIT` x columns x (rows + columns).
 
     >>> round(root_lp_seconds(216_261, 28_932), 1)     # OLCT depth 2 on 4,000 rows of adult: 50 s measured
-    19.9
+    39.7
     """
     return ROOT_LP_SECONDS_PER_UNIT * float(n_cols) * (float(n_rows) + float(n_cols))
 
@@ -55,12 +57,12 @@ def root_lp_out_of_reach(n_rows: int, n_cols: int, seconds: float) -> str | None
     when it may start. Started, HiGHS holds its working memory (1 GB for OLCT depth 2 on 4,000 rows of adult)
     and, at a deadline its root cannot reach, runs on after the fit in the thread left behind.
 
-    >>> root_lp_out_of_reach(216_261, 28_932, 60.0) is None
+    >>> root_lp_out_of_reach(216_261, 28_932, 120.0) is None
     True
-    >>> for part in root_lp_out_of_reach(216_261, 28_932, 30.0).split(" (estimated), "):
+    >>> for part in root_lp_out_of_reach(216_261, 28_932, 60.0).split(" (estimated), "):
     ...     print(part)
-    HiGHS's root LP of 216,261 rows x 28,932 columns needs 19.9 s or more
-    over half the 30 s the solve would get
+    HiGHS's root LP of 216,261 rows x 28,932 columns needs 39.7 s or more
+    over half the 60 s the solve would get
     """
     needed = root_lp_seconds(n_rows, n_cols)
     if needed <= 0.5 * seconds:
