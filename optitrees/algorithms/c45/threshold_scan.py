@@ -102,7 +102,6 @@ def _scan(rows, node, weights, labels, n_nodes, n_classes, n_features, min_sampl
           other_start, other_bins, n_bins, counted, bin_offsets, counted_values, default_bin, is_value_bin,
           sorted_features, order, sort_keys, n_values, value_offsets, all_values):
     K, C, p = n_nodes, n_classes, n_features
-    known = np.zeros((K * p, C))
     wk = np.zeros(K * p)
     best = np.full(K * p, -np.inf)
     best_lower, best_upper = np.zeros(K * p), np.zeros(K * p)
@@ -161,8 +160,7 @@ def _scan(rows, node, weights, labels, n_nodes, n_classes, n_features, min_sampl
                 first = k * n_bins + bin_offsets[col]
                 last = first + counted_values[col]
                 for c in range(C):
-                    known[g, c] = cum[c, last] - cum[c, first]
-                    group_known[c] = known[g, c]
+                    group_known[c] = cum[c, last] - cum[c, first]
                 wk[g] = _class_sum(group_known)
                 if not allowed[j]:
                     continue
@@ -188,18 +186,16 @@ def _scan(rows, node, weights, labels, n_nodes, n_classes, n_features, min_sampl
             if not allowed[j]:
                 continue
             entries = order[h]
-            for c in range(C):
-                for i in range(m):
-                    e = entries[i]
-                    key = sort_keys[rows[e], h]
-                    x = (weights[e] if labels[e] == c else 0.0) if key < n_values[j] else 0.0
-                    cum_s[c, i + 1] = cum_s[c, i] + x
+            for i in range(m):                              # each class's known weight up to each position
+                e = entries[i]
+                known_entry = sort_keys[rows[e], h] < n_values[j]
+                for c in range(C):
+                    cum_s[c, i + 1] = cum_s[c, i] + (weights[e] if known_entry and labels[e] == c else 0.0)
             for k in range(K):
                 g = k * p + j
                 s, end = starts[k], starts[k] + sizes[k]
                 for c in range(C):
-                    known[g, c] = cum_s[c, end] - cum_s[c, s]
-                    group_known[c] = known[g, c]
+                    group_known[c] = cum_s[c, end] - cum_s[c, s]
                 wk[g] = _class_sum(group_known)
                 known_entropy = _entropy(group_known, wk[g])
                 for i in range(s, end - 1):
