@@ -135,10 +135,11 @@ def test_string_labels_fewer_statistics_and_deep_trees():
     with pytest.raises(ValueError, match="30 features and the statistics 5"):
         tree_edit_distance(t1, t2, tree_statistics(X[:, :5], names))
     # a chain deeper than the recursion limit allows for (an unpruned tree of depth 999 raised RecursionError
-    # with Python's default limit; here a 300-level chain under a limit of 400, which is quicker to compare)
+    # with Python's default limit; here a 150-level chain under a limit of 75 frames above this test's own stack,
+    # so a comparison that recursed once per level without raising the limit would fail, and quicker to compare)
     import sys
 
-    depth = 300
+    depth = 150
     n = 2 * depth + 1
     inner = np.arange(depth) * 2                   # node 2k splits: left 2k + 2 (the chain), right 2k + 1 (a leaf)
     left, right = np.full(n, -1), np.full(n, -1)
@@ -150,10 +151,14 @@ def test_string_labels_fewer_statistics_and_deep_trees():
     assert deep.max_depth == depth
     stats = tree_statistics(np.random.default_rng(0).normal(size=(50, 2)), np.arange(50) % 2)
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(400)
+    frame, stack = sys._getframe(), 0
+    while frame is not None:
+        frame, stack = frame.f_back, stack + 1
+    low = stack + depth // 2
+    sys.setrecursionlimit(low)
     try:
         assert tree_edit_distance(deep, deep, stats, cost="B1") == 0.0
         assert edit_distance_matrix([deep, deep], stats, cost="B1").tolist() == [[0.0, 0.0], [0.0, 0.0]]
-        assert sys.getrecursionlimit() == 400                   # restored after each comparison
+        assert sys.getrecursionlimit() == low                   # restored after each comparison
     finally:
         sys.setrecursionlimit(limit)

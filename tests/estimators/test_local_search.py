@@ -96,7 +96,7 @@ def test_a_depth_1_loss_optimal_tree_starts_from_its_greedy_fit_alone(cancer, lo
 
 def test_oct_from_tmo_and_octh_refined_by_tao():
     X, y = load_iris(return_X_y=True)
-    oct_ = fit_quiet(OCTClassifier(max_depth=3, min_samples_leaf=3, warm_start="tmo", time_limit=30,
+    oct_ = fit_quiet(OCTClassifier(max_depth=3, min_samples_leaf=3, warm_start="tmo", time_limit=5,
                                    solver_options={"mip_max_nodes": 0}), X, y)
     assert "tmo" in oct_.start_objectives_ and oct_.objective_ <= min(oct_.start_objectives_.values()) + 1e-12
     octh = fit_quiet(OCTHClassifier(max_depth=2, alpha=0.01, time_limit=20, warm_start="tao",

@@ -43,7 +43,9 @@ def test_the_same_table_in_parallel_and_on_a_dask_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     local = run_study(tiny_study(), tmp_path / "local.csv", progress=False).drop(columns=TIMING_COLUMNS)
     parallel = run_study(tiny_study(), tmp_path / "parallel.csv", n_jobs=2, progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    # one worker process: the tasks still travel to another interpreter and back (a second worker only imports
+    # optitrees once more)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         remote = run_study(tiny_study(), tmp_path / "dask.csv", client=client, progress=False)
     pd.testing.assert_frame_equal(local, parallel.drop(columns=TIMING_COLUMNS))
