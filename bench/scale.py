@@ -29,7 +29,7 @@ learner.
 
 Run: python bench/scale.py --part trees [--sizes 1000 4000 16000 30000 100000] [--time-limit 60]
      python bench/scale.py --part risk --peer-python /work/venvs/fasterrisk/bin/python [--sets rs_adult ...] [--merge]
-     python bench/scale.py --part loss [--time-limit 60] [--loss-sets phishing ...] [--merge]
+     python bench/scale.py --part loss [--time-limit 60] [--loss-sets phishing ...] [--class-weight balanced] [--merge]
      python bench/scale.py --part trees --summary-only
 """
 
@@ -376,6 +376,16 @@ def model_coefficients(estimator, X, y):
     return sum(len(g.vals) for g in f.constraints.values())
 
 
+def test_log_loss(model, X, y, balanced):
+    """Mean log loss of ``model`` on ``(X, y)``: the fit's own loss, each class weighted as in the fit (equally
+    when ``balanced``)."""
+    from sklearn.metrics import log_loss
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    weight = compute_sample_weight("balanced", y) if balanced else None
+    return log_loss(y, model.predict_proba(X), sample_weight=weight, labels=model.classes_)
+
+
 def part_loss(args):
     from sklearn.base import clone
     from sklearn.metrics import balanced_accuracy_score
@@ -383,9 +393,11 @@ def part_loss(args):
     from optitrees import OLCTClassifier
 
     rows = []
-    out = RESULTS / "scale_loss.csv"
+    balanced = args.class_weight == "balanced"
+    out = RESULTS / ("scale_loss_balanced.csv" if balanced else "scale_loss.csv")
     earlier = pd.read_csv(out) if args.merge and out.exists() else None
-    olct = OLCTClassifier(max_depth=2, time_limit=args.time_limit, threads=1, random_state=0)
+    olct = OLCTClassifier(max_depth=2, time_limit=args.time_limit, threads=1, random_state=0,
+                          class_weight="balanced" if balanced else None)
     # one small fit first, here: the modules a fit imports on its first call (HiGHS, glum, formulaic: 17 MiB
     # of code) are then loaded before the forks, so no fit's peak counts them
     X, y, _ = load_numeric(LOSS_SETS[0][0])
@@ -407,7 +419,9 @@ def part_loss(args):
                             bound=r.bound, method=r.method, outcome=str(r.outcome), rows=r.rows,
                             distinct=r.distinct_rows,
                             test_bacc=balanced_accuracy_score(y[test], m.predict(X[test])),
-                            greedy_test_bacc=balanced_accuracy_score(y[test], greedy.predict(X[test])))
+                            greedy_test_bacc=balanced_accuracy_score(y[test], greedy.predict(X[test])),
+                            test_logloss=test_log_loss(m, X[test], y[test], balanced),
+                            greedy_test_logloss=test_log_loss(greedy, X[test], y[test], balanced))
 
             row = isolated(fit)
             if row.get("nnz") is None:            # a model out of reach is not built by the fit: count it apart
@@ -434,6 +448,12 @@ def summary_loss(path):
                         "bound", "beats_greedy", "method", "test_bacc", "greedy_test_bacc") if c in frame]
     print(frame[cols].round(4).to_string(index=False))
     print(f"\nbeats the greedy tree in {frame.beats_greedy.mean():.0%} of {len(frame)} fits")
+    for metric, unit in (("test_bacc", 100.0), ("test_logloss", 1.0)):
+        if metric in frame and f"greedy_{metric}" in frame:
+            diff = unit * (frame[metric] - frame[f"greedy_{metric}"])
+            print(f"{metric} - greedy's: {diff.mean():+.4f} +- {diff.std(ddof=1) / np.sqrt(len(diff)):.4f} "
+                  f"(mean +- standard error{', points' if unit == 100.0 else ''}; better in "
+                  f"{int((diff > 0).sum() if metric == 'test_bacc' else (diff < 0).sum())} of {len(diff)})")
 
 
 def main():
@@ -453,12 +473,15 @@ def main():
                         help="risk part: which data sets to run")
     parser.add_argument("--loss-sets", nargs="+", default=[name for name, _ in LOSS_SETS],
                         help="loss part: which data sets to run")
+    parser.add_argument("--class-weight", choices=("none", "balanced"), default="none",
+                        help="part loss: the fits' class weights (balanced: results in scale_loss_balanced.csv)")
     parser.add_argument("--merge", action="store_true",
                         help="trees part: these rows replace the earlier run's of the same N and pair; "
                              "risk part: of the same data set; loss part: of the same data set and N")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
-    path = RESULTS / f"scale_{args.part}.csv"
+    path = RESULTS / ("scale_loss_balanced.csv" if args.part == "loss" and args.class_weight == "balanced"
+                      else f"scale_{args.part}.csv")
     if not args.summary_only:
         require_shared()
         RESULTS.mkdir(exist_ok=True)
