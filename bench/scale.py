@@ -20,7 +20,9 @@ beside FasterRisk (its own environment, ``--peer-python``).
 
 Part ``loss``: ``OLCTClassifier`` depth 2 (its defaults), 60 s per fit, at 4k-30k
 training rows of a2a_test, a4a_test, phishing, spambase and adult (the rest of each set is the test set),
-against the greedy tree it starts from: exact training objective, test balanced accuracy, lower bound.
+against the greedy tree it starts from: exact training objective and its terms (each layer's weighted loss,
+the leaves' last, and the penalty), test balanced accuracy and log loss, lower bound; ``--class-weight
+balanced`` fits with balanced class weights (scored with them).
 
 Every fit runs in a forked child: ``peak MiB`` is the growth of its resident set (its own child processes
 included, e.g. ConTree's); in parts ``trees`` and ``loss`` until the fit returns (the scoring after it left
@@ -360,23 +362,35 @@ LOSS_SETS = (("a2a_test", (4000, 16000, 30000)), ("a4a_test", (4000, 16000, 2700
 
 
 def greedy_model(fitted, X, y):
-    """An estimator holding the greedy start of ``fitted`` (the tree the MIP starts from), for its test scores."""
+    """An estimator holding the greedy start of ``fitted`` (the tree the MIP starts from), for its test scores,
+    and the fit's problem."""
     from sklearn.base import clone
 
     g = clone(fitted)
     g._validate_params()
     problem, _ = g._prepare(X, y, None)
     g._store(problem, g._family.finalize(problem, g._starts(problem, None, ("greedy",))["greedy"]))
-    return g
+    return g, problem
 
 
-def model_coefficients(estimator, X, y):
-    """Coefficients of the model ``estimator`` would solve for ``(X, y)``, built (its matrix not assembled)."""
-    f = estimator.build_formulation(X, y)
-    return sum(len(g.vals) for g in f.constraints.values())
+def objective_terms(model, problem) -> dict:
+    """The exact training objective (3.12) of ``model``'s tree in its terms: each layer's weighted loss
+    ``C_h sum_i v_i loss(y_i (w_t x_i + b_t))`` (layer 0 the root's, the last one the leaves' that predict) and
+    the penalty (the rest of the objective)."""
+    from optitrees.formulations.loss_optimal_solution import layer_loss_functions, tree_objective
+
+    spec, data = problem.spec, problem.data
+    tree = model.tree_.to_scaled_units(data)
+    _, values = tree.path_values(data.X)
+    margins = data.y[:, None] * values
+    losses = layer_loss_functions(problem, False)
+    terms = {f"layer{h}_loss": float(spec.C[h] * data.weighted_sum(losses[h](margins[:, h])))
+             for h in range(spec.depth)}
+    terms["penalty"] = tree_objective(problem, tree) - sum(terms.values())
+    return terms
 
 
-def test_log_loss(model, X, y, balanced):
+def held_out_log_loss(model, X, y, balanced):
     """Mean log loss of ``model`` on ``(X, y)``: the fit's own loss, each class weighted as in the fit (equally
     when ``balanced``)."""
     from sklearn.metrics import log_loss
@@ -384,6 +398,17 @@ def test_log_loss(model, X, y, balanced):
 
     weight = compute_sample_weight("balanced", y) if balanced else None
     return log_loss(y, model.predict_proba(X), sample_weight=weight, labels=model.classes_)
+
+
+def loss_results(class_weight):
+    """The loss part's results file for the fits' class weights."""
+    return RESULTS / ("scale_loss_balanced.csv" if class_weight == "balanced" else "scale_loss.csv")
+
+
+def model_coefficients(estimator, X, y):
+    """Coefficients of the model ``estimator`` would solve for ``(X, y)``, built (its matrix not assembled)."""
+    f = estimator.build_formulation(X, y)
+    return sum(len(g.vals) for g in f.constraints.values())
 
 
 def part_loss(args):
@@ -394,7 +419,7 @@ def part_loss(args):
 
     rows = []
     balanced = args.class_weight == "balanced"
-    out = RESULTS / ("scale_loss_balanced.csv" if balanced else "scale_loss.csv")
+    out = loss_results(args.class_weight)
     earlier = pd.read_csv(out) if args.merge and out.exists() else None
     olct = OLCTClassifier(max_depth=2, time_limit=args.time_limit, threads=1, random_state=0,
                           class_weight="balanced" if balanced else None)
@@ -412,7 +437,7 @@ def part_loss(args):
             def fit(train=train, test=test):
                 m, t = timed(lambda: olct.fit(X[train], y[train]))
                 r = m.fit_report_
-                greedy = greedy_model(m, X[train], y[train])
+                greedy, problem = greedy_model(m, X[train], y[train])
                 nnz = re.search(r"(\d+) (?:nonzeros|coefficients)", m.formulation_summary_)
                 return dict(time=t, nnz=int(nnz.group(1)) if nnz else None, objective=r.objective,
                             greedy=r.starts.get("greedy"),
@@ -420,8 +445,10 @@ def part_loss(args):
                             distinct=r.distinct_rows,
                             test_bacc=balanced_accuracy_score(y[test], m.predict(X[test])),
                             greedy_test_bacc=balanced_accuracy_score(y[test], greedy.predict(X[test])),
-                            test_logloss=test_log_loss(m, X[test], y[test], balanced),
-                            greedy_test_logloss=test_log_loss(greedy, X[test], y[test], balanced))
+                            test_logloss=held_out_log_loss(m, X[test], y[test], balanced),
+                            greedy_test_logloss=held_out_log_loss(greedy, X[test], y[test], balanced),
+                            **objective_terms(m, problem),
+                            **{f"greedy_{k}": v for k, v in objective_terms(greedy, problem).items()})
 
             row = isolated(fit)
             if row.get("nnz") is None:            # a model out of reach is not built by the fit: count it apart
@@ -448,12 +475,19 @@ def summary_loss(path):
                         "bound", "beats_greedy", "method", "test_bacc", "greedy_test_bacc") if c in frame]
     print(frame[cols].round(4).to_string(index=False))
     print(f"\nbeats the greedy tree in {frame.beats_greedy.mean():.0%} of {len(frame)} fits")
-    for metric, unit in (("test_bacc", 100.0), ("test_logloss", 1.0)):
+    for metric, unit, higher_is_better in (("test_bacc", 100.0, True), ("test_logloss", 1.0, False)):
         if metric in frame and f"greedy_{metric}" in frame:
             diff = unit * (frame[metric] - frame[f"greedy_{metric}"])
+            better = int((diff > 0).sum() if higher_is_better else (diff < 0).sum())
             print(f"{metric} - greedy's: {diff.mean():+.4f} +- {diff.std(ddof=1) / np.sqrt(len(diff)):.4f} "
-                  f"(mean +- standard error{', points' if unit == 100.0 else ''}; better in "
-                  f"{int((diff > 0).sum() if metric == 'test_bacc' else (diff < 0).sum())} of {len(diff)})")
+                  f"(mean +- standard error{', points' if unit == 100.0 else ''}; better in {better} of {len(diff)})")
+    terms = [c for c in frame if (c.startswith("layer") and c.endswith("_loss")) or c == "penalty"]
+    if terms and all(f"greedy_{c}" in frame for c in terms):
+        print("the objective's terms, the returned tree's against the greedy tree's (sum over the fits; "
+              "the last layer's loss is that of the leaves that predict):")
+        for c in terms:
+            print(f"  {c}: {frame[c].sum():.1f} against {frame[f'greedy_{c}'].sum():.1f}; lower in "
+                  f"{int((frame[c] < frame[f'greedy_{c}'] - 1e-9).sum())} of {len(frame)} fits")
 
 
 def main():
@@ -480,8 +514,7 @@ def main():
                              "risk part: of the same data set; loss part: of the same data set and N")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
-    path = RESULTS / ("scale_loss_balanced.csv" if args.part == "loss" and args.class_weight == "balanced"
-                      else f"scale_{args.part}.csv")
+    path = loss_results(args.class_weight) if args.part == "loss" else RESULTS / f"scale_{args.part}.csv"
     if not args.summary_only:
         require_shared()
         RESULTS.mkdir(exist_ok=True)
