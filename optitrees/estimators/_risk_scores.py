@@ -42,6 +42,10 @@ _ATTRIBUTES_DOC = """    Attributes
 class _RiskScore(ScoreCardViews, MIPClassifier):
     _multiclass_hint = "wrap it in sklearn.multiclass.OneVsRestClassifier for more classes"
     _refine_name = "intercept"
+    #: What follows the solve (the exact intercept, or multiplier and intercept, of one card: 1-D convex
+    #: problems over the distinct rows) takes 0.01 s at 10^6 rows, so the solve keeps 1% of the budget
+    #: (at least the solver's allowance of 1 s) rather than 5%: 2 s more search in a minute.
+    _reserve = 0.01
 
     def _refine(self, problem, card, budget):
         """The exact intercept for the solver's rules and points (a 1-D convex problem); with

@@ -32,14 +32,23 @@ class CutPoolLP:
     in proportion to the LP's nonzeros even when it needs no simplex
     iteration (1.3 ms at 300 cuts of 115 nonzeros, 6.7 ms at 1000), and on
     ``rs_mushroom`` the cuts are dense: keeping them all, node LPs took 53 of 60 s.
+    The LPs run on one thread (``threads`` is not read: dual simplex is serial)
+    with Devex pricing (see ``__init__``).
     """
 
     def __init__(self, formulation, threads, seed, verbose, max_age=5, min_rows=100, max_back=32):
         import highspy
 
         self.highspy = highspy
-        h = new_highs(verbose)        # LPs only: dual simplex is serial, so ``threads`` is left to the scheduler
+        h = new_highs(verbose)
         h.setOptionValue("random_seed", int(seed))
+        # dual simplex is serial; with ``threads`` 0 every run reads the CPU topology from /sys twice
+        # (HiGHS sizes its scheduler each run): 4% of the node LPs' time on rs_mushroom
+        h.setOptionValue("threads", 1)
+        # Devex pricing: dual steepest edge (HiGHS's choice) computes the weights of every row again after the
+        # LP changes, a BTRAN per row: node LPs took 1.5x as long on rs_mushroom (T = 7 certified in 56 s
+        # against 38 s)
+        h.setOptionValue("simplex_dual_edge_weight_strategy", 1)
         formulation.to_highs(names=False, highs=h)
         n = formulation.n_cols
         self.n = n
@@ -49,7 +58,9 @@ class CutPoolLP:
         self.n_base = h.getNumRow()
         self.max_age, self.min_rows, self.max_back = max_age, min_rows, max_back
         self.n_cuts = 0
-        self._pool = np.zeros((64, n))            # dense cut rows: pool @ x >= lower (capacity doubles)
+        self.columns = np.zeros(0, np.int32)      # the columns any cut has a coefficient on, ascending
+        self._position = np.full(n, -1)           # each column's place in ``columns`` (-1: in no cut)
+        self._pool = np.zeros((64, 0))            # cut rows on those columns: pool @ x[columns] >= lower
         self._lower = np.zeros(64)
         self._in_lp = np.zeros(64, bool)
         self._age = np.zeros(64, int)             # LP optima at which the cut has been slack, in a row
@@ -60,15 +71,31 @@ class CutPoolLP:
     in_lp = property(lambda self: self._in_lp[: self.n_cuts])
     age = property(lambda self: self._age[: self.n_cuts])
 
+    def cut_values(self, x) -> np.ndarray:
+        """The left-hand side of every pool cut at ``x`` (of shape (n_cols,)); the cuts read ``>= lower``."""
+        return self.pool @ np.asarray(x, float)[self.columns]
+
     def add_cut(self, index, coef, lower):
-        """Add the cut ``coef x[index] >= lower`` to the pool and the LP."""
+        """Add the cut ``coef x[index] >= lower`` to the pool and the LP.
+
+        The pool stores the cuts on the columns any of them uses (a risk score's cuts are on its points
+        and the loss, not its selections: half of the columns), so checking it costs half as much."""
+        index, coef = np.asarray(index, int), np.asarray(coef, float)
+        new = index[(coef != 0.0) & (self._position[index] < 0)]
+        if new.size:                               # widen the pool to the new columns, kept ascending
+            columns = np.union1d(self.columns, new).astype(np.int32)
+            pool = np.zeros((len(self._lower), len(columns)))
+            pool[:, np.searchsorted(columns, self.columns)] = self._pool
+            self.columns, self._pool = columns, pool
+            self._position[columns] = np.arange(len(columns))
         k = self.n_cuts
         if k == len(self._lower):
             self._pool, self._lower, self._in_lp, self._age = (np.concatenate([a, np.zeros_like(a)]) for a in (
                 self._pool, self._lower, self._in_lp, self._age))
-        row = self._pool[k]
-        np.add.at(row, np.asarray(index, int), np.asarray(coef, float))
+        row = np.zeros(self.n)
+        np.add.at(row, index, coef)
         row[np.abs(row) <= 1e-13] = 0.0
+        self._pool[k] = row[self.columns]
         self._lower[k] = float(lower)
         self.n_cuts += 1
         self._to_lp(np.array([k]))
@@ -77,7 +104,7 @@ class CutPoolLP:
         block = self.pool[ids]
         nz = block != 0.0
         starts = np.concatenate([[0], np.cumsum(nz.sum(axis=1))[:-1]]).astype(np.int32)
-        cols = np.nonzero(nz)[1].astype(np.int32)
+        cols = self.columns[np.nonzero(nz)[1]]
         self.h.addRows(len(ids), self.lower[ids], np.full(len(ids), self.highspy.kHighsInf), int(nz.sum()), starts,
                        cols, block[nz])
         self.in_lp[ids] = True
@@ -86,7 +113,7 @@ class CutPoolLP:
 
     def _violated(self, x, tol):
         """Pool cuts outside the LP that ``x`` violates, the ``max_back`` most violated."""
-        excess = self.lower - self.pool @ x
+        excess = self.lower - self.cut_values(x)
         out = np.flatnonzero((excess > tol * np.maximum(1.0, np.abs(self.lower))) & ~self.in_lp)
         return out[np.argsort(-excess[out])[: self.max_back]]
 

@@ -55,5 +55,30 @@ def test_the_lp_over_a_cut_pool_has_the_value_of_the_lp_with_every_cut(card_data
         v_pooled, x, _ = pooled.solve(lo2, hi2, 10.0)
         v_full, _, _ = full.solve(lo2, hi2, 10.0)
         assert v_pooled == pytest.approx(v_full, rel=1e-7, abs=1e-7)
-        assert np.all(pooled.pool @ x >= pooled.lower - 1e-6 * np.maximum(1, np.abs(pooled.lower)))
+        assert np.all(pooled.cut_values(x) >= pooled.lower - 1e-6 * np.maximum(1, np.abs(pooled.lower)))
     assert len(pooled.rows) < pooled.n_cuts == 60          # cuts did leave the LP
+
+
+def test_the_pool_widens_to_columns_a_later_cut_brings_and_keeps_each_cut_exact(card_data):
+    """The pool stores cuts on the columns any of them uses: a later cut on other columns widens it, and
+    every cut's left-hand side and LP row stay those given (repeated indices summed)."""
+    X, y = card_data
+    f = ors(X, y, n_rules=2, scores=range(-3, 4), method="cutting_planes")
+    oracle = LossOracle(f)
+    lp = CutPoolLP(f, 1, 0, False, min_rows=10 ** 6)
+    rows = list(ors_cuts_at_random_points(f, oracle, 3, seed=0))
+    a = f.variables["a"].columns
+    rows.append((np.array([a[0], a[1], a[0]]), np.array([0.5, -1.0, 0.25]), -3.0))   # on selections: new columns
+    rows.append(next(ors_cuts_at_random_points(f, oracle, 1, seed=1)))
+    dense = np.zeros((len(rows), f.n_cols))
+    for k, (index, coef, lower) in enumerate(rows):
+        lp.add_cut(index, coef, lower)
+        np.add.at(dense[k], np.asarray(index), np.asarray(coef))
+    assert set(a[:2]) <= set(lp.columns) and len(lp.columns) < f.n_cols
+    x = np.random.default_rng(3).uniform(-1, 1, f.n_cols)
+    np.testing.assert_allclose(lp.cut_values(x), dense @ x, rtol=1e-12, atol=1e-12)
+    matrix = lp.h.getLp().a_matrix_
+    from scipy.sparse import csc_matrix
+
+    A = csc_matrix((matrix.value_, matrix.index_, matrix.start_), shape=(lp.h.getNumRow(), f.n_cols)).toarray()
+    np.testing.assert_allclose(A[lp.n_base:], dense, rtol=1e-12, atol=1e-13)
