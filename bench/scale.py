@@ -73,9 +73,33 @@ def _status_mib(field):
 _FIT_END_HWM = []     # the child's peak resident set when its fit returned (set by ``timed``)
 
 
+def _map_file_pages():
+    """Map into this process's page tables every page of its file-backed mappings (the interpreter's and the
+    libraries' code and data) that it may read.
+
+    A forked child shares its parent's pages, but the kernel copies only the page-table entries of anonymous
+    memory at a fork: the first time the child runs a library's code (a fit's HiGHS, liblinear, glum), those
+    pages join its resident set and looked like memory the fit took (10 MiB of the 53 MiB peak of an OLCT fit
+    on a2a, 4,000 rows). With them mapped first (``MADV_POPULATE_READ``, Linux 5.14+), the peak's growth is
+    the fit's own memory."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    populate_read = 22
+    with open("/proc/self/maps") as fh:
+        for line in fh:
+            fields = line.split()
+            if len(fields) < 6 or not fields[5].startswith("/") or "r" not in fields[1]:
+                continue
+            start, end = (int(a, 16) for a in fields[0].split("-"))
+            libc.madvise(start, end - start, populate_read)      # a failure (an old kernel) leaves it as it was
+
+
 def _child(conn, fn, spawns):
     try:
         _FIT_END_HWM.clear()
+        _map_file_pages()
         start = _status_mib("VmRSS")
         out = fn()
         # the fit's peak, not that of the scoring after it (a test set of 26,000 rows, the greedy tree refit)
