@@ -90,6 +90,8 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
     cut_tol : float
         A point's cut is added when its exact objective exceeds the LP value
         by more than this (relative).
+    threads : int
+        Not read: the node LPs are solved one at a time by serial dual simplex.
     progress : ProgressPrinter, optional
         Told the incumbent, the bound, the gap and the nodes as they change
         (its timer prints the progress line of a long search).
@@ -102,7 +104,7 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         ``checks["cuts"]`` the number of cuts added.
     """
     t_start = time.perf_counter()
-    lp = CutPoolLP(formulation, threads, seed, verbose)
+    lp = CutPoolLP(formulation, seed, verbose)
     integer = np.asarray(formulation.integrality, bool)
     binary = integer & (formulation.col_lower == 0) & (formulation.col_upper == 1)
     state = {"ub": np.inf, "x": None, "cuts": 0, "source": None}

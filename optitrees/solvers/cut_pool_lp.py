@@ -35,10 +35,10 @@ class CutPoolLP:
     With dual steepest edge pricing a run after a change cost about 10 us more
     per LP row, few iterations or many (1.2 ms at 270 rows, 2.6 ms at 420, on
     ``rs_mushroom``): the LPs run with Devex pricing instead, on one thread
-    (``threads`` is not read: dual simplex is serial).
+    (dual simplex is serial).
     """
 
-    def __init__(self, formulation, threads, seed, verbose, max_age=5, min_rows=100, max_back=32):
+    def __init__(self, formulation, seed, verbose, max_age=5, min_rows=100, max_back=32):
         import highspy
 
         self.highspy = highspy

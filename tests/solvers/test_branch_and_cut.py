@@ -145,7 +145,7 @@ def test_reduced_cost_fixing_keeps_every_point_below_the_cutoff(card_data):
 
     X, y = card_data
     f = ors(X, y, n_rules=2, scores=range(-3, 4), method="cutting_planes")
-    lp = CutPoolLP(f, 1, 0, False)
+    lp = CutPoolLP(f, 0, False)
     for row in ors_cuts_at_random_points(f, LossOracle(f), 40, seed=3):
         lp.add_cut(*row)
     lo, hi = f.col_lower.astype(float), f.col_upper.astype(float)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy.sparse import csc_matrix
 from _support import ors_cuts_at_random_points
 
 from optitrees.formulations.ors import ors
@@ -16,7 +17,7 @@ def test_each_node_lp_gets_the_time_left_not_what_remains_of_it_after_earlier_lp
     optimum (rs_mushroom, T = 5: "optimal" at 152.42 and at 178.85 where 139.89 exists)."""
     X, y = card_data
     f = ors(X, y, n_rules=2, scores=range(-2, 3), method="cutting_planes")
-    lp = CutPoolLP(f, 1, 0, False)
+    lp = CutPoolLP(f, 0, False)
     lo, hi = f.col_lower.astype(float), f.col_upper.astype(float)
     first = lp.solve(lo, hi, 0.05)     # limits of 50 ms: one small LP fits even on a loaded machine
     s = f.variables["s"].columns
@@ -38,7 +39,7 @@ def test_the_lp_over_a_cut_pool_has_the_value_of_the_lp_with_every_cut(card_data
     X, y = card_data
     f = ors(X, y, n_rules=2, scores=range(-3, 4), method="cutting_planes")
     oracle = LossOracle(f)
-    pooled, full = CutPoolLP(f, 1, 0, False, max_age=1, min_rows=0), CutPoolLP(f, 1, 0, False, min_rows=10 ** 6)
+    pooled, full = CutPoolLP(f, 0, False, max_age=1, min_rows=0), CutPoolLP(f, 0, False, min_rows=10 ** 6)
     for row in ors_cuts_at_random_points(f, oracle, 60, seed=0):
         pooled.add_cut(*row)
         full.add_cut(*row)
@@ -65,7 +66,7 @@ def test_the_pool_widens_to_columns_a_later_cut_brings_and_keeps_each_cut_exact(
     X, y = card_data
     f = ors(X, y, n_rules=2, scores=range(-3, 4), method="cutting_planes")
     oracle = LossOracle(f)
-    lp = CutPoolLP(f, 1, 0, False, min_rows=10 ** 6)
+    lp = CutPoolLP(f, 0, False, min_rows=10 ** 6)
     rows = list(ors_cuts_at_random_points(f, oracle, 3, seed=0))
     a = f.variables["a"].columns
     rows.append((np.array([a[0], a[1], a[0]]), np.array([0.5, -1.0, 0.25]), -3.0))   # on selections: new columns
@@ -78,7 +79,5 @@ def test_the_pool_widens_to_columns_a_later_cut_brings_and_keeps_each_cut_exact(
     x = np.random.default_rng(3).uniform(-1, 1, f.n_cols)
     np.testing.assert_allclose(lp.cut_values(x), dense @ x, rtol=1e-12, atol=1e-12)
     matrix = lp.h.getLp().a_matrix_
-    from scipy.sparse import csc_matrix
-
     A = csc_matrix((matrix.value_, matrix.index_, matrix.start_), shape=(lp.h.getNumRow(), f.n_cols)).toarray()
     np.testing.assert_allclose(A[lp.n_base:], dense, rtol=1e-12, atol=1e-13)
