@@ -47,9 +47,9 @@ class CutPoolLP:
         # dual simplex is serial; with ``threads`` 0 every run reads the CPU topology from /sys twice
         # (HiGHS sizes its scheduler each run): 4% of the node LPs' time on rs_mushroom
         h.setOptionValue("threads", 1)
-        # Devex pricing: dual steepest edge (HiGHS's choice) computes the weights of every row again after the
-        # LP changes, a BTRAN per row: node LPs took 1.5x as long on rs_mushroom (T = 7 certified in 56 s
-        # against 38 s)
+        # Devex pricing: with dual steepest edge (HiGHS's choice) a run after a change spent its time in BTRANs
+        # and refactoring, about 10 us per row (its weights computed again, it seems): node LPs took 1.5x as
+        # long on rs_mushroom (T = 7 certified in 53-56 s against 38 s)
         h.setOptionValue("simplex_dual_edge_weight_strategy", 1)
         formulation.to_highs(names=False, highs=h)
         n = formulation.n_cols
