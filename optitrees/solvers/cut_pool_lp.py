@@ -34,8 +34,7 @@ class CutPoolLP:
     ``rs_mushroom`` the cuts are dense: keeping them all, node LPs took 53 of 60 s.
     With dual steepest edge pricing a run after a change cost about 10 us more
     per LP row, few iterations or many (1.2 ms at 270 rows, 2.6 ms at 420, on
-    ``rs_mushroom``): the LPs run with Devex pricing instead, on one thread
-    (dual simplex is serial).
+    ``rs_mushroom``): the LPs run with Devex pricing instead.
     """
 
     def __init__(self, formulation, seed, verbose, max_age=5, min_rows=100, max_back=32):
@@ -44,9 +43,8 @@ class CutPoolLP:
         self.highspy = highspy
         h = new_highs(verbose)
         h.setOptionValue("random_seed", int(seed))
-        # dual simplex is serial; with ``threads`` 0 every run reads the CPU topology from /sys twice
-        # (HiGHS sizes its scheduler each run): 4% of the node LPs' time on rs_mushroom
-        h.setOptionValue("threads", 1)
+        # ``threads`` is left to HiGHS's process-wide scheduler: an explicit count that differs from the one it was
+        # made with fails every run (see :func:`~optitrees.solvers.highs.configured_highs`); dual simplex is serial
         # Devex pricing: with dual steepest edge (HiGHS's choice) a run after a change spent its time in BTRANs
         # and refactoring, about 10 us per row (its weights computed again, it seems): node LPs took 1.5x as
         # long on rs_mushroom (T = 7 certified in 53-56 s against 38 s)
@@ -61,7 +59,7 @@ class CutPoolLP:
         self.max_age, self.min_rows, self.max_back = max_age, min_rows, max_back
         self.n_cuts = 0
         self.columns = np.zeros(0, np.int32)      # the columns any cut has a coefficient on, ascending
-        self._position = np.full(n, -1)           # each column's place in ``columns`` (-1: in no cut)
+        self._in_columns = np.zeros(n, bool)      # whether a column is in ``columns``
         self._pool = np.zeros((64, 0))            # cut rows on those columns: pool @ x[columns] >= lower
         self._lower = np.zeros(64)
         self._in_lp = np.zeros(64, bool)
@@ -83,13 +81,13 @@ class CutPoolLP:
         The pool stores the cuts on the columns any of them uses (a risk score's cuts are on its points
         and the loss, not its selections: half of the columns), so checking it costs half as much."""
         index, coef = np.asarray(index, int), np.asarray(coef, float)
-        new = index[(coef != 0.0) & (self._position[index] < 0)]
+        new = index[(coef != 0.0) & ~self._in_columns[index]]
         if new.size:                               # widen the pool to the new columns, kept ascending
             columns = np.union1d(self.columns, new).astype(np.int32)
             pool = np.zeros((len(self._lower), len(columns)))
             pool[:, np.searchsorted(columns, self.columns)] = self._pool
             self.columns, self._pool = columns, pool
-            self._position[columns] = np.arange(len(columns))
+            self._in_columns[new] = True
         k = self.n_cuts
         if k == len(self._lower):
             self._pool, self._lower, self._in_lp, self._age = (np.concatenate([a, np.zeros_like(a)]) for a in (

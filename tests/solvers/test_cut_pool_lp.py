@@ -81,3 +81,21 @@ def test_the_pool_widens_to_columns_a_later_cut_brings_and_keeps_each_cut_exact(
     matrix = lp.h.getLp().a_matrix_
     A = csc_matrix((matrix.value_, matrix.index_, matrix.start_), shape=(lp.h.getNumRow(), f.n_cols)).toarray()
     np.testing.assert_allclose(A[lp.n_base:], dense, rtol=1e-12, atol=1e-13)
+
+
+def test_node_lps_solve_whatever_thread_count_the_process_scheduler_was_made_with(card_data):
+    """HiGHS keeps one task scheduler per process, sized by its first run; a node LP that asked for another
+    thread count failed every run (status ``kNotset``: no node solved) once any HiGHS had run with two."""
+    import highspy
+
+    other = highspy.Highs()
+    other.setOptionValue("output_flag", False)
+    other.setOptionValue("threads", 2)
+    highspy.Highs.resetThreadScheduler(False)
+    other.addVars(1, np.zeros(1), np.ones(1))
+    other.run()
+    X, y = card_data
+    f = ors(X, y, n_rules=2, scores=range(-2, 3), method="cutting_planes")
+    lp = CutPoolLP(f, 0, False)
+    res = lp.solve(f.col_lower.astype(float), f.col_upper.astype(float), 10.0)
+    assert res is not None and res is not UNSOLVED
