@@ -41,10 +41,25 @@ def _l1_params() -> dict:
     return {"l1_ratio": 1.0, "solver": "liblinear"} if _L1_RATIO_API else {"penalty": "l1", "solver": "liblinear"}
 
 
+def log_loss(model, X, y, sample_weight=None) -> float:
+    """Mean (weighted) log loss of a fitted classifier on ``(X, y)``: scikit-learn's ``log_loss`` (probabilities
+    clipped to ``[eps, 1 - eps]``) without its input checks, which took three quarters of a rule set's fit on
+    small data (the cross-validation scores every fold at every ``C``)."""
+    eps = np.finfo(float).eps
+    proba = np.clip(model.predict_proba(X), eps, 1 - eps)
+    column = np.searchsorted(model.classes_, y)
+    return float(np.average(-np.log(proba[np.arange(len(column)), column]), weights=sample_weight))
+
+
+def _neg_log_loss(model, X, y, sample_weight=None) -> float:
+    """The scorer ``"neg_log_loss"``, by :func:`log_loss`."""
+    return -log_loss(model, X, y, sample_weight)
+
+
 def _l1_cv(Cs, cv, random_state):
     """A ``LogisticRegressionCV`` over ``Cs`` with the L1 penalty, scored by log loss."""
     params = {"l1_ratios": (1.0,), "use_legacy_attributes": False} if _L1_RATIO_API else {"penalty": "l1"}
-    return LogisticRegressionCV(Cs=Cs, cv=cv, scoring="neg_log_loss", solver="liblinear", random_state=random_state,
+    return LogisticRegressionCV(Cs=Cs, cv=cv, scoring=_neg_log_loss, solver="liblinear", random_state=random_state,
                                 **params)
 
 
@@ -54,7 +69,6 @@ def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
     abandoned (:func:`~optitrees.algorithms.budget.call_until`) and ends the walk; the ``C`` s scored in full
     compete (none: the sparsest). The final fit at the chosen ``C`` runs to its end. Returns a fitted model
     with ``coef_``, ``intercept_`` and ``C_``."""
-    from sklearn.metrics import log_loss
     from sklearn.model_selection import StratifiedKFold
 
     def l1_fit(C, rows):
@@ -69,8 +83,7 @@ def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
             done, model = call_until(deadline, l1_fit, C, train)
             if not done:
                 break
-            total += log_loss(y[test], model.predict_proba(Z[test]), labels=model.classes_,
-                              sample_weight=None if sample_weight is None else sample_weight[test])
+            total += log_loss(model, Z[test], y[test], None if sample_weight is None else sample_weight[test])
         else:
             losses.append(total)
             continue

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
-from optitrees.algorithms.rules.lasso_selection import _grid, _l1_cv, _l1_params, correctness_model, lasso_select
+from optitrees.algorithms.rules.lasso_selection import (_grid, _l1_cv, _l1_params, correctness_model, lasso_select,
+                                                       log_loss)
 
 
 @pytest.fixture(scope="module")
@@ -13,6 +14,20 @@ def rule_columns():
     Z = (rng.random((300, 12)) < 0.4).astype(float)
     y = ((Z[:, 3] + Z[:, 7] - Z[:, 10] + 0.3 * rng.standard_normal(300)) > 0.5).astype(int)
     return Z, y
+
+
+@pytest.mark.parametrize("labels", [np.array([0, 1]), np.array([False, True]), np.array(["no", "yes"])])
+def test_the_cross_validations_log_loss_is_scikit_learns(labels):
+    from sklearn.metrics import log_loss as sklearn_log_loss
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((80, 3))
+    y = labels[(X[:, 0] + rng.standard_normal(80) > 0).astype(int)]
+    model = LogisticRegression(C=100.0).fit(X * 30, y)             # some probabilities are clipped at eps
+    weight = rng.integers(1, 5, 80).astype(float)
+    for w in (None, weight):
+        expected = sklearn_log_loss(y, model.predict_proba(X * 30), labels=model.classes_, sample_weight=w)
+        assert log_loss(model, X * 30, y, w) == pytest.approx(expected, rel=1e-12)
 
 
 def test_selected_rules_are_the_largest_coefficients_of_the_cross_validated_lasso(rule_columns):
