@@ -11,8 +11,8 @@ from optitrees import OCTClassifier, solvers
 from optitrees.formulations.oct_solution import decode
 
 data = load_breast_cancer(as_frame=True)
-X = data.data[["mean radius", "mean texture", "mean concavity"]].iloc[:60]
-y = data.target.iloc[:60]
+X = data.data[["mean radius", "mean texture", "mean concavity"]].iloc[:40]
+y = data.target.iloc[:40]
 
 # the exact model OCTClassifier would solve, feature names in its index set J
 est = OCTClassifier(max_depth=2, alpha=0.01)

@@ -24,9 +24,16 @@ def cancer():
     return X, y
 
 
-def test_string_labels_and_dataframe_names(cancer):
+@pytest.fixture(scope="module")
+def fitted(cancer):
+    """One depth-2 fit that the tests of its views share (each ran its own, 3 s apiece)."""
     X, y = cancer
-    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=3, random_state=0, warm_start="tao"), X, y)
+    return fit_quiet(OLCTClassifier(max_depth=2, time_limit=3, random_state=0, warm_start="tao"), X, y)
+
+
+def test_string_labels_and_dataframe_names(cancer, fitted):
+    X, y = cancer
+    clf = fitted
     assert list(clf.classes_) == ["benign", "malignant"]
     assert set(clf.predict(X)) <= {"benign", "malignant"}
     assert list(clf.feature_names_in_) == list(X.columns)
@@ -38,9 +45,9 @@ def test_string_labels_and_dataframe_names(cancer):
     assert (clf.predict(X) == y).mean() > 0.85
 
 
-def test_weights_in_original_units(cancer):
+def test_weights_in_original_units(cancer, fitted):
     X, y = cancer
-    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=3, random_state=0, warm_start="tao"), X, y)
+    clf = fitted
     Xv = X.to_numpy()
     mean, std = Xv.mean(0), Xv.std(0)
     # the same hyperplanes on standardized data give the same node values
@@ -117,9 +124,9 @@ def test_pickle_clone_and_dict(cancer):
     assert d["max_depth"] == 0 and d["classes"] == ["benign", "malignant"] and d["leaf_model"] == "linear"
 
 
-def test_interpretation(cancer):
+def test_interpretation(cancer, fitted):
     X, y = cancer
-    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=3, random_state=0, warm_start="tao"), X, y)
+    clf = fitted
     infl = clf.feature_influence()
     assert infl.shape == (3, X.shape[1])
     assert np.allclose(infl.to_numpy(), clf.tree_.weights * clf.node_std_)

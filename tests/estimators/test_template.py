@@ -152,7 +152,7 @@ def test_numeric_and_boolean_pandas_columns_are_accepted():
 @pytest.mark.parametrize("cls", [OLCTClassifier, OCTClassifier, OCTHClassifier])
 def test_forbidden_features_are_never_used(cancer, cls):
     X, y = cancer
-    clf = fit_quiet(cls(max_depth=2, time_limit=4, solver_options={"mip_max_nodes": 10}, warm_start="tao",
+    clf = fit_quiet(cls(max_depth=2, time_limit=2, solver_options={"mip_max_nodes": 10}, warm_start="tao",
                         forbidden_features=[27, "x22"]), X[:150], y[:150])
     assert np.all(clf.tree_.weights[:, [22, 27]] == 0)
 
