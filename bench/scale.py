@@ -22,7 +22,9 @@ Part ``loss``: ``OLCTClassifier`` depth 2 (its defaults), 60 s per fit, at 4k-30
 training rows of a2a_test, a4a_test, phishing, spambase and adult (the rest of each set is the test set),
 against the greedy tree it starts from: exact training objective and its terms (each layer's weighted loss,
 the leaves' last, and the penalty), test balanced accuracy and log loss, lower bound; ``--class-weight
-balanced`` fits with balanced class weights (scored with them).
+balanced`` fits with balanced class weights (scored with them); ``--splits 0 1 2`` fits each set and N on
+each of these random train / test splits (one test split's balanced accuracy moves by about half a point
+between two trees that differ little).
 
 Every fit runs in a forked child: ``peak MiB`` is the growth of its resident set (its own child processes
 included, e.g. ConTree's); in parts ``trees`` and ``loss`` until the fit returns (the scoring after it left
@@ -31,7 +33,8 @@ learner.
 
 Run: python bench/scale.py --part trees [--sizes 1000 4000 16000 30000 100000] [--time-limit 60]
      python bench/scale.py --part risk --peer-python /work/venvs/fasterrisk/bin/python [--sets rs_adult ...] [--merge]
-     python bench/scale.py --part loss [--time-limit 60] [--loss-sets phishing ...] [--class-weight balanced] [--merge]
+     python bench/scale.py --part loss [--time-limit 60] [--loss-sets phishing ...] [--class-weight balanced]
+                                       [--splits 0 1 2] [--merge]
      python bench/scale.py --part trees --summary-only
 """
 
@@ -453,8 +456,8 @@ def part_loss(args):
     timed(lambda: clone(olct).set_params(time_limit=2).fit(X[:300], y[:300]))
     for name, sizes in [(name, sizes) for name, sizes in LOSS_SETS if name in args.loss_sets]:
         X, y, _ = load_numeric(name)
-        for n in sizes:
-            rng = np.random.default_rng(0)
+        for n, split in [(n, split) for n in sizes for split in args.splits]:
+            rng = np.random.default_rng(split)
             perm = rng.permutation(len(y))
             train, test = perm[:n], perm[n:] if len(y) - n >= 500 else perm[-2000:]
 
@@ -479,11 +482,13 @@ def part_loss(args):
                 row["nnz"] = isolated(lambda train=train: dict(nnz=model_coefficients(olct, X[train], y[train])))["nnz"]
             # data and the model's matrix in memory: X in float64, the CSR matrix (value, column index)
             row["data_matrix_mib"] = (X[train].nbytes + 12 * row["nnz"]) / 2**20
-            rows.append(dict(dataset=name, n=n, p=X.shape[1], **row))
-            print(f"{name} N={n} done", flush=True)
+            rows.append(dict(dataset=name, n=n, split=split, p=X.shape[1], **row))
+            print(f"{name} N={n} split {split} done", flush=True)
             frame = pd.DataFrame(rows)
-            if earlier is not None:                 # keep the earlier run's rows of the sets and sizes not rerun
-                key = ["dataset", "n"]
+            if earlier is not None:                 # keep the earlier run's rows of the sets, sizes and splits not rerun
+                key = ["dataset", "n", "split"]
+                earlier = earlier.assign(split=earlier["split"].fillna(0).astype(int)) if "split" in earlier \
+                    else earlier.assign(split=0)
                 frame = pd.concat([earlier[~earlier.set_index(key).index.isin(frame.set_index(key).index)], frame],
                                   ignore_index=True)
             frame.to_csv(out, index=False)
@@ -492,10 +497,11 @@ def part_loss(args):
 
 def summary_loss(path):
     frame = pd.read_csv(path)
+    frame["split"] = frame["split"].fillna(0).astype(int) if "split" in frame else 0
     frame["beats_greedy"] = frame.objective < frame.greedy - 1e-9
     if "data_matrix_mib" in frame:
         frame["peak_x"] = frame.peak_mib / frame.data_matrix_mib
-    cols = [c for c in ("dataset", "n", "time", "peak_mib", "data_matrix_mib", "peak_x", "greedy", "objective",
+    cols = [c for c in ("dataset", "n", "split", "time", "peak_mib", "data_matrix_mib", "peak_x", "greedy", "objective",
                         "bound", "beats_greedy", "method", "test_bacc", "greedy_test_bacc") if c in frame]
     print(frame[cols].round(4).to_string(index=False))
     print(f"\nbeats the greedy tree in {frame.beats_greedy.mean():.0%} of {len(frame)} fits")
@@ -505,6 +511,9 @@ def summary_loss(path):
             better = int((diff > 0).sum() if higher_is_better else (diff < 0).sum())
             print(f"{metric} - greedy's: {diff.mean():+.4f} +- {diff.std(ddof=1) / np.sqrt(len(diff)):.4f} "
                   f"(mean +- standard error{', points' if unit == 100.0 else ''}; better in {better} of {len(diff)})")
+            if frame.split.nunique() > 1:
+                for split, d in diff.groupby(frame.split):
+                    print(f"  split {split}: {d.mean():+.4f} +- {d.std(ddof=1) / np.sqrt(len(d)):.4f} over {len(d)} fits")
     terms = [c for c in frame if (c.startswith("layer") and c.endswith("_loss")) or c == "penalty"]
     if terms and all(f"greedy_{c}" in frame for c in terms):
         print("the objective's terms, the returned tree's against the greedy tree's (sum over the fits; "
@@ -531,11 +540,13 @@ def main():
                         help="risk part: which data sets to run")
     parser.add_argument("--loss-sets", nargs="+", default=[name for name, _ in LOSS_SETS],
                         help="loss part: which data sets to run")
+    parser.add_argument("--splits", nargs="+", type=int, default=[0],
+                        help="loss part: seeds of the train / test splits (each data set and N is fitted on each)")
     parser.add_argument("--class-weight", choices=("none", "balanced"), default="none",
                         help="part loss: the fits' class weights (balanced: results in scale_loss_balanced.csv)")
     parser.add_argument("--merge", action="store_true",
                         help="trees part: these rows replace the earlier run's of the same N and pair; "
-                             "risk part: of the same data set; loss part: of the same data set and N")
+                             "risk part: of the same data set; loss part: of the same data set, N and split")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
     path = loss_results(args.class_weight) if args.part == "loss" else RESULTS / f"scale_{args.part}.csv"
