@@ -23,7 +23,8 @@ from ._views import _Printed
 __all__ = ["RuleSetClassifier"]
 
 
-#: Shares of ``time_limit`` at which the forest's growth and the LASSO path stop (counted from their start).
+#: Shares of ``time_limit`` at which the forest (its growth in the first half, reading its rules in the rest) and
+#: the LASSO path stop (counted from their start).
 FOREST_SHARE, LASSO_SHARE = 0.4, 0.3
 
 
@@ -140,11 +141,14 @@ class RuleSetClassifier(_Printed, OptitreesClassifier):
         # the forest learns on X / forest_scale_ (powers of two: the same splits, and features in tiny units are
         # not taken for constants); its rules are read back in the units of X
         self.forest_scale_ = power_of_two_scale(X)
-        self.forest_ = grow_forest(X / self.forest_scale_, y01, self.n_estimators, budget.until(FOREST_SHARE),
+        # the forest's share covers growing it and reading its rules, which takes about as long per tree
+        rules_deadline = budget.until(FOREST_SHARE)
+        self.forest_ = grow_forest(X / self.forest_scale_, y01, self.n_estimators, budget.until(FOREST_SHARE / 2),
                                    max_depth=self.max_depth, max_features=self.max_features,
                                    random_state=self.random_state, n_jobs=1, sample_weight=v)
+        candidates = forest_rules([from_sklearn(e, self.forest_scale_) for e in self.forest_.estimators_], X,
+                                  deadline=rules_deadline)
         budget.lap("forest")
-        candidates = forest_rules([from_sklearn(e, self.forest_scale_) for e in self.forest_.estimators_], X)
         self.n_candidate_rules_ = len(candidates)
         keep, self.lasso_coef_ = lasso_select(rule_matrix(candidates, X), y01, self.n_rules, folds, self.random_state,
                                               deadline=budget.until(LASSO_SHARE), sample_weight=v)

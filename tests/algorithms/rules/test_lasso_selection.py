@@ -92,3 +92,46 @@ def test_the_cross_validation_with_a_deadline_chooses_as_scikit_learn_does():
     assert np.allclose(ours.coef_, reference.coef_) and np.allclose(ours.intercept_, reference.intercept_)
     # a passed deadline scores the first C only: the sparsest model of the grid
     assert float(_cv_fit(Z, y, Cs, 3, 0, time.perf_counter() - 1).C_[0]) == float(Cs[0])
+
+
+def test_a_final_fit_cut_by_the_deadline_leaves_the_chosen_cs_best_fold_model(monkeypatch):
+    """The fit on all rows at the chosen C stops at the deadline (it ran past it by a second on 30,000 rows):
+    the model is then the fold model of that C with the least held-out loss."""
+    import time
+
+    from sklearn.model_selection import StratifiedKFold
+
+    from optitrees.algorithms.rules import lasso_selection
+    from optitrees.algorithms.rules.lasso_selection import _cv_fit, _grid, _l1_cv
+
+    rng = np.random.default_rng(0)
+    Z = (rng.random((500, 40)) < 0.3).astype(float)
+    y = (Z[:, :5].sum(axis=1) + rng.normal(size=500) > 1.5).astype(int)
+    Cs = _grid(Z, y)
+    real = lasso_selection.call_until
+
+    def all_rows_never_finish(deadline, fn, C, rows):
+        return (False, None) if len(rows) == len(y) else real(deadline, fn, C, rows)
+
+    monkeypatch.setattr(lasso_selection, "call_until", all_rows_never_finish)
+    ours = _cv_fit(Z, y, Cs, 3, 0, time.perf_counter() + 600)
+    chosen = float(np.ravel(_l1_cv(Cs, 3, 0).fit(Z, y).C_)[0])
+    assert float(ours.C_[0]) == chosen
+    folds = [LogisticRegression(C=chosen, random_state=0, **_l1_params()).fit(Z[train], y[train])
+             for train, _ in StratifiedKFold(3).split(Z, y)]
+    losses = [log_loss(m, Z[test], y[test]) for m, (_, test) in zip(folds, StratifiedKFold(3).split(Z, y))]
+    best = folds[int(np.argmin(losses))]
+    assert np.array_equal(ours.coef_, best.coef_) and np.array_equal(ours.intercept_, best.intercept_)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_grid_starts_at_scikit_learns_l1_min_c_of_the_weighted_columns(weighted):
+    from sklearn.svm import l1_min_c
+
+    rng = np.random.default_rng(5)
+    Z = (rng.random((200, 15)) < 0.3).astype(float)
+    y = rng.random(200) < 0.3
+    w = rng.integers(0, 4, 200).astype(float) if weighted else None
+    expected = l1_min_c(Z if w is None else Z * w[:, None], y, loss="log")
+    assert _grid(Z, y, w)[0] == pytest.approx(expected * 10 ** 0.05, rel=1e-12)
+    assert np.allclose(_grid(np.zeros_like(Z), y, w), np.logspace(0.05, 4, len(_grid(Z, y, w))))

@@ -55,6 +55,25 @@ def test_readable_thresholds_keep_every_training_row_on_its_path(forest):
     assert masks_short == masks_plain
 
 
+def test_a_deadline_reads_the_trees_in_order_until_it_passes(forest):
+    import time
+
+    X, rf = forest
+    trees = [from_sklearn(e) for e in rf.estimators_]
+    assert forest_rules(trees, X, deadline=time.perf_counter() - 1.0) == forest_rules(trees[:1], X)
+    assert forest_rules(trees, X, deadline=time.perf_counter() + 60.0) == forest_rules(trees, X)
+
+
+def test_the_rule_matrix_is_each_rules_fires_column_including_missing_values(forest):
+    X, rf = forest
+    X = X.copy()
+    X[::7, :5] = np.nan                                 # a missing value fails every test, as in Rule.fires
+    rules = forest_rules(rf)
+    Z = rule_matrix(rules, X)
+    assert Z.dtype == float and Z.flags["C_CONTIGUOUS"]
+    assert np.array_equal(Z, np.column_stack([r.fires(X) for r in rules]).astype(float))
+
+
 def test_repeated_feature_on_a_path_merges_into_one_interval():
     # x0 <= 4 then x0 > 1: the middle leaf is 1 < x0 <= 4
     tree = Tree([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [[1.0], [1.0], [0.0], [0.0], [0.0]], [4.0, 1.0, 0, 0, 0],
