@@ -448,6 +448,8 @@ def part_loss(args):
     balanced = args.class_weight == "balanced"
     out = loss_results(args.class_weight)
     earlier = pd.read_csv(out) if args.merge and out.exists() else None
+    if earlier is not None:                       # rows written before splits were recorded are split 0
+        earlier["split"] = earlier["split"].fillna(0).astype(int) if "split" in earlier else 0
     olct = OLCTClassifier(max_depth=2, time_limit=args.time_limit, threads=1, random_state=0,
                           class_weight="balanced" if balanced else None)
     # one small fit first, here: the modules a fit imports on its first call (HiGHS, glum, formulaic: 17 MiB
@@ -487,8 +489,6 @@ def part_loss(args):
             frame = pd.DataFrame(rows)
             if earlier is not None:                 # keep the earlier run's rows of the sets, sizes and splits not rerun
                 key = ["dataset", "n", "split"]
-                earlier = earlier.assign(split=earlier["split"].fillna(0).astype(int)) if "split" in earlier \
-                    else earlier.assign(split=0)
                 frame = pd.concat([earlier[~earlier.set_index(key).index.isin(frame.set_index(key).index)], frame],
                                   ignore_index=True)
             frame.to_csv(out, index=False)
