@@ -61,7 +61,7 @@ def test_mip_estimators_start_from_greedy_tao_or_tmo(cancer, warm_start):
     X, y = cancer
     X = X.iloc[:150, :6]
     y = y[:150]
-    clf = fit_quiet(OLCTClassifier(max_depth=2, warm_start=warm_start, time_limit=2.5,
+    clf = fit_quiet(OLCTClassifier(max_depth=2, warm_start=warm_start, time_limit=4,
                                    solver_options={"mip_max_nodes": 5}), X, y)
     starts = clf.start_objectives_
     kind = {True: "best", False: "greedy"}.get(warm_start, warm_start)     # True: the default, "best"
