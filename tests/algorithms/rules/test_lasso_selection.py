@@ -23,11 +23,12 @@ def test_the_cross_validations_log_loss_is_scikit_learns(labels):
     rng = np.random.default_rng(3)
     X = rng.standard_normal((80, 3))
     y = labels[(X[:, 0] + rng.standard_normal(80) > 0).astype(int)]
-    model = LogisticRegression(C=100.0).fit(X * 30, y)             # some probabilities are clipped at eps
+    model = LogisticRegression(C=100.0).fit(X, y)
     weight = rng.integers(1, 5, 80).astype(float)
-    for w in (None, weight):
-        expected = sklearn_log_loss(y, model.predict_proba(X * 30), labels=model.classes_, sample_weight=w)
-        assert log_loss(model, X * 30, y, w) == pytest.approx(expected, rel=1e-12)
+    for scale in (1.0, 1000.0):             # at 1000 every probability is 0 or 1: the misclassified rows' are clipped
+        for w in (None, weight):
+            expected = sklearn_log_loss(y, model.predict_proba(X * scale), labels=model.classes_, sample_weight=w)
+            assert log_loss(model, X * scale, y, w) == pytest.approx(expected, rel=1e-12)
 
 
 def test_selected_rules_are_the_largest_coefficients_of_the_cross_validated_lasso(rule_columns):
