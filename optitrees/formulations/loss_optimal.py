@@ -36,7 +36,7 @@ decoding, start and exact objective are in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -241,6 +241,20 @@ class LossOptimalProblem:
             raise ValueError("eps must be positive")
         lines = logistic_tangents("V1" if spec.tangents == "adaptive" else spec.tangents)
         return cls(spec, data, Topology(spec.depth), lines, B, S, eps)
+
+    def on_rows(self, rows, multiplicity=None) -> "LossOptimalProblem":
+        """The problem on the training rows ``rows`` (distinct indices), each row's weight times its
+        ``multiplicity`` when given (a bootstrap sample held as its distinct rows). ``B``, ``eps`` and the
+        tangents stay those of the whole data: trees fitted on a part keep the bounds of the whole."""
+        rows = np.asarray(rows)
+        data = self.data
+        weight = data.weight[rows] if multiplicity is None else data.weight[rows] * multiplicity
+        return replace(self, data=replace(data, X=data.X[rows], y=data.y[rows], X_original=data.X_original[rows],
+                                          weight=weight), bound=self.bound[rows])
+
+    def with_C(self, C) -> "LossOptimalProblem":
+        """The problem with loss weights ``C`` (a scalar or one per layer; nothing derived depends on them)."""
+        return replace(self, spec=replace(self.spec, C=per_layer(C, self.spec.depth, "C")))
 
 
 @timed_build

@@ -293,11 +293,7 @@ def _bootstrapped(problem, rows):
     :class:`~optitrees.scaling.ScaledData`): the same losses on about 63% of the rows, so the copies of ``X``
     and every node fit on them are that much smaller."""
     distinct, drawn = np.unique(rows, return_counts=True)
-    data = problem.data
-    return replace(problem, data=replace(data, X=data.X[distinct], y=data.y[distinct],
-                                         X_original=data.X_original[distinct],
-                                         weight=data.weight[distinct] * drawn),
-                   bound=problem.bound[distinct])
+    return problem.on_rows(distinct, drawn)
 
 
 def tmo_loss_optimal(problem, fit_for, *, n_estimators=20, n_generations=5, cross_rate=0.75, random_state=None,

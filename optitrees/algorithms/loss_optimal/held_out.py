@@ -1,0 +1,107 @@
+"""Loss weights ``C_h`` of a loss-optimal tree chosen on held-out rows (seed 002, Section 3.3: "hyperparameters
+have been tuned by cross-validation over a grid of values", ``C_h in {10^i, i = -2, ..., 2}``).
+
+Each candidate ``C`` is scored by the greedy tree (:func:`~optitrees.algorithms.loss_optimal.greedy.greedy_tree`,
+a second or less on thousands of rows) fitted on ``k - 1`` folds: the weighted mean loss of its last layer, the
+layer that predicts, on the held-out fold. The seed cross-validates the final model; the greedy tree is the
+affordable proxy inside one fit's budget (at 4,000 rows a MIP fit per candidate and fold would need the whole
+budget for each). The folds are taken fold by fold, every candidate on a fold before the next fold, so a search
+stopped by its deadline compares every candidate on the same completed folds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+
+from ...formulations.loss_optimal_solution import layer_loss_functions
+from ..budget import call_until, expired
+from .greedy import greedy_tree
+
+__all__ = ["HeldOutChoice", "held_out_loss", "choose_C"]
+
+
+@dataclass(frozen=True)
+class HeldOutChoice:
+    """The outcome of :func:`choose_C`.
+
+    Attributes
+    ----------
+    C : ndarray of shape (depth,)
+        The chosen loss weight of each layer.
+    candidates : tuple of ndarray
+        Every candidate, per layer, in the order given.
+    mean_loss : ndarray of shape (n_candidates,)
+        Mean held-out loss of each candidate over the completed folds (``nan`` when no fold completed).
+    folds_scored : int
+        Folds on which every candidate was scored before the deadline; ``0`` (the search ran out of time on
+        the first fold, or a class has one row): ``C`` is the fallback given.
+    """
+
+    C: np.ndarray
+    candidates: tuple
+    mean_loss: np.ndarray
+    folds_scored: int
+
+
+def held_out_loss(problem, tree, rows) -> float:
+    """Weighted mean loss of ``tree``'s last layer on ``problem``'s rows ``rows`` (standardized units): the exact
+    loss (logistic, hinge or 0/1) of each row's margin ``y_i (w_t x_i + b_t)`` at the last-layer node it reaches,
+    weighted by the row's weight (class weight, ``sample_weight``, multiplicity)."""
+    data = problem.data
+    _, values = tree.path_values(data.X[rows])
+    loss = layer_loss_functions(problem, surrogate=False)[-1](data.y[rows] * values[:, -1])
+    weight = data.weight[rows]
+    return float(loss @ weight / weight.sum())
+
+
+def choose_C(problem, candidates, fitter_for, *, n_folds=4, fallback=0, random_state=0,
+             deadline=None) -> HeldOutChoice:
+    """The candidate ``C`` whose greedy trees have the least mean held-out loss over stratified folds.
+
+    Parameters
+    ----------
+    problem : LossOptimalProblem
+        The whole training problem (its rows are the merged, weighted rows of the fit).
+    candidates : sequence
+        Loss weights: each a scalar (every layer) or one value per layer.
+    fitter_for : callable ``(problem) -> fit``
+        The node fitter of a problem (:func:`~optitrees.algorithms.node_fit.node_fitter` of its spec).
+    n_folds : int
+        Folds of the cross-validation (the seed: 4).
+    fallback : int
+        Index of the candidate returned when no fold completes before ``deadline``.
+    random_state : int
+        Seed of the fold shuffle.
+    deadline : float, optional
+        ``time.perf_counter()`` by which the search stops; a greedy fit running then is abandoned
+        (:func:`~optitrees.algorithms.budget.call_until`) and its fold is not counted.
+
+    Ties go to the earlier candidate (give them from the strongest regularization, the smallest ``C``, up).
+    ``n_folds`` is lowered to the rows of the smaller class; with one row there, no fold is scored.
+    """
+    problems = [problem.with_C(C) for C in candidates]
+    y = problem.data.y
+    n_folds = int(min(n_folds, np.bincount((y > 0).astype(int), minlength=2).min()))
+    # a class of one row cannot be held out and kept in training: nothing is scored, the fallback is used
+    folds = StratifiedKFold(n_folds, shuffle=True, random_state=random_state).split(np.zeros(len(y)), y) \
+        if n_folds >= 2 else ()
+    scores = []
+    for train, test in folds:
+        row = []
+        for p in problems:
+            sub = p.on_rows(train)
+            done, tree = call_until(deadline, greedy_tree, sub, fitter_for(sub))
+            if not done:
+                break
+            row.append(held_out_loss(p, tree, test))
+        if len(row) < len(problems):
+            break
+        scores.append(row)
+        if expired(deadline):
+            break
+    mean = np.mean(scores, axis=0) if scores else np.full(len(problems), np.nan)
+    best = int(np.argmin(mean)) if scores else int(fallback)
+    return HeldOutChoice(problems[best].spec.C, tuple(p.spec.C for p in problems), mean, len(scores))

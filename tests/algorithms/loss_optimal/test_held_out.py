@@ -1,0 +1,108 @@
+"""The held-out choice of a loss-optimal tree's loss weights C (seed 002, Section 3.3's cross-validation)."""
+
+import time
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.metrics import log_loss
+from sklearn.model_selection import StratifiedKFold
+
+from optitrees.algorithms.loss_optimal.greedy import greedy_tree
+from optitrees.algorithms.loss_optimal.held_out import choose_C, held_out_loss
+from optitrees.algorithms.node_fit import node_fitter
+from optitrees.formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec
+from optitrees.formulations.loss_optimal_solution import tree_objective
+from optitrees.scaling import ScaledData
+
+
+def _problem(n=80, p=3, noise=0, seed=4, weight=None, loss="logistic"):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p + noise))
+    y = np.where(X[:, 0] - 0.5 * X[:, 1] + rng.logistic(size=n) > 0, 1.0, -1.0)
+    spec = LossOptimalSpec.create(depth=2, loss=loss, regularizer="l1", C=1.0)
+    return LossOptimalProblem.create(spec, ScaledData.create(X, y, None, weight=weight))
+
+
+def _fitter(p):
+    return node_fitter(p.spec, 0)
+
+
+def test_the_held_out_loss_is_the_weighted_log_loss_of_the_leaves():
+    weight = np.random.default_rng(0).integers(1, 4, 80).astype(float)
+    problem = _problem(weight=weight)
+    tree = greedy_tree(problem, _fitter(problem))
+    rows = np.arange(10, 70)
+    _, values = tree.path_values(problem.data.X[rows])
+    expected = log_loss(problem.data.y[rows] > 0, expit(values[:, -1]), sample_weight=weight[rows])
+    assert held_out_loss(problem, tree, rows) == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_choice_is_the_least_mean_loss_over_the_folds():
+    problem = _problem()
+    candidates = [0.01, 1.0, (0.1, 10.0)]
+    choice = choose_C(problem, candidates, _fitter, n_folds=3, random_state=5)
+    # by hand: the same folds, each candidate's greedy tree on two folds scored on the third
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=5).split(problem.data.X, problem.data.y))
+    by_hand = []
+    for C in candidates:
+        p = problem.with_C(C)
+        losses = []
+        for train, test in folds:
+            sub = p.on_rows(train)
+            losses.append(held_out_loss(p, greedy_tree(sub, _fitter(sub)), test))
+        by_hand.append(np.mean(losses))
+    np.testing.assert_allclose(choice.mean_loss, by_hand, rtol=1e-12)
+    assert choice.folds_scored == 3
+    np.testing.assert_array_equal(choice.C, problem.with_C(candidates[int(np.argmin(by_hand))]).spec.C)
+    np.testing.assert_array_equal(choice.candidates[2], [0.1, 10.0])
+
+
+def test_many_noise_features_on_few_rows_choose_a_strong_regularization():
+    # 40 rows, 2 informative features and 30 of noise: the weakly regularized greedy trees fit the noise
+    problem = _problem(n=40, p=2, noise=30, seed=1)
+    choice = choose_C(problem, [0.01, 0.1, 1.0, 10.0, 100.0], _fitter, n_folds=4)
+    assert choice.C[0] <= 0.1, choice.mean_loss
+    assert choice.mean_loss[-1] > choice.mean_loss.min()
+
+
+def test_a_passed_deadline_scores_no_fold_and_returns_the_fallback():
+    problem = _problem()
+    choice = choose_C(problem, [0.1, 1.0, 10.0], _fitter, fallback=1, deadline=time.perf_counter() - 1.0)
+    assert choice.folds_scored == 0 and np.all(np.isnan(choice.mean_loss))
+    np.testing.assert_array_equal(choice.C, [1.0, 1.0])
+
+
+def test_a_class_of_one_row_scores_nothing_and_returns_the_fallback():
+    problem = _problem()
+    y = problem.data.y.copy()
+    y[:] = -1.0
+    y[0] = 1.0
+    one = replace(problem, data=replace(problem.data, y=y))
+    choice = choose_C(one, [0.1, 1.0], _fitter, fallback=0)
+    assert choice.folds_scored == 0 and choice.C.tolist() == [0.1, 0.1]
+
+
+def test_with_C_changes_only_the_loss_weights():
+    problem = _problem(loss="hinge")
+    tree = greedy_tree(problem, _fitter(problem))
+    base = tree_objective(problem, tree)
+    penalty = tree_objective(problem.with_C(0.0), tree)
+    # the objective is linear in C: C * loss + penalty
+    assert tree_objective(problem.with_C(2.0), tree) == pytest.approx(2 * (base - penalty) + penalty, rel=1e-12)
+    assert 0 < penalty < base
+    assert problem.with_C((0.5, 3.0)).spec.C.tolist() == [0.5, 3.0] and problem.spec.C.tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError, match="C must be finite and non-negative"):
+        problem.with_C(-1.0)
+
+
+def test_on_rows_with_multiplicities_is_the_problem_of_the_repeated_rows():
+    problem = _problem()
+    rows, times = np.array([0, 3, 7, 20]), np.array([1, 2, 1, 3])
+    sub = problem.on_rows(rows, times)
+    tree = greedy_tree(problem, _fitter(problem))
+    repeated = problem.on_rows(np.repeat(rows, times))
+    assert tree_objective(sub, tree) == pytest.approx(tree_objective(repeated, tree), rel=1e-12)
+    assert sub.eps == problem.eps and sub.intercept_bound == problem.intercept_bound
+    np.testing.assert_array_equal(sub.bound, problem.bound[rows])
