@@ -14,7 +14,7 @@ JSON and load back with :func:`save_model` / :func:`load_model`.
 
 from . import algorithms, exceptions, export, formulations, solvers
 from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                         OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
+                         OCTHClassifier, OLCTClassifier, OLCTClassifierCV, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
                          UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier,
                          ContextualTreeRegressor, CARTRegressor, TAORegressor, OptimalTreeRegressor,
                          LossOptimalTreeRegressor, FitOutcome,
@@ -29,7 +29,7 @@ from .trees import Tree
 
 __version__ = "0.1.0"
 
-__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
+__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "OLCTClassifierCV", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier",
            "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier", "ContextualTreeRegressor",
            "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "LossOptimalTreeRegressor", "FitReport",

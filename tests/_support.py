@@ -30,18 +30,20 @@ SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 def quick_estimators():
-    """``(estimator, kind)`` for all 17 estimators (and linear leaves) on quick, deterministic settings; ``kind``
+    """``(estimator, kind)`` for all 18 estimators (and linear leaves) on quick, deterministic settings; ``kind``
     says the data
     they take: ``"real"`` features and labels, ``"binary"`` 0/1 features, ``"target"`` a regression target."""
     from optitrees import (C45Classifier, CARTRegressor, OptimalTreeRegressor, TAORegressor, ContextualTreeClassifier, ContextualTreeRegressor,
                            LossOptimalTreeRegressor,
                            GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                           OCTHClassifier, OLCTClassifier, RiskScoreClassifier, RuleSetClassifier, TAOClassifier,
+                           OCTHClassifier, OLCTClassifier, OLCTClassifierCV, RiskScoreClassifier, RuleSetClassifier,
+                           TAOClassifier,
                            TMOClassifier, UCTDTClassifier)
 
     return [
         (LossOptimalTreeClassifier(max_depth=2, time_limit=60, solver_options=ROOT, warm_start="tao"), "real"),
         (OLCTClassifier(max_depth=2, time_limit=60, solver_options=ROOT, warm_start="tao"), "real"),
+        (OLCTClassifierCV(max_depth=2, Cs=(0.1, 1.0), time_limit=60, solver_options=ROOT, warm_start="tao"), "real"),
         (MARGOTClassifier(max_depth=2, time_limit=60, solver_options=ROOT, warm_start="tao"), "real"),
         (OCTClassifier(max_depth=2, time_limit=60, warm_start="tao"), "real"),
         (OCTHClassifier(max_depth=1, time_limit=60, solver_options=ROOT, warm_start="tao"), "real"),

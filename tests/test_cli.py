@@ -74,7 +74,9 @@ def test_fit_save_load_predict_export(csv_file, tmp_path, capsys):
 def test_every_model_fits_from_the_command_line(model, tmp_path, capsys):
     regression = model.endswith("regressor")
     data = ["--dataset", "diabetes"] if regression else ["--dataset", "breast_cancer"]
-    quick = {"olct": ["--max-depth", "1", "--time-limit", "5"], "margot": ["--max-depth", "1", "--time-limit", "5"],
+    quick = {"olct": ["--max-depth", "1", "--time-limit", "5"],
+             "olct-cv": ["--max-depth", "1", "--Cs", "(0.1, 1.0)", "--n-folds", "2", "--time-limit", "5"],
+             "margot": ["--max-depth", "1", "--time-limit", "5"],
              "loss-optimal": ["--max-depth", "1", "--time-limit", "5"], "oct": ["--max-depth", "1"],
              "octh": ["--max-depth", "1", "--time-limit", "5", "--solver-options", "{'mip_max_nodes': 0}"],
              "risk-score": ["--n-rules", "2", "--time-limit", "5"],

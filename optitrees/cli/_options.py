@@ -14,7 +14,7 @@ class UserError(Exception):
 
 
 #: Command-line names of the estimators.
-MODELS = {"olct": "OLCTClassifier", "margot": "MARGOTClassifier", "loss-optimal": "LossOptimalTreeClassifier",
+MODELS = {"olct": "OLCTClassifier", "olct-cv": "OLCTClassifierCV", "margot": "MARGOTClassifier", "loss-optimal": "LossOptimalTreeClassifier",
           "oct": "OCTClassifier", "octh": "OCTHClassifier", "risk-score": "RiskScoreClassifier",
           "generalized-risk-score": "GeneralizedRiskScoreClassifier", "tao": "TAOClassifier",
           "tmo": "TMOClassifier", "c45": "C45Classifier", "uct-dt": "UCTDTClassifier", "rule-set": "RuleSetClassifier",

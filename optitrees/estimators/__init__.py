@@ -9,6 +9,7 @@ fit template (:mod:`._template`); every fit ends by writing ``fit_report_``
 from ._c45 import C45Classifier
 from ._contextual_classifier import ContextualTreeClassifier
 from ._contextual_regressor import ContextualTreeRegressor
+from ._held_out_c import OLCTClassifierCV
 from ._local_search import TAOClassifier, TMOClassifier
 from ._loss_optimal import LossOptimalTreeClassifier
 from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
@@ -21,7 +22,7 @@ from ._rule_set import RuleSetClassifier
 from ._template import MIPClassifier
 from ._uct_dt import UCTDTClassifier
 
-__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
+__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "OLCTClassifierCV", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
            "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier",
            "C45Classifier", "UCTDTClassifier", "RuleSetClassifier",
            "ContextualTreeClassifier", "ContextualTreeRegressor", "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "LossOptimalTreeRegressor",

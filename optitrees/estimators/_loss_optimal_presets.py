@@ -17,6 +17,8 @@ class OLCTClassifier(LossOptimalTreeClassifier):
     hyperplanes (3.16), with a greedy warm start, then the exact refit of the
     last layer (Remark 1). The objective is the seed's experimental form
     ``sum_h C_h sum_i logloss_i,h + sum_t ||w_t||_1`` on standardized features.
+    :class:`~optitrees.OLCTClassifierCV` chooses ``C`` on held-out folds within the fit, as the seed
+    tunes it (``bench/scale.py --part loss`` measures both at 4,000-28,000 rows).
 
     Parameters
     ----------
@@ -73,8 +75,12 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         self.constraints = constraints
         self.class_weight = class_weight
 
+    def _loss_weights(self):
+        """``C`` of the model to build (:class:`~._held_out_c.OLCTClassifierCV` chooses it in the fit)."""
+        return self.C
+
     def _settings(self):
-        return dict(loss="logistic", regularizer="l1", C=self.C, lam=1.0,
+        return dict(loss="logistic", regularizer="l1", C=self._loss_weights(), lam=1.0,
                     feature_selection="hard" if self.univariate else None,
                     max_features=1 if self.univariate else None, alpha=None, tangents=self.tangents)
 

@@ -85,6 +85,8 @@ class MIPClassifier(OptitreesClassifier):
     _reserve_after_starts = 0.1
     #: What ``warm_start=True`` means for the family.
     _default_start = "greedy"
+    #: Name of :meth:`_presolve`'s stage in ``fit_report_.stages``.
+    _presolve_stage = "presolve"
     #: HiGHS options the family solves with unless ``solver_options`` says otherwise (measured by
     #: ``bench/solver_settings.py``).
     _highs_defaults: dict = {}
@@ -230,7 +232,7 @@ class MIPClassifier(OptitreesClassifier):
         budget.lap("validate")
         problem = self._presolve(prepared, budget)
         if problem is not prepared:
-            budget.lap("presolve")
+            budget.lap(self._presolve_stage)
         exact = self._exact_search(problem, budget, log)
         if exact is not None:
             budget.lap("exact search")

@@ -7,9 +7,9 @@ from sklearn.preprocessing import Binarizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
-                       UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier, ContextualTreeRegressor,
-                       CARTRegressor, TAORegressor, OptimalTreeRegressor, LossOptimalTreeRegressor)
+                       OCTHClassifier, OLCTClassifier, OLCTClassifierCV, RiskScoreClassifier, TAOClassifier,
+                       TMOClassifier, C45Classifier, UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier,
+                       ContextualTreeRegressor, CARTRegressor, TAORegressor, OptimalTreeRegressor, LossOptimalTreeRegressor)
 
 
 # sklearn's Pipeline itself fails these two (it sets `steps` during fit); they are not about our estimator
@@ -59,6 +59,9 @@ def _expected_failures(est):
 # depth-2 MIPs meet three-class data too (one tree per class).
 @parametrize_with_checks([OLCTClassifier(max_depth=2, time_limit=60, tangents="V0", warm_start="greedy", refine=False,
                                          solver_options={"mip_max_nodes": 0}),
+                          # the held-out choice of C over two candidates and two folds, then OLCT's fit as above
+                          OLCTClassifierCV(max_depth=2, Cs=(0.1, 1.0), n_folds=2, time_limit=60, tangents="V0",
+                                           warm_start="greedy", refine=False, solver_options={"mip_max_nodes": 0}),
                           MARGOTClassifier(max_depth=1, time_limit=30, warm_start="tao",
                                            solver_options={"mip_max_nodes": 0}),
                           LossOptimalTreeClassifier(max_depth=2, loss=["misclassification", "hinge"],

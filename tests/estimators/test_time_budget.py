@@ -14,8 +14,8 @@ from _support import fit_quiet
 
 from optitrees import (C45Classifier, ContextualTreeClassifier, ContextualTreeRegressor,
                        GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                       OCTHClassifier, OLCTClassifier, RiskScoreClassifier, RuleSetClassifier, TAOClassifier,
-                       TMOClassifier, UCTDTClassifier)
+                       OCTHClassifier, OLCTClassifier, OLCTClassifierCV, RiskScoreClassifier, RuleSetClassifier,
+                       TAOClassifier, TMOClassifier, UCTDTClassifier)
 
 LIMIT = 1.0
 
@@ -33,6 +33,7 @@ def _data(binary=False, n=3000, p=30):
 ESTIMATORS = [
     (LossOptimalTreeClassifier(max_depth=3, time_limit=LIMIT), False),
     (OLCTClassifier(max_depth=3, time_limit=LIMIT), False),
+    (OLCTClassifierCV(max_depth=3, time_limit=LIMIT), False),
     (MARGOTClassifier(max_depth=3, time_limit=LIMIT), False),
     (OCTClassifier(max_depth=4, time_limit=LIMIT), False),
     (OCTHClassifier(max_depth=3, time_limit=LIMIT), False),
