@@ -54,7 +54,7 @@ def test_the_choice_is_the_least_mean_loss_over_the_folds():
             losses.append(held_out_loss(p, greedy_tree(sub, _fitter(sub)), test))
         by_hand.append(np.mean(losses))
     np.testing.assert_allclose(choice.mean_loss, by_hand, rtol=1e-12)
-    assert choice.folds_scored == 3
+    assert choice.folds_scored == 3 and choice.candidates_scored == 3
     np.testing.assert_array_equal(choice.C, problem.with_C(candidates[int(np.argmin(by_hand))]).spec.C)
     np.testing.assert_array_equal(choice.candidates[2], [0.1, 10.0])
 
@@ -70,8 +70,26 @@ def test_many_noise_features_on_few_rows_choose_a_strong_regularization():
 def test_a_passed_deadline_scores_no_fold_and_returns_the_fallback():
     problem = _problem()
     choice = choose_C(problem, [0.1, 1.0, 10.0], _fitter, fallback=1, deadline=time.perf_counter() - 1.0)
-    assert choice.folds_scored == 0 and np.all(np.isnan(choice.mean_loss))
+    assert choice.folds_scored == 0 and choice.candidates_scored == 0 and np.all(np.isnan(choice.mean_loss))
     np.testing.assert_array_equal(choice.C, [1.0, 1.0])
+
+
+def test_a_deadline_within_the_first_fold_compares_the_candidates_it_reached():
+    problem = _problem()
+
+    def fitter_for(p):
+        fit = _fitter(p)
+        if p.spec.C[0] == 10.0:                   # the third candidate's greedy tree outlasts the deadline
+            def slow(*args, **kwargs):
+                time.sleep(3.0)
+                return fit(*args, **kwargs)
+            return slow
+        return fit
+
+    choice = choose_C(problem, [0.01, 1.0, 10.0, 100.0], fitter_for, deadline=time.perf_counter() + 1.0)
+    assert choice.folds_scored == 1 and choice.candidates_scored == 2
+    assert np.isfinite(choice.mean_loss[:2]).all() and np.isnan(choice.mean_loss[2:]).all()
+    assert choice.C[0] == [0.01, 1.0][int(np.argmin(choice.mean_loss[:2]))]
 
 
 def test_a_class_of_one_row_scores_nothing_and_returns_the_fallback():
