@@ -34,6 +34,7 @@ OUT = RESULTS / "budget.csv"
 ESTIMATORS = {
     "LossOptimal": ("LossOptimalTreeClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
     "OLCT": ("OLCTClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
+    "OLCTCV": ("OLCTClassifierCV(max_depth={d}, time_limit={L}, threads=1)", True),
     "MARGOT": ("MARGOTClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
     "OCT": ("OCTClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
     "OCTH": ("OCTHClassifier(max_depth={d}, time_limit={L}, threads=1)", True),
