@@ -9,7 +9,8 @@ from optitrees import OLCTClassifier, OLCTClassifierCV
 from optitrees.algorithms.loss_optimal.held_out import choose_C
 from _support import ROOT, fit_quiet
 
-QUICK = dict(time_limit=20, solver_options=ROOT, warm_start="tao", random_state=0)
+#: The greedy start and no refinement: the choice of C and its hand-over to the fit are what these tests check
+QUICK = dict(time_limit=20, solver_options=ROOT, warm_start="greedy", refine=False, random_state=0)
 
 
 @pytest.fixture(scope="module")
