@@ -2,7 +2,7 @@
 have been tuned by cross-validation over a grid of values", ``C_h in {10^i, i = -2, ..., 2}``).
 
 Each candidate ``C`` is scored by the greedy tree (:func:`~optitrees.algorithms.loss_optimal.greedy.greedy_tree`,
-a second or less on thousands of rows) fitted on ``k - 1`` folds: the weighted mean loss of its last layer, the
+0.15-0.8 s on 4,000 rows of adult) fitted on ``k - 1`` folds: the weighted mean loss of its last layer, the
 layer that predicts, on the held-out fold. The seed cross-validates the final model; the greedy tree is the
 affordable proxy inside one fit's budget (at 4,000 rows a MIP fit per candidate and fold would need the whole
 budget for each). The folds are taken fold by fold, every candidate on a fold before the next fold, so a search
@@ -78,7 +78,8 @@ def choose_C(problem, candidates, fitter_for, *, n_folds=4, fallback=0, random_s
     n_folds : int
         Folds of the cross-validation (the seed: 4).
     fallback : int
-        Index of the candidate returned when no fold completes before ``deadline``.
+        Index of the candidate returned when none is scored (the deadline came before the first greedy tree
+        was done, or a class has one row).
     random_state : int
         Seed of the fold shuffle.
     deadline : float, optional
@@ -107,11 +108,11 @@ def choose_C(problem, candidates, fitter_for, *, n_folds=4, fallback=0, random_s
         if len(scores[-1]) < len(problems) or expired(deadline):
             break
     complete = [row for row in scores if len(row) == len(problems)]
+    # no fold complete: the candidates the first fold reached, on it
+    compared = np.mean(complete, axis=0) if complete else np.asarray(scores[0] if scores else [], float)
     mean = np.full(len(problems), np.nan)
-    if complete:
-        mean = np.mean(complete, axis=0)
-    elif scores and scores[0]:                    # the first fold only in part: the candidates it reached
-        mean[:len(scores[0])] = scores[0]
-    best = int(np.nanargmin(mean)) if np.isfinite(mean).any() else int(fallback)
-    return HeldOutChoice(problems[best].spec.C, tuple(p.spec.C for p in problems), mean,
-                         max(len(complete), int(bool(scores and scores[0]))), int(np.isfinite(mean).sum()))
+    mean[:len(compared)] = compared
+    best = int(np.argmin(compared)) if len(compared) else int(fallback)
+    folds_scored = len(complete) if complete else int(len(compared) > 0)
+    return HeldOutChoice(problems[best].spec.C, tuple(p.spec.C for p in problems), mean, folds_scored,
+                         len(compared))
