@@ -99,10 +99,12 @@ def choose_C(problem, candidates, fitter_for, *, n_folds=4, fallback=0, random_s
     scores = []                                   # one row per fold begun: the candidates scored on it
     for train, test in folds:
         scores.append([])
+        rows = problem.on_rows(train)             # one copy of the fold's rows for every candidate
         for p in problems:
-            sub = p.on_rows(train)
-            done, tree = call_until(deadline, greedy_tree, sub, fitter_for(sub))
-            if not done:
+            sub = rows.with_C(p.spec.C)
+            # the deadline also reaches the greedy tree, so a fit abandoned at it stops after its current node
+            done, tree = call_until(deadline, greedy_tree, sub, fitter_for(sub), deadline)
+            if not done or expired(deadline):
                 break
             scores[-1].append(held_out_loss(p, tree, test))
         if len(scores[-1]) < len(problems) or expired(deadline):
