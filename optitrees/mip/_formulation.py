@@ -13,7 +13,7 @@ A :class:`Formulation` holds
   decode a solution; the container never reads it.
 
 Blocks (:mod:`optitrees.formulations.blocks`) add groups with numpy only. The
-compilers live beside it: :mod:`optitrees.mip._highs` (``to_highs``, ``write``)
+compilers live beside it: :mod:`optitrees.mip._highs` (``to_highs``), :mod:`optitrees.mip.files` (``write``)
 and :mod:`optitrees.mip._pyomo` (``to_pyomo``).
 """
 
@@ -333,7 +333,7 @@ class Formulation:
 
     def write(self, path) -> Path:
         """Write the model to ``.lp`` or ``.mps`` with readable names (see :func:`optitrees.mip.write`)."""
-        from ._highs import write
+        from .files import write
 
         return write(self, path)
 

@@ -1,4 +1,4 @@
-"""Compile a :class:`~optitrees.mip.Formulation` for HiGHS, and write ``.lp`` / ``.mps`` files with it."""
+"""Compile a :class:`~optitrees.mip.Formulation` for HiGHS (one ``passModel``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["to_highs", "write", "new_highs"]
+__all__ = ["to_highs", "new_highs"]
 
 _first_made = threading.Lock()
 _made = False
@@ -105,48 +105,3 @@ def to_highs(f, names: bool = True, start=None, highs=None, allow_quadratic: boo
         sol.value_valid = True
         h.setSolution(sol)
     return h
-
-
-def _check_writable(path: Path) -> None:
-    """Raise an ``OSError`` naming ``path`` unless a file can be created there.
-
-    HiGHS itself crashes the interpreter on an ``.lp`` path in a missing
-    directory, so the path is checked before it is handed over.
-    """
-    if path.is_dir():
-        raise IsADirectoryError(f"cannot write the model to {path}: it is a directory")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise FileNotFoundError(f"cannot write the model to {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise PermissionError(f"cannot write the model to {path}: directory {parent} is not writable")
-
-
-def write(f, path) -> Path:
-    """Write ``f`` to ``.lp`` or ``.mps`` (by extension) with readable names.
-
-    Quadratic objectives are written too (HiGHS writes the Hessian), so the
-    file can be solved by an MIQP solver. Values are written exactly (17
-    significant digits). The LP format has no ranges: a row with two finite,
-    different bounds is written as a ``>=`` and a ``<=`` row; and a column in
-    no row, not in the objective and at the default bounds ``[0, inf)`` is
-    left out of an ``.lp`` file (``.mps`` keeps it).
-
-    Raises
-    ------
-    ValueError
-        The extension is neither ``.lp`` nor ``.mps``.
-    OSError
-        The file cannot be created (missing directory, a directory, no permission).
-    """
-    import highspy
-
-    path = Path(path)
-    if path.suffix.lower() not in (".lp", ".mps"):
-        raise ValueError(f"unsupported file type {path.suffix!r} for {path}; use .lp or .mps")
-    _check_writable(path)
-    h = new_highs()
-    to_highs(f, names=True, highs=h, allow_quadratic=True)
-    if h.writeModel(str(path)) == highspy.HighsStatus.kError:
-        raise OSError(f"HiGHS could not write the model to {path}")
-    return path

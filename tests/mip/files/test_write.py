@@ -1,5 +1,5 @@
-"""Writing .mps / .lp (through HiGHS's writer): every array of the model read back by HiGHS, by name, for every kind
-of bound and row, and the files read by SCIP."""
+"""Writing .mps / .lp from the arrays: every array of the model read back by HiGHS, by name, for every kind of bound
+and row, the files read by SCIP, and the same bytes whatever the buffer size or the number of formatting threads."""
 
 import highspy
 import numpy as np
@@ -90,21 +90,24 @@ def test_mps_holds_every_bound_row_sense_range_and_the_objective(tmp_path, quadr
 
 
 @pytest.mark.parametrize("quadratic", [False, True])
-def test_lp_holds_every_bound_row_sense_and_the_objective(tmp_path, quadratic):
-    """(HiGHS's LP writer leaves out a column that is in no row, not in the objective and at default bounds.)"""
-    f = _every_kind(quadratic, ranged=False, isolated=False)
+@pytest.mark.parametrize("isolated", [False, True])
+def test_lp_holds_every_bound_row_sense_and_the_objective(tmp_path, quadratic, isolated):
+    """A column in no row, not in the objective and at the default bounds is declared in Bounds, so it is
+    read back too (HiGHS's own LP writer left it out)."""
+    f = _every_kind(quadratic, ranged=False, isolated=isolated)
     _assert_same_model(f, _read(f.write(tmp_path / "kinds.lp")))
 
 
 def test_lp_writes_a_ranged_row_as_two_rows(tmp_path):
-    """The LP format has no ranges: HiGHS writes a ranged row as a ``>=`` and a ``<=`` row."""
+    """The LP format has no ranges: a ranged row is written as a ``>=`` row ``name lo`` and a ``<=`` row
+    ``name up``."""
     f = _every_kind()
     lp = _read(f.write(tmp_path / "kinds.lp")).getLp()
     names = list(lp.row_names_)
     assert "row3(0)" not in names and lp.num_row_ == f.n_rows + 1
-    lo, up = (names.index(n) for n in names if n.startswith("row3(0)"))
-    assert {(lp.row_lower_[lo], lp.row_upper_[lo]), (lp.row_lower_[up], lp.row_upper_[up])} == \
-        {(-1.0, highspy.kHighsInf), (-highspy.kHighsInf, 3.0)}
+    lo, up = names.index("row3(0)lo"), names.index("row3(0)up")
+    assert (lp.row_lower_[lo], lp.row_upper_[lo]) == (-1.0, highspy.kHighsInf)
+    assert (lp.row_lower_[up], lp.row_upper_[up]) == (-highspy.kHighsInf, 3.0)
 
 
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
@@ -131,3 +134,64 @@ def test_scip_reads_the_files_and_finds_the_same_optimum(tmp_path, tiny_xor, suf
     model.setParam("limits/gap", 0.0)
     model.optimize()
     assert model.getObjVal() == pytest.approx(solvers.solve(f, mip_gap=0).objective, rel=1e-6)
+
+
+def _awkward():
+    """Labels that are not safe in names (a space, ``-``, ``+``), a row with no coefficient, a free row, and
+    values that need all 17 digits."""
+    f = Formulation("awkward")
+    f.add_set("J", ["capital gain", "workclass_Self-emp", "a+b", "age"])
+    f.add_set("one", [0])
+    w = f.add_variables("w", ("J",), -1.0, 1.0)
+    z = f.add_variables("z", ("one",), domain="binary")
+    cols = np.concatenate([w.columns, z.columns]).reshape(1, -1)
+    f.add_constraints("c", ("one",), [(cols, np.array([[0.1 + 0.2, -1.0 / 3.0, 2.0, np.pi, -1.0]]))], lower=-1.0)
+    f.add_constraints("empty", ("one",), [(cols, np.zeros((1, 5)))], upper=2.0)
+    f.add_constraints("free", ("one",), [(cols, np.ones((1, 5)))])
+    f.add_objective(w, [1.0, -1.0, 0.5, np.e])
+    return f
+
+
+def test_unsafe_labels_are_written_through_safe_labels_and_read_back_by_name(tmp_path):
+    """HiGHS's own LP writer named every column ``c0``, ``c1``, ... as soon as one name held a space or a
+    ``-``; the labels are now made safe, so the names survive."""
+    f = _awkward()
+    expected = ["w(capital_gain)", "w(workclass_Self_emp)", "w(a_b)", "w(age)", "z(0)"]
+    for suffix in (".lp", ".mps"):
+        lp = _read(f.write(tmp_path / f"awkward{suffix}")).getLp()
+        assert list(lp.col_names_) == expected
+        np.testing.assert_array_equal(lp.col_cost_, [1.0, -1.0, 0.5, np.e, 0.0])
+
+
+def test_an_empty_row_is_kept_and_a_free_row_is_kept_in_lp(tmp_path):
+    """An empty row is ``+ 0 x`` in LP and a row with no entry in MPS; a free row is ``>= -inf`` in LP and an
+    ``N`` row in MPS, which readers drop (it constrains nothing)."""
+    f = _awkward()
+    lp = _read(f.write(tmp_path / "awkward.lp")).getLp()
+    assert list(lp.row_names_) == ["c(0)", "empty(0)", "free(0)"]
+    np.testing.assert_array_equal(lp.row_lower_, [-1.0, -highspy.kHighsInf, -highspy.kHighsInf])
+    np.testing.assert_array_equal(lp.row_upper_, [highspy.kHighsInf, 2.0, highspy.kHighsInf])
+    mps = _read(f.write(tmp_path / "awkward.mps")).getLp()
+    assert list(mps.row_names_) == ["c(0)", "empty(0)"]
+    for read in (lp, mps):
+        m = read.a_matrix_
+        import scipy.sparse as sp
+
+        A = sp.csc_matrix((m.value_, m.index_, m.start_), shape=(read.num_row_, read.num_col_)).toarray()
+        np.testing.assert_array_equal(A[0], [0.1 + 0.2, -1.0 / 3.0, 2.0, np.pi, -1.0])   # every digit kept
+        np.testing.assert_array_equal(A[1], 0.0)
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_the_bytes_do_not_depend_on_the_buffer_or_the_formatting_threads(tmp_path, tiny_xor, suffix, monkeypatch):
+    """A 16-byte buffer is outgrown by almost every line (the writer doubles it and resumes where it stopped),
+    and numbers formatted in four slices are each formatted by whichever thread meets them first: the file is
+    the same."""
+    from optitrees.mip.files import pieces
+
+    f = olct(*tiny_xor, depth=2, tangents="V1")
+    reference = f.write(tmp_path / f"reference{suffix}").read_bytes()
+    monkeypatch.setattr(pieces, "_BUFFER_BYTES", 16)
+    monkeypatch.setattr(pieces, "_PER_THREAD", 1)
+    monkeypatch.setattr(pieces, "_THREADS", 4)
+    assert f.write(tmp_path / f"small{suffix}").read_bytes() == reference

@@ -1,0 +1,253 @@
+"""The pieces a model file is made of, and the compiled pass that copies them out.
+
+A file is a sequence of *pieces*: byte strings held once in a :class:`Pool`
+(keywords, the column and row names, every distinct number in its shortest
+round-trip form) and addressed by integer id. Sections are arrays of piece ids
+made with numpy (:func:`lines`), or, for the two sections with one line or term
+per nonzero, walked by a compiled pass over the sparse matrix
+(:mod:`~optitrees.mip.files.mps`, :mod:`~optitrees.mip.files.lp`). A
+:class:`Writer` fills one buffer while a second thread writes the other.
+
+Nothing is formatted per nonzero: a number is formatted once however often it
+occurs (:class:`Numbers`), a name once however many rows hold it. Every name and
+number is stored with its leading space, so a line is a few pieces.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from numba import njit
+
+__all__ = ["Pool", "Numbers", "Writer", "lines", "names", "file_labels", "copy_piece"]
+
+_BUFFER_BYTES = 1 << 23
+_THREADS = min(4, os.cpu_count() or 1)
+_PER_THREAD = 1 << 19              # numbers a formatting thread is worth starting for
+_SAFE = re.compile(r"[A-Za-z0-9_.]*")
+
+
+@njit(cache=True, nogil=True)
+def copy_piece(buffer, offsets, piece, out, pos):
+    """Copy piece ``piece`` of the pool (``buffer``, ``offsets``) to ``out[pos:]``; returns the new position."""
+    start = offsets[piece]
+    length = offsets[piece + 1] - start
+    for b in range(length):
+        out[pos + b] = buffer[start + b]
+    return pos + length
+
+
+@njit(cache=True, nogil=True)
+def _gather(buffer, offsets, pieces, out):
+    """Copy the ``pieces`` to ``out`` until the next one would not fit: how many were copied, and their bytes."""
+    pos = 0
+    capacity = out.shape[0]
+    for k in range(pieces.shape[0]):
+        p = pieces[k]
+        if pos + offsets[p + 1] - offsets[p] > capacity:
+            return k, pos
+        pos = copy_piece(buffer, offsets, p, out, pos)
+    return pieces.shape[0], pos
+
+
+class Pool:
+    """Byte strings addressed by id: blocks are added (each returns its first id), then :meth:`finish` joins
+    them into ``buffer`` and ``offsets`` (string ``i`` is ``buffer[offsets[i]:offsets[i + 1]]``)."""
+
+    def __init__(self):
+        self._buffers, self._lengths, self.size = [], [], 0
+        self.buffer = self.offsets = None
+        self.longest = 0
+
+    def add(self, buffer: np.ndarray, lengths: np.ndarray) -> int:
+        """Add ``len(lengths)`` strings stored end to end in ``buffer``; returns the first one's id."""
+        first = self.size
+        self._buffers.append(np.asarray(buffer, np.uint8))
+        self._lengths.append(np.asarray(lengths, np.int64))
+        self.size += len(lengths)
+        return first
+
+    def add_strings(self, strings) -> int:
+        encoded = [s.encode() for s in strings]
+        return self.add(np.frombuffer(b"".join(encoded), np.uint8), np.array([len(e) for e in encoded], np.int64))
+
+    def literal(self, text: str) -> int:
+        return self.add_strings([text])
+
+    def finish(self) -> "Pool":
+        self.buffer = np.concatenate(self._buffers) if self._buffers else np.zeros(0, np.uint8)
+        lengths = np.concatenate(self._lengths) if self._lengths else np.zeros(0, np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        self.longest = int(lengths.max(initial=0))
+        return self
+
+    def lengths(self, ids) -> np.ndarray:
+        ids = np.asarray(ids)
+        return self.offsets[ids + 1] - self.offsets[ids]
+
+    def joined(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each row of the piece-id array ``rows`` as one string: (buffer, lengths) for :meth:`add`."""
+        lengths = self.lengths(rows).sum(axis=1)
+        out = np.empty(int(lengths.sum()), np.uint8)
+        _gather(self.buffer, self.offsets, np.ascontiguousarray(rows, np.int64).ravel(), out)
+        return out, lengths
+
+
+def lines(n: int, *columns) -> np.ndarray:
+    """An ``(n, len(columns))`` array of piece ids (one line a row): each column a constant id or ``n`` ids."""
+    out = np.empty((n, len(columns)), np.int64)
+    for k, c in enumerate(columns):
+        out[:, k] = c
+    return out
+
+
+def file_labels(labels) -> np.ndarray:
+    """An index set's labels as a file writes them: as given when they are safe for ``.lp`` / ``.mps`` names
+    (integers always are), else through :func:`~optitrees.mip.safe_labels`."""
+    from .._formulation import safe_labels
+
+    labels = np.asarray(labels)
+    text = labels.astype(str)
+    if labels.dtype.kind in "iub":
+        return text
+    values = text.tolist()
+    if len(set(values)) == len(values) and all(_SAFE.fullmatch(s) for s in values):
+        return text
+    return safe_labels(values)
+
+
+def names(f, groups) -> tuple[np.ndarray, np.ndarray]:
+    """``" group(label,label)"`` (with its leading space) for every entry of ``groups`` (variable or constraint
+    groups of ``f``, in order), gathered from the file labels of their index sets: (buffer, lengths).
+
+    The same names as :meth:`~optitrees.mip.Formulation.column_names` / ``row_names`` when the labels are safe.
+    """
+    labels = Pool()
+    set_first = {name: labels.add_strings(file_labels(values).tolist()) for name, values in f.sets.items()}
+    comma, close = labels.literal(","), labels.literal(")")
+    prefixes = labels.add_strings([f" {g.name}(" for g in groups])
+    labels.finish()
+    buffers, lengths = [np.zeros(0, np.uint8)], [np.zeros(0, np.int64)]
+    for k, g in enumerate(groups):
+        dims = tuple(g.dims)
+        rows = np.empty((g.size, max(2 * len(dims) + 1, 2)), np.int64)
+        rows[:, 0] = prefixes + k
+        rows[:, 1] = close
+        for m, (d, i) in enumerate(zip(dims, np.unravel_index(np.arange(g.size), g.shape) if dims else ())):
+            rows[:, 2 * m + 1] = set_first[d] + i
+            rows[:, 2 * m + 2] = close if m == len(dims) - 1 else comma
+        b, n = labels.joined(rows)
+        buffers.append(b)
+        lengths.append(n)
+    return np.concatenate(buffers), np.concatenate(lengths)
+
+
+class Numbers:
+    """The numbers a file prints, formatted once each.
+
+    Arrays are registered with :meth:`add`; :meth:`finish` formats their distinct values (Arrow's shortest
+    round-trip formatter, so a number reads back as the same double) into the pool and returns each array's
+    piece ids. With ``terms=True`` a number is written as an ``.lp`` term's coefficient, ``" + 0.5"`` /
+    ``" - 0.5"``; otherwise as ``" -0.5"``.
+    """
+
+    def __init__(self, terms: bool = False):
+        self.terms = terms
+        self._arrays = []
+
+    def add(self, values) -> None:
+        self._arrays.append(np.asarray(values, float).ravel())
+
+    def finish(self, pool: Pool) -> list[np.ndarray]:
+        sizes = [len(a) for a in self._arrays]
+        values = np.concatenate(self._arrays) if self._arrays else np.zeros(0)
+        self._arrays = []
+        # in up to _THREADS slices at once (pandas' hashing and Arrow's formatting release the GIL); a value
+        # in two slices is formatted twice, which costs a few bytes of pool
+        slices = np.array_split(values, min(_THREADS, max(1, len(values) // _PER_THREAD)))
+        with ThreadPoolExecutor(len(slices)) as pool_of_threads:
+            formatted = list(pool_of_threads.map(self._format, slices))
+        ids = [codes + pool.add(buffer, lengths) for codes, buffer, lengths in formatted]
+        return np.split(np.concatenate(ids), np.cumsum(sizes)[:-1])
+
+    def _format(self, values: np.ndarray):
+        """``values``' codes into their distinct values, and those values' text: (codes, buffer, lengths)."""
+        # distinct bit patterns: hashing int64 is faster than float64, and -0.0 stays apart from 0.0
+        codes, distinct = pd.factorize(values.view(np.int64), sort=False)
+        distinct = distinct.view(np.float64)
+        digits = pc.cast(pa.array(np.abs(distinct) if self.terms else distinct), pa.string())
+        _, offsets, characters = digits.buffers()
+        offsets = np.frombuffer(offsets, np.int32, len(distinct) + 1, offset=digits.offset * 4)
+        text = Pool()
+        prefix = text.add_strings([" + ", " - "] if self.terms else [" "])
+        first_digits = text.add(np.frombuffer(characters, np.uint8, offsets[-1]) if len(distinct) else [],
+                                np.diff(offsets))
+        text.finish()
+        rows = lines(len(distinct), prefix + (np.signbit(distinct) if self.terms else 0),
+                     first_digits + np.arange(len(distinct)))
+        return codes.astype(np.int64), *text.joined(rows)
+
+
+class Writer:
+    """Writes pieces to ``handle``: fills one of two buffers while a second thread writes the other (the
+    compiled passes release the GIL, so filling and writing overlap). A context manager: leaving it waits for
+    the last write."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        self.pool: Pool | None = None           # set by the section writer once its pool is finished
+        self._buffers = [np.empty(_BUFFER_BYTES, np.uint8), np.empty(_BUFFER_BYTES, np.uint8)]
+        self._executor = ThreadPoolExecutor(1)
+        self._pending = None
+
+    def _flush(self, used: int) -> None:
+        if self._pending is not None:
+            self._pending.result()
+        self._pending = self._executor.submit(self.handle.write, memoryview(self._buffers[0][:used]))
+        self._buffers.reverse()
+
+    def _grow(self, need: int) -> None:
+        if self._pending is not None:
+            self._pending.result()
+            self._pending = None
+        size = max(2 * len(self._buffers[0]), need)
+        self._buffers = [np.empty(size, np.uint8), np.empty(size, np.uint8)]
+
+    def emit(self, pieces) -> None:
+        """Write ``pieces`` (piece ids; a 2-D array is read line by line)."""
+        pieces = np.ascontiguousarray(pieces, np.int64).ravel()
+        k = 0
+        while k < len(pieces):
+            done, used = _gather(self.pool.buffer, self.pool.offsets, pieces[k:], self._buffers[0])
+            if done == 0:
+                self._grow(int(self.pool.lengths([pieces[k]])[0]))
+                continue
+            self._flush(used)
+            k += done
+
+    def run(self, step, stop: int) -> None:
+        """Write items ``0`` to ``stop`` with a compiled pass ``step(out, item) -> (next item, bytes, need)``
+        that stops before an item that might not fit (``need``: the bytes that item may take)."""
+        start = 0
+        while start < stop:
+            start, used, need = step(self._buffers[0], start)
+            if used == 0 and need:
+                self._grow(need)
+                continue
+            self._flush(used)
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            if self._pending is not None:
+                self._pending.result()
+        finally:
+            self._executor.shutdown()

@@ -1,0 +1,68 @@
+"""The pieces files are made of: names gathered from labels, numbers formatted once and exactly, the pool."""
+
+import numpy as np
+import pytest
+
+from optitrees.formulations import olct
+from optitrees.mip.files.pieces import Numbers, Pool, file_labels, lines, names
+
+
+def _strings(pool: Pool, ids) -> list[str]:
+    return [bytes(pool.buffer[pool.offsets[i]:pool.offsets[i + 1]]).decode() for i in ids]
+
+
+def test_names_are_the_formulations_names_with_a_leading_space(tiny_xor):
+    """Groups of zero to three index sets, in row-major order, as ``Formulation.column_names`` spells them."""
+    f = olct(*tiny_xor, depth=2, tangents="V1")
+    f.add_set("one", [0])
+    f.add_variables("scalar", ())
+    pool = Pool()
+    first_col = pool.add(*names(f, list(f.variables.values())))
+    first_row = pool.add(*names(f, list(f.constraints.values())))
+    pool.finish()
+    assert any(len(g.dims) == 3 for g in f.constraints.values())
+    assert _strings(pool, first_col + np.arange(f.n_cols)) == [" " + n for n in f.column_names()]
+    assert _strings(pool, first_row + np.arange(f.n_rows)) == [" " + n for n in f.row_names()]
+    assert _strings(pool, [first_col + f.n_cols - 1]) == [" scalar()"]
+
+
+def test_file_labels_keep_safe_labels_and_make_the_others_safe():
+    assert file_labels(np.arange(3)).tolist() == ["0", "1", "2"]
+    assert file_labels(["age", "mean_radius", "neg1.9"]).tolist() == ["age", "mean_radius", "neg1.9"]
+    assert file_labels(["capital gain", "capital-gain", "x>=1"]).tolist() == ["capital_gain", "capital_gain_1",
+                                                                             "x__1"]
+
+
+@pytest.mark.parametrize("terms", [False, True])
+def test_numbers_read_back_as_the_same_doubles(terms):
+    """Every value (random doubles of every magnitude, integers, -0.0, subnormals) is written once per
+    slice and reads back exactly; an .lp term carries its sign as `` + `` / `` - ``."""
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.normal(size=500) * 10.0 ** rng.integers(-30, 30, 500), [0.0, -0.0, 1.0, -2.0,
+                             5e-324, 1.7976931348623157e308, 1e16, 0.1 + 0.2]])
+    numbers = Numbers(terms=terms)
+    numbers.add(values)
+    numbers.add(values[:10])
+    pool = Pool()
+    ids, again = numbers.finish(pool)
+    pool.finish()
+    text = _strings(pool, ids)
+    if terms:
+        assert all(t[:3] == (" - " if np.signbit(v) else " + ") for t, v in zip(text, values))
+        read = [float(t[1] + t[3:]) for t in text]
+    else:
+        assert all(t[0] == " " for t in text)
+        read = [float(t) for t in text]
+    np.testing.assert_array_equal(read, values)
+    assert np.signbit(read[-7]) and not np.signbit(read[-8])
+    np.testing.assert_array_equal(again, ids[:10])
+    assert pool.size == len(np.unique(values.view(np.int64)))          # each distinct double formatted once
+    assert _strings(pool, [ids[-1]]) == [(" + " if terms else " ") + "0.30000000000000004"]
+
+
+def test_joined_concatenates_each_row_of_pieces():
+    pool = Pool()
+    first = pool.add_strings(["a", "bc", "", "def"])
+    pool.finish()
+    buffer, lengths = pool.joined(lines(3, first + np.array([0, 1, 3]), first + 2, first + np.array([3, 0, 1])))
+    assert bytes(buffer).decode() == "adefbcadefbc" and lengths.tolist() == [4, 3, 5]
