@@ -1,9 +1,12 @@
 """Build and hand-off overhead of the OLCT formulation, and solve cost of its variants.
 
-Run: ``python bench/overhead.py [--quick] [--skip-pyomo] > bench/results/overhead.txt``
+Run: ``python bench/overhead.py [--quick] [--skip-pyomo] [--data synthetic phishing] [--skip-solves]
+> bench/results/overhead.txt``
 
 Prints, measured in one run on synthetic data of the size of "phishing"
-(N = 11055, p = 68), depth 2, tangents V0 and V3:
+(N = 11055, p = 68: Gaussian features, so nearly every coefficient is a distinct
+17-digit number) and on phishing itself (features in {-1, 0, 1}; skipped when
+``../shared`` is absent), depth 2, tangents V0 and V3:
 
 (a) a plain baseline: the same constraint matrix written out by hand as numpy
     COO arrays and handed to highspy (``passModel``), for both variants;
@@ -11,7 +14,8 @@ Prints, measured in one run on synthetic data of the size of "phishing"
 (c) ``to_pyomo()`` (default variant; best of two constructions, the model freed after each is timed),
     and (c+) ``to_pyomo()`` followed by reading every row's expression once, as a writer or a solver
     interface does (rows are made from the sparse matrix on first read);
-(d) writing ``.mps`` and ``.lp`` (names passed, then HiGHS's writer), each also as a multiple of (b);
+(d) writing ``.mps`` and ``.lp`` with ``Formulation.write`` (from the arrays), each also as a multiple of
+    (b), beside HiGHS's own writer (names passed, then ``writeModel``) on the same model;
 peak memory (growth of the resident set during one build + hand-off, measured
 in a freshly spawned interpreter so no earlier allocation is reused);
 (e) time to proven optimality and node count on small breast-cancer instances
@@ -34,7 +38,9 @@ import scipy.sparse as sp
 from pyomo.environ import Constraint
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from _data import SHARED  # noqa: E402
 from optitrees import solvers  # noqa: E402
+from optitrees.mip import new_highs  # noqa: E402
 from optitrees.formulations import olct  # noqa: E402
 from optitrees.formulations.tangents import logistic_tangents  # noqa: E402
 
@@ -48,28 +54,33 @@ def _status_mib(field):
     raise RuntimeError(f"{field} not in /proc/self/status")
 
 
-def _data(n, p):
+def _data(n, p, name="synthetic"):
+    if name == "phishing":
+        from _data import load_numeric
+
+        X, y, _ = load_numeric("phishing")
+        return X, np.where(y == 1, 1.0, -1.0)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, p))
     y = np.where(X[:, :5].sum(axis=1) + rng.normal(size=n) > 0, 1.0, -1.0)
     return X, y
 
 
-def _memory_probe(stage, n, p, tangents, score_variables, queue):
+def _memory_probe(stage, n, p, tangents, score_variables, name, queue):
     """Runs in a fresh (spawned) interpreter: peak RSS growth of one build + hand-off."""
-    X, y = _data(n, p)
+    X, y = _data(n, p, name)
     start = _status_mib("VmHWM")
     fn = baseline_depth2 if stage == "baseline" else library
     fn(X, y, tangents, score_variables)
     queue.put(_status_mib("VmHWM") - start)
 
 
-def peak_memory(stage, n, p, tangents, score_variables):
+def peak_memory(stage, n, p, tangents, score_variables, name):
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_memory_probe, args=(stage, n, p, tangents, score_variables, queue))
+    proc = ctx.Process(target=_memory_probe, args=(stage, n, p, tangents, score_variables, name, queue))
     proc.start()
     peak = queue.get()
     proc.join()
@@ -150,7 +161,9 @@ def baseline_depth2(X, y, tangents, score_variables=True, W=10.0):
             else:
                 M = np.maximum(0.0, c_k + abs(a_k) * S)
                 rows(n, np.hstack([cols, (2 * i + t - 1)[:, None]]), np.hstack([vals, -M[:, None]]), c_k - M, np.inf)
-    A = sp.csr_matrix((np.concatenate(V), (np.concatenate(R), np.concatenate(Cc))), shape=(nrow, ncol))
+    V, R, Cc = np.concatenate(V), np.concatenate(R), np.concatenate(Cc)
+    nonzero = V != 0                                   # zero features (phishing's 0s) are not coefficients
+    A = sp.csr_matrix((V[nonzero], (R[nonzero], Cc[nonzero])), shape=(nrow, ncol))
     cost = np.zeros(ncol)
     cost[op:os_] = 1.0
     cost[ox:] = 1.0
@@ -173,19 +186,28 @@ def library(X, y, tangents, score_variables=True):
     return f, h
 
 
-def overhead(n, p, skip_pyomo):
-    X, y = _data(n, p)
-    print(f"## build and hand-off, synthetic N={n}, p={p}, depth 2; (a) and (b) build the identical matrix")
+def highs_write(f, path):
+    """HiGHS's own writer, for comparison: the model with its names passed, then ``writeModel``."""
+    h = new_highs()
+    f.to_highs(names=True, highs=h)
+    h.writeModel(path)
+
+
+def overhead(n, p, skip_pyomo, name="synthetic"):
+    X, y = _data(n, p, name)
+    n, p = X.shape
+    print(f"\n## build and hand-off, {name} N={n}, p={p}, depth 2; (a) and (b) build the identical matrix")
     print(f"{'variant':>9s} {'set':4s} {'rows':>8s} {'nnz':>9s} {'(a) base s':>10s} {'(b) lib s':>9s} {'(b)/(a)':>7s} "
           f"{'names s':>7s} {'(c) pyomo s':>11s} {'(c)/(b)':>7s} {'(c+) s':>7s} {'(c+)/(b)':>8s} "
-          f"{'(d) mps s':>9s} {'/(b)':>5s} {'lp s':>6s} {'/(b)':>5s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
+          f"{'(d) mps s':>9s} {'/(b)':>5s} {'lp s':>6s} {'/(b)':>5s} {'HiGHS mps s':>11s} {'HiGHS lp s':>10s} "
+          f"{'mps MB':>6s} {'lp MB':>6s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
     for score_variables in (True, False):
         variant = "scores" if score_variables else "inline"
         for tangents in ("V0", "V3"):
             (hb, A), ta = measure(lambda: baseline_depth2(X, y, tangents, score_variables))
             (f, hl), tb = measure(lambda: library(X, y, tangents, score_variables))
-            ma = peak_memory("baseline", n, p, tangents, score_variables)
-            mb = peak_memory("library", n, p, tangents, score_variables)
+            ma = peak_memory("baseline", n, p, tangents, score_variables, name)
+            mb = peak_memory("library", n, p, tangents, score_variables, name)
             assert f.matrix.shape == A.shape and f.matrix.nnz == A.nnz, "baseline and library matrices differ"
             assert abs(f.matrix - A).max() < 1e-9, "baseline and library coefficients differ"
             assert np.allclose(f.row_lower, hb.getLp().row_lower_), "baseline and library row bounds differ"
@@ -207,17 +229,21 @@ def overhead(n, p, skip_pyomo):
                     del model
                 gc.collect()
                 tc, tr = min(times), min(read)
-            written = {}
+            written, theirs, size = {}, {}, {}
             with tempfile.TemporaryDirectory() as d:
                 for suffix in ("mps", "lp"):
-                    def write():                          # names made anew each time: a fresh model's cost
+                    path = os.path.join(d, f"olct.{suffix}")
+                    written[suffix] = measure(lambda: f.write(path))[1]
+                    size[suffix] = os.path.getsize(path) / 1e6
+                    def write_highs():                    # names made anew each time: a fresh model's cost
                         f._cache.pop("cn", None), f._cache.pop("rn", None)
-                        return f.write(os.path.join(d, f"olct.{suffix}"))
-                    written[suffix] = measure(write)[1]
+                        return highs_write(f, os.path.join(d, f"highs.{suffix}"))
+                    theirs[suffix] = measure(write_highs)[1]
             td, tl = written["mps"], written["lp"]
             print(f"{variant:>9s} {tangents:4s} {f.n_rows:8d} {f.matrix.nnz:9d} {ta:10.2f} {tb:9.2f} {tb / ta:7.2f} "
                   f"{tn:7.2f} {tc:11.2f} {tc / tb:7.1f} {tr:7.2f} {tr / tb:8.1f} "
-                  f"{td:9.2f} {td / tb:5.1f} {tl:6.2f} {tl / tb:5.1f} {ma:10.0f} {mb:10.0f}", flush=True)
+                  f"{td:9.2f} {td / tb:5.1f} {tl:6.2f} {tl / tb:5.1f} {theirs['mps']:11.2f} {theirs['lp']:10.2f} "
+                  f"{size['mps']:6.0f} {size['lp']:6.0f} {ma:10.0f} {mb:10.0f}", flush=True)
             del f
     print(f"this process's peak RSS: {_status_mib('VmHWM'):.0f} MiB")
 
@@ -249,13 +275,19 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes (CI smoke run)")
     ap.add_argument("--skip-pyomo", action="store_true")
     ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--data", nargs="*", default=["synthetic", "phishing"], choices=["synthetic", "phishing"],
+                    help="the sets of (a)-(d); none: only (e)")
+    ap.add_argument("--skip-solves", action="store_true", help="leave out (e)")
     args = ap.parse_args()
     if args.quick:
         overhead(500, 10, args.skip_pyomo)
         solve_variants([(60, 4)], 20)
     else:
-        overhead(11055, 68, args.skip_pyomo)
-        solve_variants([(120, 6), (160, 8), (200, 10)], args.time_limit)
+        for name in args.data:
+            if name == "synthetic" or (SHARED / "MANIFEST.json").exists():
+                overhead(11055, 68, args.skip_pyomo, name)
+        if not args.skip_solves:
+            solve_variants([(120, 6), (160, 8), (200, 10)], args.time_limit)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pieces import Numbers, Pool, Writer, copy_piece, lines
+from .pieces import Numbers, Pool, Writer, coefficient_blocks, copy_piece, lines
 
 __all__ = ["write_lp", "TERMS_PER_LINE"]
 
@@ -22,19 +22,23 @@ TERMS_PER_LINE = 8
 
 
 @njit(cache=True, nogil=True)
-def _rows(buffer, offsets, longest, out, e, rows, name_suffix, sense, side, row_first, col_first, indptr,
-          indices, term_ids, pieces):
+def _rows(buffer, offsets, longest, digits, digit_offsets, digit_ids, k_base, out, e, stop, rows, name_suffix,
+          sense, side, row_first, col_first, indptr, indices, data, pieces):
     """``Subject To`` lines from written row ``e`` on: ``" name[suffix]: + a x - b y ... >= rhs"``.
 
-    Row ``e`` of the file is matrix row ``rows[e]``. ``pieces``: the ids of ``":"``, the line break,
-    ``" + 0"`` and ``"\\n"``. Stops before a row that might not fit in ``out``; returns the next row, the
-    bytes written and, when that is nothing, the bytes the row may need.
+    Row ``e`` of the file is matrix row ``rows[e]``. Names and keywords are pieces of the pool (``buffer``,
+    ``offsets``); the digits of coefficient ``k`` (``|data[k]|``) are string ``digit_ids[k - k_base]`` of
+    (``digits``, ``digit_offsets``), or string ``k - k_base`` when ``digit_ids`` is empty; ``longest``: the
+    longest string of either. Writes rows up to ``stop``. ``pieces``: the ids of ``":"``, the line break, ``" + 0"``, ``"\\n"``, ``" + "`` and ``" - "``.
+    Stops before a row that might not fit in ``out``; returns the next row, the bytes written and, when that
+    is nothing, the bytes the row may need.
     """
-    colon, line_break, zero, nl = pieces[0], pieces[1], pieces[2], pieces[3]
+    colon, line_break, zero, nl, plus, minus = pieces[0], pieces[1], pieces[2], pieces[3], pieces[4], pieces[5]
+    by_id = digit_ids.shape[0] > 0
     pos = 0
-    while e < rows.shape[0]:
+    while e < stop:
         r = rows[e]
-        need = (3 * (indptr[r + 1] - indptr[r]) + 9) * longest     # each term at most three pieces
+        need = (4 * (indptr[r + 1] - indptr[r]) + 9) * longest     # each term at most four strings
         if pos + need > out.shape[0]:
             return e, pos, need
         pos = copy_piece(buffer, offsets, row_first + r, out, pos)
@@ -43,7 +47,8 @@ def _rows(buffer, offsets, longest, out, e, rows, name_suffix, sense, side, row_
         for k in range(indptr[r], indptr[r + 1]):
             if k > indptr[r] and (k - indptr[r]) % TERMS_PER_LINE == 0:
                 pos = copy_piece(buffer, offsets, line_break, out, pos)
-            pos = copy_piece(buffer, offsets, term_ids[k], out, pos)
+            pos = copy_piece(buffer, offsets, minus if data[k] < 0 else plus, out, pos)
+            pos = copy_piece(digits, digit_offsets, digit_ids[k - k_base] if by_id else k - k_base, out, pos)
             pos = copy_piece(buffer, offsets, col_first + indices[k], out, pos)
         if indptr[r + 1] == indptr[r]:
             pos = copy_piece(buffer, offsets, zero, out, pos)
@@ -83,7 +88,7 @@ def write_lp(model, pool: Pool, out: Writer) -> None:
     in_use = (np.bincount(A.indices, minlength=model.n_cols) > 0) | (model.cost != 0) | (q != 0)
 
     terms, values = Numbers(terms=True), Numbers()
-    for v in (A.data, model.cost[cost_cols], 2.0 * q[q_cols], [f.objective_offset]):
+    for v in (model.cost[cost_cols], 2.0 * q[q_cols], [f.objective_offset]):
         terms.add(v)
     for v in (np.where(np.isfinite(side), side, 0.0), np.where(finite_lo, lo, 0.0), np.where(finite_up, up, 0.0)):
         values.add(v)
@@ -91,10 +96,10 @@ def write_lp(model, pool: Pool, out: Writer) -> None:
         "nl": "\n", "empty": "", "colon": ":", "break": "\n ", "zero": " + 0", "neg_inf": " -inf",
         "head": f"\\ {f.name}, written by optitrees\nMinimize\n obj:", "quad_open": " + [", "quad_close": " ] / 2",
         "square": " ^ 2", "subject_to": "Subject To\n", "bounds": "Bounds\n", "general": "General\n",
-        "binary": "Binary\n", "end": "End\n", "le": " <=", "ge": " >=", "eq": " =", "free": " free"}.items()}
+        "binary": "Binary\n", "end": "End\n", "plus": " + ", "minus": " - ", "le": " <=", "ge": " >=", "eq": " =", "free": " free"}.items()}
     senses = pool.add_strings([" =", " >=", " <="])
     suffixes = pool.add_strings(["", "lo", "up"])
-    data_ids, cost_ids, q_ids, offset_id = terms.finish(pool)
+    cost_ids, q_ids, offset_id = terms.finish(pool)
     side_ids, lo_ids, up_ids = values.finish(pool)
     out.pool = pool.finish()
     col_name = model.col_first + np.arange(model.n_cols)
@@ -115,11 +120,13 @@ def write_lp(model, pool: Pool, out: Writer) -> None:
     if f.objective_offset:
         out.emit(offset_id)
     out.emit([lit["nl"], lit["subject_to"]])
-    pieces = np.array([lit["colon"], lit["break"], lit["zero"], lit["nl"]], np.int64)
-    indices = A.indices.astype(np.int64, copy=False)
-    out.run(lambda buffer, e: _rows(pool.buffer, pool.offsets, pool.longest, buffer, e, row, suffixes + suffix,
-                                    senses + sense, side_ids, model.row_first, model.col_first, A.indptr, indices,
-                                    data_ids, pieces), len(row))
+    pieces = np.array([lit["colon"], lit["break"], lit["zero"], lit["nl"], lit["plus"], lit["minus"]], np.int64)
+    for a, b, k_base, table in coefficient_blocks(A.data, A.indptr[row], A.indptr[row + 1], absolute=True):
+        longest = max(pool.longest, table.longest)
+        out.run(lambda buffer, e, stop: _rows(pool.buffer, pool.offsets, longest, table.buffer, table.offsets,
+                                              table.kernel_ids, k_base, buffer, e, stop, row, suffixes + suffix,
+                                              senses + sense, side_ids, model.row_first, model.col_first, A.indptr,
+                                              A.indices, A.data, pieces), a, b)
 
     # Bounds: " [lower <=] name (= | >= | <=) value" or " name free", in column order
     empty = lit["empty"]

@@ -14,27 +14,32 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pieces import Numbers, Pool, Writer, copy_piece, lines
+from .pieces import Numbers, Pool, Writer, coefficient_blocks, copy_piece, lines
 
 __all__ = ["write_mps"]
 
 
 @njit(cache=True, nogil=True)
-def _columns(buffer, offsets, longest, out, j, col_name, objective_value, integer, indptr, indices, row_first,
-             value_ids, pieces):
+def _columns(buffer, offsets, longest, digits, digit_offsets, digit_ids, k_base, out, j, stop, col_name,
+             objective_value, integer, indptr, indices, row_first, pieces):
     """``COLUMNS`` lines from column ``j`` on: ``" col row value[ row value]"``; ``objective_value[j] >= 0``
     is the piece of column ``j``'s objective entry, written first.
 
-    ``pieces``: the ids of ``"\\n"``, ``" obj"`` and the two marker lines. Stops before a column that might
-    not fit in ``out``; returns the next column, the bytes written and, when that is nothing, the bytes the
-    column may need.
+    Names and keywords are pieces of the pool (``buffer``, ``offsets``); coefficient ``k``'s digits are string
+    ``digit_ids[k - k_base]`` of (``digits``, ``digit_offsets``), or string ``k - k_base`` when ``digit_ids``
+    is empty (see :class:`~optitrees.mip.files.pieces.CoefficientTable`); ``longest``: the longest string of
+    either. Writes columns up to ``stop``.
+    ``pieces``: the ids of ``"\\n"``, ``" obj"``, ``" "`` and the two marker lines. Stops before a column that
+    might not fit in ``out``; returns the next column, the bytes written and, when that is nothing, the bytes
+    the column may need.
     """
-    nl, objective, start_marker, end_marker = pieces[0], pieces[1], pieces[2], pieces[3]
+    nl, objective, space, start_marker, end_marker = pieces[0], pieces[1], pieces[2], pieces[3], pieces[4]
+    by_id = digit_ids.shape[0] > 0
     pos = 0
-    while j < col_name.shape[0]:
+    while j < stop:
         has_objective = objective_value[j] >= 0
         n_entries = indptr[j + 1] - indptr[j] + (1 if has_objective else 0)
-        need = (2 * n_entries + 2) * longest            # each entry two pieces, each half-line one more
+        need = (3 * n_entries + 2) * longest            # each entry three strings, each half-line one more
         if pos + need > out.shape[0]:
             return j, pos, need
         if integer[j] and (j == 0 or not integer[j - 1]):
@@ -50,7 +55,8 @@ def _columns(buffer, offsets, longest, out, j, col_name, objective_value, intege
             else:
                 k = indptr[j] + t - (1 if has_objective else 0)
                 pos = copy_piece(buffer, offsets, row_first + indices[k], out, pos)
-                pos = copy_piece(buffer, offsets, value_ids[k], out, pos)
+                pos = copy_piece(buffer, offsets, space, out, pos)
+                pos = copy_piece(digits, digit_offsets, digit_ids[k - k_base] if by_id else k - k_base, out, pos)
             if t % 2 == 1 or t == n_entries - 1:
                 pos = copy_piece(buffer, offsets, nl, out, pos)
         j += 1
@@ -84,17 +90,17 @@ def write_mps(model, pool: Pool, out: Writer) -> None:
     finite_lo, finite_up = np.isfinite(lo), np.isfinite(up)
 
     numbers = Numbers()
-    for values in (csc.data, model.cost[objective_entry], rhs[with_rhs], [-f.objective_offset], width[ranged],
+    for values in (model.cost[objective_entry], rhs[with_rhs], [-f.objective_offset], width[ranged],
                    lo[finite_lo], up[finite_up], 2.0 * q[q != 0]):
         numbers.add(values)
     lit = {k: pool.literal(v) for k, v in {
-        "nl": "\n", "empty": "", "obj": " obj", "rhs": " RHS", "rng": " RNG",
+        "nl": "\n", "empty": "", "space": " ", "obj": " obj", "rhs": " RHS", "rng": " RNG",
         "head": f"NAME {f.name}\nROWS\n N obj\n", "columns": "COLUMNS\n", "rhs_section": "RHS\n",
         "ranges": "RANGES\n", "bounds": "BOUNDS\n", "quadobj": "QUADOBJ\n", "endata": "ENDATA\n",
         "org": " MARKER 'MARKER' 'INTORG'\n", "end": " MARKER 'MARKER' 'INTEND'\n"}.items()}
     row_type = pool.add_strings([" E", " L", " G", " N"])
     bound_type = pool.add_strings([f" {t} BND" for t in ("FX", "FR", "MI", "LO", "UP", "LI", "UI", "BV")])
-    data_ids, cost_ids, rhs_ids, offset_id, range_ids, lo_ids, up_ids, q_ids = numbers.finish(pool)
+    cost_ids, rhs_ids, offset_id, range_ids, lo_ids, up_ids, q_ids = numbers.finish(pool)
     out.pool = pool.finish()
     nl, empty = lit["nl"], lit["empty"]
     col_name = model.col_first + np.arange(model.n_cols)
@@ -105,11 +111,12 @@ def write_mps(model, pool: Pool, out: Writer) -> None:
     out.emit([lit["columns"]])
     cost_at = np.full(model.n_cols, -1, np.int64)
     cost_at[objective_entry] = cost_ids
-    pieces = np.array([nl, lit["obj"], lit["org"], lit["end"]], np.int64)
-    indices = csc.indices.astype(np.int64, copy=False)
-    out.run(lambda buffer, j: _columns(pool.buffer, pool.offsets, pool.longest, buffer, j, col_name, cost_at,
-                                       integer, csc.indptr, indices, model.row_first, data_ids, pieces),
-            model.n_cols)
+    pieces = np.array([nl, lit["obj"], lit["space"], lit["org"], lit["end"]], np.int64)
+    for a, b, k_base, table in coefficient_blocks(csc.data, csc.indptr[:-1], csc.indptr[1:]):
+        longest = max(pool.longest, table.longest)
+        out.run(lambda buffer, j, stop: _columns(pool.buffer, pool.offsets, longest, table.buffer, table.offsets,
+                                                 table.kernel_ids, k_base, buffer, j, stop, col_name, cost_at,
+                                                 integer, csc.indptr, csc.indices, model.row_first, pieces), a, b)
     if model.n_cols and integer[-1]:
         out.emit([lit["end"]])
 

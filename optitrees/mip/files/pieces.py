@@ -25,11 +25,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-__all__ = ["Pool", "Numbers", "Writer", "lines", "names", "file_labels", "copy_piece"]
+__all__ = ["Pool", "Numbers", "CoefficientTable", "coefficient_blocks", "Writer", "lines", "names", "file_labels",
+           "copy_piece"]
 
 _BUFFER_BYTES = 1 << 23
 _THREADS = min(4, os.cpu_count() or 1)
 _PER_THREAD = 1 << 19              # numbers a formatting thread is worth starting for
+_PER_BLOCK = 1 << 20               # coefficients formatted and written at a time
 _SAFE = re.compile(r"[A-Za-z0-9_.]*")
 
 
@@ -148,13 +150,40 @@ def names(f, groups) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(buffers), np.concatenate(lengths)
 
 
-class Numbers:
-    """The numbers a file prints, formatted once each.
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's code into the distinct doubles, and those doubles (bit patterns: -0.0 stays apart from
+    0.0, and hashing int64 is faster than float64)."""
+    codes, distinct = pd.factorize(np.ascontiguousarray(values, np.float64).view(np.int64), sort=False)
+    return codes.astype(np.int64), distinct.view(np.float64)
 
-    Arrays are registered with :meth:`add`; :meth:`finish` formats their distinct values (Arrow's shortest
-    round-trip formatter, so a number reads back as the same double) into the pool and returns each array's
-    piece ids. With ``terms=True`` a number is written as an ``.lp`` term's coefficient, ``" + 0.5"`` /
-    ``" - 0.5"``; otherwise as ``" -0.5"``.
+
+def _digits(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Shortest round-trip text of ``values`` (Arrow's formatter: each reads back as the same double):
+    the strings' bytes and offsets."""
+    if len(values) == 0:
+        return np.zeros(0, np.uint8), np.zeros(1, np.int64)
+    text = pc.cast(pa.array(values), pa.large_string())
+    _, offsets, characters = text.buffers()
+    offsets = np.frombuffer(offsets, np.int64, len(values) + 1, offset=text.offset * 8)
+    return np.frombuffer(characters, np.uint8, offsets[-1] - offsets[0], offset=offsets[0]), offsets - offsets[0]
+
+
+def _in_slices(fn, values: np.ndarray) -> list:
+    """``fn`` on up to ``_THREADS`` slices of ``values`` at once (pandas' hashing and Arrow's formatting
+    release the GIL)."""
+    slices = np.array_split(values, min(_THREADS, max(1, len(values) // _PER_THREAD)))
+    if len(slices) == 1:
+        return [fn(slices[0])]
+    with ThreadPoolExecutor(len(slices)) as threads:
+        return list(threads.map(fn, slices))
+
+
+class Numbers:
+    """The numbers a file prints outside the matrix (costs, bounds, right-hand sides), formatted once each.
+
+    Arrays are registered with :meth:`add`; :meth:`finish` formats their distinct values (:func:`_digits`)
+    into the pool and returns each array's piece ids. With ``terms=True`` a number is written as an ``.lp``
+    term's coefficient, ``" + 0.5"`` / ``" - 0.5"``; otherwise as ``" -0.5"``.
     """
 
     def __init__(self, terms: bool = False):
@@ -168,30 +197,97 @@ class Numbers:
         sizes = [len(a) for a in self._arrays]
         values = np.concatenate(self._arrays) if self._arrays else np.zeros(0)
         self._arrays = []
-        # in up to _THREADS slices at once (pandas' hashing and Arrow's formatting release the GIL); a value
-        # in two slices is formatted twice, which costs a few bytes of pool
-        slices = np.array_split(values, min(_THREADS, max(1, len(values) // _PER_THREAD)))
-        with ThreadPoolExecutor(len(slices)) as pool_of_threads:
-            formatted = list(pool_of_threads.map(self._format, slices))
-        ids = [codes + pool.add(buffer, lengths) for codes, buffer, lengths in formatted]
+        # a value met in two slices is formatted twice, which costs a few bytes of pool
+        ids = [codes + pool.add(buffer, lengths) for codes, buffer, lengths in _in_slices(self._format, values)]
         return np.split(np.concatenate(ids), np.cumsum(sizes)[:-1])
 
     def _format(self, values: np.ndarray):
-        """``values``' codes into their distinct values, and those values' text: (codes, buffer, lengths)."""
-        # distinct bit patterns: hashing int64 is faster than float64, and -0.0 stays apart from 0.0
-        codes, distinct = pd.factorize(values.view(np.int64), sort=False)
-        distinct = distinct.view(np.float64)
-        digits = pc.cast(pa.array(np.abs(distinct) if self.terms else distinct), pa.string())
-        _, offsets, characters = digits.buffers()
-        offsets = np.frombuffer(offsets, np.int32, len(distinct) + 1, offset=digits.offset * 4)
+        """(codes into the distinct values, their text with its prefix: buffer, lengths)."""
+        codes, distinct = _distinct(values)
+        characters, offsets = _digits(np.abs(distinct) if self.terms else distinct)
         text = Pool()
         prefix = text.add_strings([" + ", " - "] if self.terms else [" "])
-        first_digits = text.add(np.frombuffer(characters, np.uint8, offsets[-1]) if len(distinct) else [],
-                                np.diff(offsets))
+        first_digits = text.add(characters, np.diff(offsets))
         text.finish()
         rows = lines(len(distinct), prefix + (np.signbit(distinct) if self.terms else 0),
                      first_digits + np.arange(len(distinct)))
-        return codes.astype(np.int64), *text.joined(rows)
+        return codes, *text.joined(rows)
+
+
+class CoefficientTable:
+    """The matrix's coefficients as text for the compiled passes: ``buffer`` / ``offsets`` hold the digits
+    (no prefix: the passes write the separator or sign), ``ids`` each coefficient's string, or ``None`` when
+    string ``k`` is coefficient ``k``.
+
+    Each distinct double is formatted once (:func:`_digits`) unless a sample of the coefficients is mostly
+    distinct (margins written inline: ``y_i x_ij`` times a tangent's slope), where hashing costs more than
+    it saves (39M such coefficients: 17.6 s to hash and format the distinct ones, 10.6 s to format all).
+    """
+
+    SAMPLE = 1 << 16
+
+    def __init__(self, values: np.ndarray):
+        values = np.ascontiguousarray(values, np.float64)
+        sample = values[::max(1, len(values) // self.SAMPLE)]
+        distinct_only = len(pd.unique(sample.view(np.int64))) <= len(sample) // 2
+
+        def text(v):
+            if not distinct_only:
+                return None, *_digits(v)
+            codes, distinct = _distinct(v)
+            return codes, *_digits(distinct)
+
+        parts = _in_slices(text, values)
+        self.buffer = parts[0][1] if len(parts) == 1 else np.concatenate([characters for _, characters, _ in parts])
+        bases = np.cumsum([0] + [len(characters) for _, characters, _ in parts])
+        self.offsets = np.concatenate([np.zeros(1, np.int64)] + [offsets[1:] + base
+                                                                 for (_, _, offsets), base in zip(parts, bases)])
+        if distinct_only:
+            firsts = np.cumsum([0] + [len(offsets) - 1 for _, _, offsets in parts])
+            self.ids = np.concatenate([codes + first for (codes, _, _), first in zip(parts, firsts)])
+        else:
+            self.ids = None
+        self.longest = int(np.diff(self.offsets).max(initial=0))
+
+    @property
+    def kernel_ids(self) -> np.ndarray:
+        """``ids``, or an empty array standing for "coefficient ``k`` is string ``k``"."""
+        return self.ids if self.ids is not None else np.zeros(0, np.int64)
+
+
+def coefficient_blocks(values: np.ndarray, first: np.ndarray, stop: np.ndarray, absolute: bool = False):
+    """Split items (columns or rows) into blocks of about ``per_block`` coefficients: for each, (first item,
+    stop item, its first coefficient, the :class:`CoefficientTable` of its coefficients).
+
+    Item ``i`` holds coefficients ``values[first[i]:stop[i]]`` (``|values|`` with ``absolute``), in item
+    order. The next block's table is made by another thread while the caller writes the current one, and
+    only two are held at once (a table of the whole matrix took 5x its memory).
+    """
+    per_block = _PER_BLOCK
+    counts = np.asarray(stop) - np.asarray(first)
+    cumulative = np.cumsum(counts)
+    bounds, start = [], 0
+    while start < len(counts):
+        base = cumulative[start - 1] if start else 0
+        end = max(int(np.searchsorted(cumulative, base + per_block, side="right")), start + 1)
+        bounds.append((start, min(end, len(counts))))
+        start = end
+
+    def table(block):
+        a, b = block
+        k0, k1 = int(first[a]), int(stop[b - 1])
+        block_values = values[k0:max(k0, k1)]
+        return a, b, k0, CoefficientTable(np.abs(block_values) if absolute else block_values)
+
+    if not bounds:
+        return
+    with ThreadPoolExecutor(1) as ahead:
+        pending = ahead.submit(table, bounds[0])
+        for block in bounds[1:]:
+            current = pending.result()
+            pending = ahead.submit(table, block)
+            yield current
+        yield pending.result()
 
 
 class Writer:
@@ -231,12 +327,11 @@ class Writer:
             self._flush(used)
             k += done
 
-    def run(self, step, stop: int) -> None:
-        """Write items ``0`` to ``stop`` with a compiled pass ``step(out, item) -> (next item, bytes, need)``
-        that stops before an item that might not fit (``need``: the bytes that item may take)."""
-        start = 0
+    def run(self, step, start: int, stop: int) -> None:
+        """Write items ``start`` to ``stop`` with a compiled pass ``step(out, item, stop) -> (next item, bytes,
+        need)`` that stops before an item that might not fit (``need``: the bytes that item may take)."""
         while start < stop:
-            start, used, need = step(self._buffers[0], start)
+            start, used, need = step(self._buffers[0], start, stop)
             if used == 0 and need:
                 self._grow(need)
                 continue

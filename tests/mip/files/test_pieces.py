@@ -66,3 +66,24 @@ def test_joined_concatenates_each_row_of_pieces():
     pool.finish()
     buffer, lengths = pool.joined(lines(3, first + np.array([0, 1, 3]), first + 2, first + np.array([3, 0, 1])))
     assert bytes(buffer).decode() == "adefbcadefbc" and lengths.tolist() == [4, 3, 5]
+
+
+@pytest.mark.parametrize("distinct", [False, True])
+def test_coefficient_table_holds_each_coefficients_digits(distinct, monkeypatch):
+    """Few distinct coefficients (binary features) are formatted once each and addressed by id; mostly
+    distinct ones are formatted in place (no ids). In four slices or one, each string reads back as its
+    coefficient."""
+    from optitrees.mip.files import pieces
+
+    rng = np.random.default_rng(1)
+    values = rng.normal(size=3000) if distinct else rng.choice([0.5, 1.0, 2.0, 1e-3], 3000)
+    for threads in (1, 4):
+        monkeypatch.setattr(pieces, "_PER_THREAD", 1 if threads > 1 else 1 << 19)
+        table = pieces.CoefficientTable(values)
+        assert (table.ids is None) == distinct
+        ids = np.arange(len(values)) if table.ids is None else table.ids
+        text = [bytes(table.buffer[table.offsets[i]:table.offsets[i + 1]]).decode() for i in ids]
+        np.testing.assert_array_equal([float(t) for t in text], values)
+        if not distinct:
+            assert len(table.offsets) - 1 <= 4 * threads          # each distinct value once per slice
+        assert table.longest == max(map(len, text))

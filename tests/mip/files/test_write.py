@@ -185,8 +185,9 @@ def test_an_empty_row_is_kept_and_a_free_row_is_kept_in_lp(tmp_path):
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
 def test_the_bytes_do_not_depend_on_the_buffer_or_the_formatting_threads(tmp_path, tiny_xor, suffix, monkeypatch):
     """A 16-byte buffer is outgrown by almost every line (the writer doubles it and resumes where it stopped),
-    and numbers formatted in four slices are each formatted by whichever thread meets them first: the file is
-    the same."""
+    numbers formatted in four slices are each formatted by whichever thread meets them first, and the matrix
+    goes out in blocks of 7 coefficients, each formatted while the one before is written: the file is the
+    same."""
     from optitrees.mip.files import pieces
 
     f = olct(*tiny_xor, depth=2, tangents="V1")
@@ -194,4 +195,15 @@ def test_the_bytes_do_not_depend_on_the_buffer_or_the_formatting_threads(tmp_pat
     monkeypatch.setattr(pieces, "_BUFFER_BYTES", 16)
     monkeypatch.setattr(pieces, "_PER_THREAD", 1)
     monkeypatch.setattr(pieces, "_THREADS", 4)
+    monkeypatch.setattr(pieces, "_PER_BLOCK", 7)
     assert f.write(tmp_path / f"small{suffix}").read_bytes() == reference
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_a_model_of_binary_features_reads_back_whole(tmp_path, suffix):
+    """Binary features give few distinct coefficients, formatted once each and written by id."""
+    rng = np.random.default_rng(0)
+    X = (rng.random((40, 5)) < 0.5).astype(float)
+    y = np.where(X[:, 0] + X[:, 1] + rng.random(40) > 1.2, 1, -1)
+    f = olct(X, y, depth=2, tangents="V1")
+    _assert_same_model(f, _read(f.write(tmp_path / f"binary{suffix}")))
