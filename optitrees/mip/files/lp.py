@@ -29,9 +29,9 @@ def _rows(buffer, offsets, longest, digits, digit_offsets, digit_ids, k_base, ou
     Row ``e`` of the file is matrix row ``rows[e]``. Names and keywords are pieces of the pool (``buffer``,
     ``offsets``); the digits of coefficient ``k`` (``|data[k]|``) are string ``digit_ids[k - k_base]`` of
     (``digits``, ``digit_offsets``), or string ``k - k_base`` when ``digit_ids`` is empty; ``longest``: the
-    longest string of either. Writes rows up to ``stop``. ``pieces``: the ids of ``":"``, the line break, ``" + 0"``, ``"\\n"``, ``" + "`` and ``" - "``.
-    Stops before a row that might not fit in ``out``; returns the next row, the bytes written and, when that
-    is nothing, the bytes the row may need.
+    longest string of either. ``pieces``: the ids of ``":"``, the line break, ``" + 0"``, ``"\\n"``, ``" + "``
+    and ``" - "``. Writes rows up to ``stop``, stopping before one that might not fit in ``out``; returns the
+    next row, the bytes written and, when that is nothing, the bytes the row may need.
     """
     colon, line_break, zero, nl, plus, minus = pieces[0], pieces[1], pieces[2], pieces[3], pieces[4], pieces[5]
     by_id = digit_ids.shape[0] > 0
@@ -96,7 +96,8 @@ def write_lp(model, pool: Pool, out: Writer) -> None:
         "nl": "\n", "empty": "", "colon": ":", "break": "\n ", "zero": " + 0", "neg_inf": " -inf",
         "head": f"\\ {f.name}, written by optitrees\nMinimize\n obj:", "quad_open": " + [", "quad_close": " ] / 2",
         "square": " ^ 2", "subject_to": "Subject To\n", "bounds": "Bounds\n", "general": "General\n",
-        "binary": "Binary\n", "end": "End\n", "plus": " + ", "minus": " - ", "le": " <=", "ge": " >=", "eq": " =", "free": " free"}.items()}
+        "binary": "Binary\n", "end": "End\n", "plus": " + ", "minus": " - ", "le": " <=", "ge": " >=", "eq": " =",
+        "free": " free"}.items()}
     senses = pool.add_strings([" =", " >=", " <="])
     suffixes = pool.add_strings(["", "lo", "up"])
     cost_ids, q_ids, offset_id = terms.finish(pool)

@@ -1,16 +1,18 @@
 """The pieces a model file is made of, and the compiled pass that copies them out.
 
 A file is a sequence of *pieces*: byte strings held once in a :class:`Pool`
-(keywords, the column and row names, every distinct number in its shortest
-round-trip form) and addressed by integer id. Sections are arrays of piece ids
-made with numpy (:func:`lines`), or, for the two sections with one line or term
-per nonzero, walked by a compiled pass over the sparse matrix
-(:mod:`~optitrees.mip.files.mps`, :mod:`~optitrees.mip.files.lp`). A
+(keywords, the column and row names, the numbers outside the matrix) and
+addressed by integer id. Sections are arrays of piece ids made with numpy
+(:func:`lines`), or, for the two sections with one entry per nonzero, walked by
+a compiled pass over the sparse matrix (:mod:`~optitrees.mip.files.mps`,
+:mod:`~optitrees.mip.files.lp`) that reads the coefficients' digits from a
+:class:`CoefficientTable`, made block by block (:func:`coefficient_blocks`). A
 :class:`Writer` fills one buffer while a second thread writes the other.
 
-Nothing is formatted per nonzero: a number is formatted once however often it
-occurs (:class:`Numbers`), a name once however many rows hold it. Every name and
-number is stored with its leading space, so a line is a few pieces.
+Numbers are Arrow's shortest round-trip text (each reads back as the same
+double), each distinct value formatted once unless nearly all are distinct; a
+name is made once however many rows hold it. Names and the numbers of the pool
+carry their leading space, so a line is a few pieces.
 """
 
 from __future__ import annotations
