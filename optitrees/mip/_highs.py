@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 

@@ -13,8 +13,6 @@ import enum
 import os
 from pathlib import Path
 
-import numpy as np
-
 from .lp import write_lp
 from .mps import write_mps
 from .pieces import Pool, Writer, file_labels, names
@@ -44,8 +42,9 @@ class FileModel:
     def __init__(self, f, pool: Pool):
         self.f = f
         self.n_cols, self.n_rows = f.n_cols, f.n_rows
-        self.col_first = pool.add(*names(f, list(f.variables.values())))
-        self.row_first = pool.add(*names(f, list(f.constraints.values())))
+        columns, rows = names(f, list(f.variables.values()), list(f.constraints.values()))
+        self.col_first = pool.add(*columns)
+        self.row_first = pool.add(*rows)
         self.col_lower, self.col_upper = f.col_lower, f.col_upper
         self.row_lower, self.row_upper = f.row_lower, f.row_upper
         self.integer, self.cost, self.quadratic = f.integrality, f.cost, f.quadratic

@@ -126,30 +126,34 @@ def file_labels(labels) -> np.ndarray:
     return safe_labels(values)
 
 
-def names(f, groups) -> tuple[np.ndarray, np.ndarray]:
-    """``" group(label,label)"`` (with its leading space) for every entry of ``groups`` (variable or constraint
-    groups of ``f``, in order), gathered from the file labels of their index sets: (buffer, lengths).
+def names(f, *group_lists) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``" group(label,label)"`` (with its leading space) for every entry of each list of groups (variable or
+    constraint groups of ``f``, in order), gathered from the file labels of their index sets: a (buffer,
+    lengths) per list. Each set's labels are made safe once.
 
     The same names as :meth:`~optitrees.mip.Formulation.column_names` / ``row_names`` when the labels are safe.
     """
     labels = Pool()
     set_first = {name: labels.add_strings(file_labels(values).tolist()) for name, values in f.sets.items()}
     comma, close = labels.literal(","), labels.literal(")")
-    prefixes = labels.add_strings([f" {g.name}(" for g in groups])
+    prefix = {g.name: labels.literal(f" {g.name}(") for groups in group_lists for g in groups}
     labels.finish()
-    buffers, lengths = [np.zeros(0, np.uint8)], [np.zeros(0, np.int64)]
-    for k, g in enumerate(groups):
-        dims = tuple(g.dims)
-        rows = np.empty((g.size, max(2 * len(dims) + 1, 2)), np.int64)
-        rows[:, 0] = prefixes + k
-        rows[:, 1] = close
-        for m, (d, i) in enumerate(zip(dims, np.unravel_index(np.arange(g.size), g.shape) if dims else ())):
-            rows[:, 2 * m + 1] = set_first[d] + i
-            rows[:, 2 * m + 2] = close if m == len(dims) - 1 else comma
-        b, n = labels.joined(rows)
-        buffers.append(b)
-        lengths.append(n)
-    return np.concatenate(buffers), np.concatenate(lengths)
+    out = []
+    for groups in group_lists:
+        buffers, lengths = [np.zeros(0, np.uint8)], [np.zeros(0, np.int64)]
+        for g in groups:
+            dims = tuple(g.dims)
+            rows = np.empty((g.size, max(2 * len(dims) + 1, 2)), np.int64)
+            rows[:, 0] = prefix[g.name]
+            rows[:, 1] = close
+            for m, (d, i) in enumerate(zip(dims, np.unravel_index(np.arange(g.size), g.shape) if dims else ())):
+                rows[:, 2 * m + 1] = set_first[d] + i
+                rows[:, 2 * m + 2] = close if m == len(dims) - 1 else comma
+            b, n = labels.joined(rows)
+            buffers.append(b)
+            lengths.append(n)
+        out.append((np.concatenate(buffers), np.concatenate(lengths)))
+    return out
 
 
 def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -17,8 +17,8 @@ def test_names_are_the_formulations_names_with_a_leading_space(tiny_xor):
     f.add_set("one", [0])
     f.add_variables("scalar", ())
     pool = Pool()
-    first_col = pool.add(*names(f, list(f.variables.values())))
-    first_row = pool.add(*names(f, list(f.constraints.values())))
+    columns, rows = names(f, list(f.variables.values()), list(f.constraints.values()))
+    first_col, first_row = pool.add(*columns), pool.add(*rows)
     pool.finish()
     assert any(len(g.dims) == 3 for g in f.constraints.values())
     assert _strings(pool, first_col + np.arange(f.n_cols)) == [" " + n for n in f.column_names()]
