@@ -110,7 +110,7 @@ def test_write_and_solvers(tmp_path, capsys):
     code, _, _ = run(["write", "margot", "--dataset", "breast_cancer", "--max-depth", "1", "--solver", "scip",
                       margot], capsys)
     text = margot.read_text()
-    assert "hinge(1,0)" in text and "+ 2 w(1,mean_radius) ^ 2" in text   # names; exact quadratic
+    assert "hinge(1,0)" in text and "+ 2.0 w(1,mean_radius) ^ 2" in text   # names; exact quadratic
     code, out, _ = run(["solvers"], capsys)
     assert code == 0 and out.startswith("highs    available 1.")
 
