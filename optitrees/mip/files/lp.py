@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pieces import Numbers, Pool, Writer, coefficient_blocks, copy_piece, lines
+from .pieces import SLACK, Numbers, Pool, Writer, coefficient_blocks, copy_piece, lines
 
 __all__ = ["write_lp", "TERMS_PER_LINE"]
 
@@ -22,14 +22,14 @@ TERMS_PER_LINE = 8
 
 
 @njit(cache=True, nogil=True)
-def _rows(buffer, offsets, longest, digits, digit_offsets, digit_ids, k_base, out, e, stop, rows, name_suffix,
+def _rows(buffer, offsets, longest, digits, digit_offsets, digit_ids, base, out, e, stop, rows, name_suffix,
           sense, side, row_first, col_first, indptr, indices, data, pieces):
     """``Subject To`` lines from written row ``e`` on: ``" name[suffix]: + a x - b y ... >= rhs"``.
 
     Row ``e`` of the file is matrix row ``rows[e]``. Names and keywords are pieces of the pool (``buffer``,
-    ``offsets``); the digits of coefficient ``k`` (``|data[k]|``) are string ``digit_ids[k - k_base]`` of
-    (``digits``, ``digit_offsets``), or string ``k - k_base`` when ``digit_ids`` is empty; ``longest``: the
-    longest string of either. ``pieces``: the ids of ``":"``, the line break, ``" + 0"``, ``"\\n"``, ``" + "``
+    ``offsets``); the digits of coefficient ``k`` (``|data[k]|``) of row ``e`` are string
+    ``u = base[e] + k - indptr[rows[e]]`` of (``digits``, ``digit_offsets``), through ``digit_ids[u]`` unless
+    ``digit_ids`` is empty; ``longest``: the longest string of either. ``pieces``: the ids of ``":"``, the line break, ``" + 0"``, ``"\\n"``, ``" + "``
     and ``" - "``. Writes rows up to ``stop``, stopping before one that might not fit in ``out``; returns the
     next row, the bytes written and, when that is nothing, the bytes the row may need.
     """
@@ -39,7 +39,7 @@ def _rows(buffer, offsets, longest, digits, digit_offsets, digit_ids, k_base, ou
     while e < stop:
         r = rows[e]
         need = (4 * (indptr[r + 1] - indptr[r]) + 9) * longest     # each term at most four strings
-        if pos + need > out.shape[0]:
+        if pos + need + SLACK > out.shape[0]:
             return e, pos, need
         pos = copy_piece(buffer, offsets, row_first + r, out, pos)
         pos = copy_piece(buffer, offsets, name_suffix[e], out, pos)
@@ -48,7 +48,8 @@ def _rows(buffer, offsets, longest, digits, digit_offsets, digit_ids, k_base, ou
             if k > indptr[r] and (k - indptr[r]) % TERMS_PER_LINE == 0:
                 pos = copy_piece(buffer, offsets, line_break, out, pos)
             pos = copy_piece(buffer, offsets, minus if data[k] < 0 else plus, out, pos)
-            pos = copy_piece(digits, digit_offsets, digit_ids[k - k_base] if by_id else k - k_base, out, pos)
+            u = base[e] + k - indptr[r]
+            pos = copy_piece(digits, digit_offsets, digit_ids[u] if by_id else u, out, pos)
             pos = copy_piece(buffer, offsets, col_first + indices[k], out, pos)
         if indptr[r + 1] == indptr[r]:
             pos = copy_piece(buffer, offsets, zero, out, pos)
@@ -122,10 +123,10 @@ def write_lp(model, pool: Pool, out: Writer) -> None:
         out.emit(offset_id)
     out.emit([lit["nl"], lit["subject_to"]])
     pieces = np.array([lit["colon"], lit["break"], lit["zero"], lit["nl"], lit["plus"], lit["minus"]], np.int64)
-    for a, b, k_base, table in coefficient_blocks(A.data, A.indptr[row], A.indptr[row + 1], absolute=True):
+    for a, b, base, table in coefficient_blocks(A.data, A.indptr[row], A.indptr[row + 1], absolute=True):
         longest = max(pool.longest, table.longest)
         out.run(lambda buffer, e, stop: _rows(pool.buffer, pool.offsets, longest, table.buffer, table.offsets,
-                                              table.kernel_ids, k_base, buffer, e, stop, row, suffixes + suffix,
+                                              table.kernel_ids, base, buffer, e, stop, row, suffixes + suffix,
                                               senses + sense, side_ids, model.row_first, model.col_first, A.indptr,
                                               A.indices, A.data, pieces), a, b)
 

@@ -14,21 +14,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pieces import Numbers, Pool, Writer, coefficient_blocks, copy_piece, lines
+from .pieces import SLACK, Numbers, Pool, Writer, coefficient_blocks, copy_piece, lines
 
 __all__ = ["write_mps"]
 
 
 @njit(cache=True, nogil=True)
-def _columns(buffer, offsets, longest, digits, digit_offsets, digit_ids, k_base, out, j, stop, col_name,
+def _columns(buffer, offsets, longest, digits, digit_offsets, digit_ids, base, out, j, stop, col_name,
              objective_value, integer, indptr, indices, row_first, pieces):
     """``COLUMNS`` lines from column ``j`` on: ``" col row value[ row value]"``; ``objective_value[j] >= 0``
     is the piece of column ``j``'s objective entry, written first.
 
-    Names and keywords are pieces of the pool (``buffer``, ``offsets``); coefficient ``k``'s digits are string
-    ``digit_ids[k - k_base]`` of (``digits``, ``digit_offsets``), or string ``k - k_base`` when ``digit_ids``
-    is empty (see :class:`~optitrees.mip.files.pieces.CoefficientTable`); ``longest``: the longest string of
-    either. Writes columns up to ``stop``.
+    Names and keywords are pieces of the pool (``buffer``, ``offsets``); the digits of coefficient ``k`` of
+    column ``j`` are string ``u = base[j] + k - indptr[j]`` of (``digits``, ``digit_offsets``), through
+    ``digit_ids[u]`` unless ``digit_ids`` is empty (see :func:`~optitrees.mip.files.pieces.coefficient_blocks`);
+    ``longest``: the longest string of either. Writes columns up to ``stop``.
     ``pieces``: the ids of ``"\\n"``, ``" obj"``, ``" "`` and the two marker lines. Stops before a column that
     might not fit in ``out``; returns the next column, the bytes written and, when that is nothing, the bytes
     the column may need.
@@ -40,7 +40,7 @@ def _columns(buffer, offsets, longest, digits, digit_offsets, digit_ids, k_base,
         has_objective = objective_value[j] >= 0
         n_entries = indptr[j + 1] - indptr[j] + (1 if has_objective else 0)
         need = (3 * n_entries + 2) * longest            # each entry three strings, each half-line one more
-        if pos + need > out.shape[0]:
+        if pos + need + SLACK > out.shape[0]:
             return j, pos, need
         if integer[j] and (j == 0 or not integer[j - 1]):
             pos = copy_piece(buffer, offsets, start_marker, out, pos)
@@ -56,7 +56,8 @@ def _columns(buffer, offsets, longest, digits, digit_offsets, digit_ids, k_base,
                 k = indptr[j] + t - (1 if has_objective else 0)
                 pos = copy_piece(buffer, offsets, row_first + indices[k], out, pos)
                 pos = copy_piece(buffer, offsets, space, out, pos)
-                pos = copy_piece(digits, digit_offsets, digit_ids[k - k_base] if by_id else k - k_base, out, pos)
+                u = base[j] + k - indptr[j]
+                pos = copy_piece(digits, digit_offsets, digit_ids[u] if by_id else u, out, pos)
             if t % 2 == 1 or t == n_entries - 1:
                 pos = copy_piece(buffer, offsets, nl, out, pos)
         j += 1
@@ -112,10 +113,10 @@ def write_mps(model, pool: Pool, out: Writer) -> None:
     cost_at = np.full(model.n_cols, -1, np.int64)
     cost_at[objective_entry] = cost_ids
     pieces = np.array([nl, lit["obj"], lit["space"], lit["org"], lit["end"]], np.int64)
-    for a, b, k_base, table in coefficient_blocks(csc.data, csc.indptr[:-1], csc.indptr[1:]):
+    for a, b, base, table in coefficient_blocks(csc.data, csc.indptr[:-1], csc.indptr[1:]):
         longest = max(pool.longest, table.longest)
         out.run(lambda buffer, j, stop: _columns(pool.buffer, pool.offsets, longest, table.buffer, table.offsets,
-                                                 table.kernel_ids, k_base, buffer, j, stop, col_name, cost_at,
+                                                 table.kernel_ids, base, buffer, j, stop, col_name, cost_at,
                                                  integer, csc.indptr, csc.indices, model.row_first, pieces), a, b)
     if model.n_cols and integer[-1]:
         out.emit([lit["end"]])

@@ -6,8 +6,10 @@ addressed by integer id. Sections are arrays of piece ids made with numpy
 (:func:`lines`), or, for the two sections with one entry per nonzero, walked by
 a compiled pass over the sparse matrix (:mod:`~optitrees.mip.files.mps`,
 :mod:`~optitrees.mip.files.lp`) that reads the coefficients' digits from a
-:class:`CoefficientTable`, made block by block (:func:`coefficient_blocks`). A
-:class:`Writer` fills one buffer while a second thread writes the other.
+:class:`CoefficientTable` (:func:`coefficient_blocks`: one table shared by
+columns or rows with equal coefficients, or one per block). Pieces are copied in
+unaligned moves of 16 bytes (:func:`copy_piece`). A :class:`Writer` fills one
+buffer while a second thread writes the other.
 
 Numbers are polars' shortest round-trip text (each reads back as the same
 double), each distinct value formatted once unless nearly all are distinct; a
@@ -25,33 +27,62 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-__all__ = ["Pool", "Numbers", "CoefficientTable", "coefficient_blocks", "Writer", "lines", "names", "file_labels",
+__all__ = ["SLACK", "Pool", "Numbers", "CoefficientTable", "coefficient_blocks", "Writer", "lines", "names", "file_labels",
            "copy_piece"]
 
 _BUFFER_BYTES = 1 << 23
 _THREADS = min(4, os.cpu_count() or 1)
 _PER_THREAD = 1 << 19              # numbers a formatting thread is worth starting for
 _PER_BLOCK = 1 << 20               # coefficients formatted and written at a time
+_SHARED = 0.5                      # one table when items of distinct coefficients hold at most this share
 _SAFE = re.compile(r"[A-Za-z0-9_.]*")
+SLACK = 16                         # bytes a copy may touch past a string's end, in its source and in ``out``
+
+
+@intrinsic
+def _move16(typingctx, out, pos, source, start):
+    """Copy the 16 bytes ``source[start:start + 16]`` to ``out[pos:pos + 16]`` as one unaligned move (what a
+    byte loop over short strings cannot be compiled to: ``out`` and ``source`` might overlap)."""
+    if not all(isinstance(a, types.Array) and a.dtype == types.uint8 for a in (out, source)):
+        return None                                 # typing fails: byte arrays only
+    signature = types.void(out, types.intp, source, types.intp)
+
+    def codegen(context, builder, sig, args):
+        destination = context.make_array(sig.args[0])(context, builder, args[0])
+        origin = context.make_array(sig.args[2])(context, builder, args[2])
+        cgutils.raw_memcpy(builder, builder.gep(destination.data, [args[1]]), builder.gep(origin.data, [args[3]]),
+                           context.get_constant(types.intp, SLACK), 1)
+        return context.get_dummy_value()
+
+    return signature, codegen
 
 
 @njit(cache=True, nogil=True)
 def copy_piece(buffer, offsets, piece, out, pos):
-    """Copy piece ``piece`` of the pool (``buffer``, ``offsets``) to ``out[pos:]``; returns the new position."""
+    """Copy piece ``piece`` of the pool (``buffer``, ``offsets``) to ``out[pos:]``; returns the new position.
+
+    Copies in moves of 16 bytes (six times a byte loop's speed on names and numbers), so ``buffer`` holds
+    :data:`SLACK` bytes past its last string (pools and tables are made so) and ``out`` has ``SLACK`` bytes to spare past the
+    piece: the bytes past it are garbage until the next piece overwrites them."""
     start = offsets[piece]
     length = offsets[piece + 1] - start
-    for b in range(length):
-        out[pos + b] = buffer[start + b]
+    done = 0
+    while done < length:
+        _move16(out, pos + done, buffer, start + done)
+        done += SLACK
     return pos + length
 
 
 @njit(cache=True, nogil=True)
 def _gather(buffer, offsets, pieces, out):
-    """Copy the ``pieces`` to ``out`` until the next one would not fit: how many were copied, and their bytes."""
+    """Copy the ``pieces`` to ``out`` until the next one would not fit (with :data:`SLACK` to spare): how many
+    were copied, and their bytes."""
     pos = 0
-    capacity = out.shape[0]
+    capacity = out.shape[0] - SLACK
     for k in range(pieces.shape[0]):
         p = pieces[k]
         if pos + offsets[p + 1] - offsets[p] > capacity:
@@ -85,7 +116,7 @@ class Pool:
         return self.add_strings([text])
 
     def finish(self) -> "Pool":
-        self.buffer = np.concatenate(self._buffers) if self._buffers else np.zeros(0, np.uint8)
+        self.buffer = np.concatenate(self._buffers + [np.zeros(SLACK, np.uint8)])
         lengths = np.concatenate(self._lengths) if self._lengths else np.zeros(0, np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         self.longest = int(lengths.max(initial=0))
@@ -98,9 +129,9 @@ class Pool:
     def joined(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each row of the piece-id array ``rows`` as one string: (buffer, lengths) for :meth:`add`."""
         lengths = self.lengths(rows).sum(axis=1)
-        out = np.empty(int(lengths.sum()), np.uint8)
+        out = np.empty(int(lengths.sum()) + SLACK, np.uint8)
         _gather(self.buffer, self.offsets, np.ascontiguousarray(rows, np.int64).ravel(), out)
-        return out, lengths
+        return out[:-SLACK], lengths
 
 
 def lines(n: int, *columns) -> np.ndarray:
@@ -247,7 +278,7 @@ class CoefficientTable:
             return codes, *_digits(distinct)
 
         parts = _in_slices(text, values)
-        self.buffer = parts[0][1] if len(parts) == 1 else np.concatenate([characters for _, characters, _ in parts])
+        self.buffer = np.concatenate([characters for _, characters, _ in parts] + [np.zeros(SLACK, np.uint8)])
         bases = np.cumsum([0] + [len(characters) for _, characters, _ in parts])
         self.offsets = np.concatenate([np.zeros(1, np.int64)] + [offsets[1:] + base
                                                                  for (_, _, offsets), base in zip(parts, bases)])
@@ -264,32 +295,105 @@ class CoefficientTable:
         return self.ids if self.ids is not None else np.zeros(0, np.int64)
 
 
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True)
+def _segment_hashes(bits, first, stop, mask):
+    """A 64-bit hash of each item's coefficients ``bits[first[i]:stop[i]] & mask`` (bit patterns; ``mask`` clears
+    the sign bit when the text holds absolute values) and of its length."""
+    out = np.empty(first.shape[0], np.uint64)
+    shift = np.uint64(29)
+    for i in range(first.shape[0]):
+        h = np.uint64(stop[i] - first[i]) * _MIX
+        for k in range(first[i], stop[i]):
+            h = (h ^ (bits[k] & mask)) * _MIX
+            h ^= h >> shift
+        out[i] = h
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _representatives(bits, first, stop, mask, codes, n_codes):
+    """Each item's representative: the first item of its hash code whose coefficients equal its own bit for
+    bit (after ``mask``), or itself (a collision only costs a repeat)."""
+    first_of_code = np.full(n_codes, -1, np.int64)
+    out = np.empty(first.shape[0], np.int64)
+    for i in range(first.shape[0]):
+        r = first_of_code[codes[i]]
+        if r < 0:
+            first_of_code[codes[i]] = i
+            out[i] = i
+            continue
+        n = stop[i] - first[i]
+        same = n == stop[r] - first[r]
+        t = 0
+        while same and t < n:
+            same = (bits[first[i] + t] & mask) == (bits[first[r] + t] & mask)
+            t += 1
+        out[i] = r if same else i
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _gather_segments(values, first, stop, items, total, absolute):
+    """The coefficients of ``items``, end to end (``|values|`` with ``absolute``)."""
+    out = np.empty(total, np.float64)
+    pos = 0
+    for i in items:
+        for k in range(first[i], stop[i]):
+            out[pos] = abs(values[k]) if absolute else values[k]
+            pos += 1
+    return out
+
+
 def coefficient_blocks(values: np.ndarray, first: np.ndarray, stop: np.ndarray, absolute: bool = False):
-    """Split items (columns or rows) into blocks of about ``per_block`` coefficients: for each, (first item,
-    stop item, its first coefficient, the :class:`CoefficientTable` of its coefficients).
+    """The text of the coefficients of items (columns or rows), as tables for the compiled passes: yields
+    (first item, stop item, ``base``, :class:`CoefficientTable`), where coefficient ``k`` of item ``i`` is
+    the table's string ``base[i] + k - first[i]`` (through its ``ids`` when it has them).
 
     Item ``i`` holds coefficients ``values[first[i]:stop[i]]`` (``|values|`` with ``absolute``), in item
-    order. The next block's table is made by another thread while the caller writes the current one, and
-    only two are held at once (a table of the whole matrix took 5x its memory).
+    order. Items with the same coefficients bit for bit share their text: in a model of score variables
+    every node's weight column holds the same feature column (and every node's score row the same data
+    row), so the values are formatted once per item class. When that leaves at most ``_SHARED`` of the
+    coefficients to format, one table holds them all (at most 1.1x the matrix's memory). Otherwise items are split into blocks
+    of about ``_PER_BLOCK`` coefficients; the next block's table is made by another thread while the caller
+    writes the current one, and only two are held at once (a table of the whole matrix took 5x its memory).
     """
-    per_block = _PER_BLOCK
-    counts = np.asarray(stop) - np.asarray(first)
+    first, stop = np.ascontiguousarray(first, np.int64), np.ascontiguousarray(stop, np.int64)
+    values = np.ascontiguousarray(values, np.float64)
+    counts = stop - first
+    if not len(counts):
+        return
+    bits = values.view(np.uint64)
+    mask = np.uint64(0x7FFFFFFFFFFFFFFF if absolute else 0xFFFFFFFFFFFFFFFF)
+    codes, classes = pd.factorize(_segment_hashes(bits, first, stop, mask).view(np.int64), sort=False)
+    representative = _representatives(bits, first, stop, mask, codes.astype(np.int64), len(classes))
+    kept = np.flatnonzero(representative == np.arange(len(counts)))
+    total = int(counts[kept].sum())
+    if total <= _SHARED * counts.sum():
+        base = np.zeros(len(counts), np.int64)
+        base[kept] = np.cumsum(counts[kept]) - counts[kept]
+        yield 0, len(counts), base[representative], CoefficientTable(
+            _gather_segments(values, first, stop, kept, total, absolute))
+        return
+
     cumulative = np.cumsum(counts)
     bounds, start = [], 0
     while start < len(counts):
-        base = cumulative[start - 1] if start else 0
-        end = max(int(np.searchsorted(cumulative, base + per_block, side="right")), start + 1)
+        end = max(int(np.searchsorted(cumulative, (cumulative[start - 1] if start else 0) + _PER_BLOCK,
+                                      side="right")), start + 1)
         bounds.append((start, min(end, len(counts))))
         start = end
+    block_first = np.repeat([first[a] for a, _ in bounds], [b - a for a, b in bounds])
+    base = first - block_first
 
     def table(block):
         a, b = block
         k0, k1 = int(first[a]), int(stop[b - 1])
         block_values = values[k0:max(k0, k1)]
-        return a, b, k0, CoefficientTable(np.abs(block_values) if absolute else block_values)
+        return a, b, base, CoefficientTable(np.abs(block_values) if absolute else block_values)
 
-    if not bounds:
-        return
     with ThreadPoolExecutor(1) as ahead:
         pending = ahead.submit(table, bounds[0])
         for block in bounds[1:]:
@@ -321,7 +425,7 @@ class Writer:
         if self._pending is not None:
             self._pending.result()
             self._pending = None
-        size = max(2 * len(self._buffers[0]), need)
+        size = max(2 * len(self._buffers[0]), need + SLACK)
         self._buffers = [np.empty(size, np.uint8), np.empty(size, np.uint8)]
 
     def emit(self, pieces) -> None:

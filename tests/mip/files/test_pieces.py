@@ -68,6 +68,87 @@ def test_joined_concatenates_each_row_of_pieces():
     assert bytes(buffer).decode() == "adefbcadefbc" and lengths.tolist() == [4, 3, 5]
 
 
+def test_pieces_of_every_length_around_the_16_byte_moves_are_copied_whole():
+    """Pieces are copied in moves of 16 bytes that overrun their end: strings of 0 to 40 bytes, in every
+    order, come out exactly, and the last one's overrun stays within the buffer's slack."""
+    strings = ["".join(chr(ord("a") + (n + k) % 26) for k in range(n)) for n in range(41)]
+    pool = Pool()
+    first = pool.add_strings(strings)
+    pool.finish()
+    order = np.random.default_rng(0).permutation(np.repeat(np.arange(41), 3))
+    buffer, lengths = pool.joined(lines(len(order), first + order, first + 16))
+    assert bytes(buffer).decode() == "".join(strings[i] + strings[16] for i in order)
+    assert lengths.tolist() == [len(strings[i]) + 16 for i in order]
+
+
+def _coefficient_text(values, first, stop, absolute):
+    """Every coefficient's text as the compiled passes read it from :func:`coefficient_blocks`, checked to
+    read back as its value; the number of strings each table formatted, per block."""
+    from optitrees.mip.files.pieces import coefficient_blocks
+
+    formatted, seen = [], np.zeros(len(values), bool)
+    for a, b, base, table in coefficient_blocks(values, first, stop, absolute=absolute):
+        formatted.append(len(table.offsets) - 1)
+        for i in range(a, b):
+            for k in range(first[i], stop[i]):
+                u = base[i] + k - first[i]
+                string = u if table.ids is None else table.ids[u]
+                text = bytes(table.buffer[table.offsets[string]:table.offsets[string + 1]]).decode()
+                assert float(text) == (abs(values[k]) if absolute else values[k])
+                assert np.signbit(float(text)) == (not absolute and np.signbit(values[k]))
+                seen[k] = True
+    assert seen[np.concatenate([np.arange(a, b) for a, b in zip(first, stop)])].all()
+    return formatted
+
+
+def _items(rng, copies):
+    """Items of 0-30 distinct Gaussian coefficients, each repeated ``copies`` times (every other copy negated),
+    in shuffled order: (values, first, stop)."""
+    segments = [rng.normal(size=rng.integers(0, 30)) for _ in range(40)]
+    items = [s * (-1 if c % 2 else 1) for s in segments for c in range(copies)]
+    items = [items[i] for i in rng.permutation(len(items))]
+    counts = np.array([len(s) for s in items])
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return np.concatenate(items), first, first + counts
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+def test_items_with_the_same_coefficients_share_their_text(absolute):
+    """Score-variable models repeat the feature columns once per node: items equal bit for bit (up to the sign
+    when the text holds absolute values) are formatted once, in one table."""
+    rng = np.random.default_rng(2)
+    values, first, stop = _items(rng, copies=4)
+    formatted = _coefficient_text(values, first, stop, absolute)
+    distinct = np.unique((np.abs(values) if absolute else values).view(np.int64))
+    assert len(formatted) == 1 and formatted[0] == len(distinct)
+
+
+def test_a_hash_collision_costs_a_repeat_not_a_wrong_number(monkeypatch):
+    """With every item hashed alike, representatives are still chosen by comparing coefficients."""
+    from optitrees.mip.files import pieces
+
+    rng = np.random.default_rng(3)
+    values, first, stop = _items(rng, copies=4)
+    monkeypatch.setattr(pieces, "_segment_hashes", lambda bits, first, stop, mask: np.zeros(len(first), np.uint64))
+    formatted = _coefficient_text(values, first, stop, absolute=False)
+    assert len(formatted) == 1 and formatted[0] == len(np.unique(values))
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+def test_distinct_items_are_formatted_block_by_block(absolute, monkeypatch):
+    """Items of distinct coefficients gain nothing from sharing: blocks of about ``_PER_BLOCK`` coefficients,
+    each formatted in full; a ranged row of an .lp file (the same item twice in a row) points at one text."""
+    from optitrees.mip.files import pieces
+
+    rng = np.random.default_rng(4)
+    values, first, stop = _items(rng, copies=1)
+    first, stop = np.insert(first, 5, first[5]), np.insert(stop, 5, stop[5])
+    monkeypatch.setattr(pieces, "_PER_BLOCK", 50)
+    formatted = _coefficient_text(values, first, stop, absolute)
+    # each coefficient formatted once, the repeated row's twice if a block starts at the repeat
+    assert len(formatted) > 5 and len(values) <= sum(formatted) <= len(values) + stop[5] - first[5]
+
+
 @pytest.mark.parametrize("distinct", [False, True])
 def test_coefficient_table_holds_each_coefficients_digits(distinct, monkeypatch):
     """Few distinct coefficients (binary features) are formatted once each and addressed by id; mostly

@@ -182,12 +182,14 @@ def test_an_empty_row_is_kept_and_a_free_row_is_kept_in_lp(tmp_path):
         np.testing.assert_array_equal(A[1], 0.0)
 
 
+@pytest.mark.parametrize("shared", [0.0, 1.0])
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
-def test_the_bytes_do_not_depend_on_the_buffer_or_the_formatting_threads(tmp_path, tiny_xor, suffix, monkeypatch):
+def test_the_bytes_do_not_depend_on_the_buffer_or_the_formatting_threads(tmp_path, tiny_xor, suffix, shared,
+                                                                         monkeypatch):
     """A 16-byte buffer is outgrown by almost every line (the writer doubles it and resumes where it stopped),
     numbers formatted in four slices are each formatted by whichever thread meets them first, and the matrix
-    goes out in blocks of 7 coefficients, each formatted while the one before is written: the file is the
-    same."""
+    goes out in blocks of 7 coefficients, each formatted while the one before is written, or in one table
+    shared by equal columns (rows): the file is the same."""
     from optitrees.mip.files import pieces
 
     f = olct(*tiny_xor, depth=2, tangents="V1")
@@ -196,6 +198,7 @@ def test_the_bytes_do_not_depend_on_the_buffer_or_the_formatting_threads(tmp_pat
     monkeypatch.setattr(pieces, "_PER_THREAD", 1)
     monkeypatch.setattr(pieces, "_THREADS", 4)
     monkeypatch.setattr(pieces, "_PER_BLOCK", 7)
+    monkeypatch.setattr(pieces, "_SHARED", shared)
     assert f.write(tmp_path / f"small{suffix}").read_bytes() == reference
 
 
