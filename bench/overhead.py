@@ -15,9 +15,14 @@ Prints, measured in one run on synthetic data of the size of "phishing"
     and (c+) ``to_pyomo()`` followed by reading every row's expression once, as a writer or a solver
     interface does (rows are made from the sparse matrix on first read);
 (d) writing ``.mps`` and ``.lp`` with ``Formulation.write`` (from the arrays), each also as a multiple of
-    (b), beside HiGHS's own writer (names passed, then ``writeModel``) on the same model;
+    (b), beside HiGHS's own writer (names passed, then ``writeModel``) on the same model and beside the
+    time to write as many bytes from memory to the same directory (the floor of any writer);
+    times are the best of three runs (HiGHS's writer: two);
 peak memory (growth of the resident set during one build + hand-off, measured
-in a freshly spawned interpreter so no earlier allocation is reused);
+in a freshly spawned interpreter so no earlier allocation is reused), and of one
+``.mps`` / ``.lp`` write there (after a small model's write has loaded numba and
+polars, the peak reset through ``/proc/self/clear_refs`` once the model is built;
+memory the build freed may be reused), beside the matrix's own size;
 (e) time to proven optimality and node count on small breast-cancer instances
     (depth 2, V1, standardized features) for both formulation variants
     (margins inline vs score variables ``s[t, i]``).
@@ -67,8 +72,20 @@ def _data(n, p, name="synthetic"):
 
 
 def _memory_probe(stage, n, p, tangents, score_variables, name, queue):
-    """Runs in a fresh (spawned) interpreter: peak RSS growth of one build + hand-off."""
+    """Runs in a fresh (spawned) interpreter: peak RSS growth of one build + hand-off (``stage`` "baseline" or
+    "library"), or of one write of the library's model (``stage`` "mps" or "lp")."""
     X, y = _data(n, p, name)
+    if stage in ("mps", "lp"):
+        with tempfile.TemporaryDirectory() as d:
+            library(X[:100], y[:100], tangents, score_variables)[0].write(os.path.join(d, f"warm.{stage}"))
+            f, _ = library(X, y, tangents, score_variables)       # (a small write loads numba's cache and polars)
+            gc.collect()
+            with open("/proc/self/clear_refs", "w") as fh:     # resets VmHWM to the current resident set
+                fh.write("5")
+            start = _status_mib("VmHWM")
+            f.write(os.path.join(d, f"olct.{stage}"))
+            queue.put(_status_mib("VmHWM") - start)
+        return
     start = _status_mib("VmHWM")
     fn = baseline_depth2 if stage == "baseline" else library
     fn(X, y, tangents, score_variables)
@@ -87,7 +104,14 @@ def peak_memory(stage, n, p, tangents, score_variables, name):
     return peak
 
 
-def measure(fn, repeat=2):
+def write_bytes(path, nbytes, chunk=np.zeros(1 << 23, np.uint8)):
+    """Write ``nbytes`` from memory to ``path`` in 8 MB chunks: what any writer of a file that size pays."""
+    with open(path, "wb") as fh:
+        for start in range(0, nbytes, len(chunk)):
+            fh.write(memoryview(chunk[:min(len(chunk), nbytes - start)]))
+
+
+def measure(fn, repeat=3):
     """Best wall time of ``repeat`` runs and the last result."""
     times = []
     for _ in range(repeat):
@@ -200,7 +224,9 @@ def overhead(n, p, skip_pyomo, name="synthetic"):
     print(f"{'variant':>9s} {'set':4s} {'rows':>8s} {'nnz':>9s} {'(a) base s':>10s} {'(b) lib s':>9s} {'(b)/(a)':>7s} "
           f"{'names s':>7s} {'(c) pyomo s':>11s} {'(c)/(b)':>7s} {'(c+) s':>7s} {'(c+)/(b)':>8s} "
           f"{'(d) mps s':>9s} {'/(b)':>5s} {'lp s':>6s} {'/(b)':>5s} {'HiGHS mps s':>11s} {'HiGHS lp s':>10s} "
-          f"{'mps MB':>6s} {'lp MB':>6s} {'peak a MiB':>10s} {'peak b MiB':>10s}")
+          f"{'bytes mps s':>11s} {'bytes lp s':>10s} "
+          f"{'mps MB':>6s} {'lp MB':>6s} {'peak a MiB':>10s} {'peak b MiB':>10s} {'matrix MiB':>10s} "
+          f"{'write mps MiB':>13s} {'write lp MiB':>12s}")
     for score_variables in (True, False):
         variant = "scores" if score_variables else "inline"
         for tangents in ("V0", "V3"):
@@ -208,6 +234,8 @@ def overhead(n, p, skip_pyomo, name="synthetic"):
             (f, hl), tb = measure(lambda: library(X, y, tangents, score_variables))
             ma = peak_memory("baseline", n, p, tangents, score_variables, name)
             mb = peak_memory("library", n, p, tangents, score_variables, name)
+            m_mps = peak_memory("mps", n, p, tangents, score_variables, name)
+            m_lp = peak_memory("lp", n, p, tangents, score_variables, name)
             assert f.matrix.shape == A.shape and f.matrix.nnz == A.nnz, "baseline and library matrices differ"
             assert abs(f.matrix - A).max() < 1e-9, "baseline and library coefficients differ"
             assert np.allclose(f.row_lower, hb.getLp().row_lower_), "baseline and library row bounds differ"
@@ -229,7 +257,7 @@ def overhead(n, p, skip_pyomo, name="synthetic"):
                     del model
                 gc.collect()
                 tc, tr = min(times), min(read)
-            written, theirs, size = {}, {}, {}
+            written, theirs, size, floor = {}, {}, {}, {}
             with tempfile.TemporaryDirectory() as d:
                 for suffix in ("mps", "lp"):
                     path = os.path.join(d, f"olct.{suffix}")
@@ -238,13 +266,18 @@ def overhead(n, p, skip_pyomo, name="synthetic"):
                     def write_highs():                    # names made anew each time: a fresh model's cost
                         f._cache.pop("cn", None), f._cache.pop("rn", None)
                         return highs_write(f, os.path.join(d, f"highs.{suffix}"))
-                    theirs[suffix] = measure(write_highs)[1]
+                    theirs[suffix] = measure(write_highs, 2)[1]
+                    nbytes = os.path.getsize(path)
+                    floor[suffix] = measure(lambda: write_bytes(os.path.join(d, f"bytes.{suffix}"), nbytes))[1]
             td, tl = written["mps"], written["lp"]
+            matrix_mib = (f.matrix.data.nbytes + f.matrix.indices.nbytes + f.matrix.indptr.nbytes) / 2 ** 20
             print(f"{variant:>9s} {tangents:4s} {f.n_rows:8d} {f.matrix.nnz:9d} {ta:10.2f} {tb:9.2f} {tb / ta:7.2f} "
                   f"{tn:7.2f} {tc:11.2f} {tc / tb:7.1f} {tr:7.2f} {tr / tb:8.1f} "
                   f"{td:9.2f} {td / tb:5.1f} {tl:6.2f} {tl / tb:5.1f} {theirs['mps']:11.2f} {theirs['lp']:10.2f} "
-                  f"{size['mps']:6.0f} {size['lp']:6.0f} {ma:10.0f} {mb:10.0f}", flush=True)
-            del f
+                  f"{floor['mps']:11.2f} {floor['lp']:10.2f} "
+                  f"{size['mps']:6.0f} {size['lp']:6.0f} {ma:10.0f} {mb:10.0f} {matrix_mib:10.0f} "
+                  f"{m_mps:13.0f} {m_lp:12.0f}", flush=True)
+            f = None                                  # freed before the next build
     print(f"this process's peak RSS: {_status_mib('VmHWM'):.0f} MiB")
 
 
@@ -281,7 +314,8 @@ def main():
     args = ap.parse_args()
     if args.quick:
         overhead(500, 10, args.skip_pyomo)
-        solve_variants([(60, 4)], 20)
+        if not args.skip_solves:
+            solve_variants([(60, 4)], 20)
     else:
         for name in args.data:
             if name == "synthetic" or (SHARED / "MANIFEST.json").exists():

@@ -29,9 +29,10 @@ def _rows(buffer, offsets, longest, digits, digit_offsets, digit_ids, base, out,
     Row ``e`` of the file is matrix row ``rows[e]``. Names and keywords are pieces of the pool (``buffer``,
     ``offsets``); the digits of coefficient ``k`` (``|data[k]|``) of row ``e`` are string
     ``u = base[e] + k - indptr[rows[e]]`` of (``digits``, ``digit_offsets``), through ``digit_ids[u]`` unless
-    ``digit_ids`` is empty; ``longest``: the longest string of either. ``pieces``: the ids of ``":"``, the line break, ``" + 0"``, ``"\\n"``, ``" + "``
-    and ``" - "``. Writes rows up to ``stop``, stopping before one that might not fit in ``out``; returns the
-    next row, the bytes written and, when that is nothing, the bytes the row may need.
+    ``digit_ids`` is empty; ``longest``: the longest string of either. ``pieces``: the ids of ``":"``, the line
+    break, ``" + 0"``, ``"\\n"``, ``" + "`` and ``" - "``. Writes rows up to ``stop``, stopping before one that
+    might not fit in ``out``; returns the next row, the bytes written and, when that is nothing, the bytes the
+    row may need.
     """
     colon, line_break, zero, nl, plus, minus = pieces[0], pieces[1], pieces[2], pieces[3], pieces[4], pieces[5]
     by_id = digit_ids.shape[0] > 0

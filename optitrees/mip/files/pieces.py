@@ -31,8 +31,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["SLACK", "Pool", "Numbers", "CoefficientTable", "coefficient_blocks", "Writer", "lines", "names", "file_labels",
-           "copy_piece"]
+__all__ = ["SLACK", "Pool", "Numbers", "CoefficientTable", "coefficient_blocks", "Writer", "lines", "names",
+           "file_labels", "copy_piece"]
 
 _BUFFER_BYTES = 1 << 23
 _THREADS = min(4, os.cpu_count() or 1)
@@ -66,8 +66,8 @@ def copy_piece(buffer, offsets, piece, out, pos):
     """Copy piece ``piece`` of the pool (``buffer``, ``offsets``) to ``out[pos:]``; returns the new position.
 
     Copies in moves of 16 bytes (six times a byte loop's speed on names and numbers), so ``buffer`` holds
-    :data:`SLACK` bytes past its last string (pools and tables are made so) and ``out`` has ``SLACK`` bytes to spare past the
-    piece: the bytes past it are garbage until the next piece overwrites them."""
+    :data:`SLACK` bytes past its last string (pools and tables are made so) and ``out`` has ``SLACK`` bytes to
+    spare past the piece: the bytes past it are garbage until the next piece overwrites them."""
     start = offsets[piece]
     length = offsets[piece + 1] - start
     done = 0
@@ -157,10 +157,54 @@ def file_labels(labels) -> np.ndarray:
     return safe_labels(values)
 
 
+@njit(cache=True, nogil=True)
+def _group_names(buffer, offsets, prefix, comma, close, firsts, shape):
+    """The names of one group's entries in row-major order, ``prefix label,label close`` (label ``i`` of
+    dimension ``d`` is piece ``firsts[d] + i`` of the pool ``buffer``, ``offsets``): their bytes end to end
+    and their lengths."""
+    ndim = shape.shape[0]
+    n = 1
+    for d in range(ndim):
+        n *= shape[d]
+    index = np.zeros(ndim, np.int64)
+    lengths = np.empty(n, np.int64)
+    fixed = offsets[prefix + 1] - offsets[prefix] + offsets[close + 1] - offsets[close]
+    fixed += max(ndim - 1, 0) * (offsets[comma + 1] - offsets[comma])
+    for i in range(n):                              # lengths, then the bytes: the index walks row-major twice
+        length = fixed
+        for d in range(ndim):
+            length += offsets[firsts[d] + index[d] + 1] - offsets[firsts[d] + index[d]]
+        lengths[i] = length
+        d = ndim - 1
+        while d >= 0:
+            index[d] += 1
+            if index[d] < shape[d]:
+                break
+            index[d] = 0
+            d -= 1
+    out = np.empty(lengths.sum() + SLACK, np.uint8)
+    pos = 0
+    for i in range(n):
+        pos = copy_piece(buffer, offsets, prefix, out, pos)
+        for d in range(ndim):
+            pos = copy_piece(buffer, offsets, firsts[d] + index[d], out, pos)
+            pos = copy_piece(buffer, offsets, close if d == ndim - 1 else comma, out, pos)
+        if ndim == 0:
+            pos = copy_piece(buffer, offsets, close, out, pos)
+        d = ndim - 1
+        while d >= 0:
+            index[d] += 1
+            if index[d] < shape[d]:
+                break
+            index[d] = 0
+            d -= 1
+    return out[:pos], lengths
+
+
 def names(f, *group_lists) -> list[tuple[np.ndarray, np.ndarray]]:
     """``" group(label,label)"`` (with its leading space) for every entry of each list of groups (variable or
-    constraint groups of ``f``, in order), gathered from the file labels of their index sets: a (buffer,
-    lengths) per list. Each set's labels are made safe once.
+    constraint groups of ``f``, in order), copied from the file labels of their index sets by a compiled pass
+    (:func:`_group_names`): a (buffer, lengths) per list. Each set's labels are made safe once.
 
     The same names as :meth:`~optitrees.mip.Formulation.column_names` / ``row_names`` when the labels are safe.
     """
@@ -171,19 +215,11 @@ def names(f, *group_lists) -> list[tuple[np.ndarray, np.ndarray]]:
     labels.finish()
     out = []
     for groups in group_lists:
-        buffers, lengths = [np.zeros(0, np.uint8)], [np.zeros(0, np.int64)]
-        for g in groups:
-            dims = tuple(g.dims)
-            rows = np.empty((g.size, max(2 * len(dims) + 1, 2)), np.int64)
-            rows[:, 0] = prefix[g.name]
-            rows[:, 1] = close
-            for m, (d, i) in enumerate(zip(dims, np.unravel_index(np.arange(g.size), g.shape) if dims else ())):
-                rows[:, 2 * m + 1] = set_first[d] + i
-                rows[:, 2 * m + 2] = close if m == len(dims) - 1 else comma
-            b, n = labels.joined(rows)
-            buffers.append(b)
-            lengths.append(n)
-        out.append((np.concatenate(buffers), np.concatenate(lengths)))
+        parts = [_group_names(labels.buffer, labels.offsets, prefix[g.name], comma, close,
+                              np.array([set_first[d] for d in g.dims], np.int64), np.array(g.shape, np.int64))
+                 for g in groups]
+        out.append((np.concatenate([np.zeros(0, np.uint8)] + [b for b, _ in parts]),
+                    np.concatenate([np.zeros(0, np.int64)] + [n for _, n in parts])))
     return out
 
 
@@ -356,7 +392,8 @@ def coefficient_blocks(values: np.ndarray, first: np.ndarray, stop: np.ndarray, 
     order. Items with the same coefficients bit for bit share their text: in a model of score variables
     every node's weight column holds the same feature column (and every node's score row the same data
     row), so the values are formatted once per item class. When that leaves at most ``_SHARED`` of the
-    coefficients to format, one table holds them all (at most 1.1x the matrix's memory). Otherwise items are split into blocks
+    coefficients to format, one table holds them all (digits, offsets and ids: at most about 40 bytes a
+    formatted coefficient, so 20 a nonzero, against the matrix's 12). Otherwise items are split into blocks
     of about ``_PER_BLOCK`` coefficients; the next block's table is made by another thread while the caller
     writes the current one, and only two are held at once (a table of the whole matrix took 5x its memory).
     """
