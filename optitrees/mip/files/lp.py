@@ -83,6 +83,7 @@ def write_lp(model, pool: Pool, out: Writer) -> None:
     f, A = model.f, model.A
     lo, up, integer, q = model.col_lower, model.col_upper, model.integer, model.quadratic
     row, sense, side, suffix = _written_rows(model.row_lower, model.row_upper)
+    tables = coefficient_blocks(A.data, A.indptr[row], A.indptr[row + 1], absolute=True)   # begun now, by a thread
     cost_cols, q_cols = np.flatnonzero(model.cost), np.flatnonzero(q)
     finite_lo, finite_up = np.isfinite(lo), np.isfinite(up)
     binary = integer & (lo == 0) & (up == 1)
@@ -124,7 +125,7 @@ def write_lp(model, pool: Pool, out: Writer) -> None:
         out.emit(offset_id)
     out.emit([lit["nl"], lit["subject_to"]])
     pieces = np.array([lit["colon"], lit["break"], lit["zero"], lit["nl"], lit["plus"], lit["minus"]], np.int64)
-    for a, b, base, table in coefficient_blocks(A.data, A.indptr[row], A.indptr[row + 1], absolute=True):
+    for a, b, base, table in tables:
         longest = max(pool.longest, table.longest)
         out.run(lambda buffer, e, stop: _rows(pool.buffer, pool.offsets, longest, table.buffer, table.offsets,
                                               table.kernel_ids, base, buffer, e, stop, row, suffixes + suffix,

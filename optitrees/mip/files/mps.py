@@ -86,6 +86,7 @@ def write_mps(model, pool: Pool, out: Writer) -> None:
     kind, rhs, ranged, width = _row_kinds(model.row_lower, model.row_upper)
     csc = model.A.tocsc()
     csc.sort_indices()
+    tables = coefficient_blocks(csc.data, csc.indptr[:-1], csc.indptr[1:])     # begun now, by another thread
     objective_entry = (model.cost != 0) | (np.diff(csc.indptr) == 0)
     with_rhs = (rhs != 0) & (kind != 3)
     finite_lo, finite_up = np.isfinite(lo), np.isfinite(up)
@@ -113,7 +114,7 @@ def write_mps(model, pool: Pool, out: Writer) -> None:
     cost_at = np.full(model.n_cols, -1, np.int64)
     cost_at[objective_entry] = cost_ids
     pieces = np.array([nl, lit["obj"], lit["space"], lit["org"], lit["end"]], np.int64)
-    for a, b, base, table in coefficient_blocks(csc.data, csc.indptr[:-1], csc.indptr[1:]):
+    for a, b, base, table in tables:
         longest = max(pool.longest, table.longest)
         out.run(lambda buffer, j, stop: _columns(pool.buffer, pool.offsets, longest, table.buffer, table.offsets,
                                                  table.kernel_ids, base, buffer, j, stop, col_name, cost_at,

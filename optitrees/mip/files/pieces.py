@@ -394,14 +394,24 @@ def coefficient_blocks(values: np.ndarray, first: np.ndarray, stop: np.ndarray, 
     row), so the values are formatted once per item class. When that leaves at most ``_SHARED`` of the
     coefficients to format, one table holds them all (digits, offsets and ids: at most about 40 bytes a
     formatted coefficient, so 20 a nonzero, against the matrix's 12). Otherwise items are split into blocks
-    of about ``_PER_BLOCK`` coefficients; the next block's table is made by another thread while the caller
-    writes the current one, and only two are held at once (a table of the whole matrix took 5x its memory).
+    of about ``_PER_BLOCK`` coefficients, of which only two are held at once (a table of the whole matrix took
+    5x its memory).
+
+    Tables are made by another thread: the first is begun at once, while the caller writes the sections
+    before the matrix, and each next one while the caller writes the current one.
     """
     first, stop = np.ascontiguousarray(first, np.int64), np.ascontiguousarray(stop, np.int64)
     values = np.ascontiguousarray(values, np.float64)
+    ahead = ThreadPoolExecutor(1)
+    return _tables(ahead, ahead.submit(_first_table, values, first, stop, absolute), values, first, stop, absolute)
+
+
+def _first_table(values, first, stop, absolute):
+    """(the blocks after the first, ``base``, the first block as :func:`coefficient_blocks` yields it);
+    no blocks and ``None`` when there are no items."""
     counts = stop - first
     if not len(counts):
-        return
+        return [], None, None
     bits = values.view(np.uint64)
     mask = np.uint64(0x7FFFFFFFFFFFFFFF if absolute else 0xFFFFFFFFFFFFFFFF)
     codes, classes = pd.factorize(_segment_hashes(bits, first, stop, mask).view(np.int64), sort=False)
@@ -411,9 +421,9 @@ def coefficient_blocks(values: np.ndarray, first: np.ndarray, stop: np.ndarray, 
     if total <= _SHARED * counts.sum():
         base = np.zeros(len(counts), np.int64)
         base[kept] = np.cumsum(counts[kept]) - counts[kept]
-        yield 0, len(counts), base[representative], CoefficientTable(
-            _gather_segments(values, first, stop, kept, total, absolute))
-        return
+        base = base[representative]
+        return [], base, (0, len(counts), base, CoefficientTable(
+            _gather_segments(values, first, stop, kept, total, absolute)))
 
     cumulative = np.cumsum(counts)
     bounds, start = [], 0
@@ -422,22 +432,31 @@ def coefficient_blocks(values: np.ndarray, first: np.ndarray, stop: np.ndarray, 
                                       side="right")), start + 1)
         bounds.append((start, min(end, len(counts))))
         start = end
-    block_first = np.repeat([first[a] for a, _ in bounds], [b - a for a, b in bounds])
-    base = first - block_first
+    base = first - np.repeat([first[a] for a, _ in bounds], [b - a for a, b in bounds])
+    return bounds[1:], base, _block_table(values, first, stop, absolute, base, bounds[0])
 
-    def table(block):
-        a, b = block
-        k0, k1 = int(first[a]), int(stop[b - 1])
-        block_values = values[k0:max(k0, k1)]
-        return a, b, base, CoefficientTable(np.abs(block_values) if absolute else block_values)
 
-    with ThreadPoolExecutor(1) as ahead:
-        pending = ahead.submit(table, bounds[0])
-        for block in bounds[1:]:
-            current = pending.result()
-            pending = ahead.submit(table, block)
+def _block_table(values, first, stop, absolute, base, block):
+    """Items ``block = (a, b)`` as :func:`coefficient_blocks` yields them: their coefficients formatted in full."""
+    a, b = block
+    k0, k1 = int(first[a]), int(stop[b - 1])
+    block_values = values[k0:max(k0, k1)]
+    return a, b, base, CoefficientTable(np.abs(block_values) if absolute else block_values)
+
+
+def _tables(ahead, pending, values, first, stop, absolute):
+    """The tables of :func:`coefficient_blocks`, each next one made by ``ahead`` while the current one is used."""
+    try:
+        rest, base, current = pending.result()
+        if current is None:
+            return
+        for block in rest:
+            pending = ahead.submit(_block_table, values, first, stop, absolute, base, block)
             yield current
-        yield pending.result()
+            current = pending.result()
+        yield current
+    finally:
+        ahead.shutdown()
 
 
 class Writer:
