@@ -94,3 +94,8 @@ def ors_cuts_at_random_points(f, oracle, k, seed):
         x[oracle.s] = rng.uniform(-3, 3, len(oracle.s))
         x[oracle.beta] = rng.uniform(-2, 2)
         yield oracle.separate(x)[1]
+
+
+def pool_strings(pool, ids) -> list[str]:
+    """Strings ``ids`` of a finished :class:`~optitrees.mip.files.pieces.Pool`, decoded."""
+    return [bytes(pool.buffer[pool.offsets[i]:pool.offsets[i + 1]]).decode() for i in ids]

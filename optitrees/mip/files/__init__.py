@@ -1,10 +1,13 @@
 """``.lp`` and ``.mps`` files written straight from a formulation's arrays.
 
 :func:`write` picks the format by extension (:class:`FileFormat`). Both
-writers share :mod:`~optitrees.mip.files.pieces`: names and numbers formatted
-once into a pool of byte strings, sections assembled as arrays of piece ids,
-and the two sections with one entry per nonzero (MPS ``COLUMNS``, LP
-``Subject To``) copied out by a compiled pass over the sparse matrix.
+writers share :mod:`~optitrees.mip.files.pieces`: names
+(:mod:`~optitrees.mip.files.names`) and numbers
+(:mod:`~optitrees.mip.files.numbers`) formatted once into a pool of byte strings,
+sections assembled as arrays of piece ids, and the two sections with one entry
+per nonzero (MPS ``COLUMNS``, LP ``Subject To``) copied out by a compiled pass
+over the sparse matrix, its coefficients' text from
+:mod:`~optitrees.mip.files.coefficients`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from pathlib import Path
 
 from .lp import write_lp
 from .mps import write_mps
-from .pieces import Pool, Writer, file_labels, names
+from .names import file_labels, names
+from .pieces import Pool, Writer
 
 __all__ = ["FileFormat", "write", "file_labels", "FileModel"]
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pieces import SLACK, Numbers, Pool, Writer, coefficient_blocks, copy_piece, lines
+from .coefficients import coefficient_blocks
+from .numbers import Numbers
+from .pieces import SLACK, Pool, Writer, copy_piece, lines
 
 __all__ = ["write_lp", "TERMS_PER_LINE"]
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pieces import SLACK, Numbers, Pool, Writer, coefficient_blocks, copy_piece, lines
+from .coefficients import coefficient_blocks
+from .numbers import Numbers
+from .pieces import SLACK, Pool, Writer, copy_piece, lines
 
 __all__ = ["write_mps"]
 
@@ -27,7 +29,7 @@ def _columns(buffer, offsets, longest, digits, digit_offsets, digit_ids, base, o
 
     Names and keywords are pieces of the pool (``buffer``, ``offsets``); the digits of coefficient ``k`` of
     column ``j`` are string ``u = base[j] + k - indptr[j]`` of (``digits``, ``digit_offsets``), through
-    ``digit_ids[u]`` unless ``digit_ids`` is empty (see :func:`~optitrees.mip.files.pieces.coefficient_blocks`);
+    ``digit_ids[u]`` unless ``digit_ids`` is empty (see :func:`~optitrees.mip.files.coefficients.coefficient_blocks`);
     ``longest``: the longest string of either. Writes columns up to ``stop``.
     ``pieces``: the ids of ``"\\n"``, ``" obj"``, ``" "`` and the two marker lines. Stops before a column that
     might not fit in ``out``; returns the next column, the bytes written and, when that is nothing, the bytes

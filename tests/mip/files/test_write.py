@@ -190,15 +190,15 @@ def test_the_bytes_do_not_depend_on_the_buffer_or_the_formatting_threads(tmp_pat
     numbers formatted in four slices are each formatted by whichever thread meets them first, and the matrix
     goes out in blocks of 7 coefficients, each formatted while the one before is written, or in one table
     shared by equal columns (rows): the file is the same."""
-    from optitrees.mip.files import pieces
+    from optitrees.mip.files import coefficients, numbers, pieces
 
     f = olct(*tiny_xor, depth=2, tangents="V1")
     reference = f.write(tmp_path / f"reference{suffix}").read_bytes()
     monkeypatch.setattr(pieces, "_BUFFER_BYTES", 16)
-    monkeypatch.setattr(pieces, "_PER_THREAD", 1)
-    monkeypatch.setattr(pieces, "_THREADS", 4)
-    monkeypatch.setattr(pieces, "_PER_BLOCK", 7)
-    monkeypatch.setattr(pieces, "_SHARED", shared)
+    monkeypatch.setattr(numbers, "_PER_THREAD", 1)
+    monkeypatch.setattr(numbers, "_THREADS", 4)
+    monkeypatch.setattr(coefficients, "_PER_BLOCK", 7)
+    monkeypatch.setattr(coefficients, "_SHARED", shared)
     assert f.write(tmp_path / f"small{suffix}").read_bytes() == reference
 
 
