@@ -79,6 +79,7 @@ def test_coefficient_table_holds_each_coefficients_digits(distinct, monkeypatch)
     rng = np.random.default_rng(1)
     values = rng.normal(size=3000) if distinct else rng.choice([0.5, 1.0, 2.0, 1e-3], 3000)
     for threads in (1, 4):
+        monkeypatch.setattr(numbers, "_THREADS", threads)
         monkeypatch.setattr(numbers, "_PER_THREAD", 1 if threads > 1 else 1 << 19)
         table = coefficients.CoefficientTable(values)
         assert (table.ids is None) == distinct
