@@ -83,6 +83,16 @@ def quick_data(kind, n=60, seed=0):
     return X, (score > 0).astype(int)
 
 
+def quick_data_or_missing(kind):
+    """``quick_data``; ``"missing"``: real features with one missing value (C4.5 sends it down both branches)."""
+    if kind != "missing":
+        return quick_data(kind)
+    X, y = quick_data("real")
+    X = X.copy()
+    X[3, 0] = float("nan")
+    return X, y
+
+
 def ors_cuts_at_random_points(f, oracle, k, seed):
     """``k`` cuts of the risk-score master ``f`` (:class:`~optitrees.formulations.ors_master.LossOracle`) at random
     points and intercepts."""

@@ -7,31 +7,25 @@ import ast
 import inspect
 import re
 
+from ..estimators.registry import ESTIMATORS
+
 __all__ = ["MODELS", "UserError", "parse_value"]
 
 class UserError(Exception):
     """An error of the command's user: printed as one line, exit code 2."""
 
 
-#: Command-line names of the estimators.
-MODELS = {"olct": "OLCTClassifier", "olct-cv": "OLCTClassifierCV", "margot": "MARGOTClassifier", "loss-optimal": "LossOptimalTreeClassifier",
-          "oct": "OCTClassifier", "octh": "OCTHClassifier", "risk-score": "RiskScoreClassifier",
-          "generalized-risk-score": "GeneralizedRiskScoreClassifier", "tao": "TAOClassifier",
-          "tmo": "TMOClassifier", "c45": "C45Classifier", "uct-dt": "UCTDTClassifier", "rule-set": "RuleSetClassifier",
-          "contextual-tree": "ContextualTreeClassifier", "contextual-tree-regressor": "ContextualTreeRegressor",
-          "cart-regressor": "CARTRegressor", "tao-regressor": "TAORegressor",
-          "optimal-tree-regressor": "OptimalTreeRegressor", "loss-optimal-regressor": "LossOptimalTreeRegressor"}
+#: Command-line names of the estimators (the registry's, as class names).
+MODELS = {name: cls.__name__ for name, cls in ESTIMATORS.items()}
 
 #: Parameters a command line cannot give (Python objects).
 _NOT_OPTIONS = {"constraints"}
 
 
 def _estimator_class(model: str):
-    import optitrees
-
-    if model not in MODELS:
-        raise UserError(f"unknown model {model!r}; models: {', '.join(MODELS)}")
-    return getattr(optitrees, MODELS[model])
+    if model not in ESTIMATORS:
+        raise UserError(f"unknown model {model!r}; models: {', '.join(ESTIMATORS)}")
+    return ESTIMATORS[model]
 
 
 def _parameter_docs(cls) -> dict:

@@ -6,12 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _support import estimator_id, fit_quiet, quick_estimators
+from _support import estimator_id, fit_quiet, quick_data_or_missing as data, quick_estimators
 from optitrees import C45Classifier, export
 from optitrees.export._sql import literal, number
 from optitrees.scorecard import ScoreCard
 from optitrees.trees import Tree
-from test_persistence import data
 
 
 def run_sql(expression, X, names):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_diabetes, load_iris
 
-from _support import estimator_id, fit_quiet, quick_data, quick_estimators
+from _support import estimator_id, fit_quiet, quick_data, quick_estimators, quick_data_or_missing as data
 from optitrees import C45Classifier, ContextualTreeRegressor, OCTHClassifier, TAOClassifier
 from optitrees.persistence import FORMAT_VERSION, ModelFormatError, load_model, save_model, to_json_dict
 
@@ -17,16 +17,6 @@ def cases():
     return quick_estimators() + [(C45Classifier(), "missing"),
                                  (C45Classifier(search_uncertainty=0.1, propagation_uncertainty=0.1,
                                                 evaluation_uncertainty=0.1), "missing")]
-
-
-def data(kind):
-    """``quick_data``; ``"missing"``: real features with one missing value (C4.5 sends it down both branches)."""
-    if kind != "missing":
-        return quick_data(kind)
-    X, y = quick_data("real")
-    X = X.copy()
-    X[3, 0] = np.nan
-    return X, y
 
 
 def round_trip(est):
@@ -112,14 +102,15 @@ def test_bad_files_give_clear_errors(tmp_path):
 
 
 def test_non_finite_floats_round_trip_exactly():
-    from optitrees.persistence import _decode, _encode
+    from optitrees.persistence._schema import FLOAT, Array, Reader
+    from optitrees.persistence._writer import encode
 
     a = np.array([[1.5, np.nan], [np.inf, -np.inf], [0.1, -0.0]])
-    document = json.loads(json.dumps(_encode(a), allow_nan=False))          # valid JSON: no NaN literals
-    back = _decode(document)
+    document = json.loads(json.dumps(encode(a), allow_nan=False))          # valid JSON: no NaN literals
+    back = Array("f", 2).read(document, Reader("test"), "a", 0)
     assert back.dtype == a.dtype and back.shape == a.shape
     assert np.array_equal(back, a, equal_nan=True) and np.signbit(back[2, 1])
-    assert np.isnan(_decode(json.loads(json.dumps(_encode(float("nan")), allow_nan=False))))
+    assert np.isnan(FLOAT.read(json.loads(json.dumps(encode(float("nan")), allow_nan=False)), Reader("test"), "x", 0))
 
 
 def test_a_file_naming_a_module_that_has_since_moved_still_loads():

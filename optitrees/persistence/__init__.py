@@ -1,0 +1,209 @@
+"""Fitted estimators saved as JSON and loaded back, without pickle.
+
+:func:`save_model` writes one JSON document: the format's name and version,
+the optitrees version that wrote it, the estimator's class and parameters, and
+every fitted attribute it can express in JSON. Numbers keep their exact float
+values (JSON's shortest round-trip text; the positions of ``nan`` and infinities listed beside an array);
+arrays keep their dtype and shape; the library's own model objects
+(:class:`~optitrees.trees.Tree`, :class:`~optitrees.scorecard.ScoreCard`,
+:class:`~optitrees.rule_set.RuleSet`, fit reports, policy networks ...) are
+written field by field. :func:`load_model` rebuilds an estimator that predicts
+exactly as the saved one did.
+
+What JSON cannot hold is listed under ``"not_saved``" with its type and left
+out of the loaded estimator: the scikit-learn forests some estimators keep
+beside their model (``forest_``, ``cart_``: their rules and trees are saved,
+and prediction does not use the forests) and a user's ``constraints`` hook (a
+Python callable; the loaded estimator has ``constraints=None``).
+
+**Loading an untrusted file is safe by construction.** A file can name only the
+classes of an allow-list (:mod:`optitrees.persistence._allowed`: the estimators
+of the registry, nine model classes, seven enums), looked up by their whole saved
+name, never by walking a module's attributes. Every field is read against its
+class's schema (type, dtype, dimensions, sizes) before anything is built; a
+fitted entry must be a known fitted attribute and cannot hide a method or a
+parameter; nesting, string and array sizes are bounded (:class:`Limits`).
+Finally the loaded model predicts two rows; a model that cannot is refused.
+Whatever is wrong with a file, the error is :class:`ModelFormatError`.
+
+>>> import io
+>>> from sklearn.datasets import load_iris
+>>> from optitrees import TAOClassifier
+>>> from optitrees.persistence import save_model, load_model
+>>> X, y = load_iris(return_X_y=True)
+>>> clf = TAOClassifier(max_depth=2, random_state=0).fit(X, y)
+>>> buffer = io.StringIO()
+>>> save_model(clf, buffer)
+>>> _ = buffer.seek(0)
+>>> bool((load_model(buffer).predict(X) == clf.predict(X)).all())
+True
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ._allowed import ESTIMATOR_CLASSES, _lookup, check_consistent, qualified, read_estimator
+from ._schema import Limits, ModelFormatError, Reader
+from ._writer import NotJSON, encode
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "ModelFormatError", "Limits", "save_model", "load_model", "to_json_dict",
+           "from_json_dict"]
+
+#: The ``"format"`` entry of every saved model.
+FORMAT = "optitrees-model"
+#: The version of the document layout this library writes; it reads this version and older ones.
+FORMAT_VERSION = 1
+
+_DOCUMENT_KEYS = {"format", "version", "optitrees", "estimator", "params", "fitted", "not_saved"}
+
+
+def to_json_dict(estimator) -> dict:
+    """The JSON document of a fitted optitrees estimator (what :func:`save_model` writes)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    from .. import __version__
+
+    if qualified(type(estimator)) not in ESTIMATOR_CLASSES:
+        raise TypeError(f"save_model takes a fitted optitrees estimator, got {type(estimator).__name__}")
+    check_is_fitted(estimator)
+    params = estimator.get_params(deep=False)
+    saved_params, fitted, not_saved = {}, {}, {}
+    for name, value in params.items():
+        try:
+            saved_params[name] = encode(value)
+        except NotJSON as exc:
+            not_saved[f"params.{name}"] = str(exc) if value is not None else "None"
+    for name, value in vars(estimator).items():
+        if name in params or name.startswith("_"):
+            continue
+        try:
+            fitted[name] = encode(value)
+        except NotJSON as exc:
+            not_saved[name] = str(exc)
+    return {"format": FORMAT, "version": FORMAT_VERSION, "optitrees": __version__,
+            "estimator": qualified(type(estimator)), "params": saved_params, "fitted": fitted,
+            "not_saved": not_saved}
+
+
+def _probe(estimator, reader: Reader) -> None:
+    """Refuse a model whose parts disagree (:func:`~._allowed.check_consistent`) or that cannot predict two rows
+    of its own width (zeros, then ones)."""
+    n = getattr(estimator, "n_features_in_", None)
+    if not (isinstance(n, int) and 1 <= n <= 10_000_000):
+        reader.fail("fitted.n_features_in_", f"expected a number of features from 1, found {n!r}")
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and (names.shape != (n,) or not all(isinstance(v, str) for v in names)):
+        reader.fail("fitted.feature_names_in_", f"expected {n} feature names")
+    try:
+        check_consistent(estimator)
+    except (ValueError, TypeError, AttributeError) as exc:
+        reader.fail("the model", f"its parts disagree: {exc}")
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            predicted = estimator.predict(np.vstack([np.zeros(n), np.ones(n)]))
+        if len(predicted) != 2:
+            raise ValueError(f"{len(predicted)} predictions for 2 rows")
+    except Exception as exc:                 # whatever fails, the file holds no model that predicts
+        reader.fail("the model", f"it cannot predict ({type(exc).__name__}: {exc})")
+
+
+def from_json_dict(document: dict, source: str = "the document", limits: Limits = Limits()):
+    """The estimator of a :func:`to_json_dict` document (``source`` names it in errors).
+
+    Raises
+    ------
+    ModelFormatError
+        Whatever is wrong with the document.
+    """
+    reader = Reader(source, limits)
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ModelFormatError(f"{source} is not a saved optitrees model (no \"format\": \"{FORMAT}\" entry)")
+    version = document.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ModelFormatError(f"{source} has no valid format version: {version!r}")
+    if version > FORMAT_VERSION:
+        raise ModelFormatError(f"{source} was written in model format {version} (by optitrees "
+                               f"{str(document.get('optitrees', '?'))[:40]}); this optitrees reads format "
+                               f"{FORMAT_VERSION} and older: upgrade optitrees to load it")
+    for key in ("estimator", "params", "fitted"):
+        if key not in document:
+            raise ModelFormatError(f"{source} has no {key!r} entry")
+    unknown = set(document) - _DOCUMENT_KEYS
+    if unknown:
+        reader.fail("the document", f"unknown entries {sorted(unknown)}")
+    cls = _lookup(ESTIMATOR_CLASSES, document["estimator"], reader, "estimator", "an estimator")
+    estimator = read_estimator(cls, document["params"], document["fitted"], reader, cls.__name__, 0)
+    _probe(estimator, reader)
+    return estimator
+
+
+def save_model(estimator, file) -> None:
+    """Write a fitted estimator as JSON to ``file`` (a path or a text file object).
+
+    Raises
+    ------
+    TypeError
+        Not an optitrees estimator. ``sklearn.exceptions.NotFittedError``: not fitted.
+    """
+    document = to_json_dict(estimator)
+    if isinstance(file, (str, Path)):
+        path = Path(file)
+        if path.parent and not path.parent.exists():
+            raise FileNotFoundError(f"cannot write {path}: its folder {path.parent} does not exist")
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(document, out, allow_nan=False)
+    else:
+        json.dump(document, file, allow_nan=False)
+
+
+def _read_text(file, source: str, limits: Limits) -> str:
+    if isinstance(file, (str, Path)):
+        if Path(file).stat().st_size > limits.file_bytes:
+            raise ModelFormatError(f"{source} is larger than {limits.file_bytes:,} bytes: not a model file")
+        with open(file, "rb") as src:
+            raw = src.read()
+    elif isinstance(file, (bytes, bytearray)):
+        raw = bytes(file)
+    else:
+        raw = file.read(limits.file_bytes + 1)
+        if len(raw) > limits.file_bytes:
+            raise ModelFormatError(f"{source} is larger than {limits.file_bytes:,} bytes: not a model file")
+    if isinstance(raw, str):
+        return raw
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelFormatError(f"{source} is not UTF-8 text (a byte {exc.object[exc.start]:#04x} at "
+                               f"{exc.start}): not a model file") from None
+
+
+def load_model(file, limits: Limits = Limits()):
+    """The estimator saved by :func:`save_model` in ``file`` (a path, a text or binary file object, or bytes).
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ModelFormatError
+        Not JSON, not a saved model, malformed in any way, or written in a newer format than this library reads.
+    """
+    source = str(file) if isinstance(file, (str, Path)) else getattr(file, "name", "the file")
+    if isinstance(file, (str, Path)) and not Path(file).is_file():
+        raise FileNotFoundError(f"no such file: {file}")
+    text = _read_text(file, source, limits)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelFormatError(f"{source} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise ModelFormatError(f"{source}: values nested too deep for a model file") from None
+    except ValueError as exc:                 # e.g. an integer beyond Python's digit limit
+        raise ModelFormatError(f"{source} is not a model file: {exc}") from None
+    return from_json_dict(document, source, limits)

@@ -1,0 +1,277 @@
+"""The classes a model file may name, each with the schema of its fields.
+
+A file names a class by the text ``module:QualName`` it was saved under; the name is looked up in
+:data:`OBJECTS`, :data:`ENUMS` or :data:`ESTIMATOR_CLASSES` as a whole string, so a file can reach only the
+classes listed here, whatever the library's modules import. Every field is read by its :class:`~._schema.Spec`
+before the object is built; dataclasses are built by their own constructor (whose checks, such as a tree's
+structure, then run), the policy network field by field, then checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import MISSING, dataclass, fields as dataclass_fields, is_dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..algorithms.contextual.bandit import TrainingHistory
+from ..algorithms.contextual.policy_network import PolicyNetwork
+from ..estimators import FitOutcome, FitReport, RegressionPruning
+from ..estimators.registry import ESTIMATORS
+from ..formulations.oblique_regression import RegressionLoss
+from ..rule_set import Rule, RuleSet
+from ..scaling import Scaling
+from ..scorecard import ScoreCard
+from ..solvers.results import SolutionStatus, SolverResult, TerminationCondition
+from ..trees import OneVsRestTrees, Tree
+from ..trees._tree import LeafModel
+from ._schema import (BOOL, FLOAT, GENERATOR, INT, PLAIN, STR, Array, DictOf, ListOf, Optional, Reader, Spec,
+                      TupleOf, _kind)
+
+__all__ = ["qualified", "ENUMS", "OBJECTS", "ESTIMATOR_CLASSES", "FITTED", "Member", "Instance", "read_estimator",
+           "check_consistent", "saved_class"]
+
+
+def qualified(cls) -> str:
+    """The name a file gives ``cls``: ``module:QualName``."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+#: modules of saved classes that have since moved (files written before the move name the old module)
+MOVED_MODULES = {
+    "optitrees.algorithms.policy_network": "optitrees.algorithms.contextual.policy_network",
+    "optitrees.algorithms.contextual_bandit": "optitrees.algorithms.contextual.bandit",
+    "optitrees.algorithms.risk_search": "optitrees.algorithms.risk_scores.beam_search",
+    "optitrees.algorithms.regression_pruning": "optitrees.algorithms.regression.t_test_pruning",
+    "optitrees.algorithms.uct_dt": "optitrees.algorithms.uct_dt.tree_search",
+    "optitrees.algorithms.c45": "optitrees.algorithms.c45.induction",
+}
+
+#: the enums a file may name (fitted fields, parameters and the values in reports)
+ENUMS = {qualified(cls): cls for cls in (FitOutcome, SolutionStatus, TerminationCondition, LeafModel,
+                                         RegressionPruning, RegressionLoss, Scaling)}
+#: the estimators, by their saved names
+ESTIMATOR_CLASSES = {qualified(cls): cls for cls in ESTIMATORS.values()}
+
+
+def _lookup(table: dict, name, reader: Reader, where: str, what: str):
+    if not isinstance(name, str):
+        reader.fail(where, f"a class name must be a string, found {_kind(name)}")
+    module, _, rest = name.partition(":")
+    found = table.get(name) or table.get(f"{MOVED_MODULES.get(module, module)}:{rest}")
+    if found is None:
+        if not (module == "optitrees" or module.startswith("optitrees.")):
+            reader.fail(where, f"the file names a class outside optitrees: {name!r}")
+        reader.fail(where, f"{name!r} is not {what} a model file may hold")
+    return found
+
+
+class Member(Spec):
+    """A member of one of ``enums`` (saved as ``{"__enum__": "module:Name", "value": ...}``)."""
+
+    def __init__(self, *enums):
+        self.enums = enums
+        self.expected = "a member of " + " or ".join(e.__name__ for e in enums)
+
+    def read(self, value, reader, where, depth):
+        if not (isinstance(value, dict) and set(value) == {"__enum__", "value"}):
+            reader.fail(where, f"expected {self.expected}, found {_kind(value)}")
+        cls = _lookup(ENUMS, value["__enum__"], reader, where, "an enum")
+        if cls not in self.enums:
+            reader.fail(where, f"expected {self.expected}, found a member of {cls.__name__}")
+        try:
+            return cls(value["value"])
+        except (ValueError, TypeError):
+            reader.fail(where, f"{value['value']!r} is not a value of {cls.__name__}")
+
+
+@dataclass(frozen=True)
+class ObjectSchema:
+    """The fields of a saved class and how it is built from them."""
+
+    fields: dict
+    #: checks across fields once the object is built (raise ValueError); dataclasses check in their constructor
+    check: Callable | None = None
+
+
+def _policy_network_shapes(net: PolicyNetwork) -> None:
+    layers = list(zip(net.weights, net.biases))
+    if not layers or len(net.weights) != len(net.biases):
+        raise ValueError("a policy network needs one bias per weight matrix, and at least one layer")
+    for k, (w, b) in enumerate(layers):
+        if w.ndim != 2 or b.shape != (w.shape[1],) or (k and w.shape[0] != net.weights[k - 1].shape[1]):
+            raise ValueError(f"layer {k}'s weights {w.shape} and bias {b.shape} do not chain")
+    shapes = [p.shape for p in net.parameters()]
+    if [m.shape for m in net._m] != shapes or [v.shape for v in net._v] != shapes:
+        raise ValueError("the optimizer's moments must match the parameters' shapes")
+
+
+_FLOATS = Array("fiub")
+_OPT_FLOAT = Optional(FLOAT)
+_TREE = Array("fiub", 1)
+
+#: every class of optitrees a file may name as an object, with its fields
+OBJECTS: dict[str, tuple[type, ObjectSchema]] = {qualified(cls): (cls, schema) for cls, schema in [
+    (Tree, ObjectSchema({
+        "children_left": Array("iu", 1), "children_right": Array("iu", 1), "weights": Array("fiub", 2),
+        "threshold": _TREE, "intercept": Optional(_TREE), "value": Optional(Array("fiub", 2)),
+        "label": Optional(Array("iu", 1)), "leaf_model": Member(LeafModel), "probabilistic": BOOL})),
+    (OneVsRestTrees, ObjectSchema({"trees": None})),          # filled below: it holds Trees
+    (ScoreCard, ObjectSchema({
+        "features": Array("iu", 1), "thresholds": Array("fiu", 1), "greater": Array("b", 1),
+        "points": Array("iu", 1), "intercept": FLOAT, "binary": Optional(Array("b", 1)),
+        "per_unit": Optional(Array("b", 1)), "multiplier": FLOAT, "unit_range": Optional(Array("fiu", 2))})),
+    (Rule, ObjectSchema({"features": TupleOf(INT), "lower": TupleOf(FLOAT), "upper": TupleOf(FLOAT),
+                         "then": INT})),
+    (RuleSet, ObjectSchema({"rules": None, "trust_weights": Array("fiu", 2), "trust_intercept": Array("fiu", 1),
+                            "correct_weight": FLOAT, "incorrect_weight": FLOAT})),
+    (SolverResult, ObjectSchema({
+        "solver": STR, "solver_version": STR, "termination": Member(TerminationCondition),
+        "solution_status": Member(SolutionStatus), "objective": _OPT_FLOAT, "bound": _OPT_FLOAT, "gap": _OPT_FLOAT,
+        "node_count": Optional(INT), "timings": PLAIN, "solution_source": Optional(STR),
+        "x": Optional(Array("fiub", 1)), "message": STR, "checks": PLAIN, "trace": PLAIN, "pool": PLAIN})),
+    (FitReport, ObjectSchema({
+        "estimator": STR, "outcome": Member(FitOutcome), "method": STR, "returned": STR, "objective": _OPT_FLOAT,
+        "seconds": FLOAT, "time_limit": _OPT_FLOAT, "rows": INT, "distinct_rows": INT, "weighted": BOOL,
+        "starts": PLAIN, "objectives": PLAIN, "solved_by": Optional(STR), "certified_by": Optional(STR),
+        "bound": _OPT_FLOAT, "stages": PLAIN, "checks": PLAIN, "notes": TupleOf(STR)})),
+    (TrainingHistory, ObjectSchema({"train": PLAIN, "validation": PLAIN, "best_epoch": INT, "stopped": STR})),
+    (PolicyNetwork, ObjectSchema({
+        "rng": GENERATOR, "weights": ListOf(Array("f", 2)), "biases": ListOf(Array("f", 1)), "dropout": FLOAT,
+        "beta1": FLOAT, "beta2": FLOAT, "eps": FLOAT, "_m": ListOf(Array("f")), "_v": ListOf(Array("f")),
+        "steps": INT, "_cache": Optional(PLAIN)}, check=_policy_network_shapes)),
+]}
+
+
+class Instance(Spec):
+    """An object of one of ``classes`` (saved as ``{"__object__": "module:Name", "fields": {...}}``): an
+    :data:`OBJECTS` class or an estimator."""
+
+    def __init__(self, *classes):
+        self.classes = classes
+        self.expected = "a " + " or ".join(c.__name__ for c in classes)
+
+    def read(self, value, reader, where, depth):
+        if not (isinstance(value, dict) and set(value) == {"__object__", "fields"}):
+            reader.fail(where, f"expected {self.expected}, found {_kind(value)}")
+        cls = _lookup({**{k: c for k, (c, _) in OBJECTS.items()}, **ESTIMATOR_CLASSES}, value["__object__"],
+                      reader, where, "a class")
+        if cls not in self.classes:
+            reader.fail(where, f"expected {self.expected}, found a {cls.__name__}")
+        fields = value["fields"]
+        if not isinstance(fields, dict):
+            reader.fail(where, f"a {cls.__name__}'s fields must be a JSON object, found {_kind(fields)}")
+        depth = reader.enter(where, depth)
+        if cls in ESTIMATORS.values():
+            params = cls().get_params(deep=False)
+            return read_estimator(cls, {k: v for k, v in fields.items() if k in params},
+                                  {k: v for k, v in fields.items() if k not in params}, reader, where, depth)
+        return _read_object(cls, OBJECTS[qualified(cls)][1], fields, reader, where, depth)
+
+
+def _read_object(cls, schema: ObjectSchema, saved: dict, reader: Reader, where: str, depth: int):
+    unknown = set(saved) - set(schema.fields)
+    if unknown:
+        reader.fail(where, f"a {cls.__name__} has no fields {sorted(unknown)}")
+    defaults = ({f.name: f for f in dataclass_fields(cls)} if is_dataclass(cls) else {})
+    values = {}
+    for name, spec in schema.fields.items():
+        if name in saved:
+            values[name] = spec.read(saved[name], reader, f"{where}.{name}", depth)
+        elif name in defaults and (defaults[name].default is not MISSING
+                                   or defaults[name].default_factory is not MISSING):
+            continue                           # a field added after the file was written: its default
+        else:
+            reader.fail(where, f"a {cls.__name__} needs the field {name!r}")
+    try:
+        if is_dataclass(cls):
+            return cls(**values)
+        obj = cls.__new__(cls)
+        for name, value in values.items():
+            object.__setattr__(obj, name, value)
+        schema.check(obj)
+        return obj
+    except (ValueError, TypeError, IndexError) as exc:
+        reader.fail(where, f"not a valid {cls.__name__}: {exc}")
+
+
+# the fields that hold other saved objects
+OBJECTS[qualified(OneVsRestTrees)][1].fields["trees"] = TupleOf(Instance(Tree))
+OBJECTS[qualified(RuleSet)][1].fields["rules"] = ListOf(Instance(Rule))
+
+#: every fitted attribute an estimator may hold, by name (each name means one thing in every estimator)
+FITTED: dict[str, Spec] = {
+    "classes_": Array("biufUO", 1), "n_features_in_": INT, "feature_names_in_": Array("O", 1),
+    "feature_importances_": _FLOATS, "fit_report_": Instance(FitReport), "solver_result_": Instance(SolverResult),
+    "tree_": Instance(Tree), "trees_": ListOf(Instance(Tree)), "one_vs_rest_": Instance(OneVsRestTrees),
+    "score_card_": Instance(ScoreCard), "rule_set_": Instance(RuleSet), "policy_": Instance(PolicyNetwork),
+    "history_": Instance(TrainingHistory), "estimators_": ListOf(Instance(*ESTIMATORS.values())),
+    "C_": _FLOATS, "feature_scale_": _FLOATS, "forest_scale_": _FLOATS, "input_mean_": _FLOATS,
+    "input_scale_": _FLOATS, "lasso_coef_": _FLOATS, "node_std_": _FLOATS, "nominal_": Array("b", 1),
+    "tree_usage_": Array("iu", 1), "cv_results_": PLAIN, "fitness_history_": PLAIN, "p_values_": PLAIN,
+    "start_objectives_": PLAIN, "formulation_summary_": STR, "method_": STR, "proven_": BOOL, "truncated_": BOOL,
+    "greedy_objective_": FLOAT, "objective_": FLOAT, "start_objective_": FLOAT, "validation_f1_": FLOAT,
+    "validation_score_": FLOAT, "warm_start_objective_": FLOAT, "grown_leaves_": INT, "max_depth_": INT,
+    "n_candidate_rules_": INT, "n_epochs_": INT, "n_iterations_": INT, "n_leaves_": INT, "search_depth_": INT,
+    "search_nodes_": INT,
+}
+
+# a fitted name: scikit-learn's convention (a trailing underscore), never private, never a dunder
+_FITTED_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*_$")
+
+
+def read_estimator(cls, params: dict, fitted: dict, reader: Reader, where: str, depth: int):
+    """An estimator of ``cls`` with the saved ``params`` (plain data, given to its constructor) and ``fitted``
+    attributes (each a :data:`FITTED` name of its spec, none that the class itself defines)."""
+    if not isinstance(params, dict) or not isinstance(fitted, dict):
+        reader.fail(where, "the parameters and fitted attributes must be JSON objects")
+    known = cls().get_params(deep=False)
+    unknown = set(params) - set(known)
+    if unknown:
+        reader.fail(where, f"{cls.__name__} has no parameters {sorted(unknown)}")
+    estimator = cls(**{k: PLAIN.read(v, reader, f"{where}.params.{k}", depth) for k, v in params.items()})
+    for name, value in fitted.items():
+        if not (isinstance(name, str) and _FITTED_NAME.match(name)) or name not in FITTED:
+            reader.fail(where, f"{name!r} is not a fitted attribute a model file may hold")
+        if hasattr(cls, name) or name in known:
+            reader.fail(where, f"the fitted entry {name!r} would hide {cls.__name__}'s own {name!r}")
+        setattr(estimator, name, Optional(FITTED[name]).read(value, reader, f"{where}.{name}", depth))
+    return estimator
+
+
+def check_consistent(estimator) -> None:
+    """Raise ValueError unless the fitted parts of ``estimator`` agree: every model is as wide as
+    ``n_features_in_``, leaves predict one of ``classes_``, the policy chooses among ``trees_``."""
+    n = estimator.n_features_in_
+    importances = getattr(estimator, "feature_importances_", None)
+    if importances is not None and importances.shape != (n,):
+        raise ValueError(f"feature_importances_ has shape {importances.shape}, the model {n} features")
+    one_vs_rest = getattr(estimator, "one_vs_rest_", None)
+    trees = [t for t in (getattr(estimator, "tree_", None),) if t is not None]
+    trees += list(getattr(estimator, "trees_", None) or ()) + list(one_vs_rest.trees if one_vs_rest else ())
+    classes = getattr(estimator, "classes_", None)
+    for tree in trees:
+        if tree.n_features != n:
+            raise ValueError(f"a tree splits on {tree.n_features} features, the model has {n}")
+        if classes is not None and tree.leaf_model == LeafModel.LABEL:
+            labels = tree.label[tree.is_leaf]
+            if labels.size and (labels.min() < 0 or labels.max() >= len(classes)):
+                raise ValueError(f"a leaf predicts class index {labels.max()}, the model has {len(classes)} classes")
+    if one_vs_rest is not None and classes is not None and one_vs_rest.n_classes != len(classes):
+        raise ValueError(f"{one_vs_rest.n_classes} one-vs-rest trees for {len(classes)} classes")
+    policy = getattr(estimator, "policy_", None)
+    if policy is not None and policy.weights[-1].shape[1] != len(getattr(estimator, "trees_", None) or ()):
+        raise ValueError(f"the policy chooses among {policy.weights[-1].shape[1]} trees, the model has "
+                         f"{len(estimator.trees_ or ())}")
+    card = getattr(estimator, "score_card_", None)
+    if card is not None and card.features.size and not 0 <= card.features.min() <= card.features.max() < n:
+        raise ValueError(f"the score card names a feature outside 0..{n - 1}")
+    rule_set = getattr(estimator, "rule_set_", None)
+    if rule_set is not None and any(f < 0 or f >= n for rule in rule_set.rules for f in rule.features):
+        raise ValueError(f"a rule names a feature outside 0..{n - 1}")
+
+
+def saved_class(cls) -> bool:
+    """Whether ``cls`` is one a file may hold (the writer leaves out any other)."""
+    return qualified(cls) in OBJECTS or qualified(cls) in ENUMS or qualified(cls) in ESTIMATOR_CLASSES
