@@ -7,48 +7,83 @@ own time limit (STreeD's depth-3 search of 3,132 rows with every threshold ran
 and polls for its answer every 50 ms; at the deadline, on Ctrl-C or on any
 error, the child is killed. Where processes cannot be forked, the call runs
 here.
+
+The child is made by ``os.fork`` itself, not by :mod:`multiprocessing`, so a fit
+runs the same inside a daemonic process (a ``multiprocessing.Pool`` worker, a
+Dask worker), where :mod:`multiprocessing` refuses to start children. The child
+sends its pickled answer through a pipe and leaves by ``os._exit``: it runs no
+exit handler and flushes none of the parent's buffers.
 """
 
 from __future__ import annotations
 
+import os
+import pickle
+import select
+import signal
 import time
 
 __all__ = ["call_forked"]
 
 
-def _child(conn, fn, args):
+def _answer(fn, args) -> bytes:
     try:
-        conn.send(("ok", fn(*args)))
+        return pickle.dumps(("ok", fn(*args)))
     except BaseException as exc:                 # the parent re-raises it
-        conn.send(("error", exc))
+        try:
+            return pickle.dumps(("error", exc))
+        except Exception:
+            return pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+def _run_child(write_fd: int, fn, args) -> None:
+    status = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)      # Ctrl-C ends the child at once; the parent reports it
+        payload = _answer(fn, args)
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(write_fd, view):]
+        status = 0
     finally:
-        conn.close()
+        os._exit(status)
 
 
 def call_forked(fn, args, deadline=None, name="optitrees-search"):
     """``(True, fn(*args))``, or ``(False, None)`` when ``deadline`` (a ``time.perf_counter()`` value) passes
     first. ``fn`` and its result must be picklable; ``fn``'s exceptions are raised here."""
-    import multiprocessing
-
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if not hasattr(os, "fork"):
         return True, fn(*args)
-    ctx = multiprocessing.get_context("fork")
-    receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, fn, args), daemon=True, name=name)
-    child.start()
-    send.close()
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                            # the child
+        os.close(read_fd)
+        _run_child(write_fd, fn, args)
+    os.close(write_fd)
+    chunks, finished = [], False
     try:
-        while not receive.poll(0.05):
-            if deadline is not None and time.perf_counter() >= deadline:
+        while True:
+            ready, _, _ = select.select([read_fd], [], [], 0.05)
+            if ready:
+                chunk = os.read(read_fd, 1 << 20)
+                if not chunk:                               # the child closed the pipe: it has ended
+                    break
+                chunks.append(chunk)
+            elif deadline is not None and time.perf_counter() >= deadline:
                 return False, None
-            if not child.is_alive() and not receive.poll(0):
-                raise RuntimeError(f"the {name} process ended without a result (exit code {child.exitcode})")
-        status, value = receive.recv()
+        _, code = os.waitpid(pid, 0)
+        finished = True
+        if not chunks:
+            raise RuntimeError(f"the {name} process ended without a result (exit status {code})")
+        status, value = pickle.loads(b"".join(chunks))
     finally:
-        if child.is_alive():
-            child.kill()                          # the deadline, Ctrl-C or an error: the search stops with the fit
-        child.join(1.0)
-        receive.close()
+        os.close(read_fd)
+        if not finished:                                    # the deadline, Ctrl-C or an error: the search stops
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
     if status == "error":
         raise value
     return True, value
