@@ -12,7 +12,8 @@ The child is made by ``os.fork`` itself, not by :mod:`multiprocessing`, so a fit
 runs the same inside a daemonic process (a ``multiprocessing.Pool`` worker, a
 Dask worker), where :mod:`multiprocessing` refuses to start children. The child
 sends its pickled answer through a pipe and leaves by ``os._exit``: it runs no
-exit handler and flushes none of the parent's buffers.
+exit handler and flushes none of the parent's buffers. On Linux it also ends
+when its parent ends, even by ``SIGKILL``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import pickle
 import select
 import signal
+import sys
 import time
 
 __all__ = ["call_forked"]
@@ -36,9 +38,23 @@ def _answer(fn, args) -> bytes:
             return pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
 
 
-def _run_child(write_fd: int, fn, args) -> None:
+def _end_with_parent(parent: int) -> None:
+    """On Linux, the kernel kills the child when its parent ends, however it ends (``PR_SET_PDEATHSIG``)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)       # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:                                 # the parent ended before the call above
+        os._exit(1)
+
+
+def _run_child(write_fd: int, fn, args, parent: int) -> None:
     status = 1
     try:
+        _end_with_parent(parent)
         signal.signal(signal.SIGINT, signal.SIG_DFL)      # Ctrl-C ends the child at once; the parent reports it
         payload = _answer(fn, args)
         view = memoryview(payload)
@@ -55,10 +71,11 @@ def call_forked(fn, args, deadline=None, name="optitrees-search"):
     if not hasattr(os, "fork"):
         return True, fn(*args)
     read_fd, write_fd = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:                                            # the child
         os.close(read_fd)
-        _run_child(write_fd, fn, args)
+        _run_child(write_fd, fn, args, parent)
     os.close(write_fd)
     chunks, finished = [], False
     try:

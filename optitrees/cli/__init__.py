@@ -95,11 +95,12 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from ..datasets import DataFileError
     from ..persistence import ModelFormatError
+    from ..study import StudyLockedError
 
     try:
         args = _parser().parse_args(argv)
         return args.func(args)
-    except (UserError, DataFileError, ModelFormatError, FileNotFoundError, IsADirectoryError,
+    except (UserError, DataFileError, ModelFormatError, StudyLockedError, FileNotFoundError, IsADirectoryError,
             PermissionError) as exc:
         print(f"optitrees: error: {exc}", file=sys.stderr)
         return 2

@@ -3,19 +3,21 @@ result written as soon as it is done, an interrupted study resumed where it stop
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 import warnings
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
 
+from ._results import COLUMNS, ResultsFile
 from ._spec import DataSource, ModelSpec, Study, params_text
 
-__all__ = ["Task", "tasks", "run_task", "run_study", "KEY", "TIMING_COLUMNS"]
+__all__ = ["Task", "tasks", "run_task", "run_study", "KEY", "TIMING_COLUMNS", "COLUMNS"]
 
-#: The columns that identify a fit of a study (a results file is resumed by them).
+#: The columns that name a fit of a study (with ``fit_key``, the hash of what decided it, they identify its row).
 KEY = ["dataset", "seed", "model"]
 #: The columns that depend on the machine's speed (the rest is the same however the study runs).
 TIMING_COLUMNS = ["fit_seconds", "search_seconds"]
@@ -35,6 +37,17 @@ class Task:
     @property
     def key(self) -> tuple:
         return (self.data.name, self.seed, self.model.label)
+
+    def fit_key(self, data_digest: str) -> str:
+        """A hash of everything that decides this task's row: the data (``data_digest``, :meth:`DataSource.digest`)
+        and how they are loaded, the model with its parameters, grid and scaling, the seed, the protocol (test
+        share, folds, time limit) and the library's version. A row is resumed only under the same key."""
+        from .. import __version__
+
+        document = {"data": data_digest, "model": {k: v for k, v in asdict(self.model).items() if k != "label"},
+                    "seed": self.seed, "test_size": self.test_size, "cv": self.cv, "time_limit": self.time_limit,
+                    "optitrees": __version__}
+        return hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
 def tasks(study: Study) -> list[Task]:
@@ -108,10 +121,13 @@ def run_task(task: Task) -> dict:
     return row
 
 
-def _done(results: Path) -> pd.DataFrame | None:
-    if not results.exists() or results.stat().st_size == 0:
-        return None
-    return pd.read_csv(results)
+def _keyed(study: Study) -> list[tuple[Task, str]]:
+    """Every task with its fit key; the configuration is checked first (every model's name, parameters and grid,
+    every dataset loaded), so a study with an error fails on every run, not only while fits remain."""
+    for model in study.models:
+        model.estimator(0, study.time_limit)
+    digests = {d.name: d.digest() for d in study.datasets}
+    return [(t, t.fit_key(digests[t.data.name])) for t in tasks(study)]
 
 
 def run_study(study: Study, results, n_jobs: int = 1, client=None, progress: bool = True) -> pd.DataFrame:
@@ -121,11 +137,18 @@ def run_study(study: Study, results, n_jobs: int = 1, client=None, progress: boo
     Parameters
     ----------
     study : Study
+        Checked in full on every run: an unknown model or parameter, or a dataset that does not load, is an
+        error even when every row is done.
     results : str or Path
-        The results file. Rows already there (by dataset, seed and model) are not fitted again, so a study
-        interrupted midway resumes where it stopped.
+        The results file (:data:`COLUMNS`, one schema for every model). A row there is reused only when its
+        ``fit_key`` says everything that decided it is the same (the data's content, the model, its
+        parameters and grid, the seed, the protocol, the library's version); a row of another key is left in
+        the file, ignored, and its fit runs again. A study interrupted midway resumes where it stopped; a last
+        line cut by a kill is dropped. Two studies cannot write one file at once
+        (:class:`~optitrees.study.StudyLockedError`).
     n_jobs : int, default=1
-        Parallel processes on this machine (joblib; each fit uses one solver thread).
+        Parallel processes on this machine (each fit uses one solver thread); they end with the study, even
+        when it is killed.
     client : dask.distributed.Client, optional
         Run the tasks on this Dask cluster instead (``n_jobs`` is then unused).
     progress : bool, default=True
@@ -133,43 +156,57 @@ def run_study(study: Study, results, n_jobs: int = 1, client=None, progress: boo
     """
     from tqdm.auto import tqdm
 
-    results = Path(results)
-    if not results.parent.exists():
-        raise FileNotFoundError(f"cannot write {results}: its folder {results.parent} does not exist")
-    done = _done(results)
-    finished = set() if done is None else set(map(tuple, done[KEY].astype({"seed": int}).itertuples(index=False)))
-    todo = [t for t in tasks(study) if t.key not in finished]
-    bar = tqdm(total=len(tasks(study)), initial=len(tasks(study)) - len(todo), disable=not progress, unit="fit",
-               desc="study")
-    header = done is None
-    try:
-        for row in _completed(todo, n_jobs, client):
-            pd.DataFrame([row]).to_csv(results, mode="a", header=header, index=False)
-            header = False
-            bar.update(1)
-    finally:
-        bar.close()
-    table = pd.read_csv(results)
-    order = {t.key: i for i, t in enumerate(tasks(study))}
-    table = table[[tuple(k) in order for k in table[KEY].itertuples(index=False)]]
+    keyed = _keyed(study)
+    with ResultsFile(results) as file:
+        done = file.open()
+        current = {k for _, k in keyed}
+        stale = done[~done.fit_key.isin(current) & done.set_index(KEY).index.isin([t.key for t, _ in keyed])]
+        if len(stale):
+            first = stale.iloc[0]
+            warnings.warn(f"{results}: {len(stale)} row(s) were fitted under other settings (the data, the model's "
+                          f"parameters or grid, the seed, the protocol or the library changed; first: "
+                          f"{first.dataset}, seed {first.seed}, {first.model}); they are left in the file and "
+                          "ignored, and their fits run again", UserWarning, stacklevel=2)
+        finished = set(done.fit_key)
+        todo = [(t, k) for t, k in keyed if k not in finished]
+        bar = tqdm(total=len(keyed), initial=len(keyed) - len(todo), disable=not progress, unit="fit", desc="study")
+        try:
+            for fit_key, row in _completed(todo, n_jobs, client):
+                file.append(dict(row, fit_key=fit_key))
+                bar.update(1)
+        finally:
+            bar.close()
+    table = pd.read_csv(results, dtype={"fit_key": str, "params": str, "outcome": str}, keep_default_na=False,
+                        na_values=[""])
+    table = table[table.fit_key.isin(current)].drop_duplicates("fit_key", keep="last")
     return table.sort_values(KEY, key=lambda c: c.map(str) if c.name != "seed" else c).reset_index(drop=True)
 
 
 def _completed(todo, n_jobs, client):
-    """Result rows in the order the tasks finish."""
+    """``(fit key, result row)`` of ``todo`` (``(task, fit key)`` pairs) in the order the tasks finish."""
     if not todo:
         return
     if client is not None:
         from distributed import as_completed
 
-        futures = [client.submit(run_task, t, pure=False) for t in todo]
+        futures = {client.submit(run_task, t, pure=False): k for t, k in todo}
         for future in as_completed(futures):
-            yield future.result()
+            yield futures[future], future.result()
         return
     if n_jobs == 1:
-        for t in todo:
-            yield run_task(t)
+        for t, k in todo:
+            yield k, run_task(t)
         return
-    from joblib import Parallel, delayed
+    from concurrent.futures import as_completed
 
-    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(run_task)(t) for t in todo)
+    from ._workers import process_pool, stop_workers
+
+    pool = process_pool(n_jobs)
+    try:
+        futures = {pool.submit(run_task, t): k for t, k in todo}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+    except BaseException:                         # Ctrl-C, a failed fit, the caller gone: no fit runs on
+        stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 __all__ = ["DataSource", "ModelSpec", "Study", "load_config"]
 
@@ -43,6 +46,18 @@ class DataSource:
             y = y.astype(str).isin([str(p) for p in self.positive]).astype(int)
         return X.to_numpy(float), y.to_numpy()
 
+    def digest(self) -> str:
+        """A hash of the data as loaded (features and labels) and of how they were loaded; not of where the
+        files lie, so a study's folder can move."""
+        X, y = self.load()
+        h = hashlib.sha256()
+        options = {k: v for k, v in asdict(self).items() if k not in ("csv", "libsvm", "manifest")}
+        h.update(json.dumps(options, sort_keys=True, default=str).encode())
+        h.update(repr(X.shape).encode())
+        h.update(np.ascontiguousarray(X, dtype=np.float64).tobytes())
+        h.update("\x1f".join(map(str, y.tolist())).encode())
+        return h.hexdigest()
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -62,13 +77,13 @@ class ModelSpec:
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-        import optitrees
+        from ..estimators.registry import ESTIMATORS
 
-        from ..cli import MODELS
-
-        if self.model not in MODELS:
-            raise ValueError(f"model {self.label!r}: unknown model {self.model!r}; models: {', '.join(MODELS)}")
-        cls = getattr(optitrees, MODELS[self.model])
+        if self.model not in ESTIMATORS:
+            raise ValueError(f"model {self.label!r}: unknown model {self.model!r}; models: {', '.join(ESTIMATORS)}")
+        cls = ESTIMATORS[self.model]
+        if not all(isinstance(v, (list, tuple)) and len(v) for v in self.grid.values()):
+            raise ValueError(f"model {self.label!r}: every grid entry must be a non-empty list of values")
         known = cls().get_params(deep=False)
         unknown = sorted((set(self.params) | set(self.grid)) - set(known))
         if unknown:
@@ -88,9 +103,9 @@ class ModelSpec:
 
     @property
     def _step(self) -> str:
-        from ..cli import MODELS
+        from ..estimators.registry import ESTIMATORS
 
-        return MODELS[self.model].lower()
+        return ESTIMATORS[self.model].__name__.lower()
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ def test_rows_and_resume_without_refitting(tmp_path, monkeypatch):
     assert (table.train_rows + table.test_rows).tolist() == [569] * 4 + [150] * 4
     assert table.balanced_accuracy.between(0.5, 1).all() and table.auc[table.dataset == "breast_cancer"].gt(0.8).all()
     # interrupted: the last three rows were never written; the second run fits only those
-    pd.read_csv(results).iloc[:5].to_csv(results, index=False)
+    pd.read_csv(results, dtype={"fit_key": str}).iloc[:5].to_csv(results, index=False)
     calls.clear()
     again = run_study(tiny_study(), results, progress=False)
     assert len(calls) == 3 and again.drop(columns=TIMING_COLUMNS).equals(table.drop(columns=TIMING_COLUMNS))
