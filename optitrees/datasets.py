@@ -163,7 +163,13 @@ def _features(X: pd.DataFrame, source, one_hot: bool) -> pd.DataFrame:
         raise DataFileError(f"{source}: column {column!r} is not numeric (e.g. {sample!r}); encode it "
                             f"(one_hot=True, --one-hot on the command line) or drop it"
                             + (f" ({len(text) - 1} more such columns)" if len(text) > 1 else ""))
-    return pd.get_dummies(X, columns=text, dtype=float) if text else X
+    if not text:
+        return X
+    encoded = pd.get_dummies(X, columns=text, dtype=float)
+    # what each new column means, for SQL over the raw table (the estimator's ``feature_encoding_``)
+    encoded.attrs["one_hot"] = {f"{c}_{v}": (str(c), str(v)) for c in text for v in X[c].dropna().unique()
+                                if f"{c}_{v}" in encoded.columns}
+    return encoded
 
 
 def load_libsvm(path, n_features=None):

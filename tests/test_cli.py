@@ -53,11 +53,17 @@ def test_fit_save_load_predict_export(csv_file, tmp_path, capsys):
     X = pd.get_dummies(frame.drop(columns=["label"]), columns=["colour"], dtype=float)[est.feature_names_in_]
     assert pd.read_csv(predictions)["prediction"].tolist() == est.predict(X).tolist()
 
-    code, sql, _ = run(["export", model, "--format", "sql"], capsys)
+    # the SQL of a --one-hot fit reads the user's raw table (the encoding written in SQL), its columns qualified
+    code, sql, _ = run(["export", model, "--format", "sql", "--table", "data"], capsys)
+    assert code == 0 and '"data"."colour" = ' in sql and "colour_" not in sql
     with sqlite3.connect(":memory:") as db:
-        X.to_sql("data", db, index=False)
+        frame.drop(columns=["label"]).to_sql("data", db, index=False)
         rows = [r[0] for r in db.execute(f"SELECT {sql.strip()} FROM data")]
-    assert code == 0 and rows == est.predict(X).tolist()
+        assert rows == est.predict(X).tolist()
+        db.execute("DROP TABLE data")
+        X.to_sql("data", db, index=False)               # the encoded table lacks the raw column: an error
+        with pytest.raises(sqlite3.OperationalError, match="no such column"):
+            db.execute(f"SELECT {sql.strip()} FROM data")
     code, text, _ = run(["export", model], capsys)
     assert code == 0 and text.strip() == est.export_text()
     code, out, _ = run(["export", model, "--format", "json", "--output", tmp_path / "tree_dict.json"], capsys)

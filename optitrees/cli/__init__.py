@@ -4,7 +4,7 @@
 
     optitrees fit MODEL (--dataset NAME | --csv FILE | --libsvm FILE) [--PARAM VALUE ...] [--save model.json]
     optitrees predict model.json (--csv FILE | --libsvm FILE | --dataset NAME) [--output predictions.csv]
-    optitrees export model.json --format {text,json,sql,lp,mps} [--output FILE] (.lp / .mps need the data)
+    optitrees export model.json --format {text,json,sql,lp,mps} [--output FILE] [--table NAME] (.lp / .mps need the data)
     optitrees load model.json
     optitrees write MODEL DATA OUTPUT.lp|.mps
     optitrees solvers
@@ -68,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json", "sql", "lp", "mps"), default="text",
                    help="text, json (the model as a dict), sql (one expression), lp / mps (needs the data)")
     p.add_argument("--output", help="the file to write (default: stdout; required for lp / mps)")
+    p.add_argument("--table", help="sql: qualify every column by this table, so a column it lacks is an error "
+                                   "(SQLite reads an unknown bare quoted name as a string; default: bare columns)")
     _add_data_options(p)
     p.set_defaults(func=_export)
 

@@ -24,6 +24,7 @@ def _fit(args):
     if args.save is not None:
         _check_suffix(args.save, (".json",), "--save")
     X, y = _load(args)
+    encoding = getattr(X, "attrs", {}).get("one_hot")
     regression = is_regressor(est)
     if args.test_size > 0:
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=args.test_size, random_state=args.seed,
@@ -35,6 +36,8 @@ def _fit(args):
         warnings.simplefilter("ignore")          # every note is in the fit report printed below
         est.fit(Xtr, ytr)
     elapsed = time.perf_counter() - t0
+    if encoding:          # the one-hot columns' raw column and category: SQL is written over the raw table
+        est.feature_encoding_ = {n: encoding[n] for n in X.columns if n in encoding}
     print(f"{type(est).__name__}, {len(Xtr)} training rows, {X.shape[1]} features")
     print(est.export_text())
     print(est.fit_report_)
@@ -134,7 +137,8 @@ def _export(args):
     elif fmt == "json":
         text = json.dumps(est.to_dict(), indent=2, default=str)
     else:
-        text = est.export_sql() if hasattr(est, "export_sql") else export.export_sql(est)
+        text = (est.export_sql(table=args.table) if hasattr(est, "export_sql")
+                else export.export_sql(est, table=args.table))
     if args.output is None:
         print(text)
     else:

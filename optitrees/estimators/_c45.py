@@ -197,10 +197,11 @@ class C45Classifier(TreeViews, OptitreesClassifier):
         return self
 
 
-    def export_sql(self):
+    def export_sql(self, table=None):
         """``predict`` as one SQL expression: each class's probability summed over the leaves, a leaf weighted
         by its path's gates (a ``NULL`` value goes down both branches by the training shares, as ``nan`` does
-        here); the first most probable class.
+        here); the first most probable class. Columns are qualified by ``table`` when given
+        (:func:`optitrees.export.export_sql`).
 
         Raises
         ------
@@ -208,15 +209,15 @@ class C45Classifier(TreeViews, OptitreesClassifier):
             With ``evaluation_uncertainty > 0``: soft evaluation gates by the normal distribution function,
             which SQL does not have.
         """
-        from ..export._sql import column, gated_tree_sql
+        from ..export._sql import feature_columns, gated_tree_sql
 
         check_is_fitted(self)
         if self.evaluation_uncertainty > 0:
             raise ValueError("export_sql: soft evaluation (evaluation_uncertainty > 0) gates splits by the normal "
                              "distribution function, which SQL has no function for; refit with "
                              "evaluation_uncertainty=0 to export this tree")
-        return gated_tree_sql(self.tree_, [column(n) for n in feature_names(self)], list(self.classes_),
-                              self.leaf_probabilities())
+        columns = feature_columns(feature_names(self), table, getattr(self, "feature_encoding_", None))
+        return gated_tree_sql(self.tree_, columns, list(self.classes_), self.leaf_probabilities())
 
     def export_text(self):
         """The tree as text, then how points with missing values (and under soft evaluation) are predicted."""

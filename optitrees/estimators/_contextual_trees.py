@@ -217,16 +217,18 @@ class _ContextualTrees(OptitreesEstimator):
                          + export.export_text(self.trees_[i], feature_names(self), self._class_names()))
         return "\n\n".join(parts)
 
-    def export_sql(self) -> str:
+    def export_sql(self, table=None) -> str:
         """``predict`` as one SQL expression: the policy network (standardized inputs, ReLU layers) written in
-        nested subqueries, its first largest logit choosing which tree's nested CASE gives the prediction."""
-        from ..export._sql import column, policy_choice_sql
+        nested subqueries, its first largest logit choosing which tree's nested CASE gives the prediction.
+        Columns are qualified by ``table`` when given (:func:`optitrees.export.export_sql`)."""
+        from ..export._sql import feature_columns, policy_choice_sql, tree_sql
 
         check_is_fitted(self)
         names = feature_names(self)
-        branches = [export.export_sql(t, names, self._class_names() or ["0", "1"]) for t in self.trees_]
-        return policy_choice_sql(self.policy_, self.input_mean_, self.input_scale_, [column(n) for n in names],
-                                 branches)
+        columns = feature_columns(names, table, getattr(self, "feature_encoding_", None))
+        classes = self._class_names() or ["0", "1"]
+        branches = [tree_sql(t, columns, classes) for t in self.trees_]
+        return policy_choice_sql(self.policy_, self.input_mean_, self.input_scale_, columns, branches, names)
 
     def to_dict(self, tree: int | None = None) -> dict:
         """Tree ``tree`` of the forest as a JSON-serializable dict; without ``tree``, ``{"trees": {index: dict}}``

@@ -30,11 +30,11 @@ class _Printed:
         check_is_fitted(self)
         return export.export_dict(self)
 
-    def export_sql(self):
-        """``predict`` as one SQL expression over columns named by the features (see
-        :func:`optitrees.export.export_sql`)."""
+    def export_sql(self, table=None):
+        """``predict`` as one SQL expression over columns named by the features, qualified by ``table`` when
+        given (see :func:`optitrees.export.export_sql`)."""
         check_is_fitted(self)
-        return export.export_sql(self)
+        return export.export_sql(self, table=table)
 
 
 class TreeViews(_Printed):

@@ -23,7 +23,7 @@ from ..scorecard import ScoreCard
 from ..trees import OneVsRestTrees, Tree
 from . import _plot
 from ._dict import card_dict, one_vs_rest_dict, rule_set_dict, tree_dict
-from ._sql import card_sql, column, one_vs_rest_sql, rule_set_sql, tree_sql
+from ._sql import card_sql, feature_columns, one_vs_rest_sql, rule_set_sql, tree_sql
 from ._text import card_text, linear_text, one_vs_rest_text, rule_set_text, tree_text
 
 __all__ = ["export_text", "export_dict", "export_sql", "plot_tree", "plot_score_card", "plot_feature_influence",
@@ -72,9 +72,13 @@ def export_dict(model, feature_names=None, class_names=None) -> dict:
     return tree_dict(obj, names, classes) if isinstance(obj, Tree) else card_dict(obj, names, classes)
 
 
-def export_sql(model, feature_names=None, class_names=None) -> str:
+def export_sql(model, feature_names=None, class_names=None, table=None) -> str:
     """The model's prediction as one SQL expression over columns named by the features (see
     :mod:`optitrees.export._sql`): ``SELECT <expression> AS prediction FROM data`` gives ``predict`` on each row.
+
+    With ``table``, every column is qualified by it (``"data"."age"``), so a column the table lacks is an error
+    in every database (SQLite reads an unknown bare ``"age"`` as the string ``'age'``). A model with a
+    ``feature_encoding_`` (fitted by ``optitrees fit --one-hot``) is written over the raw columns.
 
     >>> from sklearn.datasets import load_iris
     >>> from optitrees import TAOClassifier
@@ -83,7 +87,7 @@ def export_sql(model, feature_names=None, class_names=None) -> str:
     CASE WHEN (1.0 * "petal width (cm)") <= 0.8 THEN 0 ELSE 1 END
     """
     obj, names, classes = _resolve(model, feature_names, class_names)
-    columns = [column(n) for n in names]
+    columns = feature_columns(names, table, getattr(model, "feature_encoding_", None))
     if isinstance(obj, OneVsRestTrees):
         return one_vs_rest_sql(obj, columns, classes)
     if isinstance(obj, RuleSet):

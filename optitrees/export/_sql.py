@@ -9,6 +9,17 @@ of eq. (2) compared with 1/2. A missing value (``NULL``) goes where the model
 sends ``nan``: right at a hard split (``NULL <= t`` is not true), and in C4.5's
 probabilistic form (:func:`gated_tree_sql`) down both branches by the training
 shares. Column names are quoted identifiers; class labels are SQL literals.
+
+**Columns the database must find.** SQLite reads a double-quoted name that
+matches no column as a string literal, silently. Given a ``table`` name, every
+column is written qualified (``"patients"."age"``), and an unknown column is an
+error in SQLite too (``SELECT <expression> FROM patients``). A feature made by
+one-hot encoding (``feature_encoding_``: encoded name -> raw column and
+category) is written over the raw column, ``CASE WHEN "colour" = 'red' THEN
+1.0 ELSE 0.0 END``, so the SQL runs on the user's raw table. The contextual
+trees' network is computed in subqueries whose column names begin with a
+prefix no feature name begins with, and the trees are evaluated outside them,
+so a feature named like one of the SQL's own names reads the user's column.
 """
 
 from __future__ import annotations
@@ -19,7 +30,7 @@ from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
 
-__all__ = ["number", "literal", "column", "linear_sql", "tree_sql", "tree_score_sql", "one_vs_rest_sql", "gated_tree_sql", "card_sql", "rule_set_sql",
+__all__ = ["number", "literal", "column", "feature_columns", "linear_sql", "tree_sql", "tree_score_sql", "one_vs_rest_sql", "gated_tree_sql", "card_sql", "rule_set_sql",
            "argmax_sql", "policy_choice_sql"]
 
 
@@ -45,9 +56,25 @@ def literal(value) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def column(name) -> str:
-    """A quoted SQL identifier."""
-    return '"' + str(name).replace('"', '""') + '"'
+def column(name, table=None) -> str:
+    """A quoted SQL identifier, qualified by the quoted ``table`` when given."""
+    quoted = '"' + str(name).replace('"', '""') + '"'
+    return quoted if table is None else column(table) + "." + quoted
+
+
+def feature_columns(names, table=None, encoding=None) -> list[str]:
+    """The SQL of each feature: its column (:func:`column`), or, for a one-hot feature of ``encoding``
+    (``{name: (raw column, category)}``), 1.0 where the raw column holds the category and 0.0 elsewhere (``NULL``
+    included, as ``pandas.get_dummies`` encodes a missing value)."""
+    encoding = encoding or {}
+    out = []
+    for name in names:
+        if name in encoding:
+            raw, category = encoding[name]
+            out.append(f"(CASE WHEN {column(raw, table)} = {literal(category)} THEN 1.0 ELSE 0.0 END)")
+        else:
+            out.append(column(name, table))
+    return out
 
 
 def linear_sql(weights, columns, constant=None) -> str:
@@ -170,37 +197,50 @@ def rule_set_sql(rule_set: RuleSet, columns, classes) -> str:
     return f"CASE WHEN {proba} > 0.5 THEN {literal(classes[1])} ELSE {literal(classes[0])} END"
 
 
-def _alias(kind: str, k: int) -> str:
-    return f"optitrees_{kind}{k}"
+def _alias_prefix(names) -> str:
+    """``optitrees_``, lengthened with underscores until no feature name begins with it."""
+    prefix = "optitrees_"
+    while any(str(n).lower().startswith(prefix) for n in names):
+        prefix += "_"
+    return prefix
 
 
-def policy_choice_sql(net, input_mean, input_scale, columns, branches: list[str]) -> str:
+def policy_choice_sql(net, input_mean, input_scale, columns, branches: list[str], names=()) -> str:
     """The contextual tree (seed 002, ch. 5): the policy network's first largest logit picks the branch.
 
     The network is written layer by layer in nested subqueries (inputs standardized by ``input_mean`` and
-    ``input_scale``, ReLU hidden layers, linear logits), so each unit is computed once; ``branches[k]`` is
-    the SQL of tree ``k``, read against the outer row's columns.
+    ``input_scale``, ReLU hidden layers, linear logits), so each unit is computed once; it gives the index of
+    the chosen tree, and ``CASE <index> WHEN k THEN branches[k] ...`` evaluates tree ``k``'s SQL outside the
+    subqueries, against the row's own columns. The subqueries' names begin with a prefix none of the feature
+    ``names`` begins with.
     """
-    inputs = [f"(({columns[j]} - {number(input_mean[j])}) / {number(input_scale[j])}) AS {_alias('z', j)}"
+    prefix = _alias_prefix(names)
+
+    def alias(kind, k):
+        return f"{prefix}{kind}{k}"
+
+    inputs = [f"(({columns[j]} - {number(input_mean[j])}) / {number(input_scale[j])}) AS {alias('z', j)}"
               for j in range(len(columns))]
     query = f"SELECT {', '.join(inputs)}"
-    previous = [_alias("z", j) for j in range(len(columns))]
+    previous = [alias("z", j) for j in range(len(columns))]
     last = len(net.weights) - 1
     for layer, (W, b) in enumerate(zip(net.weights, net.biases)):
         units = []
-        names = []
+        unit_names = []
         for u in range(W.shape[1]):
             terms = [f"{previous[i]} * {number(W[i, u])}" for i in range(W.shape[0])]
             pre = f"({' + '.join(terms) if terms else '0.0'}) + {number(b[u])}"
-            name = _alias("l" if layer == last else f"h{layer}_", u)
+            name = alias("l" if layer == last else f"h{layer}_", u)
             units.append(f"{pre} AS {name}" if layer == last else
                          f"(CASE WHEN {pre} > 0 THEN {pre} ELSE 0.0 END) AS {name}")
-            names.append(name)
+            unit_names.append(name)
         query = f"SELECT {', '.join(units)} FROM ({query})"
-        previous = names
+        previous = unit_names
     whens = []
     for k in range(len(previous) - 1):
         conditions = [f"{previous[k]} > {previous[j]}" for j in range(k)] + \
                      [f"{previous[k]} >= {previous[j]}" for j in range(k + 1, len(previous))]
-        whens.append(f"WHEN {' AND '.join(conditions)} THEN {branches[k]}")
-    return f"(SELECT CASE {' '.join(whens)} ELSE {branches[-1]} END FROM ({query}))"
+        whens.append(f"WHEN {' AND '.join(conditions)} THEN {k}")
+    choice = f"(SELECT CASE {' '.join(whens)} ELSE {len(previous) - 1} END FROM ({query}))"
+    cases = " ".join(f"WHEN {k} THEN {branch}" for k, branch in enumerate(branches))
+    return f"(CASE {choice} {cases} END)"

@@ -8,7 +8,7 @@ import pytest
 
 from _support import estimator_id, fit_quiet, quick_data_or_missing as data, quick_estimators
 from optitrees import C45Classifier, export
-from optitrees.export._sql import literal, number
+from optitrees.export._sql import column, literal, number
 from optitrees.scorecard import ScoreCard
 from optitrees.trees import Tree
 
@@ -21,20 +21,31 @@ def run_sql(expression, X, names):
     return np.array([r[0] for r in rows], dtype=object)
 
 
+#: feature names that are also names the SQL itself uses (the contextual trees' subqueries, argmax's scores), a
+#: keyword and quotes
+HOSTILE_NAMES = ["optitrees_l0", "p0", 'select "x" from; --']
+
+
 @pytest.mark.parametrize("case", quick_estimators() + [(C45Classifier(), "missing")], ids=estimator_id)
 def test_the_sql_expression_predicts_every_training_row(case):
     est, kind = case
     X, y = data(kind)
     if kind != "target":
         y = np.array(["benign", "malignant's"])[y]          # string labels, one with a quote
-    names = [f"feature {j}" for j in range(X.shape[1])]
-    frame = pd.DataFrame(X, columns=names)
+    frame = pd.DataFrame(X, columns=HOSTILE_NAMES)
     est = fit_quiet(est, frame, y)
-    got = run_sql(est.export_sql(), X, names)
-    if kind == "target":
-        assert np.array_equal(got.astype(float), est.predict(frame))
-    else:
-        assert got.tolist() == est.predict(frame).tolist()
+    expected = est.predict(frame)
+    for sql in (est.export_sql(), est.export_sql(table="data")):
+        got = run_sql(sql, X, HOSTILE_NAMES)
+        if kind == "target":
+            assert np.array_equal(got.astype(float), expected)
+        else:
+            assert got.tolist() == expected.tolist()
+    # a table without a column the model reads: an error with the table named, never a string literal
+    used = [j for j, name in enumerate(HOSTILE_NAMES) if column(name) in est.export_sql()]
+    renamed = [f"other {j}" if j == used[0] else n for j, n in enumerate(HOSTILE_NAMES)]
+    with pytest.raises(sqlite3.OperationalError, match="no such column"):
+        run_sql(est.export_sql(table="data"), X, renamed)
 
 
 def test_soft_c45_has_no_sql():
