@@ -16,6 +16,7 @@ import numpy as np
 from ..formulations.tangents import logistic_loss
 from ..scaling import weighted_sum
 from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
+from .liblinear import liblinear_fit
 
 __all__ = ["fit_l1_logistic", "fit_linear_svm", "svm_iterations_within", "node_fitter", "node_objective",
            "constant_fit"]
@@ -138,7 +139,7 @@ def fit_linear_svm(X, y, C, random_state=None, sample_weight=None, tol=1e-6, max
         return np.zeros(X.shape[1]), _constant(y, logistic=False, sample_weight=sample_weight)
     svm = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=10.0, tol=tol,
                     max_iter=svm_iterations_within(max_seconds, X.size), random_state=random_state)
-    svm.fit(X, y, sample_weight)
+    liblinear_fit(svm, X, y, sample_weight, None if max_seconds is None else time.perf_counter() + max_seconds)
     return svm.coef_.ravel().copy(), float(svm.intercept_[0])
 
 

@@ -14,6 +14,7 @@ from ...scaling import weighted_sum
 from ...scorecard import ScoreCard
 from .. import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
 from ..budget import call_until
+from ..liblinear import liblinear_fit
 
 __all__ = ["best_intercept", "refit_intercept", "rounded_logistic_points", "rounded_logistic_card", "stumps",
            "stump_card", "greedy_rules_card"]
@@ -68,7 +69,7 @@ def rounded_logistic_points(X, y, n_rules, A, random_state=None, allowed=None, s
     for C in np.geomspace(1e-3, 10.0, 25):
         model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
                                    random_state=random_state)
-        done, lr = call_until(deadline, model.fit, X[:, cols], y, sample_weight)
+        done, lr = call_until(deadline, liblinear_fit, model, X[:, cols], y, sample_weight, deadline)
         if not done:
             break
         w = np.zeros(p)

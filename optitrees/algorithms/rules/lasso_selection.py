@@ -25,6 +25,7 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
 from .. import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
 from ..budget import call_until
+from ..liblinear import liblinear_fit
 
 __all__ = ["lasso_select", "correctness_model", "N_CS"]
 
@@ -75,7 +76,8 @@ def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
 
     def l1_fit(C, rows):
         weight = None if sample_weight is None else sample_weight[rows]
-        return LogisticRegression(C=C, random_state=random_state, **_l1_params()).fit(Z[rows], y[rows], weight)
+        return liblinear_fit(LogisticRegression(C=C, random_state=random_state, **_l1_params()), Z[rows], y[rows],
+                             weight, deadline)
 
     folds = list(StratifiedKFold(cv).split(Z, y))
     losses, fold_models = [], []
@@ -137,7 +139,7 @@ def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=No
     """
     Z = np.asarray(Z, dtype=float)
     Cs = _grid(Z, y, sample_weight)
-    model = _l1_cv(Cs, cv, random_state).fit(Z, y, sample_weight) if deadline is None else \
+    model = liblinear_fit(_l1_cv(Cs, cv, random_state), Z, y, sample_weight) if deadline is None else \
         _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight)
     coef = model.coef_.ravel()
     start = int(np.searchsorted(Cs, float(np.ravel(model.C_)[0])))
@@ -145,7 +147,7 @@ def lasso_select(Z, y, n_rules: int, cv: int = 3, random_state=None, deadline=No
         if np.count_nonzero(coef) >= n_rules:
             break
         model = LogisticRegression(C=C, random_state=random_state, **_l1_params())
-        done, model = call_until(deadline, model.fit, Z, y, sample_weight)
+        done, model = call_until(deadline, liblinear_fit, model, Z, y, sample_weight, deadline)
         if not done:
             break
         coef = model.coef_.ravel()
@@ -176,7 +178,7 @@ def correctness_model(X, correct, cv: int = 3, random_state=None, deadline=None,
     scale[scale == 0] = 1.0
     Xs = (X - mean) / scale
     Cs = _grid(Xs, correct, sample_weight)
-    model = _l1_cv(Cs, cv, random_state).fit(Xs, correct, sample_weight) if deadline is None else \
+    model = liblinear_fit(_l1_cv(Cs, cv, random_state), Xs, correct, sample_weight) if deadline is None else \
         _cv_fit(Xs, correct, Cs, cv, random_state, deadline, sample_weight)
     w = model.coef_.ravel() / scale
     return w, float(model.intercept_[0] - w @ mean)
