@@ -20,6 +20,13 @@ information of the left, right and unknown shares and picks the best ratio
 among the features whose gain is at least the average gain (C4.5);
 a nominal feature splits into one branch per value (C4.5's multiway test);
 ``"information_gain"`` picks the best gain (the seed's simplification).
+
+**Ties by an exact rule.** Gains are logarithms, and numpy's ``log2`` (which
+vectorizes differently on different processors) and the compiled scan's libm
+``log2`` may differ in their last bits. So a choice never hangs on the last
+bits: gains and ratios are compared on a grid of :data:`TIE_GRID` steps per
+bit (:func:`tie_key`), and among equal keys the first wins (the smallest
+threshold, the lowest feature). Both paths choose by the same keys.
 """
 
 from __future__ import annotations
@@ -31,8 +38,20 @@ from scipy.special import ndtr
 
 from ..column_index import ColumnIndex, Level, cuts
 
-__all__ = ["Split", "HardCandidates", "class_sums", "row_entropy", "entropy", "hard_candidates", "numeric_gains",
+__all__ = ["TIE_GRID", "tie_key", "Split", "HardCandidates", "class_sums", "row_entropy", "entropy", "hard_candidates", "numeric_gains",
            "choose_tests", "best_split", "top_tests", "soft_density"]
+
+
+#: Steps per bit on which gains and gain ratios are compared (2^-40 of a bit, about 1e-12): far above the
+#: last-bit differences of ``log2`` between processors, far below any gain difference a split should win by.
+TIE_GRID = 2.0 ** 40
+
+
+def tie_key(values):
+    """The comparison key of gains or ratios: ``value * TIE_GRID`` rounded to the nearest integer (``-inf``
+    stays). Rounding (not flooring) keeps round gains (1 bit for a perfect split of two equal classes, 0.5 ...)
+    in the middle of their step, so their last-bit neighbours share their key."""
+    return np.floor(np.asarray(values, float) * TIE_GRID + 0.5)
 
 
 @dataclass
@@ -109,7 +128,8 @@ def hard_candidates(index: ColumnIndex, level: Level, labels, n_classes, allowed
 
     ``labels``: each entry's class (``0 .. n_classes - 1``). Eqs. 2.3-2.6 on the known rows of each cut.
     ``compiled``: by :func:`~optitrees.algorithms.c45.threshold_scan.scan_level` (numba), the same numbers
-    (to the bit) in one pass instead of about 70 numpy calls.
+    (to the last bits of ``log2``) and the same cuts, chosen by :func:`tie_key`, in one pass instead of about 70
+    numpy calls.
     """
     p, C, K = index.n_features, n_classes, level.n_nodes
     shape = (K, p)
@@ -133,9 +153,10 @@ def hard_candidates(index: ColumnIndex, level: Level, labels, n_classes, allowed
     best_lower, best_upper, best_wl, best_wr = np.zeros(K * p), np.zeros(K * p), wk.copy(), wk.copy()
     if len(group):
         starts = np.flatnonzero(np.concatenate([[True], group[1:] != group[:-1]]))
-        top = np.maximum.reduceat(gain, starts)
+        key = tie_key(gain)
+        top = np.maximum.reduceat(key, starts)
         lengths = np.concatenate([starts[1:], [len(group)]]) - starts
-        first = np.minimum.reduceat(np.where(gain == np.repeat(top, lengths), np.arange(len(gain)), len(gain)),
+        first = np.minimum.reduceat(np.where(key == np.repeat(top, lengths), np.arange(len(gain)), len(gain)),
                                     starts)
         g = group[starts]
         best[g], best_lower[g], best_upper[g], best_wl[g], best_wr[g] = \
@@ -161,12 +182,12 @@ def choose_tests(gain, info, usable, criterion) -> tuple[np.ndarray, np.ndarray]
     with np.errstate(invalid="ignore", divide="ignore"):
         ratios = np.where(usable, gain / np.maximum(info, 1e-12), -np.inf)
         if criterion == "information_gain":
-            feature = np.argmax(np.where(usable, gain, -np.inf), axis=1)
+            feature = np.argmax(tie_key(np.where(usable, gain, -np.inf)), axis=1)
         else:
             count = usable.sum(axis=1, keepdims=True)
             average = np.where(usable, gain, 0.0).sum(axis=1, keepdims=True) / np.maximum(count, 1)
-            ratios = np.where(gain < average - 1e-3, -np.inf, ratios)
-            feature = np.argmax(ratios, axis=1)
+            ratios = np.where(tie_key(gain) < tie_key(average - 1e-3), -np.inf, ratios)
+            feature = np.argmax(tie_key(ratios), axis=1)
     rows = np.arange(len(feature))
     return np.where(usable.any(axis=1), feature, -1), ratios[rows, feature]
 

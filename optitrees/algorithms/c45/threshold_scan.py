@@ -12,8 +12,11 @@ entries (the others).
 The arithmetic is the numpy path's, in its order: histograms and running sums
 add in entry order, a feature's bins are totalled as ``numpy.add.reduceat`` does
 (first bin, plus numpy's pairwise sum of the rest), class weights are added class
-by class and entropies use the same ``log2``; so the scores, and the trees, are
-the same to the bit (``tests/algorithms/c45/test_threshold_scan.py`` compares them).
+by class and entropies use ``log2``. numpy's ``log2`` is vectorized differently
+on different processors, so the entropies may differ from the numpy path's in
+their last bits; both paths therefore choose cuts by the same tie keys
+(:func:`~optitrees.algorithms.c45.split_search.tie_key`), and the choices, and
+the trees, are the same (``tests/algorithms/c45/test_threshold_scan.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ import numpy as np
 from numba import njit
 
 from ..column_index import ColumnIndex, Level
+from .split_search import TIE_GRID
+
+_TIE_GRID = TIE_GRID              # a module global: numba freezes it into the compiled scan
 
 __all__ = ["scan_level", "is_loaded"]
 
@@ -80,7 +86,8 @@ def _score_cut(group, left, right, known, known_entropy, n_classes, min_samples_
                best_lower, best_upper, best_wl, best_wr, n_cuts, seen):
     """Score one cut of ``group`` (left class weights ``left``; ``right`` is filled here; the group's known class
     weights ``known``, their total ``wk`` and entropy ``known_entropy``) and keep it when it is the group's first
-    or beats its best (ties keep the first: the smallest threshold)."""
+    or beats its best on the grid of :data:`~optitrees.algorithms.c45.split_search.TIE_GRID` (ties keep the
+    first: the smallest threshold)."""
     for c in range(n_classes):
         right[c] = known[c] - left[c]
     wl, wr = _class_sum(left), _class_sum(right)
@@ -92,7 +99,7 @@ def _score_cut(group, left, right, known, known_entropy, n_classes, min_samples_
         n_cuts[group] += 1
     else:
         gain = -np.inf
-    if not seen[group] or gain > best[group]:
+    if not seen[group] or math.floor(gain * _TIE_GRID + 0.5) > math.floor(best[group] * _TIE_GRID + 0.5):
         seen[group] = True
         best[group], best_lower[group], best_upper[group], best_wl[group], best_wr[group] = gain, lower, upper, wl, wr
 
