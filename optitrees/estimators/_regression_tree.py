@@ -89,7 +89,9 @@ class CARTRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     ccp_alpha : float, default=0.0
         The cost-complexity rule's price per leaf, in units of training MSE.
     random_state : int, optional
-        Ties between equally good splits (scikit-learn's feature order).
+        Ties between equally good splits (scikit-learn's feature order). ``None``, as in scikit-learn, draws a
+        new order at each fit, so two fits may break a tie differently and print different (equally good)
+        trees; give an int for the same tree every time.
 
     Attributes
     ----------
@@ -178,7 +180,8 @@ class TAORegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     time_limit : float, optional
         Seconds for the whole fit; the best tree so far is returned at the limit.
     random_state : int, optional
-        Ties between equally good splits of CART's start.
+        Ties between equally good splits of CART's start (``None``: a new order each fit, as in scikit-learn;
+        an int: the same tree every time).
 
     Attributes
     ----------
