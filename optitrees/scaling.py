@@ -46,23 +46,29 @@ def standardize(X, sample_weight=None):
     """``(X - mean) / scale`` with the scale of constant columns set to 1.
 
     With ``sample_weight`` the mean and the deviation are weighted (a row of
-    weight 2 counts as the row twice).
+    weight 2 counts as the row twice). The moments are taken of each column
+    divided by the power of two nearest its largest magnitude
+    (:func:`power_of_two_scale`; exact, so the result is the same to the bit),
+    so a column of values near 1e300 (whose squares overflow) or 1e-300 (whose
+    squares underflow) standardizes as one near 1 does.
 
     Returns
     -------
     Xs, mean, scale : ndarray
     """
     X = np.asarray(X, dtype=float)
+    unit = power_of_two_scale(X)
+    Xu = X / unit
     if sample_weight is None:
-        mean, scale = X.mean(axis=0), X.std(axis=0)
+        mean, scale = Xu.mean(axis=0), Xu.std(axis=0)
     else:
-        mean = np.average(X, axis=0, weights=sample_weight)
-        scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample_weight))
+        mean = np.average(Xu, axis=0, weights=sample_weight)
+        scale = np.sqrt(np.average((Xu - mean) ** 2, axis=0, weights=sample_weight))
     # constant columns (a deviation at rounding level of the values); relative, so features in any units scale
-    scale[scale <= 1e-12 * np.abs(X).max(axis=0, initial=0.0)] = 1.0
-    out = np.subtract(X, mean)
-    out /= scale
-    return out, mean, scale
+    constant = scale <= 1e-12 * np.abs(Xu).max(axis=0, initial=0.0)
+    out = np.subtract(Xu, mean, out=Xu)
+    out /= np.where(constant, 1.0 / unit, scale)
+    return out, mean * unit, np.where(constant, 1.0, scale * unit)
 
 
 def power_of_two_scale(X) -> np.ndarray:

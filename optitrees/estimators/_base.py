@@ -41,7 +41,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..algorithms.budget import Budget
-from ._input import BINARY_ONLY_HINT, check_numeric_frame, encode_labels, feature_names, resolve_features
+from ._input import BINARY_ONLY_HINT, check_finite, check_numeric_frame, encode_labels, feature_names, resolve_features
 from ._report import FitOutcome, FitProgress, FitReport
 
 __all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "TrainingData", "merge_duplicates",
@@ -238,7 +238,8 @@ class OptitreesEstimator(BaseEstimator):
         binary = self._binary if binary is None else binary
         check_numeric_frame(X)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=not self._is_classifier,
-                             ensure_all_finite="allow-nan" if self._allow_nan else True)
+                             ensure_all_finite=False)
+        check_finite(X, self._feature_names(), self._allow_nan, type(self).__name__)
         given = sample_weight is not None
         weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True) if given \
             else np.ones(len(X))
@@ -290,8 +291,9 @@ class OptitreesEstimator(BaseEstimator):
         """``X`` for prediction: the estimator is fitted, and ``X`` has its numeric features."""
         check_is_fitted(self)
         check_numeric_frame(X)
-        return validate_data(self, X, dtype=np.float64, reset=False,
-                             ensure_all_finite="allow-nan" if self._allow_nan else True)
+        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=False)
+        check_finite(X, self._feature_names(), self._allow_nan, type(self).__name__)
+        return X
 
     def _feature_names(self) -> list[str]:
         """``feature_names_in_`` when ``X`` had string column names, else ``x0, x1, ...``."""

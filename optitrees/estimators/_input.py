@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
-__all__ = ["check_numeric_frame", "encode_labels", "feature_names", "resolve_features"]
+__all__ = ["check_numeric_frame", "check_finite", "encode_labels", "feature_names", "resolve_features"]
 
 BINARY_ONLY_HINT = ("use OCTClassifier or OCTHClassifier (multi-class optimal trees), or wrap this estimator in "
                     "sklearn.multiclass.OneVsRestClassifier")
@@ -15,18 +15,18 @@ BINARY_ONLY_HINT = ("use OCTClassifier or OCTHClassifier (multi-class optimal tr
 def check_numeric_frame(X) -> None:
     """A DataFrame with string, object or categorical columns gets an error naming them and saying what to do.
 
+    Any dataframe scikit-learn accepts (pandas, polars, pyarrow ... through narwhals) is read by its schema.
     Boolean and numeric (including nullable numeric) columns are accepted.
     scikit-learn would otherwise fail on the first string ("could not convert
     string to float") or silently use the codes of a numeric categorical column.
     """
-    dtypes = getattr(X, "dtypes", None)
-    if dtypes is None or not hasattr(X, "columns"):
-        return
-    import pandas as pd
-    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+    import narwhals.stable.v2 as nw
+    from narwhals.dependencies import is_into_dataframe
 
-    bad = [(c, str(t)) for c, t in dtypes.items()
-           if isinstance(t, pd.CategoricalDtype) or not (is_numeric_dtype(t) or is_bool_dtype(t))]
+    if not is_into_dataframe(X):
+        return
+    schema = nw.from_native(X, eager_only=True).schema
+    bad = [(c, str(t)) for c, t in schema.items() if not (t.is_numeric() or t == nw.Boolean)]
     if bad:
         names = ", ".join(repr(c) for c, _ in bad)
         kinds = ", ".join(sorted({t for _, t in bad}))
@@ -35,6 +35,25 @@ def check_numeric_frame(X) -> None:
             "pipeline: make_pipeline(make_column_transformer((OneHotEncoder(), [" + names + "]), "
             "remainder='passthrough'), estimator) from sklearn.pipeline, sklearn.compose and "
             "sklearn.preprocessing.OneHotEncoder")
+
+
+def check_finite(X: np.ndarray, names, allow_nan: bool, estimator: str) -> None:
+    """An error naming the columns of ``X`` (a float array, columns ``names``) that hold infinite values, or
+    missing values (``NaN``) where the estimator does not take them."""
+    def listed(mask):
+        cols = [str(names[j]) for j in np.flatnonzero(mask)]
+        return ", ".join(repr(c) for c in cols[:5]) + (f" and {len(cols) - 5} more" if len(cols) > 5 else "")
+
+    infinite = np.isinf(X)
+    if infinite.any():
+        raise ValueError(f"X has infinite values in column(s) {listed(infinite.any(axis=0))} "
+                         f"({int(infinite.any(axis=1).sum())} rows); replace or drop them")
+    missing = np.isnan(X)
+    if not allow_nan and missing.any():
+        raise ValueError(f"X has missing values (NaN) in column(s) {listed(missing.any(axis=0))} "
+                         f"({int(missing.any(axis=1).sum())} rows). {estimator} needs complete rows; of the "
+                         "library's estimators only C45Classifier routes missing values itself. Impute them first, "
+                         "e.g. make_pipeline(SimpleImputer(), estimator) (sklearn.impute), or drop those rows")
 
 
 def encode_labels(y, binary: bool, hint: str = BINARY_ONLY_HINT, name: str = "this estimator"):

@@ -141,7 +141,7 @@ def test_interpretation(cancer, fitted):
 
 @pytest.mark.parametrize("X,y,match", [
     (np.array([[np.nan, 1.0], [0.0, 1.0]]), [0, 1], "NaN"),
-    (np.array([[np.inf, 1.0], [0.0, 1.0]]), [0, 1], "infinity"),
+    (np.array([[np.inf, 1.0], [0.0, 1.0]]), [0, 1], "infinite values in column"),
     (np.zeros((4, 2)), [1, 1, 1, 1], "one class"),
     (np.zeros((3, 2)), [0, 1], "inconsistent"),
     (np.array([["a", "b"], ["c", "d"]], dtype=object), [0, 1], "could not convert|string"),
