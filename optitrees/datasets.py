@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["load", "load_builtin", "load_csv", "read_csv_frame", "load_libsvm", "load_manifest", "manifest_entries", "BUILTIN",
+__all__ = ["load", "select", "load_builtin", "load_csv", "read_csv_frame", "load_libsvm", "load_manifest", "manifest_entries", "BUILTIN",
            "DataFileError"]
 
 #: scikit-learn's bundled datasets (no download): name -> (loader, name of the label column, labels by name?)
@@ -65,6 +65,29 @@ def load(name=None, csv=None, target=None, *, libsvm=None, manifest=None, one_ho
     if csv is not None:
         return load_csv(csv, target=target, one_hot=one_hot)
     return load_libsvm(libsvm)
+
+
+def select(X: pd.DataFrame, y: pd.Series, positive=None, drop_missing=False):
+    """``(X, y)`` with the rows that miss a feature dropped (``drop_missing``) and, with ``positive`` (labels,
+    compared as text so ``"2"`` matches 2), a binary target: 1 for those labels, 0 for the others.
+
+    Raises
+    ------
+    DataFileError
+        ``positive`` names no label of ``y``, or no row is complete.
+    """
+    if drop_missing:
+        complete = X.notna().all(axis=1).to_numpy()
+        if not complete.any():
+            raise DataFileError("every row misses a feature: --drop-missing would leave no data")
+        X, y = X[complete], y[complete]
+    if positive is not None:
+        wanted = {str(p) for p in positive}
+        labels = y.astype(str)
+        if not labels.isin(wanted).any():
+            raise DataFileError(f"no label is one of {sorted(wanted)}; labels are {sorted(labels.unique())[:10]}")
+        y = labels.isin(wanted).astype(int)
+    return X, y
 
 
 def load_builtin(name: str):

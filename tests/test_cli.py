@@ -173,3 +173,26 @@ def test_values_parse_as_python_literals():
     assert parse_value("3") == 3 and parse_value("0.5") == 0.5 and parse_value("none") is None
     assert parse_value("true") is True and parse_value("10,1") == (10, 1) and parse_value("(8,)") == (8,)
     assert parse_value("V0") == "V0" and parse_value("{'mip_max_nodes': 0}") == {"mip_max_nodes": 0}
+
+
+def test_drop_missing_and_positive(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=90), "b": rng.normal(size=90),
+                          "label": np.array(["low", "mid", "high"])[np.arange(90) % 3]})
+    frame.loc[[4, 9], "b"] = np.nan
+    path = tmp_path / "three.csv"
+    frame.to_csv(path, index=False)
+    code, _, err = run(["fit", "tao", "--csv", path, "--target", "label", "--max-depth", "1", "--test-size", "0"],
+                       capsys)
+    assert code == 2 and "missing values (NaN) in column(s) 'b' (2 rows)" in err and err.count("\n") == 1
+    model = tmp_path / "model.json"
+    code, out, err = run(["fit", "tao", "--csv", path, "--target", "label", "--max-depth", "1", "--drop-missing",
+                          "--positive", "high,mid", "--test-size", "0", "--save", model], capsys)
+    assert code == 0, err
+    assert "88 training rows" in out
+    from optitrees import load_model
+
+    assert load_model(model).classes_.tolist() == [0, 1]
+    code, _, err = run(["fit", "tao", "--csv", path, "--target", "label", "--positive", "none-such",
+                        "--drop-missing"], capsys)
+    assert code == 2 and "no label is one of ['none-such']" in err

@@ -70,6 +70,10 @@ def _add_data_options(p):
     p.add_argument("--manifest", help="a directory with MANIFEST.json (for --dataset)")
     p.add_argument("--target", help="the label column of the CSV (default: the last column)")
     p.add_argument("--one-hot", action="store_true", help="one-hot encode non-numeric columns (default: an error)")
+    p.add_argument("--drop-missing", action="store_true",
+                   help="drop the rows that miss a feature (default: keep them; only c45 takes missing values)")
+    p.add_argument("--positive", type=lambda text: tuple(t.strip() for t in text.split(",")), metavar="LABELS",
+                   help="a binary target: these labels (comma-separated) against the rest (default: the labels)")
 
 
 def _load(args):
@@ -78,8 +82,12 @@ def _load(args):
     sources = [s for s in (args.dataset, args.csv, args.libsvm) if s is not None]
     if len(sources) != 1:
         raise UserError("give the data: exactly one of --dataset, --csv or --libsvm")
-    return datasets.load(args.dataset, args.csv, args.target, libsvm=args.libsvm,
-                         manifest=args.manifest, one_hot=args.one_hot)
+    X, y = datasets.load(args.dataset, args.csv, args.target, libsvm=args.libsvm, manifest=args.manifest,
+                         one_hot=args.one_hot)
+    attrs = dict(X.attrs)
+    X, y = datasets.select(X, y, getattr(args, "positive", None), getattr(args, "drop_missing", False))
+    X.attrs.update(attrs)
+    return X, y
 
 
 def _model_parser(sub, name, help_text, cls):

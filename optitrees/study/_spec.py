@@ -39,11 +39,7 @@ class DataSource:
             X, y = datasets.load(libsvm=self.libsvm)
         else:
             X, y = datasets.load(self.name, manifest=self.manifest, one_hot=self.one_hot)
-        if self.drop_missing:
-            complete = X.notna().all(axis=1).to_numpy()
-            X, y = X[complete], y[complete]
-        if self.positive is not None:
-            y = y.astype(str).isin([str(p) for p in self.positive]).astype(int)
+        X, y = datasets.select(X, y, self.positive, self.drop_missing)
         return X.to_numpy(float), y.to_numpy()
 
     def digest(self) -> str:
