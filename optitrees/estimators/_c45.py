@@ -15,7 +15,7 @@ from ..readable import format_number
 from ..trees import feature_importances, leaf_reach
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._docs import CLASS_WEIGHT_DOC
-from ._input import feature_names, resolve_features
+from ._input import feature_names, printed_names, resolve_features
 from ._views import TreeViews
 
 __all__ = ["C45Classifier"]
@@ -197,7 +197,7 @@ class C45Classifier(TreeViews, OptitreesClassifier):
         return self
 
 
-    def export_sql(self, table=None):
+    def export_sql(self, table=None, feature_names=None):
         """``predict`` as one SQL expression: each class's probability summed over the leaves, a leaf weighted
         by its path's gates (a ``NULL`` value goes down both branches by the training shares, as ``nan`` does
         here); the first most probable class. Columns are qualified by ``table`` when given
@@ -216,13 +216,14 @@ class C45Classifier(TreeViews, OptitreesClassifier):
             raise ValueError("export_sql: soft evaluation (evaluation_uncertainty > 0) gates splits by the normal "
                              "distribution function, which SQL has no function for; refit with "
                              "evaluation_uncertainty=0 to export this tree")
-        columns = feature_columns(feature_names(self), table, getattr(self, "feature_encoding_", None))
+        columns = feature_columns(printed_names(self, feature_names), table, getattr(self, "feature_encoding_", None))
         return gated_tree_sql(self.tree_, columns, list(self.classes_), self.leaf_probabilities())
 
-    def export_text(self):
-        """The tree as text, then how points with missing values (and under soft evaluation) are predicted."""
-        text = super().export_text()
-        names = feature_names(self)
+    def export_text(self, feature_names=None):
+        """The tree as text, then how points with missing values (and under soft evaluation) are predicted
+        (``feature_names``: see :meth:`TreeViews.export_text`)."""
+        text = super().export_text(feature_names)
+        names = printed_names(self, feature_names)
         K = len(self.classes_)
         notes = ["A missing value goes down both branches of a split, weighted by the training counts of the "
                  "two branches."]

@@ -22,7 +22,7 @@ from ..readable import format_number
 from ..scaling import power_of_two_scale
 from ..trees import from_sklearn, readable_tree
 from ._base import OptitreesEstimator, stratification
-from ._input import feature_names
+from ._input import feature_names, printed_names
 
 __all__ = ["DEPTH_GRID"]
 
@@ -203,41 +203,45 @@ class _ContextualTrees(OptitreesEstimator):
         return pd.DataFrame({"sample": np.arange(len(X)), "tree": choice, "path": paths,
                              "prediction": self._predict_array(X)})
 
-    def export_text(self, tree: int | None = None) -> str:
+    def export_text(self, tree: int | None = None, feature_names=None) -> str:
         """Tree ``tree`` of the forest as text (the explanation of every point the policy sends to it); without
         ``tree``, every tree the policy chose for a training point, each under a heading. Which tree a point
-        gets is the policy network's choice: :meth:`explain` shows it."""
+        gets is the policy network's choice: :meth:`explain` shows it. ``feature_names`` (one per feature)
+        replaces the names seen in ``fit``."""
         check_is_fitted(self)
+        names = printed_names(self, feature_names)
         if tree is not None:
-            return export.export_text(self.trees_[self._tree_index(tree)], feature_names(self), self._class_names())
+            return export.export_text(self.trees_[self._tree_index(tree)], names, self._class_names())
         parts = ["A policy network chooses one of these trees for each point (explain(X) shows which); "
                  "the tree's leaf is the prediction."]
         for i in np.flatnonzero(self.tree_usage_):
             parts.append(f"tree {i} (chosen for {self.tree_usage_[i]} training points):\n"
-                         + export.export_text(self.trees_[i], feature_names(self), self._class_names()))
+                         + export.export_text(self.trees_[i], names, self._class_names()))
         return "\n\n".join(parts)
 
-    def export_sql(self, table=None) -> str:
+    def export_sql(self, table=None, feature_names=None) -> str:
         """``predict`` as one SQL expression: the policy network (standardized inputs, ReLU layers) written in
         nested subqueries, its first largest logit choosing which tree's nested CASE gives the prediction.
         Columns are qualified by ``table`` when given (:func:`optitrees.export.export_sql`)."""
         from ..export._sql import feature_columns, policy_choice_sql, tree_sql
 
         check_is_fitted(self)
-        names = feature_names(self)
+        names = printed_names(self, feature_names)
         columns = feature_columns(names, table, getattr(self, "feature_encoding_", None))
         classes = self._class_names() or ["0", "1"]
         branches = [tree_sql(t, columns, classes) for t in self.trees_]
         return policy_choice_sql(self.policy_, self.input_mean_, self.input_scale_, columns, branches, names)
 
-    def to_dict(self, tree: int | None = None) -> dict:
+    def to_dict(self, tree: int | None = None, feature_names=None) -> dict:
         """Tree ``tree`` of the forest as a JSON-serializable dict; without ``tree``, ``{"trees": {index: dict}}``
-        for every tree the policy chose for a training point, with ``"usage"`` (training points per tree)."""
+        for every tree the policy chose for a training point, with ``"usage"`` (training points per tree);
+        ``feature_names`` as in :meth:`export_text`."""
         check_is_fitted(self)
+        names = printed_names(self, feature_names)
         if tree is not None:
-            return export.export_dict(self.trees_[self._tree_index(tree)], feature_names(self), self._class_names())
+            return export.export_dict(self.trees_[self._tree_index(tree)], names, self._class_names())
         used = np.flatnonzero(self.tree_usage_)
-        return {"trees": {int(i): export.export_dict(self.trees_[i], feature_names(self), self._class_names())
+        return {"trees": {int(i): export.export_dict(self.trees_[i], names, self._class_names())
                           for i in used},
                 "usage": {int(i): self.tree_usage_[i].item() for i in used}}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
-__all__ = ["check_numeric_frame", "check_finite", "encode_labels", "feature_names", "resolve_features"]
+__all__ = ["check_numeric_frame", "check_finite", "printed_names", "encode_labels", "feature_names", "resolve_features"]
 
 BINARY_ONLY_HINT = ("use OCTClassifier or OCTHClassifier (multi-class optimal trees), or wrap this estimator in "
                     "sklearn.multiclass.OneVsRestClassifier")
@@ -73,6 +73,17 @@ def feature_names(estimator) -> list[str]:
     """``feature_names_in_`` when ``X`` had string column names, else ``x0, x1, ...``."""
     names = getattr(estimator, "feature_names_in_", None)
     return [str(n) for n in names] if names is not None else [f"x{j}" for j in range(estimator.n_features_in_)]
+
+
+def printed_names(estimator, given=None) -> list[str]:
+    """The feature names a printed model uses: ``given`` (one per feature: what a user passes when the model was
+    fitted after a transformer that dropped the names), else :func:`feature_names`."""
+    if given is None:
+        return feature_names(estimator)
+    given = [str(n) for n in given]
+    if len(given) != estimator.n_features_in_:
+        raise ValueError(f"feature_names has {len(given)} names; the model has {estimator.n_features_in_} features")
+    return given
 
 
 def resolve_features(features, names, what: str = "forbidden feature") -> tuple[int, ...]:

@@ -142,6 +142,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     (3,)
     """
 
+    _leaf_models_are_a_layer = True
+
     _family = LOSS_OPTIMAL
     _scaling = "standard"
     _default_start = "best"

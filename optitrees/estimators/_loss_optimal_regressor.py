@@ -57,7 +57,7 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     Parameters
     ----------
     max_depth : int, default=2
-        Layers of hyperplanes, the last one the leaves' linear models (``get_depth() == max_depth - 1``).
+        Layers of hyperplanes, the last one the leaves' linear models (a full tree has ``get_depth() == max_depth``).
     loss : {"absolute", "squared"}, default="absolute"
         The loss of the leaves' predictions.
     lam : float, default=0.1
@@ -105,6 +105,8 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     >>> float(np.abs(reg.predict(X) - y).mean()) < 0.05
     True
     """
+
+    _leaf_models_are_a_layer = True
 
     _is_classifier = False
 

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import export
+from ._input import printed_names
 
 __all__ = ["TreeViews", "ScoreCardViews"]
 
@@ -20,25 +21,31 @@ __all__ = ["TreeViews", "ScoreCardViews"]
 class _Printed:
     """Text and dict of the fitted model; evaluating either gives exactly the predictions."""
 
-    def export_text(self):
-        """The fitted model as text (see :func:`optitrees.export.export_text`)."""
+    def export_text(self, feature_names=None):
+        """The fitted model as text (see :func:`optitrees.export.export_text`); ``feature_names`` (one per
+        feature) replaces the names seen in ``fit`` (``x0, x1, ...`` after a transformer that returns arrays)."""
         check_is_fitted(self)
-        return export.export_text(self)
+        return export.export_text(self, printed_names(self, feature_names))
 
-    def to_dict(self):
-        """The fitted model as a JSON-serializable dict (see :func:`optitrees.export.export_dict`)."""
+    def to_dict(self, feature_names=None):
+        """The fitted model as a JSON-serializable dict (see :func:`optitrees.export.export_dict`), with
+        ``feature_names`` as in :meth:`export_text`."""
         check_is_fitted(self)
-        return export.export_dict(self)
+        return export.export_dict(self, printed_names(self, feature_names))
 
-    def export_sql(self, table=None):
-        """``predict`` as one SQL expression over columns named by the features, qualified by ``table`` when
-        given (see :func:`optitrees.export.export_sql`)."""
+    def export_sql(self, table=None, feature_names=None):
+        """``predict`` as one SQL expression over columns named by the features (``feature_names`` as in
+        :meth:`export_text`), qualified by ``table`` when given (see :func:`optitrees.export.export_sql`)."""
         check_is_fitted(self)
-        return export.export_sql(self, table=table)
+        return export.export_sql(self, printed_names(self, feature_names), table=table)
 
 
 class TreeViews(_Printed):
     """Predictions and views of a fitted ``tree_``."""
+
+    #: The leaves' linear models are the last layer of ``max_depth`` (the loss-optimal trees, seed 002's 3.12:
+    #: the last branching layer's hyperplanes decide the class, or give the value, at the leaves).
+    _leaf_models_are_a_layer = False
 
     def _one_tree(self):
         """``tree_``; a clear error when the model is one tree per class (``tree_`` is ``None``)."""
@@ -64,12 +71,17 @@ class TreeViews(_Printed):
         return self._one_tree().decision_path(X)
 
     def get_depth(self) -> int:
-        """Edges on the longest root-to-leaf path of ``tree_`` (0 for a single leaf), as scikit-learn's trees.
+        """The layers of decisions on the longest path, the measure ``max_depth`` bounds: a full tree has
+        ``get_depth() == max_depth`` in every estimator.
 
-        In a loss-optimal tree the linear leaves are the last of its ``max_depth``
-        classifying layers, so a full tree has ``get_depth() == max_depth - 1``.
+        For label and value leaves, the edges on the longest root-to-leaf path of ``tree_`` (0 for a single
+        leaf), as scikit-learn's trees. In the loss-optimal trees (seed 002, 3.12) the leaves' linear models are
+        the last of the ``max_depth`` layers of hyperplanes (a leaf's sign is a last split into two classes), so
+        they count: ``OLCTClassifier(max_depth=2)`` and ``OCTClassifier(max_depth=2)`` both give 2. Trees whose
+        linear leaves come after ``max_depth`` split levels (``OptimalTreeRegressor(linear_leaves=True)``) count
+        the split levels.
         """
-        return self._one_tree().max_depth
+        return self._one_tree().max_depth + int(self._leaf_models_are_a_layer)
 
     def get_n_leaves(self) -> int:
         """Leaves of ``tree_``."""

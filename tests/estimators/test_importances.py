@@ -53,7 +53,7 @@ def test_a_tree_credits_exactly_the_features_it_uses(est, data):
     tree = est.tree_
     used = np.flatnonzero(np.any(tree.weights != 0, axis=0))
     assert set(np.flatnonzero(est.feature_importances_)) <= set(used)
-    assert est.get_depth() == tree.max_depth and est.get_n_leaves() == tree.n_leaves == int(tree.is_leaf.sum())
+    assert est.get_depth() == tree.max_depth + est._leaf_models_are_a_layer and est.get_n_leaves() == tree.n_leaves == int(tree.is_leaf.sum())
     if tree.is_axis_aligned and tree.leaf_model == "label":
         # axis-aligned: each split's training points go to its feature
         splits = np.flatnonzero(~tree.is_leaf)
@@ -65,3 +65,17 @@ def test_a_forbidden_feature_has_no_importance(data):
     X, y = data
     est = fit_quiet(OCTHClassifier(max_depth=2, forbidden_features=[0, 3], **FAST), X, y)
     assert est.feature_importances_[[0, 3]].tolist() == [0.0, 0.0]
+
+
+def test_max_depth_and_get_depth_mean_the_same_in_every_tree():
+    """A full tree of ``max_depth=2`` has ``get_depth() == 2`` whether its last layer is a split into labels (OCT)
+    or the leaves' hyperplanes (OLCT, seed 002's depth)."""
+    from sklearn.datasets import load_breast_cancer
+
+    from optitrees import OCTClassifier, OLCTClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    oct_ = OCTClassifier(max_depth=2, time_limit=30).fit(X, y)
+    olct = OLCTClassifier(max_depth=2, time_limit=30, solver_options={"mip_max_nodes": 0}).fit(X, y)
+    assert olct.tree_.n_nodes == 3 and oct_.tree_.n_nodes == 7          # both full
+    assert olct.get_depth() == oct_.get_depth() == 2
