@@ -69,6 +69,12 @@ def _saved(path):
     return load_model(path)
 
 
+def _final(model):
+    """``(steps before the estimator, the estimator)`` of a saved Pipeline; ``([], model)`` otherwise."""
+    steps = getattr(model, "steps", None)
+    return ([] if steps is None else steps[:-1]), (model if steps is None else steps[-1][1])
+
+
 def _features_for(est, args):
     """The rows to predict, in the saved model's features (a CSV's target column, if named, is dropped)."""
     import pandas as pd
@@ -83,6 +89,14 @@ def _features_for(est, args):
             frame = frame.drop(columns=[args.target])
     else:
         frame, _ = _load(args)
+    if _final(est)[0]:                      # a pipeline: its own steps encode the raw columns it names
+        names = getattr(est, "feature_names_in_", None)
+        if names is None:
+            return frame.to_numpy()
+        absent = [n for n in names if n not in frame.columns]
+        if absent:
+            raise UserError(f"the data has no column {absent[0]!r} the pipeline reads")
+        return frame[list(names)]
     names = getattr(est, "feature_names_in_", None)
     if names is None:
         if frame.shape[1] != est.n_features_in_:
@@ -118,8 +132,14 @@ def _predict(args):
 def _export(args):
     from .. import export
 
-    est = _saved(args.model_file)
+    before, est = _final(_saved(args.model_file))
     fmt = args.format
+    if before and fmt == "sql":
+        raise UserError(f"the model's pipeline transforms the columns first ({', '.join(n for n, _ in before)}): "
+                        "its SQL would read the transformed columns, not your table's; no SQL is written")
+    if before and fmt in ("lp", "mps"):
+        raise UserError(f"the model's pipeline transforms the columns first: the .{fmt} of its fit needs the "
+                        "transformed data; write it from Python (build_formulation on the transformed X)")
     if fmt in ("lp", "mps"):
         if not hasattr(est, "build_formulation"):
             raise UserError(f"{type(est).__name__} is not fitted by a MIP: there is no .{fmt} to write")
@@ -149,7 +169,9 @@ def _export(args):
 
 
 def _load_command(args):
-    est = _saved(args.model_file)
+    before, est = _final(_saved(args.model_file))
+    if before:
+        print(f"Pipeline: {' -> '.join(type(step).__name__ for _, step in before)} -> {type(est).__name__}")
     params = {k: v for k, v in est.get_params(deep=False).items()}
     print(f"{type(est).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
     print(est.export_text())

@@ -26,6 +26,11 @@ parameter; nesting, string and array sizes are bounded (:class:`Limits`).
 Finally the loaded model predicts two rows; a model that cannot is refused.
 Whatever is wrong with a file, the error is :class:`ModelFormatError`.
 
+A scikit-learn ``Pipeline`` ending in an optitrees estimator saves too: the
+estimator as above, the steps before it by skops (:mod:`._pipeline`), read back
+trusting only scikit-learn's own types. With ``set_output(transform="pandas")``
+on the pipeline, the estimator sees (and prints) the transformers' column names.
+
 >>> import io
 >>> from sklearn.datasets import load_iris
 >>> from optitrees import TAOClassifier
@@ -49,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 from ._allowed import ESTIMATOR_CLASSES, _lookup, check_consistent, qualified, read_estimator
+from ._pipeline import is_pipeline, preprocessing_entry, read_pipeline, split_pipeline
 from ._schema import Limits, ModelFormatError, Reader
 from ._writer import NotJSON, encode
 
@@ -60,15 +66,22 @@ FORMAT = "optitrees-model"
 #: The version of the document layout this library writes; it reads this version and older ones.
 FORMAT_VERSION = 1
 
-_DOCUMENT_KEYS = {"format", "version", "optitrees", "estimator", "params", "fitted", "not_saved"}
+_DOCUMENT_KEYS = {"format", "version", "optitrees", "estimator", "params", "fitted", "not_saved", "pipeline"}
 
 
 def to_json_dict(estimator) -> dict:
-    """The JSON document of a fitted optitrees estimator (what :func:`save_model` writes)."""
+    """The JSON document of a fitted optitrees estimator, or of a fitted ``Pipeline`` ending in one (what
+    :func:`save_model` writes)."""
     from sklearn.utils.validation import check_is_fitted
 
     from .. import __version__
 
+    if is_pipeline(estimator):
+        before, name, last = split_pipeline(estimator)
+        if qualified(type(last)) not in ESTIMATOR_CLASSES:
+            raise TypeError(f"save_model takes a Pipeline ending in an optitrees estimator, got one ending in "
+                            f"{type(last).__name__}")
+        return dict(to_json_dict(last), pipeline=preprocessing_entry(before, name))
     if qualified(type(estimator)) not in ESTIMATOR_CLASSES:
         raise TypeError(f"save_model takes a fitted optitrees estimator, got {type(estimator).__name__}")
     check_is_fitted(estimator)
@@ -115,7 +128,7 @@ def _probe(estimator, reader: Reader) -> None:
 
 
 def from_json_dict(document: dict, source: str = "the document", limits: Limits = Limits()):
-    """The estimator of a :func:`to_json_dict` document (``source`` names it in errors).
+    """The estimator (or ``Pipeline``) of a :func:`to_json_dict` document (``source`` names it in errors).
 
     Raises
     ------
@@ -141,16 +154,19 @@ def from_json_dict(document: dict, source: str = "the document", limits: Limits 
     cls = _lookup(ESTIMATOR_CLASSES, document["estimator"], reader, "estimator", "an estimator")
     estimator = read_estimator(cls, document["params"], document["fitted"], reader, cls.__name__, 0)
     _probe(estimator, reader)
+    if "pipeline" in document:
+        return read_pipeline(document["pipeline"], estimator, source)
     return estimator
 
 
 def save_model(estimator, file) -> None:
-    """Write a fitted estimator as JSON to ``file`` (a path or a text file object).
+    """Write a fitted estimator, or a fitted ``Pipeline`` ending in one, as JSON to ``file`` (a path or a text
+    file object).
 
     Raises
     ------
     TypeError
-        Not an optitrees estimator. ``sklearn.exceptions.NotFittedError``: not fitted.
+        Not an optitrees estimator (or a Pipeline ending in one). ``sklearn.exceptions.NotFittedError``: not fitted.
     """
     document = to_json_dict(estimator)
     if isinstance(file, (str, Path)):
