@@ -5,10 +5,25 @@
 >>> warnings.filterwarnings("ignore", category=TimeLimitWarning)   # in a grid search of short fits
 """
 
+import os
+import sys
+import warnings
+
 from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["OptitreesWarning", "TimeLimitWarning", "FallbackWarning", "ApproximationWarning", "AgreementWarning",
-           "WarmStartWarning"]
+           "WarmStartWarning", "warn"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category=UserWarning) -> None:
+    """``warnings.warn`` pointed at the first caller outside optitrees: the user's ``fit``, ``solve`` or
+    ``run_study`` line (or the library that called it, such as a grid search), never the library's own code."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 class OptitreesWarning(UserWarning):

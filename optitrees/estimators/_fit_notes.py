@@ -38,7 +38,9 @@ def agreement_notes(checks: dict) -> list:
 
 def status_notes(result, returned: str, objectives: dict, start_name: str, unsolved: str | None = None) -> list:
     """Notes on the returned model's status: a start returned (the solver found nothing, its model is worse, or
-    the MIP was not solved: ``unsolved`` says why), and a model not proven optimal for lack of time."""
+    the MIP was not solved: ``unsolved`` says why), and a model not proven optimal for lack of time (not said
+    when the MIP was not solved: the first note says it). The gap named here is the solver's, in the MIP's own
+    objective ("MIP gap"); the fit report's gap is the returned model's, in the exact objective."""
     notes = []
     if unsolved is not None:
         notes.append((FallbackWarning, f"{unsolved}; returning the {start_name} start"))
@@ -49,11 +51,11 @@ def status_notes(result, returned: str, objectives: dict, start_name: str, unsol
         notes.append((FallbackWarning, f"the solver's model has a worse exact objective "
                       f"({objectives['solver']:.6g}) than the {start_name} start ({objectives['start']:.6g}); "
                       "returning the start"))
-    if result.status in (SolveStatus.TIME_LIMIT_FEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION, SolveStatus.FEASIBLE,
+    if unsolved is None and result.status in (SolveStatus.TIME_LIMIT_FEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION, SolveStatus.FEASIBLE,
                          SolveStatus.STOPPED_NO_SOLUTION):
         why = ("solver stopped early" if result.status in (SolveStatus.FEASIBLE, SolveStatus.STOPPED_NO_SOLUTION)
                else "time limit reached")
         gap = "unknown" if result.gap is None or not np.isfinite(result.gap) else f"{100 * result.gap:.2f}%"
-        notes.append((TimeLimitWarning, f"{why}: the model is not proven optimal (gap {gap} in the MIP's "
-                      f"objective); returning the {returned} model"))
+        notes.append((TimeLimitWarning, f"{why}: the model is not proven optimal (MIP gap {gap}, in the MIP's "
+                      f"own objective); returning the {returned} model"))
     return notes

@@ -139,7 +139,9 @@ class FitReport:
 
     @property
     def gap(self) -> float | None:
-        """``(objective - bound) / max(|objective|, 1e-9)``: how far the returned model may be from the optimum."""
+        """The gap: ``(objective - bound) / max(|objective|, 1e-9)`` in the exact training objective, how far the
+        returned model may be from the optimum (the solver's "MIP gap", in the MIP's own objective, is
+        ``solver_result_.gap``)."""
         if self.bound is None or self.objective is None:
             return None
         return max(0.0, self.objective - self.bound) / max(abs(self.objective), 1e-9)
@@ -161,6 +163,6 @@ class FitReport:
                          + (f"certified optimal by {self.certified_by}" if self.certified_by else "not certified"))
         if self.bound is not None and not self.certified_by:
             lines.append(f"  lower bound {fmt(self.bound)}" + ("" if self.objective is None else
-                                                              f", gap {fmt(self.gap)}"))
+                                                              f", gap {100 * self.gap:.2f}% (exact objective)"))
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)

@@ -39,7 +39,6 @@ methods)`` (the greedy start and those of ``methods``), and optionally
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -48,7 +47,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import solvers as _solvers
 from ..algorithms.budget import call_until
-from ..exceptions import WarmStartWarning
+from ..exceptions import WarmStartWarning, warn
 from ..mip import BuildInterrupted, build_deadline
 from ..scaling import ScaledData
 from ..solvers import SolveOptions, SolverResult
@@ -258,7 +257,7 @@ class MIPClassifier(OptitreesClassifier):
             built, f = call_until(build_by, self._build_matrix_by, problem, build_by)
             budget.lap("build")
         built = f is not None
-        checks = {}
+        checks, agreement = {}, []
         if built:
             x0 = family.start(f, starts[start_name])
             violation = f.violation(x0)
@@ -281,7 +280,7 @@ class MIPClassifier(OptitreesClassifier):
             reference = result.objective if result.objective is not None else f.objective_value(result.x)
             decoded["objective_discrepancy"] = abs(decoded["objective_recomputed"] - reference)
             checks.update(decoded)
-            notes += agreement_notes(checks)
+            agreement = agreement_notes(checks)          # said only when the solver's model is returned
             candidates["solver"] = family.finalize(problem, model)
             earlier = best_earlier_incumbent(family, problem, f, result,
                                              family.objective(problem, candidates["solver"]),
@@ -304,7 +303,9 @@ class MIPClassifier(OptitreesClassifier):
         order = ("start", "solver", "refined") if result.solution_source == "warm_start" else \
             ("solver", "start", "refined")
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
-        notes += status_notes(result, returned, objectives, label, unsolved)
+        if returned != "start":
+            notes += agreement
+        notes += status_notes(result, returned, objectives, label, unsolved if built or unsolved else result.message)
         # bounds by who found them, in the order they ran: the exact search's (ConTree on weights rounded down),
         # the MIP's
         found = [] if exact is None else [(exact.engine, exact.bound)]
@@ -319,7 +320,7 @@ class MIPClassifier(OptitreesClassifier):
                      f"underestimates the exact one (the returned model's is {objectives[returned]:.6g}): the "
                      "returned model is not proven optimal")
         for kind, note in notes:
-            warnings.warn(note, kind, stacklevel=2)
+            warn(note, kind)
         self.objective_ = objectives[returned]
         self.warm_start_objective_ = start_objectives[start_name]
         self.greedy_objective_ = start_objectives["greedy"]
@@ -338,7 +339,7 @@ class MIPClassifier(OptitreesClassifier):
             objectives={**objectives, "returned": objectives[returned]},
             solved_by=result.solver if built else None, certified_by=proven_by[0] if proven else None,
             bound=bound, stages=dict(budget.stages), checks={**checks, **self._report_checks(problem)},
-            notes=tuple(log.notes + ([] if built else [result.message]) + [note for _, note in notes]))
+            notes=tuple(dict.fromkeys(log.notes + [note for _, note in notes])))
         return self
 
     def _certified(self, problem, training, exact, budget, log):

@@ -129,4 +129,8 @@ def plot_solve_trace(model, ax=None):
     if not hasattr(result, "trace"):
         raise TypeError(f"plot_solve_trace draws a solve; {type(model).__name__} has no solver_result_ "
                         "(it is not fitted, or not fitted by a solver)")
+    if not result.trace:
+        why = f" ({result.message})" if result.message else ""
+        raise ValueError(f"no solve trace to draw: the solver ran no MIP in this fit{why}; fit_report_ says what "
+                         "the fit returned")
     return _plot.plot_solve_trace(result, ax=ax)

@@ -7,7 +7,6 @@ True
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
@@ -72,7 +71,7 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
     """
     import time
 
-    from ..exceptions import WarmStartWarning
+    from ..exceptions import WarmStartWarning, warn
     from ..mip import Formulation
 
     opts = SolveOptions(time_limit=time_limit, mip_gap=mip_gap, threads=threads, seed=seed, verbose=verbose,
@@ -105,8 +104,7 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
                 raise ValueError(f"warm start must have {formulation.n_cols} entries, got {start.shape}")
             worst = formulation.violation(start)
             if worst > 1e-6:
-                warnings.warn(f"warm start violates the model by {worst:.3g}; solving without it",
-                              WarmStartWarning, stacklevel=2)
+                warn(f"warm start violates the model by {worst:.3g}; solving without it", WarmStartWarning)
                 start = None
     strategy = getattr(model, "strategy", None) if is_formulation else None
     polish_by = deadline if polish_deadline is None else polish_deadline

@@ -7,10 +7,11 @@ import csv
 import io
 import math
 import os
-import warnings
 from pathlib import Path
 
 import pandas as pd
+
+from ..exceptions import warn
 
 __all__ = ["COLUMNS", "ResultsFile", "ResultsFileError", "StudyLockedError"]
 
@@ -87,8 +88,8 @@ class ResultsFile:
             data = src.read()
         if data and not data.endswith(b"\n"):
             end = data.rfind(b"\n") + 1
-            warnings.warn(f"{self.path}: its last line was cut (a study stopped while writing it); the line is "
-                          "dropped and its fit runs again", UserWarning, stacklevel=4)
+            warn(f"{self.path}: its last line was cut (a study stopped while writing it); the line is "
+                          "dropped and its fit runs again", UserWarning)
             os.ftruncate(fd, end)
             data = data[:end]
         if not data:

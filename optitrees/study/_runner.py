@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from ..exceptions import warn
 from ._results import COLUMNS, ResultsFile
 from ._spec import DataSource, ModelSpec, Study, params_text
 
@@ -163,10 +164,10 @@ def run_study(study: Study, results, n_jobs: int = 1, client=None, progress: boo
         stale = done[~done.fit_key.isin(current) & done.set_index(KEY).index.isin([t.key for t, _ in keyed])]
         if len(stale):
             first = stale.iloc[0]
-            warnings.warn(f"{results}: {len(stale)} row(s) were fitted under other settings (the data, the model's "
+            warn(f"{results}: {len(stale)} row(s) were fitted under other settings (the data, the model's "
                           f"parameters or grid, the seed, the protocol or the library changed; first: "
                           f"{first.dataset}, seed {first.seed}, {first.model}); they are left in the file and "
-                          "ignored, and their fits run again", UserWarning, stacklevel=2)
+                          "ignored, and their fits run again", UserWarning)
         finished = set(done.fit_key)
         todo = [(t, k) for t, k in keyed if k not in finished]
         bar = tqdm(total=len(keyed), initial=len(keyed) - len(todo), disable=not progress, unit="fit", desc="study")

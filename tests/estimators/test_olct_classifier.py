@@ -211,9 +211,9 @@ def test_unpolishable_solution_is_reported(tiny_xor, monkeypatch):
         clf.fit(X, y)
     messages = " | ".join(str(w.message) for w in record)
     kinds = {w.category for w in record}
-    # the whole chain fires: unpolishable, routing disagrees with z, fall back to the warm start
-    assert "could not be polished" in messages and "routed differently" in messages
-    assert "returning the start" in messages and {AgreementWarning, FallbackWarning} <= kinds
+    # the whole chain: unpolishable, routing disagrees with z, fall back to the warm start; the warnings speak of
+    # the returned model only (the start), the checks keep what happened to the solver's
+    assert "returning the start" in messages and kinds == {FallbackWarning}
     r = clf.fit_report_
     assert r.checks["polished"] is False and r.checks["routing_mismatches"] > 0
     assert r.returned == "start" and r.objectives["solver"] > r.objectives["start"]
