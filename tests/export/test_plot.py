@@ -92,3 +92,12 @@ def test_plots_say_what_they_draw_for_other_models(cancer):
         export.plot_score_card(rules)
     with pytest.raises(TypeError, match="no solver_result_"):
         export.plot_solve_trace(TAOClassifier(max_depth=2).fit(X, y))
+
+
+def test_no_chart_for_a_fit_without_a_solve():
+    from optitrees.export import plot_solve_trace
+    from optitrees.solvers.results import SolverResult
+
+    unsolved = SolverResult(solver="highs", message="the MIP was not solved: its root LP needs 3 s")
+    with pytest.raises(ValueError, match="no solve trace to draw.*root LP needs 3 s"):
+        plot_solve_trace(unsolved)
