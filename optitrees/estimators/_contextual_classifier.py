@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from ..algorithms.contextual.bandit import classification_rewards, supervised_targets
@@ -112,10 +111,6 @@ class ContextualTreeClassifier(OptitreesClassifier, _ContextualTrees):
 
     def _cart(self, depth):
         return DecisionTreeClassifier(max_depth=depth, random_state=self.random_state)
-
-    def _forest(self):
-        return RandomForestClassifier(self.n_estimators, max_depth=self.max_depth_, random_state=self.random_state,
-                                      n_jobs=1)
 
     def _rewards(self, P, y):
         return classification_rewards(P, y)

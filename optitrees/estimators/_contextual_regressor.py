@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.ensemble import RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 
 from ..algorithms.contextual.bandit import regression_rewards, supervised_targets
@@ -40,10 +39,6 @@ class ContextualTreeRegressor(RegressorMixin, _ContextualTrees):
 
     def _cart(self, depth):
         return DecisionTreeRegressor(max_depth=depth, random_state=self.random_state)
-
-    def _forest(self):
-        return RandomForestRegressor(self.n_estimators, max_depth=self.max_depth_, random_state=self.random_state,
-                                     n_jobs=1)
 
     def _rewards(self, P, y):
         return regression_rewards(P, y)
