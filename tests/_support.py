@@ -25,6 +25,19 @@ NODES = {"mip_max_nodes": 20}
 #: TMO took 4.5 of 5.7 s there.
 ROOT = {"mip_max_nodes": 0}
 
+#: Seconds a loaded machine may add to a wall-clock measure in the suite (the other xdist worker, other work on
+#: the machine). A test of a deadline asserts it with this margin, stated here: a deadline that is not kept
+#: overruns by far more (the tests make the work outlast the margin), and the library's promise itself,
+#: ``1.05 * limit + 1`` s, is measured on an idle machine by ``bench/budget.py``.
+LOADED_MACHINE_MARGIN = 3.0
+
+
+def within_limit(elapsed: float, limit: float) -> bool:
+    """Whether ``elapsed`` wall seconds keep a ``limit`` of ``limit`` seconds: the library's ``1.05 * limit + 1``,
+    plus :data:`LOADED_MACHINE_MARGIN`."""
+    return elapsed <= 1.05 * limit + 1.0 + LOADED_MACHINE_MARGIN
+
+
 # ../shared/datasets beside the repository (tests that need it skip when it is absent)
 SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 

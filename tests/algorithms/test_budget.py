@@ -2,6 +2,7 @@
 
 import time
 
+from _support import LOADED_MACHINE_MARGIN
 from optitrees.algorithms import Budget
 
 
@@ -41,8 +42,8 @@ def test_a_call_past_the_deadline_is_left_and_errors_reach_the_caller():
     from optitrees.algorithms.budget import call_until
 
     t0 = time.perf_counter()
-    assert call_until(t0 + 0.2, time.sleep, 1.5) == (False, None)
-    assert time.perf_counter() - t0 < 0.6
+    assert call_until(t0 + 0.2, time.sleep, 8.0) == (False, None)
+    assert time.perf_counter() - t0 < 0.2 + LOADED_MACHINE_MARGIN     # not the 8 s of the call
     assert call_until(time.perf_counter() + 5.0, divmod, 7, 2) == (True, (3, 1))
     with pytest.raises(ZeroDivisionError):
         call_until(time.perf_counter() + 5.0, divmod, 1, 0)

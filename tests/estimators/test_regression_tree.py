@@ -5,6 +5,7 @@ import pytest
 from sklearn.datasets import load_diabetes
 from sklearn.tree import DecisionTreeRegressor
 
+from _support import within_limit
 from optitrees import CARTRegressor, FitOutcome
 
 
@@ -132,7 +133,7 @@ def test_tao_regressor_never_worse_than_cart_and_keeps_its_budget(data):
     yb = Xb[:, 0] * Xb[:, 1] + rng.normal(size=20000)
     t0 = time.perf_counter()
     tao = TAORegressor(max_depth=8, max_passes=50, time_limit=0.5).fit(Xb, yb)
-    assert time.perf_counter() - t0 < 0.5 * 1.05 + 1.0 and tao.objective_ <= tao.start_objective_
+    assert within_limit(time.perf_counter() - t0, 0.5) and tao.objective_ <= tao.start_objective_
 
 
 # ---------------------------------------------------------------- the optimal tree (STreeD)
@@ -165,7 +166,7 @@ def test_optimal_tree_keeps_its_budget():
     y = X[:, 0] * X[:, 1] + rng.normal(size=3000)
     t0 = time.perf_counter()
     ort = OptimalTreeRegressor(max_depth=3, time_limit=1.0).fit(X, y)     # every threshold: minutes of search
-    assert time.perf_counter() - t0 < 1.05 + 1.0
+    assert within_limit(time.perf_counter() - t0, 1.0)
     assert not ort.proven_ and ort.fit_report_.outcome is FitOutcome.TRUNCATED
     assert ort.fit_report_.method in ("cart", "streed") and np.isfinite(ort.predict(X)).all()
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from _support import within_limit
 from optitrees import solvers
 from optitrees.formulations import olct
 from optitrees.formulations.loss_optimal_solution import decode, start as start_from_tree, tree_objective
@@ -179,7 +180,7 @@ def test_deadline_cuts_the_time_limit(small_data):
     f = olct(X, y, depth=3, tangents="V3")
     t0 = time.perf_counter()
     res = solvers.solve(f, time_limit=60, deadline=t0 + 1.0)
-    assert time.perf_counter() - t0 < 2.0 and res.status.startswith("time_limit")
+    assert within_limit(time.perf_counter() - t0, 1.0) and res.status.startswith("time_limit")
 
 
 def test_scip_keeps_mumps_off_metis_unless_told(formulation, monkeypatch):
@@ -257,7 +258,7 @@ def test_highs_is_left_at_the_deadline_when_it_overruns_its_limit(formulation, r
     res = solvers.solve(formulation, time_limit=1.0, mip_gap=0)
     elapsed = time.perf_counter() - t0
     release.set()
-    assert elapsed < 1.5, elapsed
+    assert within_limit(elapsed, 1.0), elapsed             # HiGHS is held until released: never kept
     assert res.status == "time_limit_feasible" and "past its time limit" in res.message
     assert res.objective == pytest.approx(reference.objective, rel=1e-6)    # HiGHS had reported its optimum
     assert formulation.violation(res.x) < 1e-7
@@ -295,7 +296,7 @@ def test_a_polishing_lp_past_its_limit_is_left_at_the_deadline(formulation, refe
     res = solvers.solve(formulation, mip_gap=0, polish_deadline=time.perf_counter() + 1.5)
     elapsed = time.perf_counter() - t0
     release.set()
-    assert elapsed < 2.2, elapsed
+    assert within_limit(elapsed, 1.5), elapsed
     assert res.checks["polished"] is False and res.checks["polish_skipped"] is True
     assert "ran out during polishing" in res.message
     assert res.objective == pytest.approx(reference.objective, rel=1e-6)
