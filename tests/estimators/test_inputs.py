@@ -47,8 +47,9 @@ def test_missing_and_infinite_values_are_named_by_column():
         C45Classifier().fit(frame, y)
 
 
-@pytest.mark.parametrize("make", [lambda: OLCTClassifier(max_depth=2, time_limit=30, solver_options=ROOT),
-                                  lambda: MARGOTClassifier(max_depth=2, time_limit=30, solver_options=ROOT)],
+@pytest.mark.parametrize("make", [lambda: OLCTClassifier(max_depth=2, time_limit=30, solver_options=ROOT, warm_start="tao"),
+                                  lambda: MARGOTClassifier(max_depth=2, time_limit=30, solver_options=ROOT,
+                                                           warm_start="tao")],
                          ids=["OLCT", "MARGOT"])
 def test_a_column_near_1e300_fits_as_the_column_near_1(make):
     X, y = quick_data("real")
