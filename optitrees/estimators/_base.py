@@ -44,7 +44,7 @@ from ..algorithms.budget import Budget
 from ._input import BINARY_ONLY_HINT, check_finite, check_numeric_frame, encode_labels, feature_names, resolve_features
 from ._report import FitOutcome, FitProgress, FitReport
 
-__all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "TrainingData", "merge_duplicates",
+__all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "holdout_split", "TrainingData", "merge_duplicates",
            "class_weights", "CLASS_WEIGHT_CONSTRAINT"]
 
 #: The ``class_weight`` parameter's validation (``_parameter_constraints``).
@@ -162,6 +162,25 @@ def stratification(y_idx, test_fraction: float):
     n, K = len(y_idx), np.count_nonzero(counts)
     n_test = int(np.ceil(test_fraction * n))
     return y_idx if counts[counts > 0].min() >= 2 and min(n_test, n - n_test) >= K else None
+
+
+def holdout_split(n_rows: int, y_idx, fraction: float, random_state):
+    """``(training rows, validation rows)`` of a learner that validates on rows it holds out (UCT-DT, the contextual
+    trees): stratified by ``y_idx`` (classes; ``None`` for a regression target) where :func:`stratification` can.
+
+    Where a class has fewer than two distinct rows (duplicates are merged into one weighted row first, so all-
+    constant features leave one row per class), holding rows out would take a whole class from the training
+    part, and the model would be learned without it (it then predicted the minority class everywhere): every
+    row is then both a training and a validation row.
+    """
+    from sklearn.model_selection import train_test_split
+
+    rows = np.arange(n_rows)
+    stratify = None if y_idx is None else stratification(y_idx, fraction)
+    if (y_idx is not None and stratify is None) or n_rows < 2:
+        return rows, rows
+    train, val = train_test_split(rows, test_size=fraction, stratify=stratify, random_state=random_state)
+    return (rows, rows) if len(train) == 0 or len(val) == 0 else (train, val)
 
 
 def class_weights(class_weight, classes, y_idx, sample_weight) -> np.ndarray:

@@ -12,7 +12,6 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -24,7 +23,7 @@ from ..algorithms.forest import grow_forest
 from ..readable import format_number
 from ..scaling import power_of_two_scale
 from ..trees import from_sklearn, readable_tree
-from ._base import OptitreesEstimator, stratification
+from ._base import OptitreesEstimator, holdout_split
 from ._input import feature_names, printed_names
 
 __all__ = ["DEPTH_GRID"]
@@ -89,12 +88,8 @@ class _ContextualTrees(OptitreesEstimator):
         training = self._fit_data(X, y, sample_weight)
         X, target, weight = training.X, training.y, training.weights
         rng = np.random.default_rng(self.random_state)
-        rows = np.arange(len(X))
-        stratify = stratification(target, self.validation_fraction) if self._is_classifier else None
-        train, val = train_test_split(rows, test_size=self.validation_fraction, stratify=stratify,
-                                      random_state=self.random_state)
-        if len(val) == 0 or len(train) == 0:
-            raise ValueError("too few rows to split off a validation part")
+        train, val = holdout_split(len(X), target if self._is_classifier else None, self.validation_fraction,
+                                   self.random_state)
         Xt, yt, Xv, yv = X[train], target[train], X[val], target[val]
         vt, vv = weight[train], weight[val]
         fit_weight, val_weight = (None, None) if training.weight is None else (vt, vv)

@@ -6,12 +6,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.uct_dt.tree_search import UCTSearch
 from ..trees import feature_importances
-from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier, stratification
+from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier, holdout_split
 from ._c45 import C45Classifier
 from ._docs import CLASS_WEIGHT_DOC
 from ._views import TreeViews
@@ -153,10 +152,7 @@ class UCTDTClassifier(TreeViews, OptitreesClassifier):
         X, y_idx, weight = training.X, training.y, training.weight
         K = len(self.classes_)
         allowed = self._allowed_features()
-        rows = np.arange(len(y_idx))
-        stratify = stratification(y_idx, self.validation_fraction)
-        ind, val = train_test_split(rows, test_size=self.validation_fraction, stratify=stratify,
-                                    random_state=self.random_state)
+        ind, val = holdout_split(len(y_idx), y_idx, self.validation_fraction, self.random_state)
         if self.max_depth is not None:
             depth = self.max_depth
         else:                                   # eta_depth: the depth of C4.5's tree (seed 000, 4.5.1)

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from _support import ROOT, estimator_id, fit_quiet, quick_data, quick_estimators
-from optitrees import C45Classifier, LossOptimalTreeRegressor, MARGOTClassifier, OLCTClassifier, TAOClassifier
+from optitrees import (C45Classifier, ContextualTreeClassifier, LossOptimalTreeRegressor, MARGOTClassifier,
+                       OLCTClassifier, TAOClassifier, UCTDTClassifier)
 
 pl = pytest.importorskip("polars")
 
@@ -70,3 +71,15 @@ def test_the_oblique_regressor_does_not_depend_on_the_features_units():
         predictions = {s: est.fit(X * s, y).predict(X * s) for s, est in fits.items()}
     for s in (1e-12, 1e12):
         assert np.allclose(predictions[s], predictions[1.0], rtol=1e-6, atol=1e-9 * np.std(y))
+
+
+@pytest.mark.parametrize("make", [lambda s: ContextualTreeClassifier(n_estimators=5, max_epochs=5, random_state=s),
+                                  lambda s: UCTDTClassifier(n_iterations=40, random_state=s)],
+                         ids=["CCT", "UCT-DT"])
+def test_all_constant_features_give_the_majority_class(make):
+    """Constant features merge every class into one weighted row: holding validation rows out took the
+    majority's row away, and the model predicted the minority class everywhere."""
+    for seed in range(4):
+        y = (np.random.default_rng(seed).random(80) < 0.35).astype(int)
+        est = make(seed).fit(np.full((80, 3), 2.5), y)
+        assert est.predict(np.full((2, 3), 2.5)).tolist() == [0, 0], seed
