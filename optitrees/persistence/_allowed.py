@@ -10,6 +10,7 @@ structure, then run), the policy network field by field, then checked.
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from dataclasses import MISSING, dataclass, fields as dataclass_fields, is_dataclass
 from typing import Callable
 
@@ -67,19 +68,40 @@ def _lookup(table: dict, name, reader: Reader, where: str, what: str):
     return found
 
 
-class Member(Spec):
+class _Tagged(Spec):
+    """A value that names its class: ``{tag: "module:Name", payload: ...}``, the class one of ``classes``, looked
+    up in :meth:`table` (subclasses give ``tag``, ``payload``, ``kind`` of class for messages, ``what`` one is)."""
+
+    tag = payload = kind = what = ""
+
+    def __init__(self, *classes):
+        self.classes = classes
+        self.expected = self.what + " " + " or ".join(c.__name__ for c in classes)
+
+    @abstractmethod
+    def table(self) -> dict:
+        """The saved names of the classes this kind of value may name."""
+
+    def named_class(self, value, reader, where):
+        """The class ``value`` names, after checking its form and that it is one of ``classes``."""
+        if not (isinstance(value, dict) and set(value) == {self.tag, self.payload}):
+            reader.fail(where, f"expected {self.expected}, found {_kind(value)}")
+        cls = _lookup(self.table(), value[self.tag], reader, where, self.kind)
+        if cls not in self.classes:
+            reader.fail(where, f"expected {self.expected}, found {self.what} {cls.__name__}")
+        return cls
+
+
+class Member(_Tagged):
     """A member of one of ``enums`` (saved as ``{"__enum__": "module:Name", "value": ...}``)."""
 
-    def __init__(self, *enums):
-        self.enums = enums
-        self.expected = "a member of " + " or ".join(e.__name__ for e in enums)
+    tag, payload, kind, what = "__enum__", "value", "an enum", "a member of"
+
+    def table(self) -> dict:
+        return ENUMS
 
     def read(self, value, reader, where, depth):
-        if not (isinstance(value, dict) and set(value) == {"__enum__", "value"}):
-            reader.fail(where, f"expected {self.expected}, found {_kind(value)}")
-        cls = _lookup(ENUMS, value["__enum__"], reader, where, "an enum")
-        if cls not in self.enums:
-            reader.fail(where, f"expected {self.expected}, found a member of {cls.__name__}")
+        cls = self.named_class(value, reader, where)
         try:
             return cls(value["value"])
         except (ValueError, TypeError):
@@ -144,21 +166,17 @@ OBJECTS: dict[str, tuple[type, ObjectSchema]] = {qualified(cls): (cls, schema) f
 ]}
 
 
-class Instance(Spec):
+class Instance(_Tagged):
     """An object of one of ``classes`` (saved as ``{"__object__": "module:Name", "fields": {...}}``): an
     :data:`OBJECTS` class or an estimator."""
 
-    def __init__(self, *classes):
-        self.classes = classes
-        self.expected = "a " + " or ".join(c.__name__ for c in classes)
+    tag, payload, kind, what = "__object__", "fields", "a class", "a"
+
+    def table(self) -> dict:
+        return _CLASSES
 
     def read(self, value, reader, where, depth):
-        if not (isinstance(value, dict) and set(value) == {"__object__", "fields"}):
-            reader.fail(where, f"expected {self.expected}, found {_kind(value)}")
-        cls = _lookup({**{k: c for k, (c, _) in OBJECTS.items()}, **ESTIMATOR_CLASSES}, value["__object__"],
-                      reader, where, "a class")
-        if cls not in self.classes:
-            reader.fail(where, f"expected {self.expected}, found a {cls.__name__}")
+        cls = self.named_class(value, reader, where)
         fields = value["fields"]
         if not isinstance(fields, dict):
             reader.fail(where, f"a {cls.__name__}'s fields must be a JSON object, found {_kind(fields)}")
@@ -195,6 +213,9 @@ def _read_object(cls, schema: ObjectSchema, saved: dict, reader: Reader, where: 
     except (ValueError, TypeError, IndexError) as exc:
         reader.fail(where, f"not a valid {cls.__name__}: {exc}")
 
+
+#: every class a file may name as an object, by its saved name
+_CLASSES = {**{name: cls for name, (cls, _) in OBJECTS.items()}, **ESTIMATOR_CLASSES}
 
 # the fields that hold other saved objects
 OBJECTS[qualified(OneVsRestTrees)][1].fields["trees"] = TupleOf(Instance(Tree))
