@@ -26,7 +26,9 @@ class ModelFormatError(ValueError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds a file must keep: they hold the loader's memory to the order of the file's own size."""
+    """Bounds a file must keep: they hold the loader's memory to the order of the file's own size (Python's JSON
+    objects take several times the text; a model of 30,000 rows is a few MB). ``load_model(file, Limits(...))``
+    raises them for a larger model from a source one trusts."""
 
     #: nesting of JSON values below the document
     depth: int = 48
@@ -35,9 +37,9 @@ class Limits:
     #: characters of one entry of a saved string array (numpy's ``<U`` item size)
     array_string: int = 1 << 12
     #: elements of all arrays and lists of one file together
-    elements: int = 200_000_000
+    elements: int = 50_000_000
     #: bytes of a file
-    file_bytes: int = 2 << 30
+    file_bytes: int = 256 << 20
 
 
 class Reader:

@@ -57,6 +57,12 @@ def _cell(value) -> str:
     return repr(float(value)) if isinstance(value, float) else str(value)
 
 
+def _table(data: bytes) -> pd.DataFrame:
+    """The rows of a results file's bytes (keys and texts as text; only an empty cell is missing)."""
+    return pd.read_csv(io.BytesIO(data), dtype={"fit_key": str, "params": str, "outcome": str},
+                       keep_default_na=False, na_values=[""])
+
+
 class ResultsFile:
     """The results file of one running study, held under an exclusive lock from :meth:`open` to :meth:`close`.
 
@@ -103,8 +109,7 @@ class ResultsFile:
             if len(line) != len(COLUMNS):
                 raise ResultsFileError(f"{self.path}, line {number}: {len(line)} fields, not {len(COLUMNS)}: the "
                                        "file was changed by another program; give the study another results file")
-        return pd.read_csv(io.BytesIO(data), dtype={"fit_key": str, "params": str, "outcome": str},
-                           keep_default_na=False, na_values=[""])
+        return _table(data)
 
     @staticmethod
     def _write_line(fd: int, cells) -> None:
@@ -122,6 +127,11 @@ class ResultsFile:
         if unknown:
             raise ValueError(f"result columns {sorted(unknown)} are not in the results schema")
         self._write_line(self._fd, [_cell(row.get(c)) for c in COLUMNS])
+
+    def rows(self) -> pd.DataFrame:
+        """Every row of the (open) file, as written."""
+        with open(self.path, "rb") as src:
+            return _table(src.read())
 
     def close(self) -> None:
         if self._fd is not None:

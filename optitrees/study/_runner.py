@@ -40,12 +40,13 @@ class Task:
         return (self.data.name, self.seed, self.model.label)
 
     def fit_key(self, data_digest: str) -> str:
-        """A hash of everything that decides this task's row: the data (``data_digest``, :meth:`DataSource.digest`)
-        and how they are loaded, the model with its parameters, grid and scaling, the seed, the protocol (test
-        share, folds, time limit) and the library's version. A row is resumed only under the same key."""
+        """A hash of everything that decides this task's row and names it: the data (``data_digest``,
+        :meth:`DataSource.digest`) and how they are loaded, the model with its label, parameters, grid and
+        scaling, the seed, the protocol (test share, folds, time limit) and the library's version. A row is
+        resumed only under the same key."""
         from .. import __version__
 
-        document = {"data": data_digest, "model": {k: v for k, v in asdict(self.model).items() if k != "label"},
+        document = {"data": data_digest, "model": asdict(self.model),
                     "seed": self.seed, "test_size": self.test_size, "cv": self.cv, "time_limit": self.time_limit,
                     "optitrees": __version__}
         return hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()[:16]
@@ -165,9 +166,9 @@ def run_study(study: Study, results, n_jobs: int = 1, client=None, progress: boo
         if len(stale):
             first = stale.iloc[0]
             warn(f"{results}: {len(stale)} row(s) were fitted under other settings (the data, the model's "
-                          f"parameters or grid, the seed, the protocol or the library changed; first: "
-                          f"{first.dataset}, seed {first.seed}, {first.model}); they are left in the file and "
-                          "ignored, and their fits run again", UserWarning)
+                 f"parameters or grid, the seed, the protocol or the library changed; first: {first.dataset}, "
+                 f"seed {first.seed}, {first.model}); they are left in the file and ignored, and their fits run "
+                 "again", UserWarning)
         finished = set(done.fit_key)
         todo = [(t, k) for t, k in keyed if k not in finished]
         bar = tqdm(total=len(keyed), initial=len(keyed) - len(todo), disable=not progress, unit="fit", desc="study")
@@ -177,9 +178,8 @@ def run_study(study: Study, results, n_jobs: int = 1, client=None, progress: boo
                 bar.update(1)
         finally:
             bar.close()
-    table = pd.read_csv(results, dtype={"fit_key": str, "params": str, "outcome": str}, keep_default_na=False,
-                        na_values=[""])
-    table = table[table.fit_key.isin(current)].drop_duplicates("fit_key", keep="last")
+        table = file.rows()
+    table = table[table.fit_key.isin(current)]
     return table.sort_values(KEY, key=lambda c: c.map(str) if c.name != "seed" else c).reset_index(drop=True)
 
 

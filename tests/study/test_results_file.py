@@ -185,3 +185,10 @@ def test_oct_runs_on_a_dask_cluster(tmp_path):
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         remote = run_study(exact, tmp_path / "dask.csv", client=client, progress=False)
     assert remote.outcome.tolist() == local.outcome.tolist() and remote.accuracy.tolist() == local.accuracy.tolist()
+
+
+def test_two_labels_of_the_same_model_keep_a_row_each(tmp_path, counted):
+    twins = Study(datasets=(DataSource("iris"),), models=(ModelSpec("a", "tao", {"max_depth": 1}),
+                                                          ModelSpec("b", "tao", {"max_depth": 1})))
+    table = run_study(twins, tmp_path / "results.csv", progress=False)
+    assert table.model.tolist() == ["a", "b"] and len(counted) == 2 and table.fit_key.nunique() == 2
