@@ -4,7 +4,8 @@
 
     optitrees fit MODEL (--dataset NAME | --csv FILE | --libsvm FILE) [--PARAM VALUE ...] [--save model.json]
     optitrees predict model.json (--csv FILE | --libsvm FILE | --dataset NAME) [--output predictions.csv]
-    optitrees export model.json --format {text,json,sql,lp,mps} [--output FILE] [--table NAME] (.lp / .mps need the data)
+    optitrees export model.json --format {text,json,sql,lp,mps} [--output FILE] [--table NAME]
+                                                              (.lp / .mps need the data)
     optitrees load model.json
     optitrees write MODEL DATA OUTPUT.lp|.mps
     optitrees solvers

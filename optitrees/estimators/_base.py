@@ -44,8 +44,8 @@ from ..algorithms.budget import Budget
 from ._input import BINARY_ONLY_HINT, check_finite, check_numeric_frame, encode_labels, feature_names, resolve_features
 from ._report import FitOutcome, FitProgress, FitReport
 
-__all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "holdout_split", "TrainingData", "merge_duplicates",
-           "class_weights", "CLASS_WEIGHT_CONSTRAINT"]
+__all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "holdout_split", "TrainingData",
+           "merge_duplicates", "class_weights", "CLASS_WEIGHT_CONSTRAINT"]
 
 #: The ``class_weight`` parameter's validation (``_parameter_constraints``).
 CLASS_WEIGHT_CONSTRAINT = [dict, StrOptions({"balanced"}), None]

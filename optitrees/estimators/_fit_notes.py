@@ -51,8 +51,9 @@ def status_notes(result, returned: str, objectives: dict, start_name: str, unsol
         notes.append((FallbackWarning, f"the solver's model has a worse exact objective "
                       f"({objectives['solver']:.6g}) than the {start_name} start ({objectives['start']:.6g}); "
                       "returning the start"))
-    if unsolved is None and result.status in (SolveStatus.TIME_LIMIT_FEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION, SolveStatus.FEASIBLE,
-                         SolveStatus.STOPPED_NO_SOLUTION):
+    stopped = (SolveStatus.TIME_LIMIT_FEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION, SolveStatus.FEASIBLE,
+               SolveStatus.STOPPED_NO_SOLUTION)
+    if unsolved is None and result.status in stopped:
         why = ("solver stopped early" if result.status in (SolveStatus.FEASIBLE, SolveStatus.STOPPED_NO_SOLUTION)
                else "time limit reached")
         gap = "unknown" if result.gap is None or not np.isfinite(result.gap) else f"{100 * result.gap:.2f}%"

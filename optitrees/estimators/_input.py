@@ -40,6 +40,10 @@ def check_numeric_frame(X) -> None:
 def check_finite(X: np.ndarray, names, allow_nan: bool, estimator: str) -> None:
     """An error naming the columns of ``X`` (a float array, columns ``names``) that hold infinite values, or
     missing values (``NaN``) where the estimator does not take them."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(X.sum()):             # the common case, without a mask of X's size
+            return
+
     def listed(mask):
         cols = [str(names[j]) for j in np.flatnonzero(mask)]
         return ", ".join(repr(c) for c in cols[:5]) + (f" and {len(cols) - 5} more" if len(cols) > 5 else "")

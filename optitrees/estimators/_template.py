@@ -305,7 +305,8 @@ class MIPClassifier(OptitreesClassifier):
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
         if returned != "start":
             notes += agreement
-        notes += status_notes(result, returned, objectives, label, unsolved if built or unsolved else result.message)
+        # a MIP that was not solved (out of reach, or its build cut by the deadline) is said once, with its reason
+        notes += status_notes(result, returned, objectives, label, unsolved or (None if built else result.message))
         # bounds by who found them, in the order they ran: the exact search's (ConTree on weights rounded down),
         # the MIP's
         found = [] if exact is None else [(exact.engine, exact.bound)]

@@ -38,8 +38,8 @@ from scipy.special import ndtr
 
 from ..column_index import ColumnIndex, Level, cuts
 
-__all__ = ["TIE_GRID", "tie_key", "Split", "HardCandidates", "class_sums", "row_entropy", "entropy", "hard_candidates", "numeric_gains",
-           "choose_tests", "best_split", "top_tests", "soft_density"]
+__all__ = ["TIE_GRID", "tie_key", "Split", "HardCandidates", "class_sums", "row_entropy", "entropy", "hard_candidates",
+           "numeric_gains", "choose_tests", "best_split", "top_tests", "soft_density"]
 
 
 #: Steps per bit on which gains and gain ratios are compared (2^-40 of a bit, about 1e-12): far above the
