@@ -78,7 +78,7 @@ def test_no_payload_runs_or_builds_anything(tao, tmp_path):
     assert refused == 28 * len(places) and not marker.exists()
 
 
-def test_the_command_line_refuses_a_payload_in_one_line(tao, tmp_path):
+def test_the_command_line_refuses_a_payload_in_one_line(tao, tmp_path, capsys):
     document, _ = tao
     marker = tmp_path / "ran"
     planted = copy.deepcopy(document)
@@ -88,10 +88,14 @@ def test_the_command_line_refuses_a_payload_in_one_line(tao, tmp_path):
     nested = tmp_path / "deep.json"
     nested.write_text('{"format": "optitrees-model", "version": 1, "estimator": ' + "[" * 100_000 + "]" * 100_000
                       + "}")
-    for file in (path, nested):
-        run = subprocess.run([sys.executable, "-m", "optitrees", "load", str(file)], capture_output=True, text=True)
-        assert run.returncode == 2 and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
-    assert not marker.exists()
+    from optitrees.cli import main
+
+    assert main(["load", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a class a model file may hold" in err and not marker.exists()
+    # the command itself, in its own interpreter: JSON nested 100,000 deep is one line too, not a traceback
+    run = subprocess.run([sys.executable, "-m", "optitrees", "load", str(nested)], capture_output=True, text=True)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
 
 
 @pytest.mark.parametrize("name", ["predict", "fit", "get_params", "__class__", "__dict__", "_probe", "max_depth",
@@ -232,7 +236,7 @@ def test_mutated_files_load_and_predict_or_end_in_the_format_error(index, tmp_pa
     document, X = saved(index)
     rng = np.random.default_rng(index)
     outcomes = {"refused": 0, "loaded": 0}
-    for _ in range(120):
+    for _ in range(80):
         planted = _mutate(document, rng)
         try:
             text = json.dumps(planted)
@@ -245,4 +249,4 @@ def test_mutated_files_load_and_predict_or_end_in_the_format_error(index, tmp_pa
             continue
         loaded.predict(X)                 # a file that loads gives a model that predicts the user's rows
         outcomes["loaded"] += 1
-    assert outcomes["refused"] > 30, outcomes
+    assert outcomes["refused"] > 20, outcomes
