@@ -263,7 +263,8 @@ def read_estimator(cls, params: dict, fitted: dict, reader: Reader, where: str, 
 
 def check_consistent(estimator) -> None:
     """Raise ValueError unless the fitted parts of ``estimator`` agree: every model is as wide as
-    ``n_features_in_``, leaves predict one of ``classes_``, the policy chooses among ``trees_``."""
+    ``n_features_in_``, leaves predict one of ``classes_``, the policy chooses among ``trees_``, a one-hot
+    encoding speaks of the model's features."""
     n = estimator.n_features_in_
     importances = getattr(estimator, "feature_importances_", None)
     if importances is not None and importances.shape != (n,):
@@ -288,6 +289,10 @@ def check_consistent(estimator) -> None:
     card = getattr(estimator, "score_card_", None)
     if card is not None and card.features.size and not 0 <= card.features.min() <= card.features.max() < n:
         raise ValueError(f"the score card names a feature outside 0..{n - 1}")
+    encoding = getattr(estimator, "feature_encoding_", None)
+    names = getattr(estimator, "feature_names_in_", None)
+    if encoding and (names is None or not set(encoding) <= set(names)):
+        raise ValueError("feature_encoding_ names features the model does not have")
     rule_set = getattr(estimator, "rule_set_", None)
     if rule_set is not None and any(f < 0 or f >= n for rule in rule_set.rules for f in rule.features):
         raise ValueError(f"a rule names a feature outside 0..{n - 1}")

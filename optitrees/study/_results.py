@@ -32,20 +32,17 @@ class StudyLockedError(RuntimeError):
 
 
 def _lock(fd: int, path: Path) -> None:
+    """An exclusive lock of the open file ``fd``, or :class:`StudyLockedError` (never a wait)."""
     try:
-        import fcntl
-    except ImportError:                        # no fcntl (Windows): msvcrt's lock of the file's first byte
-        import msvcrt
-
         try:
+            import fcntl
+        except ImportError:                    # no fcntl (Windows): msvcrt's lock of the file's first byte
+            import msvcrt
+
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            raise StudyLockedError(f"another study is writing {path}; wait for it, or give this one another "
-                                   "results file") from None
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+        else:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:                            # BlockingIOError (fcntl) and msvcrt's error are both OSErrors
         raise StudyLockedError(f"another study is writing {path}; wait for it, or give this one another results "
                                "file") from None
 
