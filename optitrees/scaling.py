@@ -9,7 +9,7 @@ models are reported in original units.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -174,6 +174,12 @@ class ScaledData:
         if not self.weighted:
             return weighted_sum(values)
         return weighted_sum(values, self.weight if rows is None else self.weight[rows])
+
+    def on_rows(self, rows, weight=None) -> "ScaledData":
+        """The data of ``rows`` with the same scaling (``weight``: their new weights, default their own)."""
+        rows = np.asarray(rows)
+        return replace(self, X=self.X[rows], y=self.y[rows], X_original=self.X_original[rows],
+                       weight=self.weight[rows] if weight is None else np.asarray(weight, dtype=float))
 
     @property
     def labels(self) -> np.ndarray:

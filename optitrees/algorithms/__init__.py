@@ -3,7 +3,6 @@
 =========================  ==================================================================
 shared modules             what they hold
 =========================  ==================================================================
-:mod:`.budget`             the time budget of a whole fit, shared by its phases
 :mod:`.forked`             a native search run in a forked child stopped at a deadline
 :mod:`.column_index`       the training columns ranked once, the rows and cuts of each node
 :mod:`.fixed_tree`         a complete tree as breadth-first arrays (TAO and TMO's working form)
@@ -32,6 +31,4 @@ family's; a family imports another only for its start (TMO grows greedy
 loss-optimal trees, CART's oblique start fits nodes as loss-optimal trees do).
 """
 
-from .budget import Budget, expired, remaining
-
-__all__ = ["Budget", "expired", "remaining"]
+__all__: list[str] = []

@@ -1,6 +1,6 @@
 """The convergence warnings of the convex fits run in worker threads, silenced once per process.
 
-:func:`~optitrees.algorithms.budget.call_until` runs glum, liblinear and lbfgs fits
+:func:`~optitrees.budget.call_until` runs glum, liblinear and lbfgs fits
 in worker threads it may abandon at a deadline. ``warnings.catch_warnings``
 is not safe there: it swaps the process's filter list, and a worker leaving
 its block after another thread entered one undoes that thread's block (a

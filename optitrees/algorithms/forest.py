@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .budget import expired
+from ..budget import expired
 
 __all__ = ["grow_forest"]
 

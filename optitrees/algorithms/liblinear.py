@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 
-from .budget import remaining
+from ..budget import remaining
 
 __all__ = ["liblinear_fit"]
 

@@ -40,7 +40,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ..algorithms.budget import Budget
+from ..budget import Budget
 from ._input import BINARY_ONLY_HINT, check_finite, check_numeric_frame, encode_labels, feature_names, resolve_features
 from ._report import FitOutcome, FitProgress, FitReport
 

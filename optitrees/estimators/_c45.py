@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..algorithms.budget import expired
+from ..budget import expired
 from ..algorithms.c45.induction import grow_c45, to_tree
 from ..algorithms.c45.pessimistic_pruning import collapse, prune
 from ..readable import format_number

@@ -34,13 +34,17 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         the incumbent depends on machine speed. A node limit counts
         branch-and-bound nodes, not the root node's cuts and heuristics: on a
         150-row depth-2 OLCT the root alone used a 10 s limit, so a quick fit
-        needs a time limit too. With HiGHS, a model whose root LP it could not
-        solve in half the time its solve would get
-        (:func:`optitrees.solvers.highs.root_lp_out_of_reach`: OLCT depth 2 on
-        4,000 rows of adult in a 60 s fit) is not solved: the starts get the
-        whole limit and the best of them is returned with a
-        :class:`~optitrees.exceptions.FallbackWarning` saying so; user
-        ``constraints`` are always solved.
+        needs a time limit too. Where the backend could not get past the root
+        of the full model in time (HiGHS: its root LP would take more than
+        half the solve's time, :meth:`optitrees.solvers.highs.HighsBackend.plan`;
+        OLCT depth 2 on 4,000 rows of adult in a 60 s fit), the MIP is solved
+        on weighted representative rows in reach
+        (:mod:`optitrees.estimators.mip_fit.reduce`) and its tree refined on
+        every row; ``fit_report_.mip_rows`` says how many rows it saw. When
+        not even a reduced model is in reach, the starts get the whole limit
+        and the best of them is returned with a
+        :class:`~optitrees.exceptions.FallbackWarning` saying so. User
+        ``constraints`` always get the full model.
     mip_gap : float, default=1e-4
     threads : int, optional
         Solver threads; also the most threads numpy's BLAS runs during the fit.
@@ -50,12 +54,13 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         Show the solver log.
     solver_options : dict, optional
         Raw solver options, applied last, over the family's measured defaults
-        for HiGHS (``_highs_defaults``: presolve off for the loss-optimal
-        trees, see ``bench/solver_settings.py``, and for OCT / OCT-H, whose
-        presolve overran the time limit); a model of more than 300,000
-        nonzeros also goes without feasibility jump, symmetry detection and
-        its heuristics' LP presolve, which check no time limit
-        (:data:`optitrees.solvers.highs.UNTIMED_STEPS_OFF`).
+        per backend (``_solver_defaults``: HiGHS's presolve off for the
+        loss-optimal trees, see ``bench/solver_settings.py``, and for OCT /
+        OCT-H, whose presolve overran the time limit) and over what the
+        backend plans for the model's size (HiGHS: a model of more than
+        300,000 nonzeros or 20,000 rows goes without feasibility jump,
+        symmetry detection and its heuristics' LP presolve, which check no
+        time limit, :meth:`optitrees.solvers.highs.HighsBackend.plan`).
     forbidden_features : sequence of str or int, optional
         Features (names or column indices) no split or rule may use.
     constraints : callable, optional

@@ -10,7 +10,7 @@ from scipy.special import expit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
-from ..algorithms.budget import expired
+from ..budget import expired
 from ..algorithms.loss_optimal.greedy import greedy_tree
 from ..algorithms.node_fit import node_fitter
 from ..algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
@@ -150,7 +150,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     _refine_name = "tao"
     #: Presolve off: the solver's tree beat the greedy one more often for OLCT (V3) and MARGOT
     #: (bench/solver_settings.py); OCT and OCT-H turn it off too (see _oct.py).
-    _highs_defaults = {"presolve": "off"}
+    _solver_defaults = {"highs": {"presolve": "off"}}
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints, **_MODEL_CONSTRAINTS,
         "loss": [StrOptions({"logistic", "hinge", "misclassification"}), "array-like"],

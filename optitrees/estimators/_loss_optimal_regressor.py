@@ -10,32 +10,20 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .. import solvers
-from ..algorithms.budget import remaining
 from ..algorithms.loss_optimal.greedy import clear_gap
-from ..formulations.oblique_regression import (ObliqueRegressionProblem, ObliqueRegressionSpec, RegressionLoss,
-                                               build, decode, start, tree_objective)
-from ..formulations.sizes import oblique_regression_size
+from ..budget import Shares
+from ..exceptions import warn
+from ..formulations.oblique_regression import (OBLIQUE_REGRESSION, ObliqueRegressionProblem, ObliqueRegressionSpec,
+                                               RegressionLoss)
 from ..scaling import ScaledData
-from ..solvers.highs import UNTIMED_STEPS_OFF, root_lp_out_of_reach
 from ..solvers.registry import get_backend
-from ..solvers.results import SolverResult, SolveStatus, TerminationCondition
 from ..trees import LeafModel, feature_importances
 from ._base import OptitreesEstimator
-from ._report import FitOutcome, FitReport
 from ._template import MIPClassifier
 from ._views import TreeViews
+from .mip_fit import FitHooks, FitSettings, MIPFit
 
 __all__ = ["LossOptimalTreeRegressor"]
-
-#: Above this many rows HiGHS solves the MILP without the steps that check no time limit
-#: (:data:`~optitrees.solvers.highs.UNTIMED_STEPS_OFF`), in a thread the fit has to leave running at its deadline:
-#: on cpu_act's 4,608 training rows at depth 3 (135,322 rows) the presolve ran over 190 s past a 10 s limit; on
-#: adult's 30,000 rows at depth 2 (300,315 rows, 10M nonzeros) with a 3 s limit the presolve ran over 300 s, and
-#: without it HiGHS ended after 36 s (18 s in feasibility jump, 4 s in symmetry detection), with neither after
-#: 23 s; the LP presolve of the root's randomized rounding kept it 10.1-10.8 s past a 5 s fit, without it 3.3-4.5 s.
-LARGE_MODEL_ROWS = 20_000
-LARGE_MODEL_OPTIONS = UNTIMED_STEPS_OFF
 
 
 class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
@@ -68,10 +56,12 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     solver : str, default="highs"
         A MILP solver of :func:`optitrees.solvers.solve` (``"highs"``, ``"scip"``, ``"gurobi"`` ...).
     time_limit : float, default=60.0
-        Seconds for the whole fit. With HiGHS, a model whose root LP it could not solve in half the time left
-        (:func:`optitrees.solvers.highs.root_lp_out_of_reach`, its size counted by
-        :func:`~optitrees.formulations.sizes.oblique_regression_size`) is not built or solved, and the CART start
-        is returned.
+        Seconds for the whole fit. Where the backend could not get past the root of the full model in time
+        (HiGHS: its root LP would take more than half the solve's time,
+        :meth:`optitrees.solvers.highs.HighsBackend.plan`, its size counted by
+        :func:`~optitrees.formulations.sizes.oblique_regression_size`), the MIP is solved on weighted
+        representative rows (``fit_report_.mip_rows``); when not even those are in reach, the CART start is
+        returned.
     mip_gap : float, default=1e-4
     threads : int, optional
         Solver threads; also the most threads numpy's BLAS runs during the fit.
@@ -80,9 +70,9 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     verbose : bool, default=False
     solver_options : dict, optional
         Raw solver options (``{"mip_max_nodes": 100}`` ...). HiGHS's presolve, feasibility jump and symmetry
-        detection are off for models of more than 20,000 rows, and its sub-problems are solved without presolve
-        (``mip_root_presolve_only``): these steps do not keep the time limit on them. Options given here win
-        (``{"presolve": "on"}`` ...).
+        detection are off for models of more than 20,000 rows or 300,000 nonzeros, and its sub-problems are
+        solved without presolve (``mip_root_presolve_only``): these steps do not keep the time limit on them
+        (:meth:`optitrees.solvers.highs.HighsBackend.plan`). Options given here win (``{"presolve": "on"}`` ...).
 
     Attributes
     ----------
@@ -142,46 +132,23 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
                                      quadratic=get_backend(self.solver).supports_miqp)
         problem = ObliqueRegressionProblem.create(spec, data, training.y)
         budget.lap("validate")
-        start_tree = _cart_start(problem)
-        self.start_objective_ = tree_objective(problem, start_tree)
-        budget.lap("start")
-        notes = []
-        # HiGHS is not started on a model whose root LP it could not solve in half the time (the CART start stands;
-        # the model's size is counted, so such a model is never built)
-        size = oblique_regression_size(problem)
-        why = root_lp_out_of_reach(size.n_rows, size.n_cols, remaining(budget.solve_deadline())) \
-            if self.solver == "highs" and budget.seconds is not None else None
-        if why is None:
-            f = build(problem)
-            budget.lap("build")
-            x0 = start(f, start_tree)
-            if f.violation(x0) > 1e-6:
-                notes.append("the CART start violates the model; the solver starts without it")
-                x0 = None
-            options = dict(self.solver_options or {})
-            if self.solver == "highs" and f.n_rows > LARGE_MODEL_ROWS:
-                options = {**LARGE_MODEL_OPTIONS, **options}
-            result = solvers.solve(f, self.solver, mip_gap=self.mip_gap, threads=self.threads,
-                                   seed=0 if self.random_state is None else int(self.random_state),
-                                   verbose=self.verbose, warm_start=x0, progress=not self.verbose,
-                                   solver_options=options, deadline=budget.solve_deadline())
-        else:
-            notes.append(f"the MIP was not solved: {why}")
-            result = SolverResult(solver=self.solver, termination=TerminationCondition.TIME_LIMIT,
-                                  message=f"not solved: {why}")
-        budget.lap("solve")
-        candidates = {"start": start_tree}
-        if result.x is not None and np.all(np.isfinite(result.x)):
-            candidates["solver"] = decode(f, result.x)
-        objectives = {k: tree_objective(problem, t) for k, t in candidates.items()}
-        returned = min(objectives, key=lambda k: (objectives[k], k != "solver"))   # a tie goes to the solver
-        self.objective_ = objectives[returned]
-        self.solver_result_ = result
-        self.tree_ = _to_user_units(candidates[returned], problem).with_counts(
+        settings = FitSettings(
+            estimator=type(self).__name__, family=OBLIQUE_REGRESSION, solver=self.solver, mip_gap=self.mip_gap,
+            threads=self.threads, seed=0 if self.random_state is None else int(self.random_state),
+            verbose=bool(self.verbose), solver_options=dict(self.solver_options or {}), shares=Shares(),
+            greedy_name="cart", refine_name="refit")
+        fit = MIPFit(settings, FitHooks(starts=lambda problem, deadline, methods: {"cart": _cart_start(problem)}),
+                     budget)
+        outcome = fit.run(problem, training)
+        for kind, note in fit.notes:
+            warn(note, kind)
+        self.objective_ = outcome.objective
+        self.start_objective_ = outcome.start_objectives["cart"]
+        self.solver_result_ = outcome.solver_result
+        self.tree_ = _to_user_units(outcome.model, problem).with_counts(
             training.X, np.zeros(len(training.y), np.int64), sample_weight=training.weights)
         self.feature_importances_ = feature_importances(self.tree_, training.X)
-        budget.lap("report")
-        self.fit_report_ = _report(self, result, returned, objectives, budget, training, notes)
+        self.fit_report_ = outcome.report
         return self
 
     def predict(self, X):
@@ -258,21 +225,3 @@ def _to_user_units(tree, problem):
     weights[leaf] *= problem.y_scale
     intercept[leaf] = intercept[leaf] * problem.y_scale + problem.y_shift
     return replace(tree, weights=weights, intercept=intercept)
-
-
-def _report(est, result, returned, objectives, budget, training, notes) -> FitReport:
-    solved = result.x is not None
-    proven = (result.status == SolveStatus.OPTIMAL and returned == "solver"
-              and abs(objectives["solver"] - result.objective) <= 1e-6 * max(1.0, abs(result.objective)))
-    if returned == "start" and solved:
-        notes.append("the solver's tree is not better than the CART start; the start is returned")
-    if not proven:
-        notes.append(f"the solve ended {result.status}: the tree is not proven optimal")
-    return FitReport(
-        estimator=type(est).__name__, outcome=FitOutcome.PROVEN_OPTIMAL if proven else FitOutcome.NOT_PROVEN,
-        method="mip" if returned == "solver" else "cart", returned=returned, objective=est.objective_,
-        seconds=budget.elapsed, time_limit=budget.seconds, rows=training.n_input_rows,
-        distinct_rows=len(training.y), weighted=training.weighted, starts={"cart": est.start_objective_},
-        objectives={**objectives, "returned": est.objective_}, solved_by=est.solver if solved else None,
-        certified_by=est.solver if proven else None,
-        bound=est.objective_ if proven else result.bound, stages=dict(budget.stages), notes=tuple(notes))

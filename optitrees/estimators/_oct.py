@@ -7,14 +7,15 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.budget import expired
 from ..algorithms.oct.cart import cart_tree, greedy_oblique_tree
 from ..algorithms.oct.contree import contree_tree, inseparable_weight, multiplicities, rounded_bound
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.local_search.tao import tao_label_tree
 from ..algorithms.local_search.tmo import tmo_label_tree
+from ..budget import expired
 from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
+from ..solvers.registry import is_default
 from ..trees import feature_importances
 from ._docs import SOLVER_PARAMETERS_DOC
 from ._report import ExactSearch
@@ -35,7 +36,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
     #: ran 10 s, a 10 s fit took 20.7 s in bench/loss_optimal.py); without it the limit holds. The
     #: settings benchmark measured a slightly worse objective without presolve for OCT-H (median ratio to
     #: greedy 0.837 vs 0.800), a price paid for keeping the time limit.
-    _highs_defaults = {"presolve": "off"}
+    _solver_defaults = {"highs": {"presolve": "off"}}
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints,
         "max_depth": [Interval(Integral, 1, None, closed="left")],
@@ -118,7 +119,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
         below (:func:`~optitrees.algorithms.oct.contree.rounded_bound`); its tree, labelled by the weights, is a
         start."""
         spec = problem.spec
-        if getattr(self, "exact_search", "mip") != "auto" or self.solver != "highs" or spec.oblique \
+        if getattr(self, "exact_search", "mip") != "auto" or not is_default(self.solver) or spec.oblique \
                 or spec.min_samples_leaf > 1 \
                 or self.constraints is not None or spec.depth > 4:
             return None

@@ -9,7 +9,7 @@ from sklearn.base import RegressorMixin
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.budget import expired
+from ..budget import expired
 from ..algorithms.regression.t_test_pruning import keep_subtree, node_statistics, t_test_prune
 from ..algorithms.regression.streed import fit_streed
 from ..algorithms.regression.tao_regression import tao_regression_tree

@@ -100,7 +100,14 @@ class FitReport:
         Who proved the returned model optimal in the exact training objective, or ``None``.
     bound : float or None
         A valid lower bound on the exact training objective of every model the fit searched (the MIP's
-        best bound, an exact search's bound; the objective itself when proven); ``None`` where none is known.
+        best bound, an exact search's bound, a family's own bound; the objective itself when proven); ``None``
+        where none is known (the heuristics).
+    bound_source : str or None
+        Who found ``bound``: the solver (``highs`` ...), an exact search (``contree``), the family's own bound
+        (``root layer (logistic, all 30,000 rows)``) or ``non-negative objective``.
+    mip_rows : int or None
+        Rows the MIP saw: ``distinct_rows``, or fewer weighted representative rows when the full MIP was out of
+        reach; ``None`` when no MIP was solved.
     stages : dict
         Seconds of each stage, in order (``validate``, ``presolve`` (a score card's search), ``exact search``,
         ``starts``, ``build``, ``solve``, ``refine``, ``report`` for the MIP estimators).
@@ -136,6 +143,8 @@ class FitReport:
     stages: dict = field(default_factory=dict)
     checks: dict = field(default_factory=dict)
     notes: tuple = ()
+    bound_source: str | None = None
+    mip_rows: int | None = None
 
     @property
     def gap(self) -> float | None:
@@ -161,8 +170,11 @@ class FitReport:
         if self.solved_by or self.certified_by:
             lines.append(f"  solved by {self.solved_by or '-'}; "
                          + (f"certified optimal by {self.certified_by}" if self.certified_by else "not certified"))
+        if self.mip_rows is not None and self.mip_rows != self.distinct_rows:
+            lines.append(f"  the MIP saw {self.mip_rows} weighted representative rows of {self.distinct_rows}")
         if self.bound is not None and not self.certified_by:
-            lines.append(f"  lower bound {fmt(self.bound)}" + ("" if self.objective is None else
-                                                              f", gap {100 * self.gap:.2f}% (exact objective)"))
+            lines.append(f"  lower bound {fmt(self.bound)}" + ("" if self.bound_source is None else
+                                                              f" ({self.bound_source})")
+                         + ("" if self.objective is None else f", gap {100 * self.gap:.2f}% (exact objective)"))
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)

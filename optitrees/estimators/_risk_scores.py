@@ -8,11 +8,13 @@ import numpy as np
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.risk_scores.card_starts import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
 from ..algorithms.risk_scores.beam_search import risk_search
+from ..algorithms.risk_scores.card_starts import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
+from ..budget import Shares
 from ..formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
 from ..formulations.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
 from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
+from ..solvers.registry import get_backend
 from ._docs import SOLVER_PARAMETERS_DOC
 from ._input import resolve_features
 from ._template import MIPClassifier
@@ -45,7 +47,7 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
     #: What follows the solve (the exact intercept, or multiplier and intercept, of one card: 1-D convex
     #: problems over the distinct rows) takes 0.01 s at 10^6 rows, so the solve keeps 1% of the budget
     #: (at least the solver's allowance of 1 s) rather than 5%: 2 s more search in a minute.
-    _reserve = 0.01
+    _shares = Shares(reserve=0.01)
 
     def _refine(self, problem, card, budget):
         """The exact intercept for the solver's rules and points (a 1-D convex problem); with
@@ -72,8 +74,8 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
         tangent model's variables), the tangent model otherwise."""
         if self.method == "auto":
             hook = self._hook_needs_tangents and self.constraints is not None
-            return "cutting_planes" if self.solver == "highs" and not hook else "tangents"
-        if self.method == "cutting_planes" and self.solver != "highs":
+            return "cutting_planes" if get_backend(self.solver).hosts_lp_search and not hook else "tangents"
+        if self.method == "cutting_planes" and not get_backend(self.solver).hosts_lp_search:
             raise ValueError(f"method='cutting_planes' runs its own search over HiGHS LPs; use solver='highs' "
                              f"or method='tangents' with solver={self.solver!r}")
         return self.method
@@ -90,7 +92,7 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
         found = risk_search(problem.rows, problem.spec.n_rules, problem.lower, problem.upper,
                             allowed=allowed, groups=problem.spec.groups,
                             intercept_bound=problem.with_multiplier(1.0).intercept_bound, multiplier=fixed,
-                            deadline=budget.until(self._start_share))
+                            deadline=budget.until(self._shares.starts))
         card = card_from_points(found.points, found.intercept, problem.per_unit, found.multiplier)
         return problem.with_multiplier(found.multiplier, starts={"search": card})
 

@@ -15,7 +15,10 @@ and problem and these functions; :data:`MIPFamily` bundles them:
   finalized model (the exact loss, not the MIP's surrogate);
 * optionally ``size(problem) -> ModelSize``: the rows and columns ``build`` would make, counted without
   building (:mod:`optitrees.formulations.sizes`); a fit decides from it whether HiGHS can reach the model's
-  root in time, and builds nothing when it cannot.
+  root in time, and builds nothing when it cannot;
+* optionally ``lower_bound(problem, deadline) -> (value, source) or None``: a valid lower bound on the exact
+  objective of every model of the family's class, found without the MIP (the loss-optimal trees' root layer,
+  :mod:`optitrees.formulations.root_bounds`).
 """
 
 from __future__ import annotations
@@ -37,3 +40,4 @@ class MIPFamily:
     finalize: Callable
     objective: Callable
     size: Callable | None = None
+    lower_bound: Callable | None = None

@@ -247,10 +247,8 @@ class LossOptimalProblem:
         ``multiplicity`` when given (a bootstrap sample held as its distinct rows). ``B``, ``eps`` and the
         tangents stay those of the whole data: trees fitted on a part keep the bounds of the whole."""
         rows = np.asarray(rows)
-        data = self.data
-        weight = data.weight[rows] if multiplicity is None else data.weight[rows] * multiplicity
-        return replace(self, data=replace(data, X=data.X[rows], y=data.y[rows], X_original=data.X_original[rows],
-                                          weight=weight), bound=self.bound[rows])
+        weight = None if multiplicity is None else self.data.weight[rows] * multiplicity
+        return replace(self, data=self.data.on_rows(rows, weight), bound=self.bound[rows])
 
     def with_C(self, C) -> "LossOptimalProblem":
         """The problem with loss weights ``C`` (a scalar or one per layer; nothing derived depends on them)."""

@@ -15,6 +15,7 @@ import numpy as np
 from ..trees import Tree, from_complete, readable_tree, to_complete
 from .family import MIPFamily
 from .loss_optimal import LossOptimalProblem, build
+from .root_bounds import root_layer_bound
 from .sizes import loss_optimal_size
 from .tangents import logistic_loss
 
@@ -165,4 +166,4 @@ def _without_negligible_weights(problem, tree: Tree, limit: float) -> Tree:
 
 
 LOSS_OPTIMAL = MIPFamily("loss_optimal", build=build, start=start, decode=decode, finalize=finalize,
-                         objective=objective, size=loss_optimal_size)
+                         objective=objective, size=loss_optimal_size, lower_bound=root_layer_bound)

@@ -34,7 +34,7 @@ bound is a bound of the squared-loss optimum.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -45,10 +45,11 @@ from ..solvers.strategies import CutLoop
 from ..topology import Topology
 from ..trees import LeafModel, Tree, from_complete
 from . import blocks, cuts
+from .family import MIPFamily
 from .loss_optimal import DEFAULT_FEASIBILITY_TOL
 
-__all__ = ["RegressionLoss", "ObliqueRegressionSpec", "ObliqueRegressionProblem", "build", "start", "decode",
-           "tree_objective", "RESIDUAL_POINTS"]
+__all__ = ["OBLIQUE_REGRESSION", "decode_checked", "RegressionLoss", "ObliqueRegressionSpec",
+           "ObliqueRegressionProblem", "build", "start", "decode", "tree_objective", "RESIDUAL_POINTS"]
 
 #: Tangent points of the first tangents of ``e_i**2`` (standardized target: residuals of about one standard
 #: deviation and less); the cut loop adds one at each point's residual where these underestimate its square.
@@ -123,6 +124,14 @@ class ObliqueRegressionProblem:
         S = blocks.score_bounds(data.X, W, B)
         eps = max(1e-5, 10.0 * spec.feasibility_tol * float(S.max() + np.abs(target).max(initial=0.0) + 1.0))
         return cls(spec, data, target, shift, scale, Topology(spec.depth), B, S, eps)
+
+
+    def on_rows(self, rows, multiplicity=None) -> "ObliqueRegressionProblem":
+        """The problem on the training rows ``rows``, each row's weight times its ``multiplicity`` when given; the
+        target's scaling, ``B`` and ``eps`` stay those of the whole data."""
+        rows = np.asarray(rows)
+        weight = None if multiplicity is None else self.data.weight[rows] * multiplicity
+        return replace(self, data=self.data.on_rows(rows, weight), target=self.target[rows], bound=self.bound[rows])
 
 
 def _add_residuals(f, topology, scores, z, target):
@@ -226,3 +235,26 @@ def tree_objective(problem: ObliqueRegressionProblem, tree: Tree) -> float:
     residual = np.abs(problem.target - tree.predict(problem.data.X))
     loss = float(v @ (residual if problem.spec.loss == RegressionLoss.ABSOLUTE else residual ** 2))
     return loss + problem.spec.lam * float(np.abs(tree.weights).sum())
+
+
+def decode_checked(f, x) -> tuple[Tree, dict]:
+    """The tree of a solution (scaled units) and its MIP objective recomputed from the tree (the family's
+    ``decode``)."""
+    tree = decode(f, x)
+    return tree, {"objective_recomputed": tree_objective(f.problem, tree)}
+
+
+def _as_fitted(problem: ObliqueRegressionProblem, tree: Tree) -> Tree:
+    """The tree as the fit keeps it: in scaled units (the estimator turns it into the user's)."""
+    return tree
+
+
+def _size(problem):
+    from .sizes import oblique_regression_size
+
+    return oblique_regression_size(problem)
+
+
+#: The oblique regression tree as a MIP family (:class:`~optitrees.formulations.MIPFamily`).
+OBLIQUE_REGRESSION = MIPFamily("oblique_regression", build=build, start=start, decode=decode_checked,
+                               finalize=_as_fitted, objective=tree_objective, size=_size)

@@ -48,7 +48,7 @@ returns the formulation; decoding, starts and the objective are in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -182,6 +182,15 @@ class OCTProblem:
         eps = feature_epsilons(X01)
         margin = spec.mu if spec.oblique else float(eps.min())
         return cls(spec, data, Topology(spec.depth), eps, float(base) if base > 0 else 1.0, margin)
+
+
+    def on_rows(self, rows, multiplicity=None) -> "OCTProblem":
+        """The problem on the training rows ``rows``, each row's weight times its ``multiplicity`` when given.
+        The margins ``eps`` and the loss normalizer ``L_hat`` stay those of the whole data, so objectives on the
+        rows are in the whole problem's units."""
+        rows = np.asarray(rows)
+        weight = None if multiplicity is None else self.data.weight[rows] * multiplicity
+        return replace(self, data=self.data.on_rows(rows, weight))
 
 
 def _inline_split_terms(w, X, node_idx, extra=None):

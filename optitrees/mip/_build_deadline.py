@@ -1,7 +1,7 @@
 """A deadline for building a formulation: a build the caller stopped waiting for ends at its next group.
 
 A fit builds its MIP in a worker thread it stops waiting for at a deadline
-(:func:`~optitrees.algorithms.budget.call_until`); Python cannot stop that
+(:func:`~optitrees.budget.call_until`); Python cannot stop that
 thread, so the formulation checks the deadline of the enclosing
 :func:`build_deadline` itself, as each group is added and before the matrix
 is assembled.

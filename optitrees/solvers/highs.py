@@ -11,10 +11,11 @@ import numpy as np
 
 from ..mip import new_highs
 from .options import ProgressPrinter, SolveOptions
+from .plan import SolvePlan
 from .results import SolutionStatus, SolverResult, TerminationCondition, classify_solution, relative_gap
 
-__all__ = ["HighsBackend", "configured_highs", "UNTIMED_STEPS_OFF", "BIG_MODEL_NONZEROS", "root_lp_seconds",
-           "root_lp_out_of_reach"]
+__all__ = ["HighsBackend", "configured_highs", "UNTIMED_STEPS_OFF", "BIG_MODEL_NONZEROS", "BIG_MODEL_ROWS",
+           "root_lp_seconds", "root_lp_out_of_reach"]
 
 #: HiGHS options that turn off the steps of its MIP solver that check no time limit and, on big models, run on
 #: long after it, in a thread a fit has to leave running at its deadline: the MIP presolve; feasibility jump;
@@ -26,10 +27,17 @@ __all__ = ["HighsBackend", "configured_highs", "UNTIMED_STEPS_OFF", "BIG_MODEL_N
 UNTIMED_STEPS_OFF = types.MappingProxyType({"presolve": "off", "mip_heuristic_run_feasibility_jump": False,
                                            "mip_detect_symmetry": False, "mip_root_presolve_only": True})
 
-#: Nonzeros above which the MIP classifiers hand HiGHS :data:`UNTIMED_STEPS_OFF`: every loss-optimal model of
-#: 4,000 rows and more (1.0-1.9M at depth 2); the models of seed 002's Table 3.3 (at most 216,440) keep HiGHS's
-#: heuristics.
+#: Nonzeros above which HiGHS runs a model with :data:`UNTIMED_STEPS_OFF` (:meth:`HighsBackend.plan`): every
+#: loss-optimal model of 4,000 rows and more (1.0-1.9M at depth 2); the models of seed 002's Table 3.3 (at most
+#: 216,440) keep HiGHS's heuristics.
 BIG_MODEL_NONZEROS = 300_000
+
+#: Model rows above which HiGHS runs a model with :data:`UNTIMED_STEPS_OFF` whatever its nonzeros: on cpu_act's
+#: 4,608 training rows, the oblique regression tree at depth 3 (135,322 rows) kept HiGHS's presolve running over
+#: 190 s past a 10 s limit; on adult's 30,000 rows at depth 2 (300,315 rows, 10M nonzeros) with a 3 s limit over
+#: 300 s, and without it HiGHS ended after 36 s (18 s in feasibility jump, 4 s in symmetry detection), with neither
+#: after 23 s.
+BIG_MODEL_ROWS = 20_000
 
 #: Seconds per unit of ``columns x (rows + columns)`` that :func:`root_lp_seconds` assumes. HiGHS's dual simplex
 #: solved the LP relaxations of the tree models (presolve off, one thread, from the slack basis) in about one
@@ -146,6 +154,8 @@ class HighsBackend:
     supports_mip = True
     supports_miqp = False
     supports_warm_start = True
+    #: Whether the library's own searches over LPs (a risk score's cutting planes) run on this backend.
+    hosts_lp_search = True
     install_hint = "pip install highspy"
 
     @staticmethod
@@ -155,6 +165,24 @@ class HighsBackend:
         except ImportError as exc:  # pragma: no cover - highspy is a core dependency
             return False, f"highspy cannot be imported ({exc})"
         return True, ""
+
+    @staticmethod
+    def plan(n_rows: int, n_cols: int, nnz: int | None = None, seconds: float | None = None) -> SolvePlan:
+        """What HiGHS does with a model of ``n_rows`` x ``n_cols`` (``nnz`` nonzeros, ``None``: not counted) when its
+        solve gets ``seconds`` (``None``: no limit): it is not started when its root LP would take more than half of
+        them (:func:`root_lp_out_of_reach`), and a big model (:data:`BIG_MODEL_NONZEROS`, :data:`BIG_MODEL_ROWS`)
+        runs with :data:`UNTIMED_STEPS_OFF`.
+
+        >>> HighsBackend.plan(216_261, 28_932, 1_500_000, 60.0).reachable
+        False
+        >>> sorted(HighsBackend.plan(2_000, 500, 20_000, 60.0).options)
+        []
+        >>> HighsBackend.plan(2_000, 500, 400_000, None).options["presolve"]
+        'off'
+        """
+        why = None if seconds is None else root_lp_out_of_reach(n_rows, n_cols, seconds)
+        big = n_rows > BIG_MODEL_ROWS or (nnz is not None and nnz > BIG_MODEL_NONZEROS)
+        return SolvePlan(reachable=why is None, why=why, options=UNTIMED_STEPS_OFF if big else SolvePlan().options)
 
     @staticmethod
     def version() -> str:

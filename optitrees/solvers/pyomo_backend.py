@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .options import ProgressPrinter, SolveOptions
+from .plan import SolvePlan
 from .results import SolverResult, TerminationCondition, classify_solution, relative_gap
 
 __all__ = ["PyomoBackend", "PYOMO_SOLVERS"]
@@ -143,6 +144,8 @@ class PyomoBackend:
         self.supports_mip = True
         self.supports_miqp = spec.supports_miqp
         self.supports_warm_start = spec.warm_start
+        #: Whether the library's own searches over LPs (a risk score's cutting planes) run on this backend.
+        self.hosts_lp_search = False
         self.install_hint = spec.install_hint
 
     def available(self) -> tuple[bool, str]:
@@ -152,6 +155,11 @@ class PyomoBackend:
         except Exception as exc:  # a broken install is "unavailable", with the reason
             return False, f"{type(exc).__name__}: {exc}"
         return ok, "" if ok else f"not installed: {self.spec.install_hint}"
+
+    @staticmethod
+    def plan(n_rows: int, n_cols: int, nnz: int | None = None, seconds: float | None = None) -> SolvePlan:
+        """Every model is started (no estimate of these solvers' root times is known), with no added options."""
+        return SolvePlan()
 
     def version(self, opt=None) -> str:
         try:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from .highs import HighsBackend
 from .pyomo_backend import PYOMO_SOLVERS, PyomoBackend
 
-__all__ = ["get_backend", "available", "solver_names", "SolverNotAvailableError"]
+__all__ = ["get_backend", "available", "solver_names", "SolverNotAvailableError", "DEFAULT_SOLVER", "is_default"]
+
+#: The solver an estimator uses unless told otherwise: HiGHS through highspy.
+DEFAULT_SOLVER = "highs"
 
 
 class SolverNotAvailableError(ImportError):
@@ -15,6 +18,15 @@ class SolverNotAvailableError(ImportError):
 def solver_names() -> list[str]:
     """Every name ``solve`` accepts: ``highs`` (direct), ``pyomo:<name>`` and the Pyomo solvers."""
     return ["highs"] + [f"pyomo:{n}" for n in PYOMO_SOLVERS] + [n for n in PYOMO_SOLVERS if n != "highs"]
+
+
+def is_default(name) -> bool:
+    """Whether ``name`` names the default solver (:data:`DEFAULT_SOLVER`): a user who named another one asked for it.
+
+    >>> is_default("HiGHS"), is_default("pyomo:highs"), is_default("scip")
+    (True, False, False)
+    """
+    return isinstance(name, str) and name.strip().lower() == DEFAULT_SOLVER
 
 
 def get_backend(name: str, pyomo_model: bool = False):

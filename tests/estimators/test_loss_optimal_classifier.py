@@ -95,12 +95,12 @@ def test_never_worse_than_warm_start(cancer):
     (dict(lam=[1, 2, 3]), "lam"), (dict(max_features=0, feature_selection="hard"), "max_features"),
 ])
 def test_bad_parameters(params, match, monkeypatch):
-    import optitrees.estimators._template as template
+    import optitrees.estimators.mip_fit.pipeline as template
 
     def no_build(*args, **kwargs):
         raise AssertionError("a model was built before the parameters were checked")
 
-    monkeypatch.setattr(template.MIPClassifier, "_build", no_build)
+    monkeypatch.setattr(template, "build_with_hook", no_build)
     X = np.random.default_rng(0).normal(size=(10, 2))
     with pytest.raises(ValueError, match=match):
         LossOptimalTreeClassifier(**params).fit(X, np.arange(10) % 2)

@@ -138,19 +138,20 @@ def test_the_start_routes_every_row_as_cart_where_its_gap_is_narrower_than_the_m
 
 @pytest.mark.parametrize("given, presolve", [(None, "off"), ({"presolve": "on"}, "on")])
 def test_a_large_model_goes_to_highs_without_the_steps_that_ignore_its_time_limit(monkeypatch, given, presolve):
-    """Above LARGE_MODEL_ROWS, HiGHS runs without presolve, feasibility jump and symmetry detection, and solves
-    its heuristics' LPs without presolve, unless the user's solver_options say otherwise."""
-    from optitrees.estimators import _loss_optimal_regressor as module
+    """Above BIG_MODEL_ROWS, HiGHS's plan runs it without presolve, feasibility jump and symmetry detection, and
+    solves its heuristics' LPs without presolve, unless the user's solver_options say otherwise."""
+    from optitrees.estimators.mip_fit import pipeline
+    from optitrees.solvers import highs
 
     seen = []
-    solve = module.solvers.solve
+    solve = pipeline._solvers.solve
 
     def recording(*args, **kwargs):
         seen.append(dict(kwargs["solver_options"]))
         return solve(*args, **kwargs)
 
-    monkeypatch.setattr(module.solvers, "solve", recording)
-    monkeypatch.setattr(module, "LARGE_MODEL_ROWS", 10)
+    monkeypatch.setattr(pipeline._solvers, "solve", recording)
+    monkeypatch.setattr(highs, "BIG_MODEL_ROWS", 10)
     X, y = _piecewise(20)
     fit_quiet(LossOptimalTreeRegressor(max_depth=2, time_limit=10, solver_options=given), X, y)
     assert seen[0]["presolve"] == presolve
@@ -159,18 +160,23 @@ def test_a_large_model_goes_to_highs_without_the_steps_that_ignore_its_time_limi
 
 
 def test_a_model_whose_root_lp_is_out_of_reach_is_not_solved_and_cart_is_returned(monkeypatch):
+    from dataclasses import replace
+
     from optitrees.estimators import _loss_optimal_regressor as module
+    from optitrees.estimators.mip_fit import pipeline
     from optitrees.solvers import highs
 
     solves = []
-    monkeypatch.setattr(module.solvers, "solve", lambda *args, **kwargs: solves.append(1))
-    monkeypatch.setattr(module, "build", lambda *args: pytest.fail("a model out of reach was built"))
+    monkeypatch.setattr(pipeline._solvers, "solve", lambda *args, **kwargs: solves.append(1))
+    monkeypatch.setattr(module, "OBLIQUE_REGRESSION", replace(
+        module.OBLIQUE_REGRESSION, build=lambda *args: pytest.fail("a model out of reach was built")))
     monkeypatch.setattr(highs, "root_lp_seconds", lambda n_rows, n_cols: 1e6)
     X, y = _piecewise(20)
     reg = fit_quiet(LossOptimalTreeRegressor(max_depth=2, time_limit=10), X, y)
     report = reg.fit_report_
-    assert solves == [] and report.returned == "start" and report.solved_by is None
+    assert solves == [] and report.returned == "start" and report.solved_by is None and report.mip_rows is None
     assert "build" not in report.stages
     assert reg.solver_result_.status == "time_limit_no_solution" and "root LP" in reg.solver_result_.message
     assert any("the MIP was not solved: HiGHS's root LP" in note for note in report.notes)
     assert reg.objective_ == reg.start_objective_
+    assert report.bound == 0.0 and report.bound_source == "non-negative objective"

@@ -77,7 +77,7 @@ def test_a_long_fit_prints_progress_and_a_solve_inside_speaks_for_it():
     import io
     import time
 
-    from optitrees.algorithms.budget import Budget
+    from optitrees.budget import Budget
     from optitrees.estimators._report import FitProgress
     from optitrees.solvers.options import ProgressPrinter, SolveOptions
 

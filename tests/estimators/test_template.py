@@ -70,7 +70,7 @@ def test_time_limit_is_the_budget_of_the_whole_fit(cancer, make):
     ("optimal", "optimal", set()),
 ])
 def test_status_notes_name_every_unproven_return(termination, solution, kinds):
-    from optitrees.estimators._fit_notes import status_notes
+    from optitrees.estimators.mip_fit.notes import status_notes
     from optitrees.solvers.results import SolutionStatus, SolverResult, TerminationCondition
 
     result = SolverResult(solver="highs", termination=TerminationCondition(termination),
@@ -175,7 +175,7 @@ def test_user_constraint_hook_and_a_start_that_violates_it(cancer):
     assert clf.tree_.feature[0] != j and clf.objective_ >= free.objective_
 
 
-def test_family_highs_defaults_sit_under_the_users_options():
+def test_family_solver_defaults_sit_under_the_users_options():
     assert OCTHClassifier()._solve_options()["solver_options"] == {"presolve": "off"}
     assert OLCTClassifier(solver_options={"presolve": "on", "mip_max_nodes": 3})._solve_options()["solver_options"] \
         == {"presolve": "on", "mip_max_nodes": 3}
@@ -189,17 +189,18 @@ def test_family_highs_defaults_sit_under_the_users_options():
     (10**9, None, {"presolve": "off"}),                                       # small: the family's defaults
 ])
 def test_a_big_model_goes_to_highs_without_its_untimed_steps(cancer, monkeypatch, limit, given, expected):
-    from optitrees.estimators import _template
+    from optitrees.estimators.mip_fit import pipeline
+    from optitrees.solvers import highs
 
     seen = []
-    solve = _template._solvers.solve
+    solve = pipeline._solvers.solve
 
     def recording(f, **kwargs):
         seen.append(dict(kwargs["solver_options"]))
         return solve(f, **kwargs)
 
-    monkeypatch.setattr(_template._solvers, "solve", recording)
-    monkeypatch.setattr(_template, "BIG_MODEL_NONZEROS", limit)
+    monkeypatch.setattr(pipeline._solvers, "solve", recording)
+    monkeypatch.setattr(highs, "BIG_MODEL_NONZEROS", limit)
     X, y = cancer
     fit_quiet(OCTHClassifier(max_depth=1, time_limit=10, solver_options=given), X[:80, :4], y[:80])
     assert seen == [expected]

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from optitrees.algorithms.budget import call_until
+from optitrees.budget import call_until
 from optitrees.mip import BuildInterrupted, Formulation, build_deadline
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from ...trees import LEAF, Tree
-from ..budget import expired
+from ...budget import expired
 from ..column_index import ColumnIndex
 from .scan_policy import compiled_scan_pays
 from .split_search import best_split, choose_tests, hard_candidates, numeric_gains

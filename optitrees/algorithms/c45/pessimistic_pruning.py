@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betaincinv
 
-from ..budget import expired
+from ...budget import expired
 from .induction import GrowNode, distribute, hard_leaf_counts, leaf_counts
 
 __all__ = ["upper_error_rate", "expected_errors", "collapse", "prune", "SIMPLER_TOLERANCE"]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..budget import expired
+from ...budget import expired
 from ..column_index import ColumnIndex, cuts
 from ..fixed_tree import FixedTree
 from ..node_fit import fit_l1_logistic

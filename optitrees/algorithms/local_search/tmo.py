@@ -42,7 +42,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...trees import Tree
-from ..budget import expired
+from ...budget import expired
 from ..fixed_tree import FixedTree
 from ..forest import grow_forest
 from ..column_index import ColumnIndex

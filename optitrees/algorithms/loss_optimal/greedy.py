@@ -15,7 +15,7 @@ import numpy as np
 
 from ...formulations.loss_optimal_solution import tree_from_hyperplanes
 from ...trees import Tree
-from ..budget import call_until
+from ...budget import call_until
 from ..node_fit import constant_fit
 
 __all__ = ["greedy_tree", "clear_gap", "within_bounds"]
@@ -57,7 +57,7 @@ def greedy_tree(problem, fit, deadline=None) -> Tree:
         weights (``problem.data.weight``).
     deadline : float, optional
         ``time.perf_counter()`` by which node fits end (a fit still running then
-        is abandoned, :func:`~optitrees.algorithms.budget.call_until`): the nodes
+        is abandoned, :func:`~optitrees.budget.call_until`): the nodes
         left get :func:`~optitrees.algorithms.node_fit.constant_fit` (``w = 0``),
         so the tree is still complete and feasible.
     """

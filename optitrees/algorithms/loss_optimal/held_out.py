@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
 from ...formulations.loss_optimal_solution import layer_loss_functions
-from ..budget import call_until, expired
+from ...budget import call_until, expired
 from .greedy import greedy_tree
 
 __all__ = ["HeldOutChoice", "held_out_loss", "choose_C"]
@@ -84,7 +84,7 @@ def choose_C(problem, candidates, fitter_for, *, n_folds=4, fallback=0, random_s
         Seed of the fold shuffle.
     deadline : float, optional
         ``time.perf_counter()`` by which the search stops; a greedy fit running then is abandoned
-        (:func:`~optitrees.algorithms.budget.call_until`) and its fold is not counted (the first fold's
+        (:func:`~optitrees.budget.call_until`) and its fold is not counted (the first fold's
         scored candidates are compared when no fold completed).
 
     Ties go to the earlier candidate (give them from the strongest regularization, the smallest ``C``, up).

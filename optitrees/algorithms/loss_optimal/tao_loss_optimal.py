@@ -34,7 +34,7 @@ import numpy as np
 from ...formulations.loss_optimal_solution import layer_loss_functions
 from ...scaling import weighted_sum
 from ...trees import Tree
-from ..budget import call_until
+from ...budget import call_until
 from ..fixed_tree import FixedTree
 from .greedy import clear_gap, within_bounds
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...trees import Tree, from_complete, from_sklearn
-from ..budget import call_until
+from ...budget import call_until
 from ..loss_optimal.greedy import clear_gap
 from ..node_fit import fit_l1_logistic
 
@@ -51,7 +51,7 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
     side, and is unused (all points right) otherwise. Leaves get their majority class.
     Once ``deadline`` (a ``time.perf_counter()`` value) passes, the nodes left
     consider CART's stump only (the l1-logistic fits are what takes time; one
-    still running then is abandoned, :func:`~optitrees.algorithms.budget.call_until`).
+    still running then is abandoned, :func:`~optitrees.budget.call_until`).
     With ``sample_weight`` errors, fits and leaf sizes are weighted.
     """
     X01 = np.asarray(X01, float)

@@ -13,7 +13,7 @@ from ...formulations.tangents import logistic_loss
 from ...scaling import weighted_sum
 from ...scorecard import ScoreCard
 from .. import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
-from ..budget import call_until
+from ...budget import call_until
 from ..liblinear import liblinear_fit
 
 __all__ = ["best_intercept", "refit_intercept", "rounded_logistic_points", "rounded_logistic_card", "stumps",
@@ -57,7 +57,7 @@ def rounded_logistic_points(X, y, n_rules, A, random_state=None, allowed=None, s
     negative one), rounded and clipped to ``A``. ``allowed`` masks out
     forbidden features; ``sample_weight`` weights the fit's rows. Past
     ``deadline`` (a ``time.perf_counter()`` value) the walk stops with the
-    last fit it finished (a fit still running is left, :func:`~optitrees.algorithms.budget.call_until`);
+    last fit it finished (a fit still running is left, :func:`~optitrees.budget.call_until`);
     without any, the points are all 0.
     """
     from sklearn.linear_model import LogisticRegression

@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
 from .. import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
-from ..budget import call_until
+from ...budget import call_until
 from ..liblinear import liblinear_fit
 
 __all__ = ["lasso_select", "correctness_model", "N_CS"]
@@ -67,7 +67,7 @@ def _l1_cv(Cs, cv, random_state):
 def _cv_fit(Z, y, Cs, cv, random_state, deadline, sample_weight=None):
     """The L1 logistic model at the ``C`` of least cross-validated log loss, as ``_l1_cv`` chooses it, with a
     deadline: the grid is walked from the sparsest model up, and a fold fit still running at ``deadline`` is
-    abandoned (:func:`~optitrees.algorithms.budget.call_until`) and ends the walk; the ``C`` s scored in full
+    abandoned (:func:`~optitrees.budget.call_until`) and ends the walk; the ``C`` s scored in full
     compete. The final fit on all rows at the chosen ``C`` stops at the deadline too; the model is then that
     chosen ``C``'s fold model of least held-out loss (fitted on ``(cv - 1) / cv`` of the rows). When no ``C``
     was scored in full, the model is the sparsest one's fit on all rows (fast: its penalty keeps almost every

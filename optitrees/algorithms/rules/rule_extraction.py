@@ -12,7 +12,7 @@ import numpy as np
 
 from ...rule_set import Rule
 from ...trees import LEAF, Tree, from_sklearn, readable_tree
-from ..budget import expired
+from ...budget import expired
 
 __all__ = ["tree_rules", "forest_rules", "rule_matrix"]
 

@@ -9,12 +9,49 @@ deadline has passed returns its best result so far.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
-__all__ = ["Budget", "expired", "remaining", "call_until", "UNLIMITED_START_SECONDS"]
+__all__ = ["Budget", "Shares", "expired", "remaining", "call_until", "UNLIMITED_START_SECONDS"]
 
 #: Seconds the warm starts of a fit without a time limit may use: no stage runs unbounded because the user
 #: gave the solver no limit (a TMO start on 80 rows ran past 50 s before this bound).
 UNLIMITED_START_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Shares:
+    """How a MIP fit divides its time limit among its stages, each a fraction of the whole budget: the one place
+    the shares are set (an estimator overrides them with its own ``Shares``).
+
+    Attributes
+    ----------
+    starts : float
+        The warm starts (greedy, TAO), counted from when they begin.
+    tmo_starts : float
+        The warm starts when TMO is among them (a population search).
+    reserve : float
+        Kept after the solve: polishing, decoding, refinement and the report (at least 1 s, see
+        :meth:`Budget.solve_deadline`).
+    after_starts : float
+        Kept after the starts when no MIP follows them: each start made readable and scored.
+    bound : float
+        The lower-bound stage when the solver's own bound is not enough (the bounds of
+        :mod:`optitrees.estimators.mip_fit.bounds`).
+    """
+
+    starts: float = 0.25
+    tmo_starts: float = 0.4
+    reserve: float = 0.05
+    after_starts: float = 0.1
+    bound: float = 0.1
+
+    def of_starts(self, methods) -> float:
+        """The share of the starts ``methods`` (TMO's when it is among them).
+
+        >>> Shares().of_starts(("greedy", "tmo")), Shares().of_starts(("greedy",))
+        (0.4, 0.25)
+        """
+        return self.tmo_starts if "tmo" in methods else self.starts
 
 
 def expired(deadline: float | None) -> bool:

@@ -3,7 +3,7 @@
 import time
 
 from _support import LOADED_MACHINE_MARGIN
-from optitrees.algorithms import Budget
+from optitrees.budget import Budget
 
 
 def test_budget_phases():
@@ -23,8 +23,8 @@ def test_unlimited_and_expired():
 
 
 def test_deadline_checks_and_bounded_starts():
-    from optitrees.algorithms import expired, remaining
-    from optitrees.algorithms.budget import UNLIMITED_START_SECONDS
+    from optitrees.budget import expired, remaining
+    from optitrees.budget import UNLIMITED_START_SECONDS
 
     assert not expired(None) and remaining(None) is None
     assert expired(time.perf_counter()) and remaining(time.perf_counter() - 5.0) == 0.0
@@ -39,7 +39,7 @@ def test_deadline_checks_and_bounded_starts():
 def test_a_call_past_the_deadline_is_left_and_errors_reach_the_caller():
     import pytest
 
-    from optitrees.algorithms.budget import call_until
+    from optitrees.budget import call_until
 
     t0 = time.perf_counter()
     assert call_until(t0 + 0.2, time.sleep, 8.0) == (False, None)

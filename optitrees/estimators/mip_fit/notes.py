@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning
-from ..solvers.results import SolveStatus
+from ...exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning
+from ...solvers.results import SolveStatus
 
 __all__ = ["agreement_notes", "status_notes"]
 

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from optitrees.estimators._earlier_incumbents import best_earlier_incumbent
+from optitrees.estimators.mip_fit.incumbents import best_earlier_incumbent
 from optitrees.solvers import SolverResult
 
 

@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from ..solvers import SolveOptions
-from ..solvers.polish import polish
+from ...solvers import SolveOptions
+from ...solvers.polish import polish
 
 __all__ = ["best_earlier_incumbent", "polisher"]
 

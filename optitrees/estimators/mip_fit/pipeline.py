@@ -1,0 +1,484 @@
+"""The one MIP fit of every MIP estimator: :class:`MIPFit`, one method per stage, within one time budget.
+
+``MIPFit(settings, hooks, budget).run(problem, training)`` runs, for every model family (loss-optimal trees, OCT,
+risk score cards, the oblique regression tree):
+
+1. :meth:`~MIPFit.presolve` and :meth:`~MIPFit.exact`: what the estimator settles before the MIP (a score card's
+   multiplier, a held-out ``C``) and a dedicated exact search (ConTree for OCT) whose proof ends the fit;
+2. :meth:`~MIPFit.plan`: the MIP's size, counted from the problem where the family can, and the backend's plan
+   for it (:meth:`backend.plan <optitrees.solvers.highs.HighsBackend.plan>`): whether the solver can get past
+   its root in the time the solve would get, and the options it adds for a model of that size;
+3. :meth:`~MIPFit.starts`: the greedy start and, as ``warm_start`` asks, TAO and TMO (their share of the budget,
+   :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best is handed to the solver;
+4. :meth:`~MIPFit.reduce`: where the full model is out of reach, the MIP of weighted representative rows
+   (:mod:`.reduce`) that is in reach; the report says which rows the MIP saw (``mip_rows``);
+5. :meth:`~MIPFit.build`: the family's formulation with the user's ``constraints`` hook, within the budget (a
+   build the budget cannot finish is left, :func:`~optitrees.budget.call_until`);
+6. :meth:`~MIPFit.solve`: the backend, warm-started, until the budget less a reserve; the solver's model decoded
+   and checked against its solution, and the best of its earlier incumbents by the exact objective
+   (:mod:`.incumbents`);
+7. :meth:`~MIPFit.refine`: the family's local improvement (TAO, an exact intercept) of the solver's model on
+   all rows and the exact objective;
+8. :meth:`~MIPFit.bound`: a valid lower bound on the exact objective, from the solver (when it saw every row)
+   and from the family's own bounds (:mod:`.bounds`), with its source;
+9. :meth:`~MIPFit.report`: every candidate (start, solver, refined) scored by the exact training objective, the
+   best returned; its status, bound and notes (:class:`~optitrees.estimators._report.FitReport`).
+
+An estimator supplies :class:`FitSettings` (its family, solver and options, shares, starts) and
+:class:`FitHooks` (its starts, refinement, exact search); it reads the :class:`MIPFitOutcome`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ... import solvers as _solvers
+from ...budget import Budget, Shares, call_until, remaining
+from ...exceptions import WarmStartWarning
+from ...formulations import MIPFamily
+from ...mip import BuildInterrupted, build_deadline
+from ...solvers import SolverResult
+from ...solvers.plan import SolvePlan, family_options
+from ...solvers.registry import get_backend
+from ...solvers.results import SolutionStatus, SolveStatus, TerminationCondition
+from .._report import ExactSearch, FitLog, FitOutcome, FitReport
+from .bounds import LowerBound, best_bound
+from .incumbents import best_earlier_incumbent, polisher
+from .notes import agreement_notes, status_notes
+from .reduce import ReducedRows, reduce_to_reach
+
+__all__ = ["FitSettings", "FitHooks", "MIPFit", "MIPFitOutcome", "StartChoice"]
+
+
+class StartChoice:
+    """What ``warm_start`` asks for, as the tuple of start methods (the greedy start is always computed)."""
+
+    #: ``warm_start`` value -> the starts computed
+    METHODS = {"greedy": ("greedy",), "tao": ("greedy", "tao"), "tmo": ("greedy", "tmo"),
+               "best": ("greedy", "tao", "tmo")}
+
+    @staticmethod
+    def methods(warm_start, default: str) -> tuple:
+        """``False``: only the greedy fallback; ``True``: the family's ``default``; a name: that choice.
+
+        >>> StartChoice.methods(True, "best"), StartChoice.methods(False, "best"), StartChoice.methods("tao", "x")
+        (('greedy', 'tao', 'tmo'), ('greedy',), ('greedy', 'tao'))
+        """
+        if is_false(warm_start):
+            return ("greedy",)
+        return StartChoice.METHODS[default if isinstance(warm_start, (bool, np.bool_)) else warm_start]
+
+
+def is_false(flag) -> bool:
+    """``False`` given as a Python or a numpy boolean (``np.False_`` is not ``False``)."""
+    return isinstance(flag, (bool, np.bool_)) and not flag
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """What a MIP fit is asked to do (an estimator's parameters, resolved).
+
+    Attributes
+    ----------
+    estimator : str
+        The estimator's class name (the report's).
+    family : MIPFamily
+    solver : str
+        The solver name of :func:`optitrees.solvers.solve`.
+    mip_gap, threads, seed, verbose, solver_options
+        The solve's options; ``solver_options`` are the user's raw options (they win).
+    family_options : Mapping
+        Options the family chose per backend (``{"highs": {"presolve": "off"}}``), under the user's.
+    shares : Shares
+    start_methods : tuple
+        The starts to compute (:class:`StartChoice`).
+    hand_start : bool
+        Whether the best start is handed to the solver (``warm_start`` not ``False``).
+    constraints : callable or None
+        The user's hook on the built formulation.
+    greedy_name, refine_name : str
+        What the greedy start and the refinement are called in ``method_`` and the notes.
+    presolve_stage : str
+        The name of the presolve's stage in the report.
+    """
+
+    estimator: str
+    family: MIPFamily
+    solver: str
+    mip_gap: float | None = None
+    threads: int | None = None
+    seed: int = 0
+    verbose: bool = False
+    solver_options: Mapping = field(default_factory=dict)
+    family_options: Mapping = field(default_factory=dict)
+    shares: Shares = Shares()
+    start_methods: tuple = ("greedy",)
+    hand_start: bool = True
+    constraints: Callable | None = None
+    greedy_name: str = "greedy"
+    refine_name: str = "refit"
+    presolve_stage: str = "presolve"
+
+    def solve_options(self, plan: SolvePlan | None = None) -> dict:
+        """Keyword arguments of :func:`~optitrees.solvers.solve`: the backend's options for the model's size
+        (``plan``), under the family's, under the user's."""
+        backend = get_backend(self.solver)
+        raw = {**(plan.options if plan is not None else {}), **family_options(backend, self.family_options),
+               **dict(self.solver_options)}
+        return dict(solver=self.solver, mip_gap=self.mip_gap, threads=self.threads, seed=self.seed,
+                    verbose=bool(self.verbose), solver_options=raw)
+
+
+def build_with_hook(family: MIPFamily, problem, constraints=None):
+    """The family's formulation of ``problem`` with the user's ``constraints`` hook applied to it."""
+    f = family.build(problem)
+    if constraints is not None:
+        constraints(f)
+    return f
+
+
+def _none(*args):
+    return None
+
+
+@dataclass(frozen=True)
+class FitHooks:
+    """What an estimator plugs into the fit.
+
+    Attributes
+    ----------
+    starts : callable
+        ``starts(problem, deadline, methods) -> {name: model}``: the greedy start and those of ``methods``, each
+        computed before ``deadline``.
+    refine : callable
+        ``refine(problem, model, budget) -> model or None``: an improved model from the solver's.
+    exact_search : callable
+        ``exact_search(problem, budget, log) -> ExactSearch or None``.
+    presolve : callable
+        ``presolve(problem, budget) -> problem``: the problem with what a search before the build decides.
+    report_checks : callable
+        ``report_checks(problem) -> dict``: what the family adds to the report's checks.
+    """
+
+    starts: Callable
+    refine: Callable = _none
+    exact_search: Callable = _none
+    presolve: Callable = lambda problem, budget: problem
+    report_checks: Callable = lambda problem: {}
+
+
+@dataclass
+class MIPFitOutcome:
+    """What the fit returns to its estimator: the returned model (the family's, finalized) and everything the
+    estimator's fitted attributes are read from."""
+
+    problem: object
+    model: object
+    objective: float
+    start_objectives: dict
+    start_name: str
+    method: str
+    solver_result: SolverResult
+    formulation_summary: str
+    report: FitReport
+
+
+class MIPFit:
+    """One fit of a MIP estimator (module docstring), stage by stage within ``budget``."""
+
+    def __init__(self, settings: FitSettings, hooks: FitHooks, budget: Budget):
+        self.settings = settings
+        self.hooks = hooks
+        self.budget = budget
+        self.family = settings.family
+        self.log = FitLog()
+        self.notes: list = []                  # (warning class, text), raised by the estimator at its end
+
+    # ------------------------------------------------------------------ stages
+    def presolve(self, problem):
+        """The problem with what the estimator settles before the MIP (its stage is named in the settings)."""
+        settled = self.hooks.presolve(problem, self.budget)
+        if settled is not problem:
+            self.budget.lap(self.settings.presolve_stage)
+        return settled
+
+    def exact(self, problem) -> ExactSearch | None:
+        """The estimator's exact search, if it has one."""
+        found = self.hooks.exact_search(problem, self.budget, self.log)
+        if found is not None:
+            self.budget.lap("exact search")
+        return found
+
+    def solve_seconds(self, start_share: float) -> float | None:
+        """Seconds the solve would get after starts that may use ``start_share`` of the budget (``None``: no
+        limit)."""
+        if self.budget.seconds is None:
+            return None
+        return remaining(self.budget.solve_deadline(self.settings.shares.reserve)) - start_share * self.budget.seconds
+
+    def plan(self, problem) -> tuple[SolvePlan | None, object]:
+        """``(plan, size)``: the backend's plan for the full model counted from ``problem`` (``(None, None)``
+        without a time limit, when the family cannot count it, or when a user's constraints ask for the full model
+        whatever its size)."""
+        if self.budget.seconds is None or self.family.size is None or self.settings.constraints is not None:
+            return None, None
+        size = self.family.size(problem)
+        seconds = self.solve_seconds(self._start_share_if_any())
+        return get_backend(self.settings.solver).plan(size.n_rows, size.n_cols, None, seconds), size
+
+    def _start_share_if_any(self) -> float:
+        """The share the starts may use beyond the greedy one (none when only the greedy start runs)."""
+        methods = self.settings.start_methods
+        return self.settings.shares.of_starts(methods) if set(methods) - {"greedy"} else 0.0
+
+    def starts(self, problem, exact: ExactSearch | None, starts_by) -> tuple[dict, dict, dict, str]:
+        """``(starts, finals, objectives, best name)``: every start (the problem's units), finalized (the user's)
+        and scored by the exact objective."""
+        starts = self.hooks.starts(problem, starts_by, self.settings.start_methods)
+        if exact is not None:
+            starts[exact.engine] = exact.model
+        finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
+        objectives = {name: self.family.objective(problem, m) for name, m in finals.items()}
+        self.budget.lap("starts")
+        return starts, finals, objectives, min(objectives, key=objectives.get)
+
+    def reduce(self, problem, plan: SolvePlan | None, size) -> ReducedRows:
+        """The rows the MIP sees: all of them, or, where the backend's plan puts the full model out of reach,
+        weighted representative rows whose model is in reach (:func:`.reduce.reduce_to_reach`)."""
+        if plan is None or plan.reachable:
+            return ReducedRows.whole(problem)
+        backend = get_backend(self.settings.solver)
+        seconds = self.solve_seconds(self._start_share_if_any())
+        reduced, fewest = reduce_to_reach(problem, self.family.size,
+                                          lambda s: backend.plan(s.n_rows, s.n_cols, None, seconds),
+                                          seed=self.settings.seed)
+        self.budget.lap("reduce")
+        if reduced is not None:
+            self.log.note(f"the full MIP is out of reach ({plan.why}); the MIP was solved on {reduced.describe()}")
+            return reduced
+        reduced_too = "" if fewest is None else f"; so is the MIP of {fewest:,} representative rows"
+        return ReducedRows.out_of_reach(problem, f"the MIP was not solved: {plan.why}{reduced_too}; its time went to "
+                                        "the starts", size)
+
+    def build(self, rows: ReducedRows):
+        """The formulation of the MIP's rows with the user's hook, or ``None`` when the budget ended first."""
+        by = None if self.settings.constraints is not None else self.budget.before_end(self.settings.shares.reserve)
+        built, f = call_until(by, self._build_by, rows.problem, by)
+        self.budget.lap("build")
+        return f if built else None
+
+    def _build_by(self, problem, deadline):
+        with build_deadline(deadline):
+            try:
+                f = build_with_hook(self.family, problem, self.settings.constraints)
+                plan = self._plan_of(f)
+                if plan is not None and not plan.reachable:       # a family that cannot count its size
+                    self._unreachable = plan.why
+                    return f
+                f.matrix
+                return f
+            except BuildInterrupted:
+                return None
+
+    def _plan_of(self, f):
+        """The backend's plan for a built model, read from its groups before the matrix is assembled (``None``
+        when the size was counted before, or the user's constraints ask for the model whatever its size)."""
+        if self.family.size is not None or self.settings.constraints is not None:
+            return None
+        return get_backend(self.settings.solver).plan(f.n_rows, f.n_cols, None, self.solve_seconds(0.0))
+
+    def solve(self, f, x0) -> SolverResult:
+        """The backend on ``f`` from ``x0`` until the budget less its reserve (polishing until the end)."""
+        plan = get_backend(self.settings.solver).plan(f.n_rows, f.n_cols, f.matrix.nnz, None)
+        result = _solvers.solve(f, warm_start=x0, deadline=self.budget.solve_deadline(self.settings.shares.reserve),
+                                polish_deadline=self.budget.deadline, **self.settings.solve_options(plan))
+        self.budget.lap("solve")
+        return result
+
+    def decode(self, problem, f, result, checks, whole_rows: bool) -> tuple[object, object] | None:
+        """``(model, final)``: the solver's model (the MIP's units) and as returned, the best of its earlier
+        incumbents by the exact objective (:mod:`.incumbents`); ``None`` without a solution."""
+        if result.x is None or not np.all(np.isfinite(result.x)):
+            return None
+        model, decoded = self.family.decode(f, result.x)
+        reference = result.objective if result.objective is not None else f.objective_value(result.x)
+        decoded["objective_discrepancy"] = abs(decoded["objective_recomputed"] - reference)
+        checks.update(decoded)
+        final = self.family.finalize(problem, model)
+        if whole_rows:                            # the MIP saw every row: its objective is the fit's
+            earlier = best_earlier_incumbent(self.family, problem, f, result, self.family.objective(problem, final),
+                                             self.budget.before_end(0.03),
+                                             polisher(f, self.settings.threads, self.settings.seed))
+            if earlier is not None:
+                model, final, value, age = earlier
+                self.log.note(f"the solver's incumbent found {age} before its last has a lower exact objective "
+                              f"({value:.6g}): it is the solver's model")
+        return model, final
+
+    def refine(self, problem, f, model):
+        """The family's refinement of the solver's model on every row (kept only where it satisfies the user's
+        constraints), or ``None``."""
+        refined = self.hooks.refine(problem, model, self.budget)
+        self.budget.lap("refine")
+        if refined is None:
+            return None
+        if self.settings.constraints is not None and f.violation(self.family.start(f, refined)) > 1e-6:
+            return None
+        return self.family.finalize(problem, refined)
+
+    def bound(self, problem, result, rows: ReducedRows, exact: ExactSearch | None) -> LowerBound:
+        """The best valid lower bound on the exact objective: an exact search's, the solver's when it saw every
+        row, the family's own (within the bound's share of the budget) and ``0`` (:func:`.bounds.best_bound`)."""
+        known = []
+        if exact is not None and exact.bound is not None:
+            known.append(LowerBound(exact.bound, exact.engine))
+        if result.bound is not None and rows.whole_rows and np.isfinite(result.bound):
+            known.append(LowerBound(float(result.bound), result.solver))
+        found = best_bound(self.family, problem, known, self.budget.until(self.settings.shares.bound))
+        self.budget.lap("bound")
+        return found
+
+    # --------------------------------------------------------------------- run
+    def run(self, prepared, training) -> MIPFitOutcome:
+        """Every stage in order (module docstring)."""
+        settings, family, budget = self.settings, self.family, self.budget
+        problem = self.presolve(prepared)
+        exact = self.exact(problem)
+        if exact is not None and exact.proven:
+            return self._certified(problem, training, exact)
+        if budget.seconds is not None and self.solve_seconds(self._start_share_if_any()) <= 0:
+            rows = ReducedRows.out_of_reach(problem, "the MIP was not solved: no time is left for it after the "
+                                            "starts", None)
+        else:
+            rows = self.reduce(problem, *self.plan(problem))
+        # a MIP out of reach gives the starts its time, but for what follows them: each start made readable, scored
+        starts_by = budget.before_end(settings.shares.after_starts) if rows.unsolved else \
+            budget.starts_until(settings.shares.of_starts(settings.start_methods))
+        starts, finals, start_objectives, start_name = self.starts(problem, exact, starts_by)
+        label = settings.greedy_name if start_name == "greedy" else start_name
+        self._unreachable = None
+        f = None if rows.unsolved else self.build(rows)
+        unsolved = rows.unsolved or (None if self._unreachable is None else
+                                     f"the MIP was not solved: {self._unreachable}; its time went to the starts")
+        checks, agreement = {}, []
+        if f is not None and unsolved is None:
+            candidates, result, agreement = self._solve_and_refine(problem, f, rows, starts[start_name],
+                                                                   finals[start_name], label, checks)
+        else:
+            candidates = {"start": finals[start_name]}
+            message = unsolved or "the time limit ended while the MIP was built; it was not solved"
+            result = SolverResult(solver=settings.solver, termination=TerminationCondition.TIME_LIMIT, message=message)
+            if unsolved is None:
+                unsolved = message
+            budget.lap("solve")
+        if not candidates:
+            raise RuntimeError(f"no model satisfies the constraints: the solver found none ({result.status}) "
+                               "and the warm start violates them")
+        objectives = {k: start_objectives[start_name] if k == "start" else family.objective(problem, m)
+                      for k, m in candidates.items()}
+        best = min(objectives.values())
+        # on ties: the solver's own model before the start, unless the solver just returned the start
+        order = ("start", "solver", "refined") if result.solution_source == "warm_start" else \
+            ("solver", "start", "refined")
+        returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
+        if returned != "start":
+            self.notes += agreement
+        self.notes += status_notes(result, returned, objectives, label, unsolved)
+        lower = self.bound(problem, result, rows, exact)
+        value = objectives[returned]
+        proven = value <= lower.value + 1e-6 * max(1.0, abs(lower.value))
+        if result.status is SolveStatus.OPTIMAL and not proven and result.bound is not None and rows.whole_rows:
+            self.log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "
+                          f"underestimates the exact one (the returned model's is {value:.6g}): the "
+                          "returned model is not proven optimal")
+        method = {"start": start_name, "solver": "mip", "refined": f"mip+{settings.refine_name}"}[returned]
+        summary = self._summary(f, rows, unsolved)
+        budget.lap("report")
+        report = FitReport(
+            estimator=settings.estimator, outcome=FitOutcome.PROVEN_OPTIMAL if proven else FitOutcome.NOT_PROVEN,
+            method=method, returned=returned, objective=value, seconds=budget.elapsed,
+            time_limit=budget.seconds, rows=training.n_input_rows, distinct_rows=len(training.y),
+            weighted=training.weighted, starts=start_objectives, objectives={**objectives, "returned": value},
+            solved_by=result.solver if f is not None and unsolved is None else None,
+            certified_by=lower.source if proven else None,
+            bound=value if proven else lower.value, bound_source=lower.source,
+            mip_rows=None if unsolved is not None else rows.n_rows,
+            stages=dict(budget.stages), checks={**checks, **self.hooks.report_checks(problem)},
+            notes=tuple(dict.fromkeys(self.log.notes + [note for _, note in self.notes])))
+        return MIPFitOutcome(problem=problem, model=candidates[returned], objective=value,
+                             start_objectives=start_objectives, start_name=start_name, method=method,
+                             solver_result=result, formulation_summary=summary, report=report)
+
+    @staticmethod
+    def _summary(f, rows: ReducedRows, unsolved) -> str:
+        """The formulation's summary as the fit reports it (``not solved`` added where it was not)."""
+        if f is not None:
+            return f.summary() if unsolved is None else f"{f.summary()}\nnot solved"
+        if rows.size is not None:
+            return f"{rows.size.summary()}\nnot solved"
+        return "no MIP built: the time limit ended while it was built"
+
+    def _solve_and_refine(self, problem, f, rows: ReducedRows, start, final, label, checks):
+        """``(candidates, result, agreement notes)`` of the solve of ``f`` from the best start (``start`` in the
+        problem's units, ``final`` as returned), and the refinement of its model."""
+        settings, family = self.settings, self.family
+        x0 = family.start(f, start)
+        violation = f.violation(x0)
+        feasible = violation <= 1e-6
+        if not feasible:
+            self.notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g}"
+                               + (" (a user constraint?); it is not returned" if settings.constraints is not None
+                                  else "; the solver starts without it")))
+        # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
+        candidates = {"start": final} if feasible or settings.constraints is None else {}
+        result = self.solve(f, x0 if settings.hand_start and feasible else None)
+        checks.update(result.checks)
+        decoded = self.decode(problem, f, result, checks, rows.whole_rows)
+        agreement = []
+        if decoded is not None:
+            model, candidates["solver"] = decoded
+            agreement = agreement_notes(checks)          # said only when the solver's model is returned
+            refined = self.refine(problem, f, model)
+            if refined is not None:
+                candidates["refined"] = refined
+        return candidates, result, agreement
+
+    def _certified(self, problem, training, exact: ExactSearch) -> MIPFitOutcome:
+        """Finish a fit whose model an exact search proved optimal: no MIP is built."""
+        family, budget = self.family, self.budget
+        model, seconds, engine = exact.model, exact.seconds, exact.engine
+        final = family.finalize(problem, model)
+        greedy = family.finalize(problem, self.hooks.starts(problem, None, ("greedy",))["greedy"])
+        objective = family.objective(problem, final)
+        greedy_objective = family.objective(problem, greedy)
+        budget.lap("starts")
+        result = SolverResult(
+            solver=engine, solver_version=_version(engine), termination=TerminationCondition.OPTIMAL,
+            solution_status=SolutionStatus.OPTIMAL, objective=objective, bound=objective, gap=0.0,
+            timings={"solve": seconds}, solution_source="solver", message=f"optimal, certified by {engine}",
+            trace=[(seconds, objective, objective)])
+        budget.lap("report")
+        report = FitReport(
+            estimator=self.settings.estimator, outcome=FitOutcome.PROVEN_OPTIMAL, method=engine, returned="solver",
+            objective=objective, seconds=budget.elapsed, time_limit=budget.seconds, rows=training.n_input_rows,
+            distinct_rows=len(training.y), weighted=training.weighted, starts={"greedy": greedy_objective},
+            objectives={"start": greedy_objective, "solver": objective, "returned": objective}, solved_by=engine,
+            certified_by=engine, bound=objective, bound_source=engine, stages=dict(budget.stages),
+            checks=self.hooks.report_checks(problem), notes=tuple(self.log.notes + [f"optimal, certified by {engine}"]))
+        return MIPFitOutcome(problem=problem, model=final, objective=objective,
+                             start_objectives={"greedy": greedy_objective}, start_name="greedy", method=engine,
+                             solver_result=result,
+                             formulation_summary=f"no MIP built: {engine} found the optimum and proved it",
+                             report=report)
+
+
+def _version(engine):
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version({"contree": "pycontree"}.get(engine, engine))
+    except PackageNotFoundError:
+        return ""

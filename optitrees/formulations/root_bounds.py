@@ -1,0 +1,183 @@
+r"""A valid lower bound on a loss-optimal tree's objective at any size: the root layer alone.
+
+The objective (3.12) sums, per layer ``h``, ``C_h sum_i v_i loss_h(y_i (w_t x_i + b_t))`` over the node ``t``
+of layer ``h`` each point reaches, and ``lam_h Omega(w_t)`` (+ ``alpha_h ||w_t||_0``) per node. Every point
+reaches the root, every other term is non-negative, so for every tree of the model class
+(``||w_t||_1 <= W``, ``|b_t| <= B``)::
+
+    objective(tree)  >=  R  =  min_{||w||_1 <= W, |b| <= B}  C_1 sum_i v_i loss_1(y_i (w x_i + b)) + lam_1 Omega(w)
+
+(the ``l0`` terms and feature budgets dropped, forbidden features kept at zero). ``R`` is a convex problem on
+all rows: 0.1-2 s on 30,000 rows of adult where the MIP's root LP needs minutes. It is the bound the MIP's LP
+relaxation gives in the measured cases (fractional routing makes every lower layer's loss free), on the exact
+loss rather than its tangents, and it is exact at depth 1. The value returned is a certified lower bound on
+``R``, not the value of an approximate minimizer:
+
+* logistic loss (smooth): at any point ``p = (w, b)`` and any subgradient ``g`` of the objective there,
+  convexity gives ``F(u) >= F(p) + g (u - p)``, so
+  ``R >= F(p) - g p - W ||g_w||_inf - B |g_b|`` (the least of the linear function over the box);
+  ``p`` comes from L-BFGS-B, ``g`` is the least-norm subgradient of the ``l1`` term;
+* hinge loss: weak duality with ``alpha_i in [0, C_1 v_i]``:
+  ``R >= sum_i alpha_i - Omega*(X' (alpha o y)) - B |sum_i alpha_i y_i|`` with ``Omega*`` bounded above by
+  ``||u||^2 / (4 lam)`` (squared ``l2``), ``W max(0, ||u||_inf - lam)`` (``l1``) and ``W ||u||_inf``, and
+  ``alpha`` the row duals of the primal LP / QP solved by HiGHS;
+* misclassification loss at the root: no convex bound; ``0``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
+
+__all__ = ["root_layer_bound", "logistic_root_bound", "hinge_root_bound"]
+
+#: L-BFGS-B iterations of either bound (each one product with X and one with X').
+MAX_ITERATIONS = 500
+
+
+def root_layer_bound(problem, deadline=None) -> tuple[float, str] | None:
+    """``(R, source)``: a lower bound on every tree's objective (module docstring), or ``None`` when the root
+    layer's loss has no convex bound here."""
+    spec, data = problem.spec, problem.data
+    loss, C, lam = spec.losses[0], float(spec.C[0]), float(spec.lam[0])
+    allowed = np.ones(data.X.shape[1], bool)
+    allowed[list(spec.forbidden)] = False
+    X, y, v = data.X[:, allowed], data.y.astype(float), data.weight
+    regularizer = spec.regularizer if lam > 0 else None
+    if loss == "logistic":
+        value = logistic_root_bound(X, y, C * v, lam, regularizer, spec.weight_bound, problem.intercept_bound,
+                                    deadline)
+    elif loss == "hinge":
+        value = hinge_root_bound(X, y, C * v, lam, regularizer, spec.weight_bound, problem.intercept_bound, deadline)
+    else:
+        return None
+    return max(0.0, value), f"root layer ({loss}, all {len(y):,} rows)"
+
+
+def _stop_at(deadline):
+    """An L-BFGS-B callback that ends the search once ``deadline`` (``time.perf_counter()``) has passed."""
+    def callback(intermediate_result):
+        if deadline is not None and time.perf_counter() >= deadline:
+            raise StopIteration
+    return callback
+
+
+def _logistic(X, y, c, lam, regularizer, p):
+    """Objective and gradient of ``sum_i c_i log(1 + exp(-y_i s_i)) + lam Omega(w)`` at ``p = (w+, w-, b)`` (l1)
+    or ``(w, b)``."""
+    d = X.shape[1]
+    if regularizer == "l1":
+        w = p[:d] - p[d:2 * d]
+    else:
+        w = p[:d]
+    b = p[-1]
+    m = y * (X @ w + b)
+    value = float(c @ np.logaddexp(0.0, -m))
+    r = -c * y * expit(-m)                           # d loss / d s_i
+    gw, gb = X.T @ r, float(r.sum())
+    if regularizer == "l1":
+        value += lam * float(p[:2 * d].sum())
+        grad = np.concatenate([gw + lam, -gw + lam, [gb]])
+    elif regularizer == "l2":
+        value += lam * float(w @ w)
+        grad = np.concatenate([gw + 2 * lam * w, [gb]])
+    else:
+        grad = np.concatenate([gw, [gb]])
+    return value, grad, w, b, gw, gb
+
+
+def logistic_root_bound(X, y, c, lam, regularizer, W, B, deadline=None) -> float:
+    """A certified lower bound on ``min_{||w||_1 <= W, |b| <= B} sum_i c_i log(1 + exp(-y_i (w x_i + b))) +
+    lam Omega(w)`` (module docstring: the linearization at an L-BFGS-B point, stopped at ``deadline``: the bound
+    holds at any point, it is only weaker).
+
+    >>> X = np.array([[-1.0], [1.0]]); y = np.array([-1.0, 1.0])
+    >>> lb = logistic_root_bound(X, y, np.ones(2), 0.0, None, 1.0, 1.0)
+    >>> bool(abs(lb - 2 * np.log1p(np.exp(-1.0))) < 1e-6)     # w = 1 at the box's edge
+    True
+    """
+    d = X.shape[1]
+    n_w = 2 * d if regularizer == "l1" else d
+    bounds = [(0.0, W)] * n_w if regularizer == "l1" else [(-W, W)] * n_w
+    bounds.append((-B, B))
+    found = minimize(lambda p: _logistic(X, y, c, lam, regularizer, p)[:2], np.zeros(n_w + 1), jac=True,
+                     method="L-BFGS-B", bounds=bounds, options={"maxiter": MAX_ITERATIONS},
+                     callback=_stop_at(deadline))
+    _, _, w, b, gw, gb = _logistic(X, y, c, lam, regularizer, found.x)
+    value = float(c @ np.logaddexp(0.0, -y * (X @ w + b)))        # F at w itself (w+ and w- may overlap)
+    value += lam * float(np.abs(w).sum()) if regularizer == "l1" else lam * float(w @ w) if regularizer == "l2" \
+        else 0.0
+    if regularizer == "l1":                          # the least-norm subgradient of lam ||w||_1
+        gw = np.where(w > 0, gw + lam, np.where(w < 0, gw - lam, np.sign(gw) * np.maximum(np.abs(gw) - lam, 0.0)))
+    elif regularizer == "l2":
+        gw = gw + 2 * lam * w
+    return float(value - gw @ w - gb * b - W * np.abs(gw).max(initial=0.0) - B * abs(gb))
+
+
+def hinge_root_bound(X, y, c, lam, regularizer, W, B, deadline=None) -> float:
+    """A certified lower bound on ``min_{||w||_1 <= W, |b| <= B} sum_i c_i max(0, 1 - y_i (w x_i + b)) +
+    lam Omega(w)`` (module docstring): weak duality at the row duals ``alpha`` of the primal solved by HiGHS (an LP
+    for ``l1`` and none, with the ball ``||w||_1 <= W``; a QP for squared ``l2``, without it), clipped to
+    ``[0, c]`` and evaluated with the conjugate's upper bound, so the value holds whatever HiGHS's tolerances.
+    ``0`` when HiGHS does not finish by ``deadline``.
+
+    >>> X = np.array([[-1.0], [1.0]]); y = np.array([-1.0, 1.0])
+    >>> round(hinge_root_bound(X, y, np.ones(2), 0.5, "l2", 10.0, 5.0), 6)     # w = 1: no loss, 0.5 ||w||^2
+    0.5
+    """
+    alpha = _hinge_duals(X, y, c, lam, regularizer, W, B, deadline)
+    if alpha is None:
+        return 0.0
+    a = np.clip(np.abs(alpha), 0.0, c)
+    u = (X * y[:, None]).T @ a
+    top = float(np.abs(u).max(initial=0.0))
+    if regularizer == "l2" and lam > 0:
+        conjugate = min(W * top, float(u @ u) / (4 * lam))
+    elif regularizer == "l1":
+        conjugate = W * max(0.0, top - lam)
+    else:
+        conjugate = W * top
+    return float(a.sum() - conjugate - B * abs(float(a @ y)))
+
+
+def _hinge_duals(X, y, c, lam, regularizer, W, B, deadline):
+    """The row duals of ``min sum_i c_i xi_i + lam Omega(w)`` s.t. ``xi_i + y_i (w x_i + b) >= 1``, ``xi >= 0``,
+    ``|b| <= B`` (and ``||w||_1 <= W`` through ``w = w+ - w-`` unless squared ``l2``), or ``None``."""
+    import highspy
+    import scipy.sparse as sp
+
+    from ..mip import new_highs
+
+    n, p = X.shape
+    Xy = sp.csr_matrix(X * y[:, None])
+    split = not (regularizer == "l2" and lam > 0)
+    blocks = [Xy, -Xy] if split else [Xy]
+    A = sp.hstack(blocks + [sp.csr_matrix(y[:, None]), sp.identity(n, format="csr")], format="csr")
+    n_w = 2 * p if split else p
+    cost = np.concatenate([np.full(n_w, lam if regularizer == "l1" else 0.0), [0.0], c])
+    lower = np.concatenate([np.zeros(n_w) if split else np.full(n_w, -np.inf), [-B], np.zeros(n)])
+    upper = np.concatenate([np.full(n_w, np.inf), [B], np.full(n, np.inf)])
+    h = new_highs()
+    h.setOptionValue("threads", 1)
+    if deadline is not None:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return None
+        h.setOptionValue("time_limit", float(left))
+    h.addVars(len(cost), lower, upper)
+    h.changeColsCost(len(cost), np.arange(len(cost), dtype=np.int32), cost)
+    h.addRows(n, np.ones(n), np.full(n, np.inf), A.nnz, A.indptr[:-1].astype(np.int32),
+              A.indices.astype(np.int32), A.data)
+    if split:
+        h.addRow(-np.inf, W, n_w, np.arange(n_w, dtype=np.int32), np.ones(n_w))
+    else:
+        starts = np.concatenate([np.arange(p + 1), np.full(len(cost) - p, p)]).astype(np.int32)
+        h.passHessian(len(cost), p, highspy.HessianFormat.kTriangular, starts, np.arange(p, dtype=np.int32),
+                      np.full(p, 2.0 * lam))
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return np.asarray(h.getSolution().row_dual[:n], float)
