@@ -43,7 +43,7 @@ from ..mip import Formulation, timed_build
 from ..scaling import ScaledData
 from ..solvers.strategies import CutLoop
 from ..topology import Topology
-from ..trees import LeafModel, Tree, from_complete
+from ..trees import LeafModel, Tree, from_complete, left_heavy
 from . import blocks, cuts
 from .family import MIPFamily
 from .loss_optimal import DEFAULT_FEASIBILITY_TOL
@@ -166,6 +166,7 @@ def build(problem: ObliqueRegressionProblem) -> Formulation:
     scores = blocks.Scores(f, data.X, np.ones(n), w, b, problem.bound, variables=True)
     blocks.add_forwarding(f, topo, scores, z, problem.bound, problem.eps)
     weight = data.weight if data.weight is not None else np.ones(n)
+    blocks.add_mirror_symmetry(f, topo, z, topo.inner_nodes, weight)
     e = _add_residuals(f, topo, scores, z, problem.target)
     if spec.loss == RegressionLoss.ABSOLUTE:
         f.add_objective(e, weight)                                                         # (R)
@@ -192,9 +193,12 @@ def _hyperplanes(problem: ObliqueRegressionProblem, tree: Tree):
 
 def start(f, tree: Tree) -> np.ndarray:
     """Every variable of ``f`` for a tree in scaled units with linear value leaves (its splits must keep every
-    training point at least ``eps / 2`` from the threshold for the start to be feasible)."""
+    training point at least ``eps / 2`` from the threshold for the start to be feasible), mirrored first to put
+    more weight left at every split (:func:`~optitrees.trees.left_heavy`, the symmetry rows)."""
     problem = f.problem
     X, y = problem.data.X, problem.target
+    if "mirror" in f.constraints:                     # the symmetry rows: the same tree, left-heavy
+        tree = left_heavy(tree, X, problem.data.weight)
     W, b, leaf = _hyperplanes(problem, tree)
     z = (leaf[:, None] == f.sets["T_last"][None, :]).astype(float)
     s = W @ X.T + b[:, None]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..trees import Tree, from_complete, readable_tree, to_complete
+from ..trees import Tree, from_complete, left_heavy, readable_tree, to_complete
 from .family import MIPFamily
 from .oct import OCTProblem, build
 from .sizes import oct_size
@@ -54,13 +54,16 @@ def decode(f, x) -> tuple[Tree, dict]:
 def start(f, tree: Tree) -> np.ndarray:
     """Complete assignment of every variable for a label tree in ``[0, 1]`` units of at most depth ``D``.
 
-    Each active split gets ``b_t`` = the smallest ``a_t x`` among the training
-    points it sends right (above the largest one it sends left, plus the
+    Under OCT-H's symmetry rows the tree is first mirrored to put more weight left at every split
+    (:func:`~optitrees.trees.left_heavy`: the same routing). Each active split gets ``b_t`` = the smallest
+    ``a_t x`` among the training points it sends right (above the largest one it sends left, plus the
     margin); leaves keep the tree's labels. The solver checks feasibility
     (``N_min``, margins) and drops an infeasible start with a warning.
     """
     problem = f.problem
     X, y, K = problem.data.X, np.asarray(problem.data.y), problem.spec.n_classes
+    if "mirror" in f.constraints:                     # OCT-H's symmetry rows: the same tree, left-heavy
+        tree = left_heavy(tree, X, problem.data.weight)
     c = to_complete(tree, problem.spec.depth)
     path = tree.decision_path(X)
     W = c.split_weights

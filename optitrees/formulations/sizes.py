@@ -80,8 +80,8 @@ def oct_size(problem: OCTProblem) -> ModelSize:
 
     The skeleton: routing to the ``2^d`` leaves, ``leaf``, ``c``, ``loss`` and their rows (``z <= leaf`` per
     point and leaf, ``N_min``, one label, the loss per class and leaf); per branch node its split variables and
-    rows (OCT: ``a``, ``b``, ``d``; OCT-H: ``w``, ``b``, ``d``, ``w_pos`` / ``w_neg``, ``delta``), the hierarchy,
-    and a left and a right split row per node and point.
+    rows (OCT: ``a``, ``b``, ``d``; OCT-H: ``w``, ``b``, ``d``, ``w_pos`` / ``w_neg``, ``delta`` and the mirror
+    row), the hierarchy, and a left and a right split row per node and point.
     """
     spec = problem.spec
     n, p = problem.data.X.shape
@@ -90,7 +90,8 @@ def oct_size(problem: OCTProblem) -> ModelSize:
     rows = n + n * leaves + leaves + leaves + k * leaves                 # routing, leaf_used, min_leaf, label, loss
     if spec.oblique:
         cols += t * p + t + t + 2 * t * p + t * p                        # w, b, d, w_pos / w_neg, delta
-        rows += t * p + t + 2 * t * p + t * p + t + 2 * t                # l1_split, l1_used, l0, used, node, b <= |d|
+        rows += t * p + t + 2 * t * p + t * p + t + 2 * t + t            # l1_split, l1_used, l0, used, node,
+        #                                                                  b <= |d|, mirror
     else:
         cols += t * p + t + t                                            # a, b, d
         rows += 2 * t                                                    # one_feature, threshold_used
@@ -100,13 +101,14 @@ def oct_size(problem: OCTProblem) -> ModelSize:
 
 def oblique_regression_size(problem: ObliqueRegressionProblem) -> ModelSize:
     """Rows and columns of :func:`~optitrees.formulations.oblique_regression.build` for ``problem``: the
-    skeleton, ``e`` with two rows per point and leaf model (R1-R2) and, for the squared loss by tangents (R3'),
+    skeleton, ``e`` with two rows per point and leaf model (R1-R2), a mirror row per inner node and, for the
+    squared loss by tangents (R3'),
     ``e_sq`` with one cut per point of ``RESIDUAL_POINTS``."""
     spec = problem.spec
     n, p = problem.data.X.shape
     rows, cols = _oblique_skeleton(n, p, spec.depth)
     cols += n
-    rows += 2 * 2 ** (spec.depth - 1) * n
+    rows += 2 * 2 ** (spec.depth - 1) * n + 2 ** (spec.depth - 1) - 1      # R1-R2, mirror at the inner nodes
     if spec.loss == RegressionLoss.SQUARED and not spec.quadratic:
         cols += n
         rows += len(RESIDUAL_POINTS) * n

@@ -159,3 +159,41 @@ def to_complete(tree: Tree, split_levels: int) -> CompleteArrays:
             stack += [(tree.children_left[node], 2 * t), (tree.children_right[node], 2 * t + 1)]
         out.position[node] = t
     return out
+
+
+def left_heavy(tree: Tree, X, weight=None) -> Tree:
+    """The same tree on ``X`` with every split, from the root down, mirrored where more of the weight reaching it
+    goes right: ``w x <= t`` becomes ``-w x <= t'`` (``t'`` in the middle of the gap between the two sides'
+    values, so every training point keeps its leaf) and the node's two subtrees swap. Training predictions are
+    unchanged; the tree satisfies the symmetry rows of a formulation whose splits carry no loss
+    (:func:`~optitrees.formulations.blocks.add_mirror_symmetry`), so it stays a feasible MIP start.
+
+    >>> tree, _ = from_complete(np.array([[1.0]]), np.array([0.5]), leaf_labels=np.array([0, 1]))
+    >>> X = np.array([[0.0], [0.7], [0.9]])
+    >>> mirrored = left_heavy(tree, X)
+    >>> mirrored.weights[0].tolist(), float(mirrored.threshold[0]), bool((mirrored.apply(X) == tree.apply(X)).all())
+    ([-1.0], -0.35, True)
+    """
+    X = np.asarray(X, dtype=float)
+    v = np.ones(len(X)) if weight is None else np.asarray(weight, float)
+    left_child, right_child = tree.children_left.copy(), tree.children_right.copy()
+    weights, threshold = tree.weights.copy(), tree.threshold.copy()
+    reach = {0: np.arange(len(X))}
+    for node in range(tree.n_nodes):                     # parents have smaller ids: top-down
+        rows = reach.pop(node, np.zeros(0, np.int64))
+        if tree.is_leaf[node]:
+            continue
+        values = X[rows] @ weights[node]
+        left = values <= threshold[node]
+        if v[rows][left].sum() < v[rows][~left].sum():
+            weights[node] = -weights[node]
+            low = -values[~left].min()                               # the largest mirrored value going left
+            high = -values[left].max() if left.any() else None       # the smallest one going right
+            threshold[node] = low if high is None else (low + high) / 2
+            left_child[node], right_child[node] = right_child[node], left_child[node]
+            left = ~left
+        reach[left_child[node]] = rows[left]
+        reach[right_child[node]] = rows[~left]
+    from dataclasses import replace
+
+    return replace(tree, children_left=left_child, children_right=right_child, weights=weights, threshold=threshold)

@@ -45,7 +45,7 @@ def test_the_bound_is_below_every_tree_of_the_class(estimator):
     rng = np.random.default_rng(1)
     objectives = [tree_objective(problem, tree) for tree in _random_trees(problem, rng, 300)]
     assert min(objectives) >= bound - 1e-9
-    fitted = fit_quiet(estimator.set_params(time_limit=20, solver_options={"mip_max_nodes": 20}), X, y)
+    fitted = fit_quiet(estimator.set_params(time_limit=5, solver_options={"mip_max_nodes": 5}), X, y)
     assert fitted.objective_ >= bound - 1e-9 and fitted.fit_report_.bound >= bound - 1e-9
 
 
