@@ -16,11 +16,12 @@ loss rather than its tangents, and it is exact at depth 1. The value returned is
 * logistic loss (smooth): at any point ``p = (w, b)`` and any subgradient ``g`` of the objective there,
   convexity gives ``F(u) >= F(p) + g (u - p)``, so
   ``R >= F(p) - g p - W ||g_w||_inf - B |g_b|`` (the least of the linear function over the box);
-  ``p`` comes from L-BFGS-B, ``g`` is the least-norm subgradient of the ``l1`` term;
+  ``p`` comes from L-BFGS-B (its intercept finished by Newton steps), ``g`` is the least-norm subgradient of the
+  ``l1`` term;
 * hinge loss: weak duality with ``alpha_i in [0, C_1 v_i]``:
   ``R >= sum_i alpha_i - Omega*(X' (alpha o y)) - B |sum_i alpha_i y_i|`` with ``Omega*`` bounded above by
   ``||u||^2 / (4 lam)`` (squared ``l2``), ``W max(0, ||u||_inf - lam)`` (``l1``) and ``W ||u||_inf``, and
-  ``alpha`` the row duals of the primal LP / QP solved by HiGHS;
+  ``alpha`` the dual point of the hinge smoothed over ``1e-3`` at its L-BFGS-B solution;
 * misclassification loss at the root: no convex bound; ``0``.
 """
 
@@ -34,8 +35,9 @@ from scipy.special import expit
 
 __all__ = ["root_layer_bound", "logistic_root_bound", "hinge_root_bound"]
 
-#: L-BFGS-B iterations of either bound (each one product with X and one with X').
-MAX_ITERATIONS = 500
+#: L-BFGS-B's settings for either bound: tolerances far below the defaults (the bound's slack is the gradient
+#: left times the box), within the iterations the deadline allows (each one product with X and one with X').
+_TIGHT = {"maxiter": 20_000, "maxfun": 40_000, "ftol": 1e-15, "gtol": 1e-12}
 
 
 def root_layer_bound(problem, deadline=None) -> tuple[float, str] | None:
@@ -103,11 +105,22 @@ def logistic_root_bound(X, y, c, lam, regularizer, W, B, deadline=None) -> float
     n_w = 2 * d if regularizer == "l1" else d
     bounds = [(0.0, W)] * n_w if regularizer == "l1" else [(-W, W)] * n_w
     bounds.append((-B, B))
-    found = minimize(lambda p: _logistic(X, y, c, lam, regularizer, p)[:2], np.zeros(n_w + 1), jac=True,
-                     method="L-BFGS-B", bounds=bounds, options={"maxiter": MAX_ITERATIONS},
+    scale = 1.0 / max(float(c.sum()), 1e-12)
+    found = minimize(lambda p: tuple(scale * v for v in _logistic(X, y, c, lam, regularizer, p)[:2]),
+                     np.zeros(n_w + 1), jac=True, method="L-BFGS-B", bounds=bounds, options=_TIGHT,
                      callback=_stop_at(deadline))
-    _, _, w, b, gw, gb = _logistic(X, y, c, lam, regularizer, found.x)
-    value = float(c @ np.logaddexp(0.0, -y * (X @ w + b)))        # F at w itself (w+ and w- may overlap)
+    _, _, w, b, _, _ = _logistic(X, y, c, lam, regularizer, found.x)
+    s = X @ w
+    for _ in range(20):                              # Newton on b alone: its gradient times B is the costly term
+        q = expit(-y * (s + b))
+        gradient, curvature = -float((c * y) @ q), float(c @ (q * (1 - q)))
+        if curvature <= 0 or abs(gradient) < 1e-12 * max(1.0, float(c.sum())):
+            break
+        b = float(np.clip(b - gradient / curvature, -B, B))
+    m = y * (s + b)
+    value = float(c @ np.logaddexp(0.0, -m))
+    r = -c * y * expit(-m)
+    gw, gb = X.T @ r, float(r.sum())
     value += lam * float(np.abs(w).sum()) if regularizer == "l1" else lam * float(w @ w) if regularizer == "l2" \
         else 0.0
     if regularizer == "l1":                          # the least-norm subgradient of lam ||w||_1
@@ -117,22 +130,56 @@ def logistic_root_bound(X, y, c, lam, regularizer, W, B, deadline=None) -> float
     return float(value - gw @ w - gb * b - W * np.abs(gw).max(initial=0.0) - B * abs(gb))
 
 
+def _huber_hinge(Xy, c, lam, regularizer, delta, p):
+    """The hinge smoothed over ``delta`` below the margin (``(1 - m)^2 / (2 delta)`` there, ``1 - m - delta / 2``
+    beyond), with the regularizer, at ``p = (w+, w-, b)`` (l1, none) or ``(w, b)`` (squared l2): value, gradient."""
+    d = Xy.shape[1] - 1
+    split = regularizer != "l2"
+    w = p[:d] - p[d:2 * d] if split else p[:d]
+    b = p[-1]
+    y = Xy[:, -1]
+    m = Xy[:, :-1] @ w + y * b
+    slope = np.clip((1.0 - m) / delta, 0.0, 1.0)                   # -d loss / d m, the smoothed problem's alpha
+    value = float(c @ np.where(m >= 1.0 - delta, (1.0 - np.minimum(m, 1.0)) ** 2 / (2 * delta), 1.0 - m - delta / 2))
+    r = -c * slope
+    gw, gb = Xy[:, :-1].T @ r, float(r @ y)
+    if split:
+        penalty = lam if regularizer == "l1" else 0.0
+        value += penalty * float(p[:2 * d].sum())
+        return value, np.concatenate([gw + penalty, -gw + penalty, [gb]])
+    value += lam * float(w @ w)
+    return value, np.concatenate([gw + 2 * lam * w, [gb]])
+
+
+#: Width of the smoothing of the hinge whose solution gives the dual point (the bound is within about
+#: ``delta / 2`` per point on the margin of the optimum, and always valid).
+HINGE_SMOOTHING = 1e-3
+
+
 def hinge_root_bound(X, y, c, lam, regularizer, W, B, deadline=None) -> float:
     """A certified lower bound on ``min_{||w||_1 <= W, |b| <= B} sum_i c_i max(0, 1 - y_i (w x_i + b)) +
-    lam Omega(w)`` (module docstring): weak duality at the row duals ``alpha`` of the primal solved by HiGHS (an LP
-    for ``l1`` and none, with the ball ``||w||_1 <= W``; a QP for squared ``l2``, without it), clipped to
-    ``[0, c]`` and evaluated with the conjugate's upper bound, so the value holds whatever HiGHS's tolerances.
-    ``0`` when HiGHS does not finish by ``deadline``.
+    lam Omega(w)`` (module docstring): weak duality at ``alpha_i = c_i min(1, max(0, (1 - m_i) / delta))``, the
+    dual point of the hinge smoothed over ``delta`` (:data:`HINGE_SMOOTHING`) at the L-BFGS-B solution (stopped at
+    ``deadline``), evaluated with the conjugate's upper bound, so the value holds however far the search got.
 
     >>> X = np.array([[-1.0], [1.0]]); y = np.array([-1.0, 1.0])
-    >>> round(hinge_root_bound(X, y, np.ones(2), 0.5, "l2", 10.0, 5.0), 6)     # w = 1: no loss, 0.5 ||w||^2
+    >>> round(hinge_root_bound(X, y, np.ones(2), 0.5, "l2", 10.0, 5.0), 3)     # w = 1: no loss, 0.5 ||w||^2
     0.5
     """
-    alpha = _hinge_duals(X, y, c, lam, regularizer, W, B, deadline)
-    if alpha is None:
-        return 0.0
-    a = np.clip(np.abs(alpha), 0.0, c)
-    u = (X * y[:, None]).T @ a
+    n, d = X.shape
+    Xy = np.hstack([X * y[:, None], y[:, None]])
+    split = regularizer != "l2"
+    n_w = 2 * d if split else d
+    bounds = ([(0.0, W)] * n_w if split else [(-W, W)] * n_w) + [(-B, B)]
+    scale = 1.0 / max(float(c.sum()), 1e-12)
+    found = minimize(lambda p: tuple(scale * v for v in _huber_hinge(Xy, c, lam, regularizer, HINGE_SMOOTHING, p)),
+                     np.zeros(n_w + 1), jac=True, method="L-BFGS-B", bounds=bounds, options=_TIGHT,
+                     callback=_stop_at(deadline))
+    p = found.x
+    w = p[:d] - p[d:2 * d] if split else p[:d]
+    m = Xy[:, :-1] @ w + y * p[-1]
+    a = c * np.clip((1.0 - m) / HINGE_SMOOTHING, 0.0, 1.0)
+    u = Xy[:, :-1].T @ a
     top = float(np.abs(u).max(initial=0.0))
     if regularizer == "l2" and lam > 0:
         conjugate = min(W * top, float(u @ u) / (4 * lam))
@@ -141,43 +188,3 @@ def hinge_root_bound(X, y, c, lam, regularizer, W, B, deadline=None) -> float:
     else:
         conjugate = W * top
     return float(a.sum() - conjugate - B * abs(float(a @ y)))
-
-
-def _hinge_duals(X, y, c, lam, regularizer, W, B, deadline):
-    """The row duals of ``min sum_i c_i xi_i + lam Omega(w)`` s.t. ``xi_i + y_i (w x_i + b) >= 1``, ``xi >= 0``,
-    ``|b| <= B`` (and ``||w||_1 <= W`` through ``w = w+ - w-`` unless squared ``l2``), or ``None``."""
-    import highspy
-    import scipy.sparse as sp
-
-    from ..mip import new_highs
-
-    n, p = X.shape
-    Xy = sp.csr_matrix(X * y[:, None])
-    split = not (regularizer == "l2" and lam > 0)
-    blocks = [Xy, -Xy] if split else [Xy]
-    A = sp.hstack(blocks + [sp.csr_matrix(y[:, None]), sp.identity(n, format="csr")], format="csr")
-    n_w = 2 * p if split else p
-    cost = np.concatenate([np.full(n_w, lam if regularizer == "l1" else 0.0), [0.0], c])
-    lower = np.concatenate([np.zeros(n_w) if split else np.full(n_w, -np.inf), [-B], np.zeros(n)])
-    upper = np.concatenate([np.full(n_w, np.inf), [B], np.full(n, np.inf)])
-    h = new_highs()
-    h.setOptionValue("threads", 1)
-    if deadline is not None:
-        left = deadline - time.perf_counter()
-        if left <= 0:
-            return None
-        h.setOptionValue("time_limit", float(left))
-    h.addVars(len(cost), lower, upper)
-    h.changeColsCost(len(cost), np.arange(len(cost), dtype=np.int32), cost)
-    h.addRows(n, np.ones(n), np.full(n, np.inf), A.nnz, A.indptr[:-1].astype(np.int32),
-              A.indices.astype(np.int32), A.data)
-    if split:
-        h.addRow(-np.inf, W, n_w, np.arange(n_w, dtype=np.int32), np.ones(n_w))
-    else:
-        starts = np.concatenate([np.arange(p + 1), np.full(len(cost) - p, p)]).astype(np.int32)
-        h.passHessian(len(cost), p, highspy.HessianFormat.kTriangular, starts, np.arange(p, dtype=np.int32),
-                      np.full(p, 2.0 * lam))
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    return np.asarray(h.getSolution().row_dual[:n], float)
