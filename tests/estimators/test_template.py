@@ -178,7 +178,10 @@ def test_user_constraint_hook_and_a_start_that_violates_it(cancer):
 def test_family_solver_defaults_sit_under_the_users_options():
     assert OCTHClassifier()._solve_options()["solver_options"] == {"presolve": "off"}
     assert OLCTClassifier(solver_options={"presolve": "on", "mip_max_nodes": 3})._solve_options()["solver_options"] \
-        == {"presolve": "on", "mip_max_nodes": 3}
+        == {"presolve": "on", "mip_max_nodes": 3, "mip_heuristic_run_rens": False, "mip_heuristic_run_rins": False}
+    assert MARGOTClassifier()._solve_options()["solver_options"] == {"presolve": "off"}
+    assert OLCTClassifier(solver_options={"mip_heuristic_run_rins": True})._solve_options()["solver_options"][
+        "mip_heuristic_run_rins"] is True                                  # the user's options win
     assert MARGOTClassifier(solver="scip")._solve_options()["solver_options"] == {}
     assert GeneralizedRiskScoreClassifier()._solve_options()["solver_options"] == {}
 
