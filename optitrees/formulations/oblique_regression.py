@@ -47,6 +47,7 @@ from ..trees import LeafModel, Tree, from_complete, left_heavy
 from . import blocks, cuts
 from .family import MIPFamily
 from .loss_optimal import DEFAULT_FEASIBILITY_TOL
+from .symmetry import add_mirror_symmetry
 
 __all__ = ["OBLIQUE_REGRESSION", "decode_checked", "RegressionLoss", "ObliqueRegressionSpec",
            "ObliqueRegressionProblem", "build", "start", "decode", "tree_objective", "RESIDUAL_POINTS"]
@@ -166,7 +167,7 @@ def build(problem: ObliqueRegressionProblem) -> Formulation:
     scores = blocks.Scores(f, data.X, np.ones(n), w, b, problem.bound, variables=True)
     blocks.add_forwarding(f, topo, scores, z, problem.bound, problem.eps)
     weight = data.weight if data.weight is not None else np.ones(n)
-    blocks.add_mirror_symmetry(f, topo, z, topo.inner_nodes, weight)
+    add_mirror_symmetry(f, topo, z, topo.inner_nodes, weight)
     e = _add_residuals(f, topo, scores, z, problem.target)
     if spec.loss == RegressionLoss.ABSOLUTE:
         f.add_objective(e, weight)                                                         # (R)

@@ -56,6 +56,7 @@ from ..mip import Formulation, timed_build
 from ..scaling import ScaledData
 from ..topology import Topology
 from . import blocks
+from .symmetry import add_mirror_symmetry
 
 __all__ = ["OCTSpec", "OCTProblem", "build", "oct", "octh", "feature_epsilons", "integrality_tolerance", "OCTH_MU"]
 
@@ -284,7 +285,7 @@ def build(problem: OCTProblem) -> Formulation:
                                       data.weight if data.weighted else None)
     if spec.oblique:
         w, b, d = _octh_splits(f, topo, X01, spec)
-        blocks.add_mirror_symmetry(f, topo, z, topo.branch_nodes, data.weight if data.weighted else None, used=d)
+        add_mirror_symmetry(f, topo, z, topo.branch_nodes, data.weight if data.weighted else None, used=d)
     else:
         w, b, d = _oct_splits(f, topo, X01, problem.eps)
     _hierarchy(f, topo, d)

@@ -166,7 +166,7 @@ def left_heavy(tree: Tree, X, weight=None) -> Tree:
     goes right: ``w x <= t`` becomes ``-w x <= t'`` (``t'`` in the middle of the gap between the two sides'
     values, so every training point keeps its leaf) and the node's two subtrees swap. Training predictions are
     unchanged; the tree satisfies the symmetry rows of a formulation whose splits carry no loss
-    (:func:`~optitrees.formulations.blocks.add_mirror_symmetry`), so it stays a feasible MIP start.
+    (:func:`~optitrees.formulations.symmetry.add_mirror_symmetry`), so it stays a feasible MIP start.
 
     >>> tree, _ = from_complete(np.array([[1.0]]), np.array([0.5]), leaf_labels=np.array([0, 1]))
     >>> X = np.array([[0.0], [0.7], [0.9]])

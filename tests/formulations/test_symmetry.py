@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from optitrees.formulations import blocks
+from optitrees.formulations import oblique_regression, oct as oct_module
 from optitrees.formulations.oblique_regression import ObliqueRegressionProblem, ObliqueRegressionSpec
 from optitrees.formulations.oblique_regression import build as regression_build
 from optitrees.formulations.oct import octh
@@ -14,7 +14,8 @@ from optitrees.solvers import solve
 def _optimum(build, monkeypatch, with_rows: bool):
     with monkeypatch.context() as m:
         if not with_rows:
-            m.setattr(blocks, "add_mirror_symmetry", lambda *args, **kwargs: None)
+            for module in (oct_module, oblique_regression):          # where the builders look it up
+                m.setattr(module, "add_mirror_symmetry", lambda *args, **kwargs: None)
         f = build()
     assert ("mirror" in f.constraints) == with_rows
     result = solve(f, mip_gap=0, time_limit=120)

@@ -1,10 +1,12 @@
-"""The MIP fit of every MIP estimator (:mod:`.pipeline`) and its parts: the rows the MIP sees (:mod:`.reduce`),
+"""The MIP fit of every MIP estimator (:mod:`.pipeline`) and its parts: what an estimator hands it
+(:mod:`.settings`), the rows the MIP sees (:mod:`.reduce`),
 the fit's lower bound (:mod:`.bounds`), the solver's earlier incumbents (:mod:`.incumbents`) and the warnings
 about the solve (:mod:`.notes`)."""
 
 from .bounds import LowerBound
-from .pipeline import FitHooks, FitSettings, MIPFit, MIPFitOutcome, StartChoice
+from .pipeline import MIPFit, MIPFitOutcome
 from .reduce import ReducedRows, representative_rows
+from .settings import FitHooks, FitSettings, StartChoice
 
 __all__ = ["MIPFit", "FitSettings", "FitHooks", "MIPFitOutcome", "StartChoice", "LowerBound", "ReducedRows",
            "representative_rows"]

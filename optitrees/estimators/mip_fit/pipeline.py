@@ -24,24 +24,22 @@ risk score cards, the oblique regression tree):
 9. :meth:`~MIPFit.report`: every candidate (start, solver, refined) scored by the exact training objective, the
    best returned; its status, bound and notes (:class:`~optitrees.estimators._report.FitReport`).
 
-An estimator supplies :class:`FitSettings` (its family, solver and options, shares, starts) and
-:class:`FitHooks` (its starts, refinement, exact search); it reads the :class:`MIPFitOutcome`.
+An estimator supplies :class:`~.settings.FitSettings` (its family, solver and options, shares, starts) and
+:class:`~.settings.FitHooks` (its starts, refinement, exact search); it reads the :class:`MIPFitOutcome`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ... import solvers as _solvers
-from ...budget import Budget, Shares, call_until, remaining
+from ...budget import Budget, call_until, remaining
 from ...exceptions import WarmStartWarning
-from ...formulations import MIPFamily
 from ...mip import BuildInterrupted, build_deadline
 from ...solvers import SolverResult
-from ...solvers.plan import SolvePlan, family_options
+from ...solvers.plan import SolvePlan
 from ...solvers.registry import get_backend
 from ...solvers.results import SolutionStatus, SolveStatus, TerminationCondition
 from .._report import ExactSearch, FitLog, FitOutcome, FitReport
@@ -49,125 +47,9 @@ from .bounds import LowerBound, best_bound
 from .incumbents import best_earlier_incumbent, polisher
 from .notes import agreement_notes, status_notes
 from .reduce import ReducedRows, reduce_to_reach
+from .settings import FitHooks, FitSettings, build_with_hook
 
-__all__ = ["FitSettings", "FitHooks", "MIPFit", "MIPFitOutcome", "StartChoice"]
-
-
-class StartChoice:
-    """What ``warm_start`` asks for, as the tuple of start methods (the greedy start is always computed)."""
-
-    #: ``warm_start`` value -> the starts computed
-    METHODS = {"greedy": ("greedy",), "tao": ("greedy", "tao"), "tmo": ("greedy", "tmo"),
-               "best": ("greedy", "tao", "tmo")}
-
-    @staticmethod
-    def methods(warm_start, default: str) -> tuple:
-        """``False``: only the greedy fallback; ``True``: the family's ``default``; a name: that choice.
-
-        >>> StartChoice.methods(True, "best"), StartChoice.methods(False, "best"), StartChoice.methods("tao", "x")
-        (('greedy', 'tao', 'tmo'), ('greedy',), ('greedy', 'tao'))
-        """
-        if is_false(warm_start):
-            return ("greedy",)
-        return StartChoice.METHODS[default if isinstance(warm_start, (bool, np.bool_)) else warm_start]
-
-
-def is_false(flag) -> bool:
-    """``False`` given as a Python or a numpy boolean (``np.False_`` is not ``False``)."""
-    return isinstance(flag, (bool, np.bool_)) and not flag
-
-
-@dataclass(frozen=True)
-class FitSettings:
-    """What a MIP fit is asked to do (an estimator's parameters, resolved).
-
-    Attributes
-    ----------
-    estimator : str
-        The estimator's class name (the report's).
-    family : MIPFamily
-    solver : str
-        The solver name of :func:`optitrees.solvers.solve`.
-    mip_gap, threads, seed, verbose, solver_options
-        The solve's options; ``solver_options`` are the user's raw options (they win).
-    family_options : Mapping
-        Options the family chose per backend (``{"highs": {"presolve": "off"}}``), under the user's.
-    shares : Shares
-    start_methods : tuple
-        The starts to compute (:class:`StartChoice`).
-    hand_start : bool
-        Whether the best start is handed to the solver (``warm_start`` not ``False``).
-    constraints : callable or None
-        The user's hook on the built formulation.
-    greedy_name, refine_name : str
-        What the greedy start and the refinement are called in ``method_`` and the notes.
-    presolve_stage : str
-        The name of the presolve's stage in the report.
-    """
-
-    estimator: str
-    family: MIPFamily
-    solver: str
-    mip_gap: float | None = None
-    threads: int | None = None
-    seed: int = 0
-    verbose: bool = False
-    solver_options: Mapping = field(default_factory=dict)
-    family_options: Mapping = field(default_factory=dict)
-    shares: Shares = Shares()
-    start_methods: tuple = ("greedy",)
-    hand_start: bool = True
-    constraints: Callable | None = None
-    greedy_name: str = "greedy"
-    refine_name: str = "refit"
-    presolve_stage: str = "presolve"
-
-    def solve_options(self, plan: SolvePlan | None = None) -> dict:
-        """Keyword arguments of :func:`~optitrees.solvers.solve`: the backend's options for the model's size
-        (``plan``), under the family's, under the user's."""
-        backend = get_backend(self.solver)
-        raw = {**(plan.options if plan is not None else {}), **family_options(backend, self.family_options),
-               **dict(self.solver_options)}
-        return dict(solver=self.solver, mip_gap=self.mip_gap, threads=self.threads, seed=self.seed,
-                    verbose=bool(self.verbose), solver_options=raw)
-
-
-def build_with_hook(family: MIPFamily, problem, constraints=None):
-    """The family's formulation of ``problem`` with the user's ``constraints`` hook applied to it."""
-    f = family.build(problem)
-    if constraints is not None:
-        constraints(f)
-    return f
-
-
-def _none(*args):
-    return None
-
-
-@dataclass(frozen=True)
-class FitHooks:
-    """What an estimator plugs into the fit.
-
-    Attributes
-    ----------
-    starts : callable
-        ``starts(problem, deadline, methods) -> {name: model}``: the greedy start and those of ``methods``, each
-        computed before ``deadline``.
-    refine : callable
-        ``refine(problem, model, budget) -> model or None``: an improved model from the solver's.
-    exact_search : callable
-        ``exact_search(problem, budget, log) -> ExactSearch or None``.
-    presolve : callable
-        ``presolve(problem, budget) -> problem``: the problem with what a search before the build decides.
-    report_checks : callable
-        ``report_checks(problem) -> dict``: what the family adds to the report's checks.
-    """
-
-    starts: Callable
-    refine: Callable = _none
-    exact_search: Callable = _none
-    presolve: Callable = lambda problem, budget: problem
-    report_checks: Callable = lambda problem: {}
+__all__ = ["MIPFit", "MIPFitOutcome"]
 
 
 @dataclass
