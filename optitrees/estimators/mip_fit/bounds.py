@@ -33,10 +33,11 @@ class LowerBound:
 
 def best_bound(family, problem, known, deadline) -> LowerBound:
     """The largest of ``known`` (a list of :class:`LowerBound`), the family's own bound (computed before
-    ``deadline``) and ``0``."""
-    found = [LowerBound(0.0, NON_NEGATIVE), *known]
+    ``deadline``) and ``0``; on a tie the first of them in that order (a solver's proof is named before ``0``)."""
+    found = list(known)
     if family.lower_bound is not None:
         own = family.lower_bound(problem, deadline)
         if own is not None:
             found.append(LowerBound(float(own[0]), own[1]))
+    found.append(LowerBound(0.0, NON_NEGATIVE))
     return max(found, key=lambda b: b.value)
