@@ -12,7 +12,8 @@ depth-2 gap on up to ~70% of Table 3.1's instances within 300 s (Figure 3.9b).
 
     python bench/mip_strength.py [--sets parkinsons,haberman] [--models OLCT,MARGOT,OCT-H] [--depth 2]
         [--seconds 60 300] [--configs highs:1,highs:2,scip:1] [--jobs 2] [--rows 4000 30000]
-        [--options '{"mip_heuristic_run_rens": false}'] [--label name] [--out bench/results/mip_strength.csv]
+        [--options '{"mip_heuristic_run_rens": false}'] [--params '{"tangents": "V0"}'] [--label name]
+        [--out bench/results/mip_strength.csv]
 
 At the users' sizes (``--sets phishing,adult,a2a_test,spambase --rows 4000 30000``) the full model is not built
 here; ``mip_saw_rows`` says how many (representative) rows the fit's MIP saw, ``beats_best_start`` counts the fits
@@ -125,11 +126,11 @@ def run_one(task: dict) -> dict:
     options = {**task.get("options", {}), **({"log_file": str(log), "log_to_console": False}
                                             if solver == "highs" else {})}
     est = cls(max_depth=task["depth"], time_limit=seconds, threads=threads, random_state=0, solver=solver,
-              verbose=solver == "highs", solver_options=options or None)
+              verbose=solver == "highs", solver_options=options or None, **task.get("params", {}))
     row = dict(set=task["set"], model=task["model"], depth=task["depth"], solver=solver, threads=threads,
                rows=len(y), features=X.shape[1], time_limit=seconds)
     if len(y) <= 2_000:                                 # the full model's size (built here only where it is small)
-        size = cls(max_depth=task["depth"]).build_formulation(X, y)
+        size = cls(max_depth=task["depth"], **task.get("params", {})).build_formulation(X, y)
         row.update(model_rows=size.n_rows, model_cols=size.n_cols, nonzeros=int(size.matrix.nnz))
     t0 = time.perf_counter()
     est.fit(X, y)
@@ -170,6 +171,7 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, nargs="+", default=[None],
                         help="training rows of each set (a stratified sample; default all)")
     parser.add_argument("--options", default="{}", help="extra solver options as JSON (a setting measured)")
+    parser.add_argument("--params", default="{}", help="estimator parameters as JSON (e.g. '{\"tangents\": \"V0\"}')")
     parser.add_argument("--out", default=str(RESULTS / "mip_strength.csv"))
     parser.add_argument("--label", default="", help="a name for this run (e.g. the formulation change measured)")
     args = parser.parse_args(argv)
@@ -181,7 +183,8 @@ def main(argv=None):
             for rows in args.rows:
                 for model in args.models.split(","):
                     tasks.append(dict(set=name, model=model, depth=args.depth, solver=solver, threads=int(threads),
-                                      seconds=sorted(args.seconds), rows=rows, options=json.loads(args.options)))
+                                      seconds=sorted(args.seconds), rows=rows, options=json.loads(args.options),
+                                      params=json.loads(args.params)))
     # fits on 2 threads run alone; fits on 1 thread run ``jobs`` at a time
     rows = []
     for group in (t for t in (
