@@ -35,8 +35,8 @@ class Shares:
     after_starts : float
         Kept after the starts when no MIP follows them: each start made readable and scored.
     bound : float
-        The lower-bound stage when the solver's own bound is not enough (the bounds of
-        :mod:`optitrees.estimators.mip_fit.bounds`).
+        The family's own lower bound (:mod:`optitrees.estimators.mip_fit.bounds`), computed after the starts; its
+        time is the solve's.
     """
 
     starts: float = 0.25

@@ -31,13 +31,13 @@ class LowerBound:
     source: str
 
 
-def best_bound(family, problem, known, deadline) -> LowerBound:
-    """The largest of ``known`` (a list of :class:`LowerBound`), the family's own bound (computed before
-    ``deadline``) and ``0``; on a tie the first of them in that order (a solver's proof is named before ``0``)."""
-    found = list(known)
-    if family.lower_bound is not None:
-        own = family.lower_bound(problem, deadline)
-        if own is not None:
-            found.append(LowerBound(float(own[0]), own[1]))
-    found.append(LowerBound(0.0, NON_NEGATIVE))
-    return max(found, key=lambda b: b.value)
+def best_bound(known) -> LowerBound:
+    """The largest of ``known`` (a list of :class:`LowerBound`) and ``0``; on a tie the first of them (a solver's
+    proof is named before the family's bound and before ``0``).
+
+    >>> best_bound([LowerBound(2.0, "highs"), LowerBound(2.0, "root layer")]).source
+    'highs'
+    >>> best_bound([]).source
+    'non-negative objective'
+    """
+    return max([*known, LowerBound(0.0, NON_NEGATIVE)], key=lambda b: b.value)

@@ -20,7 +20,8 @@ risk score cards, the oblique regression tree):
 7. :meth:`~MIPFit.refine`: the family's local improvement (TAO, an exact intercept) of the solver's model on
    all rows and the exact objective;
 8. :meth:`~MIPFit.bound`: a valid lower bound on the exact objective, from the solver (when it saw every row)
-   and from the family's own bounds (:mod:`.bounds`), with its source;
+   and from the family's own bound (computed after the starts, :meth:`~MIPFit.family_bound`, :mod:`.bounds`),
+   with its source;
 9. :meth:`~MIPFit.report`: every candidate (start, solver, refined) scored by the exact training objective, the
    best returned; its status, bound and notes (:class:`~optitrees.estimators._report.FitReport`).
 
@@ -211,17 +212,24 @@ class MIPFit:
             return None
         return self.family.finalize(problem, refined)
 
-    def bound(self, problem, result, rows: ReducedRows, exact: ExactSearch | None) -> LowerBound:
+    def family_bound(self, problem) -> LowerBound | None:
+        """The family's own bound (``MIPFamily.lower_bound``), computed before the build within its share of the
+        budget (it needs no MIP; the time is the solve's), or ``None``."""
+        if self.family.lower_bound is None:
+            return None
+        own = self.family.lower_bound(problem, self.budget.until(self.settings.shares.bound))
+        self.budget.lap("bound")
+        return None if own is None else LowerBound(float(own[0]), own[1])
+
+    def bound(self, result, rows: ReducedRows, exact: ExactSearch | None, own: LowerBound | None) -> LowerBound:
         """The best valid lower bound on the exact objective: an exact search's, the solver's when it saw every
-        row, the family's own (within the bound's share of the budget) and ``0`` (:func:`.bounds.best_bound`)."""
+        row, the family's own and ``0`` (:func:`.bounds.best_bound`)."""
         known = []
         if exact is not None and exact.bound is not None:
             known.append(LowerBound(exact.bound, exact.engine))
         if result.bound is not None and rows.whole_rows and np.isfinite(result.bound):
             known.append(LowerBound(float(result.bound), result.solver))
-        found = best_bound(self.family, problem, known, self.budget.until(self.settings.shares.bound))
-        self.budget.lap("bound")
-        return found
+        return best_bound(known + ([] if own is None else [own]))
 
     # --------------------------------------------------------------------- run
     def run(self, prepared, training) -> MIPFitOutcome:
@@ -241,6 +249,7 @@ class MIPFit:
             budget.starts_until(settings.shares.of_starts(settings.start_methods))
         starts, finals, start_objectives, start_name = self.starts(problem, exact, starts_by)
         label = settings.greedy_name if start_name == "greedy" else start_name
+        own = self.family_bound(problem)
         self._unreachable = None
         f = None if rows.unsolved else self.build(rows)
         unsolved = rows.unsolved or (None if self._unreachable is None else
@@ -269,7 +278,7 @@ class MIPFit:
         if returned != "start":
             self.notes += agreement
         self.notes += status_notes(result, returned, objectives, label, unsolved)
-        lower = self.bound(problem, result, rows, exact)
+        lower = self.bound(result, rows, exact, own)
         value = objectives[returned]
         proven = value <= lower.value + 1e-6 * max(1.0, abs(lower.value))
         if result.status is SolveStatus.OPTIMAL and not proven and result.bound is not None and rows.whole_rows:
