@@ -110,7 +110,7 @@ class FitReport:
         reach; ``None`` when no MIP was solved.
     stages : dict
         Seconds of each stage, in order (``validate``, ``presolve`` (a score card's search), ``exact search``,
-        ``starts``, ``build``, ``solve``, ``refine``, ``report`` for the MIP estimators).
+        ``reduce``, ``starts``, ``bound``, ``build``, ``solve``, ``refine``, ``report`` for the MIP estimators).
     seconds : float
         The whole fit.
     time_limit : float or None

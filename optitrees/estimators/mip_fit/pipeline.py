@@ -8,10 +8,11 @@ risk score cards, the oblique regression tree):
 2. :meth:`~MIPFit.plan`: the MIP's size, counted from the problem where the family can, and the backend's plan
    for it (:meth:`backend.plan <optitrees.solvers.highs.HighsBackend.plan>`): whether the solver can get past
    its root in the time the solve would get, and the options it adds for a model of that size;
-3. :meth:`~MIPFit.starts`: the greedy start and, as ``warm_start`` asks, TAO and TMO (their share of the budget,
-   :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best is handed to the solver;
-4. :meth:`~MIPFit.reduce`: where the full model is out of reach, the MIP of weighted representative rows
+3. :meth:`~MIPFit.reduce`: where the full model is out of reach, the MIP of weighted representative rows
    (:mod:`.reduce`) that is in reach; the report says which rows the MIP saw (``mip_rows``);
+4. :meth:`~MIPFit.starts`: the greedy start and, as ``warm_start`` asks, TAO and TMO (their share of the budget,
+   :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best is handed to the solver;
+   then :meth:`~MIPFit.family_bound`, the family's own lower bound (no MIP needed);
 5. :meth:`~MIPFit.build`: the family's formulation with the user's ``constraints`` hook, within the budget (a
    build the budget cannot finish is left, :func:`~optitrees.budget.call_until`);
 6. :meth:`~MIPFit.solve`: the backend, warm-started, until the budget less a reserve; the solver's model decoded
@@ -19,9 +20,8 @@ risk score cards, the oblique regression tree):
    (:mod:`.incumbents`);
 7. :meth:`~MIPFit.refine`: the family's local improvement (TAO, an exact intercept) of the solver's model on
    all rows and the exact objective;
-8. :meth:`~MIPFit.bound`: a valid lower bound on the exact objective, from the solver (when it saw every row)
-   and from the family's own bound (computed after the starts, :meth:`~MIPFit.family_bound`, :mod:`.bounds`),
-   with its source;
+8. :meth:`~MIPFit.bound`: the best valid lower bound on the exact objective, from an exact search, the solver
+   (when it saw every row) and the family's own bound (:mod:`.bounds`), with its source;
 9. :meth:`~MIPFit.report`: every candidate (start, solver, refined) scored by the exact training objective, the
    best returned; its status, bound and notes (:class:`~optitrees.estimators._report.FitReport`).
 
