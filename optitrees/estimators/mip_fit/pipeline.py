@@ -22,8 +22,9 @@ risk score cards, the oblique regression tree):
    all rows and the exact objective;
 8. :meth:`~MIPFit.bound`: the best valid lower bound on the exact objective, from an exact search, the solver
    (when it saw every row) and the family's own bound (:mod:`.bounds`), with its source;
-9. the report (the end of :meth:`~MIPFit.run`): every candidate (start, solver, refined) scored by the exact training objective, the
-   best returned; its status, bound and notes (:class:`~optitrees.estimators._report.FitReport`).
+9. the report (the end of :meth:`~MIPFit.run`): every candidate (start, solver, refined) scored by the exact
+   training objective, the best returned; its status, bound and notes
+   (:class:`~optitrees.estimators._report.FitReport`).
 
 An estimator supplies :class:`~.settings.FitSettings` (its family, solver and options, shares, starts) and
 :class:`~.settings.FitHooks` (its starts, refinement, exact search); it reads the :class:`MIPFitOutcome`.
