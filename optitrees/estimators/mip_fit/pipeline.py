@@ -204,9 +204,15 @@ class MIPFit:
 
     def refine(self, problem, f, model):
         """The family's refinement of the solver's model on every row (kept only where it satisfies the user's
-        constraints), or ``None``."""
-        refined = self.hooks.refine(problem, model, self.budget)
+        constraints), or ``None``. It is left at the end of the budget: a refinement checks its deadline between
+        steps, and one step of TAO on every row of a reduced MIP's data can outlast what is left (OCT-H on 24,420
+        rows of adult: 2.6 s of a 5 s fit)."""
+        by = self.budget.before_end(0.01)
+        done, refined = call_until(by, self.hooks.refine, problem, model, self.budget)
         self.budget.lap("refine")
+        if not done:
+            self.log.note("the refinement did not end within the time limit; the solver's model is kept as it is")
+            return None
         if refined is None:
             return None
         if self.settings.constraints is not None and f.violation(self.family.start(f, refined)) > 1e-6:
