@@ -78,6 +78,8 @@ class MIPFit:
         self.hooks = hooks
         self.budget = budget
         self.family = settings.family
+        #: The solver's backend, looked up (and its availability checked) once per fit.
+        self.backend = get_backend(settings.solver)
         self.log = FitLog()
         self.notes: list = []                  # (warning class, text), raised by the estimator at its end
 
@@ -111,7 +113,7 @@ class MIPFit:
             return None, None
         size = self.family.size(problem)
         seconds = self.solve_seconds(self._start_share_if_any())
-        return get_backend(self.settings.solver).plan(size.n_rows, size.n_cols, None, seconds), size
+        return self.backend.plan(size.n_rows, size.n_cols, None, seconds), size
 
     def _start_share_if_any(self) -> float:
         """The share the starts may use beyond the greedy one (none when only the greedy start runs)."""
@@ -134,7 +136,7 @@ class MIPFit:
         weighted representative rows whose model is in reach (:func:`.reduce.reduce_to_reach`)."""
         if plan is None or plan.reachable:
             return ReducedRows.whole(problem)
-        backend = get_backend(self.settings.solver)
+        backend = self.backend
         seconds = self.solve_seconds(self._start_share_if_any())
         reduced, fewest = reduce_to_reach(problem, self.family.size,
                                           lambda s: backend.plan(s.n_rows, s.n_cols, None, seconds),
@@ -172,13 +174,13 @@ class MIPFit:
         when the size was counted before, or the user's constraints ask for the model whatever its size)."""
         if self.family.size is not None or self.settings.constraints is not None:
             return None
-        return get_backend(self.settings.solver).plan(f.n_rows, f.n_cols, None, self.solve_seconds(0.0))
+        return self.backend.plan(f.n_rows, f.n_cols, None, self.solve_seconds(0.0))
 
     def solve(self, f, x0) -> SolverResult:
         """The backend on ``f`` from ``x0`` until the budget less its reserve (polishing until the end)."""
-        plan = get_backend(self.settings.solver).plan(f.n_rows, f.n_cols, f.matrix.nnz, None)
+        plan = self.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None)
         result = _solvers.solve(f, warm_start=x0, deadline=self.budget.solve_deadline(self.settings.shares.reserve),
-                                polish_deadline=self.budget.deadline, **self.settings.solve_options(plan))
+                                polish_deadline=self.budget.deadline, **self.settings.solve_options(plan, self.backend))
         self.budget.lap("solve")
         return result
 

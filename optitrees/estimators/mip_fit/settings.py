@@ -85,10 +85,10 @@ class FitSettings:
     refine_name: str = "refit"
     presolve_stage: str = "presolve"
 
-    def solve_options(self, plan: SolvePlan | None = None) -> dict:
+    def solve_options(self, plan: SolvePlan | None = None, backend=None) -> dict:
         """Keyword arguments of :func:`~optitrees.solvers.solve`: the backend's options for the model's size
-        (``plan``), under the family's, under the user's."""
-        backend = get_backend(self.solver)
+        (``plan``), under the family's, under the user's (``backend``: the solver's, looked up when not given)."""
+        backend = get_backend(self.solver) if backend is None else backend
         raw = {**(plan.options if plan is not None else {}), **family_options(backend, self.family_options),
                **dict(self.solver_options)}
         return dict(solver=self.solver, mip_gap=self.mip_gap, threads=self.threads, seed=self.seed,
