@@ -116,7 +116,7 @@ def test_write_and_solvers(tmp_path, capsys):
     code, _, _ = run(["write", "margot", "--dataset", "breast_cancer", "--max-depth", "1", "--solver", "scip",
                       margot], capsys)
     text = margot.read_text()
-    assert "hinge(1,0)" in text and "+ 2.0 w(1,mean_radius) ^ 2" in text   # names; exact quadratic
+    assert "hinge(1,0)" in text and "+ 2.0 w(1,mean_radius) ^2" in text   # names; exact quadratic (SCIP reads "x ^2")
     code, out, _ = run(["solvers"], capsys)
     assert code == 0 and out.startswith("highs    available 1.")
 
@@ -196,3 +196,13 @@ def test_drop_missing_and_positive(tmp_path, capsys):
     code, _, err = run(["fit", "tao", "--csv", path, "--target", "label", "--positive", "none-such",
                         "--drop-missing"], capsys)
     assert code == 2 and "no label is one of ['none-such']" in err
+
+
+def test_a_missing_solver_is_one_line_and_exit_2(monkeypatch, capsys):
+    from optitrees.solvers.pyomo_backend import PyomoBackend
+
+    monkeypatch.setattr(PyomoBackend, "available", lambda self: (False, f"not installed: {self.install_hint}"))
+    code = main(["fit", "olct", "--dataset", "breast_cancer", "--max-depth", "1", "--solver", "glpk"])
+    _, err = capsys.readouterr()
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "solver 'glpk' is not available" in err and "glpk-utils" in err

@@ -98,13 +98,14 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from ..datasets import DataFileError
     from ..persistence import ModelFormatError
+    from ..solvers import SolverNotAvailableError
     from ..study import StudyLockedError
 
     try:
         args = _parser().parse_args(argv)
         return args.func(args)
-    except (UserError, DataFileError, ModelFormatError, StudyLockedError, FileNotFoundError, IsADirectoryError,
-            PermissionError) as exc:
+    except (UserError, DataFileError, ModelFormatError, StudyLockedError, SolverNotAvailableError, FileNotFoundError,
+            IsADirectoryError, PermissionError) as exc:
         print(f"optitrees: error: {exc}", file=sys.stderr)
         return 2
     except ValueError as exc:                     # an estimator's own check of the data or its parameters

@@ -14,6 +14,7 @@ from .options import SolveOptions
 from .registry import SolverNotAvailableError, available, get_backend, solver_names
 from .results import SolutionStatus, SolverResult, SolveStatus, TerminationCondition
 from .strategies import BranchAndCut, CutLoop
+from .verify import check_optimal_claim
 
 __all__ = ["solve", "available", "solver_names", "SolveOptions", "SolverResult", "TerminationCondition",
            "SolutionStatus", "SolveStatus", "SolverNotAvailableError", "CutLoop", "BranchAndCut"]
@@ -39,7 +40,10 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
     time_limit : float, optional
         Seconds.
     mip_gap : float, optional
-        Relative gap to stop at.
+        Relative gap to stop at (default :data:`~optitrees.solvers.options.DEFAULT_MIP_GAP`, 1e-4, on every
+        backend). A backend's "optimal" is passed on only when its own bound is within this gap of the
+        objective and the (polished) solution satisfies every row (:mod:`optitrees.solvers.verify`); otherwise
+        the status is ``feasible``, with the gap.
     threads : int, optional
     seed : int, default=0
     verbose : bool, default=False
@@ -116,6 +120,8 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
         if polish and is_formulation and result.x is not None and model.integrality.any() \
                 and not result.checks.get("not_started"):
             _polish_result(model, result, opts, polish_by)
+        integer = bool(formulation.integrality.any()) if formulation is not None else _has_integers(model)
+        check_optimal_claim(result, opts.mip_gap, formulation if is_formulation else None, integer=integer)
         return result
 
     if strategy is None:
@@ -123,6 +129,13 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
     if strategy.backends is not None and solver not in strategy.backends:
         raise ValueError(f"{type(strategy).__name__} runs on {', '.join(strategy.backends)}, not {solver!r}")
     return strategy.run(model, solve_once, opts, start)
+
+
+def _has_integers(model) -> bool:
+    """Whether a Pyomo model has an active integer or binary variable."""
+    import pyomo.environ as pyo
+
+    return any(v.is_integer() or v.is_binary() for v in model.component_data_objects(pyo.Var, active=True))
 
 
 def _polish_result(formulation, result, opts, deadline):

@@ -231,7 +231,8 @@ class HighsBackend:
             solution_status=solution, objective=objective, bound=bound,
             gap=relative_gap(objective, bound) if mip else (0.0 if solution == SolutionStatus.OPTIMAL else None),
             node_count=int(info.mip_node_count) if mip else 0,
-            timings=timings, solution_source=source, x=x, message=h.modelStatusToString(model_status),
+            timings=timings, solution_source=source, x=x, message=termination.value,
+            checks={"solver_status": h.modelStatusToString(model_status)},
             trace=progress.trace + ([(t2 - t1, objective, bound)] if mip else []),
             pool=run.earlier(x),
         )

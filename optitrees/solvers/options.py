@@ -8,7 +8,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-__all__ = ["SolveOptions", "ProgressPrinter"]
+__all__ = ["SolveOptions", "ProgressPrinter", "DEFAULT_MIP_GAP"]
+
+#: The relative optimality gap every backend stops at unless told otherwise (HiGHS's, Gurobi's and CPLEX's own
+#: default; SCIP, CBC and GLPK default to 0), so that the same call means the same thing on every backend.
+DEFAULT_MIP_GAP = 1e-4
 
 
 @dataclass
@@ -20,8 +24,9 @@ class SolveOptions:
     time_limit : float, optional
         Wall-clock limit in seconds (``None``: no limit).
     mip_gap : float, optional
-        Relative optimality gap at which to stop (``None``: the solver's default,
-        1e-4 for HiGHS).
+        Relative optimality gap at which to stop (``None``: :data:`DEFAULT_MIP_GAP`,
+        1e-4, on every backend). A backend's "optimal" is passed on only when its
+        bound is within this gap (:mod:`optitrees.solvers.verify`).
     threads : int, optional
     seed : int, default=0
         Random seed handed to the solver, for reproducible runs.
@@ -65,7 +70,9 @@ class SolveOptions:
     def __post_init__(self):
         if self.time_limit is not None and not (self.time_limit >= 0 and math.isfinite(self.time_limit)):
             raise ValueError(f"time_limit must be a non-negative number, got {self.time_limit!r}")
-        if self.mip_gap is not None and not 0 <= self.mip_gap < 1:
+        if self.mip_gap is None:
+            self.mip_gap = DEFAULT_MIP_GAP
+        if not 0 <= self.mip_gap < 1:
             raise ValueError(f"mip_gap must be in [0, 1), got {self.mip_gap!r}")
         if self.threads is not None and (int(self.threads) != self.threads or self.threads < 1):
             raise ValueError(f"threads must be a positive integer, got {self.threads!r}")

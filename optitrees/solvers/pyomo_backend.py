@@ -4,12 +4,21 @@ A :class:`~optitrees.formulations.Formulation` is compiled with ``to_pyomo()``;
 a Pyomo model (possibly one the user modified) is solved as it is. Solvers
 registered in Pyomo's newer interface (``pyomo.contrib.solver``: HiGHS, SCIP,
 Gurobi) are driven through it, the others through the legacy ``SolverFactory``.
+
+Every backend gets the same neutral options in its own spelling (GLPK's time
+limit in whole seconds, as glpsol takes it), reports the same statuses (its own
+words are kept in ``checks["solver_status"]``), and its node count where the
+solver exposes one. Gurobi runs through ``gurobi_persistent``, which takes
+quadratic objectives (MIQP). GLPK's command line takes no integrality
+tolerance: its solutions are polished and checked like every other
+(:mod:`optitrees.solvers.verify`).
 """
 
 from __future__ import annotations
 
 import atexit
 import functools
+import math
 import shutil
 import tempfile
 import time
@@ -41,6 +50,11 @@ class PyomoSolverSpec:
     options: dict = field(default_factory=dict)
     warm_start: bool = True
     defaults: object = None  # callable returning solver options the user's options override
+    #: The time limit in whole seconds (glpsol rejects "60.0"), rounded up so the solver never gets less time
+    #: than it was given.
+    whole_seconds: bool = False
+    #: What the solver's own options cannot express (said in the result's message).
+    caveat: str = ""
 
 
 @functools.lru_cache(maxsize=None)
@@ -72,7 +86,8 @@ PYOMO_SOLVERS = {
     "scip": PyomoSolverSpec("scip", "scip_direct", True, "pip install 'optitrees[scip]' (pyscipopt)", True,
                             {"seed": "randomization/randomseedshift", "integrality_tol": "numerics/feastol"},
                             defaults=_scip_defaults),
-    "gurobi": PyomoSolverSpec("gurobi", "gurobi_direct", True, "pip install 'optitrees[gurobi]' (gurobipy)",
+    # gurobi_persistent takes quadratic objectives; contrib's gurobi_direct is linear only
+    "gurobi": PyomoSolverSpec("gurobi", "gurobi_persistent", True, "pip install 'optitrees[gurobi]' (gurobipy)",
                               True, {"seed": "Seed", "integrality_tol": "IntFeasTol"}),
     "cplex": PyomoSolverSpec("cplex", "cplex_direct", False, "pip install 'optitrees[cplex]' (cplex)", True,
                              {"time_limit": "timelimit", "mip_gap": "mip_tolerances_mipgap",
@@ -82,7 +97,8 @@ PYOMO_SOLVERS = {
                            {"time_limit": "sec", "mip_gap": "ratio", "threads": "threads",
                             "seed": "randomCbcSeed", "integrality_tol": "integerTolerance"}),
     "glpk": PyomoSolverSpec("glpk", "glpk", False, "apt-get install glpk-utils (the glpsol executable)", False,
-                            {"time_limit": "tmlim", "mip_gap": "mipgap"}, warm_start=False),
+                            {"time_limit": "tmlim", "mip_gap": "mipgap"}, warm_start=False, whole_seconds=True,
+                            caveat="glpsol takes no integrality tolerance (GLPK uses 1e-5)"),
 }
 
 
@@ -110,6 +126,9 @@ def _contrib_termination(tc):
     }.get(tc, T.OTHER)
 
 
+_NO_SOLUTION = (TerminationCondition.INFEASIBLE, TerminationCondition.UNBOUNDED)
+
+
 def _legacy_termination(tc):
     from pyomo.opt import TerminationCondition as P
 
@@ -122,17 +141,59 @@ def _legacy_termination(tc):
     }.get(tc, T.OTHER)
 
 
-def _node_count(opt):
-    """Nodes from the solver object underneath, when the backend exposes it."""
+def _node_count(opt, results=None):
+    """Nodes from the solver object underneath (or a legacy solver's results), when the backend exposes them."""
     model = getattr(opt, "_solver_model", None)
-    for getter in ("getNNodes",):  # pyscipopt
-        if hasattr(model, getter):
-            return int(getattr(model, getter)())
-    if hasattr(model, "getInfo"):  # highspy
-        return int(model.getInfo().mip_node_count)
-    if hasattr(model, "NodeCount"):  # gurobipy
-        return int(model.NodeCount)
+    try:
+        if hasattr(model, "getNNodes"):  # pyscipopt
+            return int(model.getNNodes())
+        if hasattr(model, "getInfo"):  # highspy
+            return int(model.getInfo().mip_node_count)
+        if hasattr(model, "NodeCount"):  # gurobipy
+            return int(model.NodeCount)
+        if hasattr(model, "solution") and hasattr(model.solution, "progress"):  # cplex
+            return int(model.solution.progress.get_num_nodes_processed())
+    except Exception:   # a model whose solve failed has no statistics
+        return None
+    if results is not None:     # CBC's log, through the legacy results
+        try:
+            nodes = results.solver.statistics.branch_and_bound.number_of_bounded_subproblems
+            return None if nodes is None else int(nodes)
+        except (AttributeError, TypeError, ValueError):
+            return None
     return None
+
+
+def _solver_has_primal(results) -> bool:
+    """Whether a legacy result's solution carries a value for every variable it names."""
+    solution = results.solution(0)
+    values = [v.get("Value") for v in solution.variable.values()]
+    return bool(values) and all(v is not None for v in values)
+
+
+def _legacy_solution(model, results) -> tuple[bool, float | None]:
+    """Load a legacy solver's solution into ``model``: ``(has_solution, objective)``.
+
+    CPLEX hands back a "solution" with no values for an infeasible model and a results object with an error
+    status for a node limit; neither is a solution.
+    """
+    import pyomo.environ as pyo
+
+    from pyomo.opt import SolverStatus
+
+    if len(results.solution) == 0:
+        return False, None
+    if results.solver.status in (SolverStatus.error, SolverStatus.aborted) and _solver_has_primal(results):
+        # CPLEX stopped by a node limit with a solution: Pyomo maps it to an error and refuses to load it
+        results.solver.status = SolverStatus.warning
+    try:
+        model.solutions.load_from(results)
+        value = pyo.value(next(model.component_data_objects(pyo.Objective, active=True)), exception=False)
+    except (ValueError, RuntimeError):
+        return False, None
+    if value is None or not math.isfinite(float(value)):
+        return False, None
+    return True, float(value)
 
 
 class PyomoBackend:
@@ -167,6 +228,16 @@ class PyomoBackend:
         except Exception:
             return ""
         return ".".join(str(p) for p in v) if isinstance(v, tuple) else str(v or "")
+
+    def _failed(self, exc, opt, t0, t1, build_time) -> SolverResult:
+        """The result of a solver that raised: status ``error``, its first line as the message."""
+        first = (str(exc).strip().splitlines() or [""])[0]
+        t2 = time.perf_counter()
+        return SolverResult(
+            solver=self.name, solver_version=self.version(opt), termination=TerminationCondition.ERROR,
+            timings={"build": build_time, "handoff": t1 - t0, "solve": t2 - t1},
+            message=f"error; {self.name} failed: {type(exc).__name__}: {first}",
+            checks={"solver_status": type(exc).__name__})
 
     def solve(self, model, options: SolveOptions, start=None, build_time: float = 0.0) -> SolverResult:
         """Solve a Formulation or a Pyomo model.
@@ -211,9 +282,13 @@ class PyomoBackend:
                     kwargs["threads"] = int(options.threads)
                 if warm:
                     kwargs["warmstart_discrete_vars"] = True
-                res = opt.solve(m, **kwargs)
+                try:
+                    res = opt.solve(m, **kwargs)
+                except Exception as exc:  # a licence, a size limit, a crashed executable: a result, not a crash
+                    return self._failed(exc, opt, t0, t1, build_time)
                 t2 = time.perf_counter()
                 termination = _contrib_termination(res.termination_condition)
+                solver_status = str(getattr(res.termination_condition, "name", res.termination_condition))
                 sol = str(getattr(res.solution_status, "name", res.solution_status))
                 has = sol in ("feasible", "optimal")
                 if has:
@@ -221,6 +296,8 @@ class PyomoBackend:
                 objective = res.incumbent_objective if has else None
                 bound = res.objective_bound
             else:
+                if remaining is not None and self.spec.whole_seconds:
+                    remaining = max(1, math.ceil(remaining))
                 neutral = {"time_limit": remaining, "mip_gap": options.mip_gap,
                            "threads": options.threads, "seed": options.seed,
                            "integrality_tol": options.integrality_tol}
@@ -230,15 +307,16 @@ class PyomoBackend:
                 kwargs = dict(tee=bool(options.verbose), load_solutions=False, options=raw)
                 if warm:
                     kwargs["warmstart"] = True
-                res = opt.solve(m, **kwargs)
+                try:
+                    res = opt.solve(m, **kwargs)
+                except Exception as exc:
+                    return self._failed(exc, opt, t0, t1, build_time)
                 t2 = time.perf_counter()
                 termination = _legacy_termination(res.solver.termination_condition)
-                has = len(res.solution) > 0
-                if has:
-                    m.solutions.load_from(res)
-                import pyomo.environ as pyo
-
-                objective = float(pyo.value(next(m.component_data_objects(pyo.Objective, active=True)))) if has else None
+                solver_status = str(res.solver.termination_condition)
+                has, objective = (False, None) if termination in _NO_SOLUTION else _legacy_solution(m, res)
+                if has and termination == TerminationCondition.ERROR:
+                    termination = TerminationCondition.OTHER    # a limit Pyomo calls an error (CPLEX's node limit)
                 lb = res.problem.lower_bound
                 bound = float(lb) if lb is not None and np.isfinite(float(lb)) else None
         if objective is not None:
@@ -249,11 +327,16 @@ class PyomoBackend:
         if has and columns is not None:
             x = np.array([np.nan if v.value is None else float(v.value) for v in columns])
         solution, source = classify_solution(has, termination, x, start)
+        notes = [termination.value]
+        if start is not None and start is not False and not warm:
+            notes.append(f"{self.name} through Pyomo takes no warm start: the start was not handed over")
+        if self.spec.caveat:
+            notes.append(self.spec.caveat)
         return SolverResult(
             solver=self.name, solver_version=self.version(opt), termination=termination,
             solution_status=solution, objective=objective, bound=bound, gap=relative_gap(objective, bound),
-            node_count=_node_count(opt),
+            node_count=_node_count(opt, None if self.spec.contrib else res),
             timings={"build": build_time, "handoff": t1 - t0, "solve": t2 - t1},
-            solution_source=source, x=x, message=str(termination.value),
-            trace=[(t2 - t1, objective, bound)],
+            solution_source=source, x=x, message="; ".join(notes),
+            trace=[(t2 - t1, objective, bound)], checks={"solver_status": solver_status},
         )

@@ -56,7 +56,7 @@ class BranchAndCut:
 
         with ProgressPrinter("cutting_planes", options) as progress:
             return branch_and_cut(formulation, self.oracle, incumbent=start, deadline=_deadline(options),
-                                  mip_gap=options.mip_gap or 0.0,
+                                  mip_gap=options.mip_gap,
                                   node_limit=options.solver_options.get("mip_max_nodes"),
                                   root_rounds=self.root_rounds, node_rounds=self.node_rounds,
                                   threads=options.threads or 1, seed=options.seed, verbose=options.verbose,

@@ -10,6 +10,9 @@ from optitrees.formulations.loss_optimal_solution import decode, start as start_
 from optitrees.solvers import SolverNotAvailableError
 
 EXTRA = [s for s in ("gurobi", "cplex", "cbc", "glpk") if s in solvers.available()]
+#: Each backend's own name for a node limit (GLPK's command line has none).
+NODE_LIMIT = {"highs": "mip_max_nodes", "pyomo:highs": "mip_max_nodes", "scip": "limits/nodes", "gurobi": "NodeLimit",
+              "cplex": "mip_limits_nodes", "cbc": "maxNodes"}
 
 @pytest.fixture
 def formulation(tiny_xor):
@@ -342,3 +345,80 @@ def test_earlier_incumbents_are_kept_feasible_and_worse_oldest_first():
                           solver_options={"mip_max_nodes": 50})
     assert again.objective < f.objective_value(res.pool[0]) - 1e-6
     np.testing.assert_allclose(again.pool[0], res.pool[0], atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["highs", "pyomo:highs", "scip"] + EXTRA)
+def test_an_infeasible_model_is_a_status_on_every_backend(formulation, name):
+    """CPLEX once raised "No value for uninitialized VarData" here."""
+    import pyomo.environ as pyo
+
+    m = formulation.to_pyomo()
+    m.impossible = pyo.Constraint(expr=sum(m.z[k] for k in m.z) <= -1)
+    res = solvers.solve(m, solver=name)
+    assert res.status == "infeasible" and not res.has_solution
+    assert res.message.split(";")[0] == "infeasible"
+
+
+@pytest.mark.parametrize("name", [n for n in ["highs", "pyomo:highs", "scip"] + EXTRA if n in NODE_LIMIT])
+def test_a_node_limit_is_a_status_on_every_backend(small_data, name):
+    """Stopped by one node: a solution with an honest status (CPLEX once raised "Cannot load a SolverResults
+    object with bad status"), one spelling of it, and the node count where the backend reports one."""
+    X, y = small_data
+    f = olct(X[:24], y[:24], depth=2, tangents="V1")
+    res = solvers.solve(f, solver=name, time_limit=60, solver_options={NODE_LIMIT[name]: 1})
+    assert res.status in ("feasible", "optimal") and res.objective is not None
+    assert f.violation(res.x, integrality=True) < 1e-7
+    assert res.message.split(";")[0] == res.termination.value
+    if res.status == "feasible":
+        assert res.bound is None or res.bound <= res.objective + 1e-9
+    if name != "cbc":
+        assert res.node_count is not None and res.node_count <= 2
+
+
+def test_glpk_takes_the_time_limit_in_whole_seconds(formulation, reference):
+    if "glpk" not in solvers.available():
+        pytest.skip("glpk-utils not installed")
+    res = solvers.solve(formulation, solver="glpk", time_limit=7.3, mip_gap=0)
+    assert res.status == "optimal" and res.objective == pytest.approx(reference.objective, rel=1e-6)
+    assert "integrality tolerance" in res.message
+    # stopped at a gap, glpsol says "non-optimal" and gives no bound: nothing proves the optimum
+    at_gap = solvers.solve(formulation, solver="glpk", time_limit=7.3, mip_gap=1e-4)
+    assert at_gap.status == "feasible" and at_gap.bound is None
+
+
+def test_gurobi_solves_the_miqp(tiny_xor):
+    if "gurobi" not in solvers.available():
+        pytest.skip("gurobipy not installed")
+    from optitrees.formulations import margot
+
+    X, y = tiny_xor
+    f = margot(X, y, depth=1, l2_method="exact")
+    res, scip = solvers.solve(f, solver="gurobi", mip_gap=0), solvers.solve(f, solver="scip", mip_gap=0)
+    assert res.status == scip.status == "optimal" and res.objective == pytest.approx(scip.objective, rel=1e-6)
+
+
+def test_a_backend_without_warm_starts_says_so(formulation, reference):
+    tree, _ = decode(formulation, reference.x)
+    res = solvers.solve(formulation, solver="pyomo:highs", warm_start=start_from_tree(formulation, tree))
+    assert "takes no warm start" in res.message and res.status == "optimal"
+
+
+def test_a_solver_that_raises_returns_an_error_result(formulation, monkeypatch):
+    """A licence or size limit (CPLEX's "Problem size limits exceeded") is a result with status "error" and the
+    solver's first line, not an exception from the middle of an estimator's fit."""
+    from optitrees.solvers import pyomo_backend
+
+    class Broken:
+        def available(self, exception_flag=False):
+            return True
+
+        def solve(self, *args, **kwargs):
+            raise RuntimeError("Model too large for size-limited license\nsecond line")
+
+        def version(self):
+            return (1, 0)
+
+    monkeypatch.setattr(pyomo_backend, "_factory", lambda spec: Broken())
+    res = solvers.solve(formulation, solver="scip")
+    assert res.status == "error" and not res.has_solution
+    assert res.message == "error; scip failed: RuntimeError: Model too large for size-limited license"

@@ -45,7 +45,9 @@ def status_notes(result, returned: str, objectives: dict, start_name: str, unsol
     if unsolved is not None:
         notes.append((FallbackWarning, f"{unsolved}; returning the {start_name} start"))
     elif "solver" not in objectives:
-        notes.append((FallbackWarning, f"solver returned no solution ({result.status}); returning the "
+        failed = f": {result.message.split('; ', 1)[1]}" if result.status == SolveStatus.ERROR \
+            and "; " in result.message else ""
+        notes.append((FallbackWarning, f"solver returned no solution ({result.status}{failed}); returning the "
                       f"{start_name} start"))
     elif returned == "start" and objectives["solver"] > objectives["start"] * (1 + 1e-6) + 1e-6:
         notes.append((FallbackWarning, f"the solver's model has a worse exact objective "

@@ -1,6 +1,6 @@
 """CPLEX LP from a formulation's arrays.
 
-``Minimize`` (linear terms, a quadratic part as ``+ [ 2q x ^ 2 ... ] / 2``, the
+``Minimize`` (linear terms, a quadratic part as ``+ [ 2q x ^2 ... ] / 2``, the
 constant last), ``Subject To`` (a ranged row written as two, ``name lo`` with
 ``>=`` and ``name up`` with ``<=``, since the format has no ranges; a row with no
 coefficient as ``+ 0 x`` of the first column), ``Bounds`` (a column in no row
@@ -97,10 +97,11 @@ def write_lp(model, pool: Pool, out: Writer) -> None:
         terms.add(v)
     for v in (np.where(np.isfinite(side), side, 0.0), np.where(finite_lo, lo, 0.0), np.where(finite_up, up, 0.0)):
         values.add(v)
+    # "x ^2": SCIP's reader rejects "x ^ 2" (HiGHS, Gurobi, CPLEX read both)
     lit = {k: pool.literal(v) for k, v in {
         "nl": "\n", "empty": "", "colon": ":", "break": "\n ", "zero": " + 0", "neg_inf": " -inf",
         "head": f"\\ {f.name}, written by optitrees\nMinimize\n obj:", "quad_open": " + [", "quad_close": " ] / 2",
-        "square": " ^ 2", "subject_to": "Subject To\n", "bounds": "Bounds\n", "general": "General\n",
+        "square": " ^2", "subject_to": "Subject To\n", "bounds": "Bounds\n", "general": "General\n",
         "binary": "Binary\n", "end": "End\n", "plus": " + ", "minus": " - ", "le": " <=", "ge": " >=", "eq": " =",
         "free": " free"}.items()}
     senses = pool.add_strings([" =", " >=", " <="])
