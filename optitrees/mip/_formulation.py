@@ -57,6 +57,10 @@ class Formulation:
     integrality_tol : float or None
         Integrality tolerance the big-M values and margins were sized for;
         ``solve`` imposes it on every backend.
+    user_groups : tuple of str
+        Variable groups a user's ``constraints`` hook added to a model family's
+        formulation (set by the estimators); a family's start leaves them to be
+        completed.
     """
 
     name: str = "optitrees"
@@ -67,6 +71,7 @@ class Formulation:
     build_time: float = 0.0
     objective_offset: float = 0.0
     integrality_tol: float | None = None
+    user_groups: tuple = ()
 
     def __post_init__(self):
         self.n_cols = 0
@@ -296,14 +301,17 @@ class Formulation:
     def vector(self, values: dict) -> np.ndarray:
         """Assemble a column vector from group values (the inverse of :meth:`values`).
 
-        Every group must be given: a start solution handed to a solver is complete.
+        Every group must be given (a start solution handed to a solver is complete), but for those a user's
+        ``constraints`` hook added (:attr:`user_groups`): a model family's start knows nothing of them, so their
+        entries are NaN, to be completed (:func:`optitrees.solvers.polish.complete`).
         """
-        missing = [n for n in self.variables if n not in values]
+        missing = [n for n in self.variables if n not in values and n not in self.user_groups]
         if missing:
             raise ValueError(f"missing values for variable group(s) {missing}")
-        x = np.empty(self.n_cols)
+        x = np.full(self.n_cols, np.nan)
         for g in self.variables.values():
-            x[g.start:g.start + g.size] = np.broadcast_to(np.asarray(values[g.name], float), g.shape).ravel()
+            if g.name in values:
+                x[g.start:g.start + g.size] = np.broadcast_to(np.asarray(values[g.name], float), g.shape).ravel()
         return x
 
     def objective_value(self, x) -> float:
@@ -351,12 +359,38 @@ class Formulation:
             f"{sum(len(g.vals) for g in self.constraints.values())} coefficients (matrix not assembled)"
         lines = [f"{self.name}: {self.n_cols} variables "
                  f"({int(self.integrality.sum())} integer), {self.n_rows} rows, {entries}"]
+        lines.append(f"  obj minimize {self.objective_terms()}")
         for g in self.variables.values():
             lines.append(f"  var {g.name}[{', '.join(g.dims)}] {g.domain} x{g.size}")
         for g in self.constraints.values():
             eq = f"  ({g.equation})" if g.equation else ""
             lines.append(f"  con {g.name}[{', '.join(g.dims)}] x{g.size}{eq}")
         return "\n".join(lines)
+
+    def objective_terms(self) -> str:
+        """The objective's terms by variable group: ``c * group`` (linear), ``q * group^2`` (quadratic) and the
+        constant, each coefficient shown once when it is the same on every entry it is nonzero on, as a range
+        otherwise, with the number of entries.
+
+        >>> f = Formulation("f"); _ = f.add_set("J", [0, 1])
+        >>> w = f.add_variables("w", ("J",)); f.add_objective(w, [1.0, 2.0]); f.add_quadratic_objective(w, 0.5)
+        >>> f.objective_terms()
+        '[1, 2] * w x2 + 0.5 * w^2 x2'
+        """
+        def coefficient(values):
+            lo, hi = float(values.min()), float(values.max())
+            return f"{lo:.6g}" if lo == hi else f"[{lo:.6g}, {hi:.6g}]"
+
+        terms = []
+        for vector, power in ((self.cost, ""), (self.quadratic, "^2")):
+            for g in self.variables.values():
+                part = vector[g.start:g.start + g.size]
+                nonzero = part[part != 0]
+                if nonzero.size:
+                    terms.append(f"{coefficient(nonzero)} * {g.name}{power} x{nonzero.size}")
+        if self.objective_offset:
+            terms.append(f"{self.objective_offset:.6g}")
+        return " + ".join(terms) or "0 (a feasibility model)"
 
     def __repr__(self):
         return (f"Formulation(name={self.name!r}, n_cols={self.n_cols}, n_rows={self.n_rows}, "

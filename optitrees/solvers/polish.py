@@ -19,7 +19,7 @@ import numpy as np
 
 from .highs import _GRACE, _WatchedRun, configured_highs
 
-__all__ = ["polish"]
+__all__ = ["polish", "complete"]
 
 
 def polish(formulation, x, options, deadline=None):
@@ -62,3 +62,38 @@ def polish(formulation, x, options, deadline=None):
     xp = np.array(h.getSolution().col_value)
     xp[cols] = fixed
     return xp, formulation.objective_value(xp), seconds
+
+
+def complete(formulation, x, options, deadline=None):
+    """Fill the missing (NaN) entries of ``x`` so that the whole vector satisfies ``formulation``.
+
+    A start built by a model family knows only the family's columns; a user's ``constraints`` hook may add
+    variable groups (a cap on the features used, a fairness constraint). The family's columns are fixed at
+    their start values and HiGHS solves for the rest (a MIP when they are integer), minimizing the objective.
+
+    Returns
+    -------
+    ndarray or None
+        The completed vector, or ``None`` when the start cannot be completed (the fixed columns leave the
+        user's rows infeasible, or the deadline came first).
+    """
+    import highspy
+
+    x = np.asarray(x, dtype=float)
+    known = np.isfinite(x)
+    if known.all():
+        return x
+    h = configured_highs(replace(options, solver_options={}))
+    if deadline is not None:
+        h.setOptionValue("time_limit", max(0.0, deadline - time.perf_counter()))
+    formulation.to_highs(names=False, highs=h, allow_quadratic=True)
+    cols = np.flatnonzero(known).astype(np.int32)
+    h.changeColsBounds(len(cols), cols, x[cols], x[cols])
+    run = _WatchedRun(h)
+    if not run.wait(None if deadline is None else max(0.0, deadline - time.perf_counter()) + _GRACE):
+        return None
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    out = np.array(h.getSolution().col_value)
+    out[cols] = x[cols]
+    return out

@@ -196,3 +196,14 @@ def test_the_summary_does_not_assemble_the_matrix(tiny_xor):
     assert f"{f.n_rows} rows, {coefficients} coefficients (matrix not assembled)" in f.summary()
     assert "A" not in f._cache
     assert f"{f.n_rows} rows, {f.matrix.nnz} nonzeros" in f.summary().splitlines()[0]
+
+
+def test_the_summary_shows_the_objective_terms():
+    """MARGOT's ``||w||^2`` appeared nowhere in the summary."""
+    from optitrees.formulations import margot
+
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    f = margot(X, np.where(X[:, 0] > 0, 1.0, -1.0), depth=2, C=3.0)
+    line = f.summary().splitlines()[1]
+    assert line.startswith("  obj minimize ") and "3 * zeta x20" in line and " * w^2 x6" in line
+    assert Formulation("empty").objective_terms() == "0 (a feasibility model)"

@@ -55,7 +55,12 @@ def status_notes(result, returned: str, objectives: dict, start_name: str, unsol
                       "returning the start"))
     stopped = (SolveStatus.TIME_LIMIT_FEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION, SolveStatus.FEASIBLE,
                SolveStatus.STOPPED_NO_SOLUTION)
-    if unsolved is None and result.status in stopped:
+    claim = str(result.checks.get("optimal_claim", ""))
+    if unsolved is None and claim.startswith("rejected"):
+        # the solver said optimal, but its bound or its solution does not show it (solvers.verify)
+        notes.append((AgreementWarning, f"the solver reported optimal, but {claim[len('rejected: '):]}: the "
+                      f"model is not proven optimal; returning the {returned} model"))
+    elif unsolved is None and result.status in stopped:
         why = ("solver stopped early" if result.status in (SolveStatus.FEASIBLE, SolveStatus.STOPPED_NO_SOLUTION)
                else "time limit reached")
         gap = "unknown" if result.gap is None or not np.isfinite(result.gap) else f"{100 * result.gap:.2f}%"

@@ -14,7 +14,9 @@ risk score cards, the oblique regression tree):
    :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best is handed to the solver;
    then :meth:`~MIPFit.family_bound`, the family's own lower bound (no MIP needed);
 5. :meth:`~MIPFit.build`: the family's formulation with the user's ``constraints`` hook, within the budget (a
-   build the budget cannot finish is left, :func:`~optitrees.budget.call_until`);
+   build the budget cannot finish is left, :func:`~optitrees.budget.call_until`); with a hook, before the
+   starts, so that a hook that fails does so first, and each start is completed for the variable groups the
+   hook added (:meth:`~MIPFit.start_vector`);
 6. :meth:`~MIPFit.solve`: the backend, warm-started, until the budget less a reserve; the solver's model decoded
    and checked against its solution, and the best of its earlier incumbents by the exact objective
    (:mod:`.incumbents`);
@@ -41,7 +43,9 @@ from ...budget import Budget, call_until, remaining
 from ...exceptions import WarmStartWarning
 from ...mip import BuildInterrupted, build_deadline
 from ...solvers import SolverResult
+from ...solvers.options import SolveOptions
 from ...solvers.plan import SolvePlan
+from ...solvers.polish import complete
 from ...solvers.registry import get_backend
 from ...solvers.results import SolutionStatus, SolveStatus, TerminationCondition
 from .._report import ExactSearch, FitLog, FitOutcome, FitReport
@@ -217,8 +221,10 @@ class MIPFit:
             return None
         if refined is None:
             return None
-        if self.settings.constraints is not None and f.violation(self.family.start(f, refined)) > 1e-6:
-            return None
+        if self.settings.constraints is not None:
+            x = self.start_vector(f, refined, "refined model")
+            if x is None or f.violation(x) > 1e-6:
+                return None
         return self.family.finalize(problem, refined)
 
     def family_bound(self, problem) -> LowerBound | None:
@@ -253,14 +259,16 @@ class MIPFit:
                                             "starts", None)
         else:
             rows = self.reduce(problem, *self.plan(problem))
+        self._unreachable = None
+        # the user's hook runs (and fails, if it does) before any start is computed
+        early = None if rows.unsolved or settings.constraints is None else self.build(rows)
         # a MIP out of reach gives the starts its time, but for what follows them: each start made readable, scored
         starts_by = budget.before_end(settings.shares.after_starts) if rows.unsolved else \
             budget.starts_until(settings.shares.of_starts(settings.start_methods))
         starts, finals, start_objectives, start_name = self.starts(problem, exact, starts_by)
         label = settings.greedy_name if start_name == "greedy" else start_name
         own = self.family_bound(problem)
-        self._unreachable = None
-        f = None if rows.unsolved else self.build(rows)
+        f = early if early is not None or rows.unsolved else self.build(rows)
         unsolved = rows.unsolved or (None if self._unreachable is None else
                                      f"the MIP was not solved: {self._unreachable}; its time went to the starts")
         checks, agreement = {}, []
@@ -325,10 +333,14 @@ class MIPFit:
         """``(candidates, result, agreement notes)`` of the solve of ``f`` from the best start (``start`` in the
         problem's units, ``final`` as returned), and the refinement of its model."""
         settings, family = self.settings, self.family
-        x0 = family.start(f, start)
-        violation = f.violation(x0)
+        x0 = self.start_vector(f, start, f"{label} start")
+        violation = np.inf if x0 is None else f.violation(x0)
         feasible = violation <= 1e-6
-        if not feasible:
+        if x0 is None:
+            self.notes.append((WarmStartWarning, f"the {label} start could not be completed for the variables the "
+                               f"constraints hook added ({', '.join(f.user_groups)}): the solver starts without it, "
+                               "and it is not returned"))
+        elif not feasible:
             self.notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g}"
                                + (" (a user constraint?); it is not returned" if settings.constraints is not None
                                   else "; the solver starts without it")))
@@ -345,6 +357,19 @@ class MIPFit:
             if refined is not None:
                 candidates["refined"] = refined
         return candidates, result, agreement
+
+    def start_vector(self, f, model, what):
+        """The column vector of ``model`` in ``f``; the columns of the variable groups a user's hook added are
+        completed by fixing the family's and solving for the rest (``None`` when they cannot be)."""
+        x = self.family.start(f, model)
+        if not f.user_groups:
+            return x
+        options = SolveOptions(threads=self.settings.threads, seed=self.settings.seed)
+        completed = complete(f, x, options, self.budget.before_end(self.settings.shares.reserve))
+        if completed is not None:
+            self.log.note(f"the {what} was completed for the variables the constraints hook added "
+                          f"({', '.join(f.user_groups)})")
+        return completed
 
     def _certified(self, problem, training, exact: ExactSearch) -> MIPFitOutcome:
         """Finish a fit whose model an exact search proved optimal: no MIP is built."""
