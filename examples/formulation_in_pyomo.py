@@ -19,7 +19,7 @@ est = OCTClassifier(max_depth=2, alpha=0.01)
 f = est.build_formulation(X, y)
 print(f.summary())
 f.write("oct.lp")
-f.write("oct.mps")                                         # files read w(1,mean_radius)-style names
+f.write("oct.mps")                                         # files read a(1,mean_radius)-style names
 
 # the same model in Pyomo, with a constraint of ours: the root may not split on mean texture
 m = f.to_pyomo()

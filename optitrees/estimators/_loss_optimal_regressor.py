@@ -7,7 +7,7 @@ from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.loss_optimal.greedy import clear_gap
@@ -123,14 +123,33 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         self.verbose = verbose
         self.solver_options = solver_options
 
-    def _fit(self, X, y, sample_weight, budget):
-        self._validate_params()
-        training = self._fit_data(X, y, sample_weight)
+    def _problem(self, training) -> ObliqueRegressionProblem:
         data = ScaledData.create(training.X, training.y, "standard", self._feature_names(), training.weight)
         spec = ObliqueRegressionSpec(depth=int(self.max_depth), lam=float(self.lam),
                                      weight_bound=float(self.weight_bound), loss=RegressionLoss(self.loss),
                                      quadratic=get_backend(self.solver).supports_miqp)
-        problem = ObliqueRegressionProblem.create(spec, data, training.y)
+        return ObliqueRegressionProblem.create(spec, data, training.y)
+
+    def build_formulation(self, X, y, sample_weight=None):
+        """The formulation ``fit`` would solve for ``(X, y)`` (features standardized, as ``fit`` does).
+
+        Its index set ``J`` holds the feature names, so exported files read ``w(1,age)``. The estimator itself is
+        left unfitted.
+
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(20, 2)); y = np.abs(X[:, 0])
+        >>> f = LossOptimalTreeRegressor(max_depth=1).build_formulation(X, y)
+        >>> f.name, sorted(f.variables)
+        ('oblique_regression_d1', ['b', 'e', 's', 'w', 'w_neg', 'w_pos', 'z'])
+        """
+        est = clone(self)
+        est._validate_params()
+        return OBLIQUE_REGRESSION.build(est._problem(est._fit_data(X, y, sample_weight)))
+
+    def _fit(self, X, y, sample_weight, budget):
+        self._validate_params()
+        training = self._fit_data(X, y, sample_weight)
+        problem = self._problem(training)
         budget.lap("validate")
         settings = FitSettings(
             estimator=type(self).__name__, family=OBLIQUE_REGRESSION, solver=self.solver, mip_gap=self.mip_gap,

@@ -1,7 +1,7 @@
 """Shared building blocks of MILP tree formulations (seed 002, Ch. 3.2).
 
 Each block adds named variable and constraint groups to a
-:class:`~optitrees.formulations.model.Formulation` with numpy only (no Python
+:class:`~optitrees.mip.Formulation` with numpy only (no Python
 loop over data points or features) and names the equations it implements:
 
 ============================  ======================================  ==========

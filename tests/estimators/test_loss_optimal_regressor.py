@@ -180,3 +180,17 @@ def test_a_model_whose_root_lp_is_out_of_reach_is_not_solved_and_cart_is_returne
     assert any("the MIP was not solved: HiGHS's root LP" in note for note in report.notes)
     assert reg.objective_ == reg.start_objective_
     assert report.bound == 0.0 and report.bound_source == "non-negative objective"
+
+
+def test_build_formulation_is_the_model_fit_solves():
+    from optitrees import solvers
+
+    X, y = _piecewise(20, seed=1)
+    X = pd.DataFrame(X, columns=["age", "dose"])
+    est = LossOptimalTreeRegressor(max_depth=1, lam=0.05, mip_gap=0, time_limit=60)
+    f = est.build_formulation(X, y)
+    assert f.sets["J"].tolist() == ["age", "dose"] and not hasattr(est, "tree_")
+    by_hand = solvers.solve(f, mip_gap=0)
+    reg = fit_quiet(est, X, y)
+    assert by_hand.status == reg.solver_result_.status == "optimal"
+    assert reg.solver_result_.objective == pytest.approx(by_hand.objective, rel=1e-6)

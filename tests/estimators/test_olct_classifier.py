@@ -251,3 +251,21 @@ def test_an_earlier_incumbent_of_lower_exact_objective_is_the_solvers_model(monk
     assert fitted.method_ == "mip" and fitted.objective_ == pytest.approx(honest.objective_, rel=1e-12)
     assert any("found 1 before its last" in note for note in fitted.fit_report_.notes)
     np.testing.assert_array_equal(fitted.predict(X), honest.predict(X))
+
+
+def test_remark_1_refit_then_tao_each_reported_with_its_objective():
+    """After the MIP each last-layer node is refit on its routed points (seed 002, Remark 1), kept only where the
+    exact objective does not increase; TAO refines from there; the report shows both."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * X[:, 2] > 0, 1, 0)
+    clf = fit_quiet(OLCTClassifier(max_depth=2, time_limit=20, random_state=0, warm_start=False,
+                                   solver_options={"mip_max_nodes": 20}), X, y)
+    checks, objectives = clf.fit_report_.checks, clf.fit_report_.objectives
+    assert checks["refined_from_objective"] == pytest.approx(objectives["solver"], rel=1e-9)
+    assert checks["last_layer_refit_objective"] <= checks["refined_from_objective"] + 1e-9
+    assert checks["tao_objective"] <= checks["last_layer_refit_objective"] + 1e-9
+    assert objectives["refined"] == pytest.approx(checks["tao_objective"], rel=1e-9)
+    unrefined = fit_quiet(OLCTClassifier(max_depth=2, time_limit=20, random_state=0, refine=False,
+                                         warm_start=False, solver_options={"mip_max_nodes": 20}), X, y)
+    assert "tao_objective" not in unrefined.fit_report_.checks
