@@ -21,6 +21,8 @@ EXPECTED = {
                          "UCT-DT:", "d_B2(C4.5, UCT-DT) ="],
     "regression_trees.py": ["CART, t-test pruning:", "optimal depth-2 tree:", "oblique tree, absolute loss",
                             "oblique tree, squared loss", "value = "],
+    "your_own_constraints.py": ["every weight on mean radius >= 0: True", "the hook added: ('u',)",
+                                "solved by hand: optimal"],
     "forest_explanations.py": ["distinct rules in the forest, 5 kept", "trusted if", "test AUC",
                                "CCT: test accuracy", "patient 0 is classified"],
 }
@@ -31,7 +33,7 @@ def test_every_example_is_listed():
 
 
 #: Examples that take more than 20 s run with the slow tests (``python -m pytest -m slow``).
-SLOW_EXAMPLES = {"margot_scip_vs_highs.py"}
+SLOW_EXAMPLES = {"margot_scip_vs_highs.py", "your_own_constraints.py"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_EXAMPLES else n

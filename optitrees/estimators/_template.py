@@ -55,6 +55,8 @@ class MIPClassifier(OptitreesClassifier):
     #: Solver options the family solves with per backend unless ``solver_options`` says otherwise (measured by
     #: ``bench/solver_settings.py``), e.g. ``{"highs": {"presolve": "off"}}``.
     _solver_defaults: dict = {}
+    #: Per backend, options for a solve handed a start (added to ``_solver_defaults``).
+    _solver_defaults_with_start: dict = {}
     #: How the solver's model is refined (reported in ``method_``), and what the greedy start is called.
     _refine_name = "refit"
     _greedy_name = "greedy"
@@ -101,6 +103,7 @@ class MIPClassifier(OptitreesClassifier):
             estimator=type(self).__name__, family=self._family, solver=self.solver, mip_gap=self.mip_gap,
             threads=self.threads, seed=self._seed, verbose=bool(self.verbose),
             solver_options=dict(self.solver_options or {}), family_options=self._solver_defaults,
+            family_options_with_start=self._solver_defaults_with_start,
             shares=self._shares, start_methods=self._start_methods, hand_start=not is_false(self.warm_start),
             constraints=self.constraints, greedy_name=self._greedy_name, refine_name=self._refine_name,
             presolve_stage=self._presolve_stage)

@@ -188,6 +188,9 @@ def test_family_solver_defaults_sit_under_the_users_options():
     assert OLCTClassifier(solver_options={"mip_heuristic_run_rins": True})._solve_options()["solver_options"][
         "mip_heuristic_run_rins"] is True                                  # the user's options win
     assert MARGOTClassifier(solver="scip")._solve_options()["solver_options"] == {}
+    # RENS / RINS stay on when no start is handed over (none satisfies a user's constraints): they find the first
+    # good trees then
+    assert OLCTClassifier()._fit_settings().solve_options(with_start=False)["solver_options"] == {"presolve": "off"}
     assert GeneralizedRiskScoreClassifier()._solve_options()["solver_options"] == {}
 
 

@@ -184,7 +184,8 @@ class MIPFit:
         """The backend on ``f`` from ``x0`` until the budget less its reserve (polishing until the end)."""
         plan = self.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None)
         result = _solvers.solve(f, warm_start=x0, deadline=self.budget.solve_deadline(self.settings.shares.reserve),
-                                polish_deadline=self.budget.deadline, **self.settings.solve_options(plan, self.backend))
+                                polish_deadline=self.budget.deadline,
+                                **self.settings.solve_options(plan, self.backend, with_start=x0 is not None))
         self.budget.lap("solve")
         return result
 

@@ -53,8 +53,9 @@ class FitSettings:
         The solver name of :func:`optitrees.solvers.solve`.
     mip_gap, threads, seed, verbose, solver_options
         The solve's options; ``solver_options`` are the user's raw options (they win).
-    family_options : Mapping
-        Options the family chose per backend (``{"highs": {"presolve": "off"}}``), under the user's.
+    family_options, family_options_with_start : Mapping
+        Options the family chose per backend (``{"highs": {"presolve": "off"}}``), under the user's; the second
+        only for a solve handed a start (a primal heuristic a start makes redundant).
     shares : Shares
     start_methods : tuple
         The starts to compute (:class:`StartChoice`).
@@ -77,6 +78,7 @@ class FitSettings:
     verbose: bool = False
     solver_options: Mapping = field(default_factory=dict)
     family_options: Mapping = field(default_factory=dict)
+    family_options_with_start: Mapping = field(default_factory=dict)
     shares: Shares = Shares()
     start_methods: tuple = ("greedy",)
     hand_start: bool = True
@@ -85,11 +87,13 @@ class FitSettings:
     refine_name: str = "refit"
     presolve_stage: str = "presolve"
 
-    def solve_options(self, plan: SolvePlan | None = None, backend=None) -> dict:
+    def solve_options(self, plan: SolvePlan | None = None, backend=None, with_start: bool = True) -> dict:
         """Keyword arguments of :func:`~optitrees.solvers.solve`: the backend's options for the model's size
-        (``plan``), under the family's, under the user's (``backend``: the solver's, looked up when not given)."""
+        (``plan``), under the family's (and, when a start is handed over, its options for a solve from a start),
+        under the user's (``backend``: the solver's, looked up when not given)."""
         backend = get_backend(self.solver) if backend is None else backend
         raw = {**(plan.options if plan is not None else {}), **family_options(backend, self.family_options),
+               **(family_options(backend, self.family_options_with_start) if with_start else {}),
                **dict(self.solver_options)}
         return dict(solver=self.solver, mip_gap=self.mip_gap, threads=self.threads, seed=self.seed,
                     verbose=bool(self.verbose), solver_options=raw)
