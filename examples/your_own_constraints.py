@@ -6,6 +6,9 @@ Two hooks on OLCT (seed 002, model 3.17) for breast cancer:
    for every node, and ``sum_j u[j] <= 2``;
 2. a sign (monotonicity) constraint: no node may give a larger radius a lower score (``w[t, radius] >= 0``).
 
+and one on OCT: demographic parity of the leaves' predictions between two groups (a new group ``q[i, l] = z[i, l]
+c[1, l]``, linearized, and ``|rate(A) - rate(B)| <= 0.1``).
+
 The fit runs the hook before any start, completes each start for the new variables (or solves without it and
 says so), and returns a tree that satisfies the constraints; ``build_formulation`` gives the very model it solves.
 
@@ -13,9 +16,10 @@ Run: python examples/your_own_constraints.py
 """
 
 import numpy as np
+import pandas as pd
 from sklearn.datasets import load_breast_cancer
 
-from optitrees import OLCTClassifier, solvers
+from optitrees import OCTClassifier, OLCTClassifier, solvers
 
 data = load_breast_cancer(as_frame=True)
 features = ["mean radius", "mean texture", "mean concavity", "mean symmetry", "worst smoothness"]
@@ -56,3 +60,33 @@ print(f.summary().splitlines()[0])
 print("the hook added:", f.user_groups, "| rows:", [g for g in f.constraints if g in ("cap", "radius_sign")])
 res = solvers.solve(f, time_limit=10)
 print(f"solved by hand: {res.status}, objective {res.objective:.4f}")
+
+
+# OCT with demographic parity: the rate of positive predictions differs by at most 0.1 between the groups
+def demographic_parity(group, delta):
+    def hook(f):
+        data = f.problem.data                        # the (merged, weighted) rows the model is written on
+        in_group = data.X[:, f.index("J", group)] > 0.5
+        weight = data.weight if data.weighted else np.ones(len(in_group))
+        z, c = f.variables["z"], f.variables["c"]
+        positive = np.broadcast_to(c.columns[1], z.shape)
+        q = f.add_variables("q", ("I", "L"), 0.0, 1.0)          # q = z c[1]: the point is predicted positive at l
+        f.add_constraints("q_z", ("I", "L"), [(q.columns, 1.0), (z.columns, -1.0)], upper=0.0)
+        f.add_constraints("q_c", ("I", "L"), [(q.columns, 1.0), (positive, -1.0)], upper=0.0)
+        f.add_constraints("q_zc", ("I", "L"), [(q.columns, 1.0), (z.columns, -1.0), (positive, -1.0)], lower=-1.0)
+        rate = np.where(in_group, weight / weight[in_group].sum(), -weight / weight[~in_group].sum())
+        f.add_constraints("parity", (), [(q.columns.reshape(1, -1), np.broadcast_to(rate[:, None], z.shape)
+                                          .reshape(1, -1))], lower=-delta, upper=delta)
+    return hook
+
+
+rng = np.random.default_rng(0)
+group = (rng.random(60) < 0.5).astype(float)
+X_fair = pd.DataFrame(np.column_stack([group, rng.random((60, 3)) < 0.5]).astype(float),
+                      columns=["group", "a", "b", "c"])
+y_fair = (X_fair["a"] + group + 0.5 * rng.random(60) > 1.2).astype(int)
+for name, hook in (("OCT", None), ("OCT with parity", demographic_parity("group", 0.1))):
+    oct_ = OCTClassifier(max_depth=2, time_limit=30, mip_gap=0, constraints=hook).fit(X_fair, y_fair)
+    p = oct_.predict(X_fair)
+    print(f"{name}: training accuracy {np.mean(p == y_fair):.3f}, "
+          f"parity gap {abs(p[group == 1].mean() - p[group == 0].mean()):.3f}")

@@ -87,3 +87,37 @@ def test_a_failing_hook_fails_before_any_start(data, monkeypatch):
     with pytest.raises(ValueError, match=r"removed variable group\(s\) \['z'\]"):
         OLCTClassifier(max_depth=1, constraints=removes, time_limit=10).fit(X, y)
     assert not started
+
+
+def test_demographic_parity_on_oct_leaves_holds_and_is_the_model_built_by_hand():
+    """A hook that adds ``q = z c[1]`` (linearized) and bounds the difference of the groups' positive rates."""
+    from optitrees import OCTClassifier
+
+    rng = np.random.default_rng(0)
+    group = (rng.random(40) < 0.5).astype(float)
+    X = np.column_stack([group, rng.random((40, 3)) < 0.5]).astype(float)
+    y = (X[:, 1] + group + 0.5 * rng.random(40) > 1.2).astype(int)
+
+    def parity(f, delta=0.1):
+        in_group = f.problem.data.X[:, 0] > 0.5
+        weight = f.problem.data.weight if f.problem.data.weighted else np.ones(len(in_group))
+        z, c = f.variables["z"], f.variables["c"]
+        positive = np.broadcast_to(c.columns[1], z.shape)
+        q = f.add_variables("q", ("I", "L"), 0.0, 1.0)
+        f.add_constraints("q_z", ("I", "L"), [(q.columns, 1.0), (z.columns, -1.0)], upper=0.0)
+        f.add_constraints("q_c", ("I", "L"), [(q.columns, 1.0), (positive, -1.0)], upper=0.0)
+        f.add_constraints("q_zc", ("I", "L"), [(q.columns, 1.0), (z.columns, -1.0), (positive, -1.0)], lower=-1.0)
+        rate = np.where(in_group, weight / weight[in_group].sum(), -weight / weight[~in_group].sum())
+        f.add_constraints("parity", (), [(q.columns.reshape(1, -1),
+                                          np.broadcast_to(rate[:, None], z.shape).reshape(1, -1))],
+                          lower=-delta, upper=delta)
+
+    free = fit_quiet(OCTClassifier(max_depth=2, time_limit=60, mip_gap=0), X, y).predict(X)
+    assert abs(free[group == 1].mean() - free[group == 0].mean()) > 0.1        # the constraint binds
+    est = OCTClassifier(max_depth=2, time_limit=60, mip_gap=0, constraints=parity)
+    clf = fit_quiet(est, X, y)
+    p = clf.predict(X)
+    assert abs(p[group == 1].mean() - p[group == 0].mean()) <= 0.1 + 1e-9
+    by_hand = solvers.solve(est.build_formulation(X, y), mip_gap=0)
+    assert by_hand.status == clf.solver_result_.status == "optimal"
+    assert clf.solver_result_.objective == pytest.approx(by_hand.objective, abs=1e-9)
