@@ -21,6 +21,7 @@ EXPECTED = {
                          "UCT-DT:", "d_B2(C4.5, UCT-DT) ="],
     "regression_trees.py": ["CART, t-test pruning:", "optimal depth-2 tree:", "oblique tree, absolute loss",
                             "oblique tree, squared loss", "value = "],
+    "octh_from_blocks.py": ["mine     optimal", "library  optimal", "same optimum: True"],
     "your_own_constraints.py": ["every weight on mean radius >= 0: True", "the hook added: ('u',)", "OCT with parity",
                                 "solved by hand: optimal"],
     "forest_explanations.py": ["distinct rules in the forest, 5 kept", "trusted if", "test AUC",

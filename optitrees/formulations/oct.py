@@ -44,6 +44,13 @@ The settings are a typed :class:`OCTSpec` (``oblique`` chooses OCT-H),
 :class:`OCTProblem` adds the data and derived constants, and :func:`build`
 returns the formulation; decoding, starts and the objective are in
 :mod:`optitrees.formulations.oct_solution`.
+
+:func:`build` is assembled from public blocks a user can compose into a model
+of their own (``examples/octh_from_blocks.py`` writes OCT-H from them):
+:func:`add_leaf_labels` (routing, leaf size, labels, misclassified points),
+:func:`add_split_rows` (the left / right rows of every branch node, aggregated
+over its subtrees), :func:`add_split_hierarchy` (``d[t] <= d[parent(t)]``), and
+the two kinds of split, :func:`add_oct_splits` and :func:`add_octh_splits`.
 """
 
 from __future__ import annotations
@@ -58,7 +65,8 @@ from ..topology import Topology
 from . import blocks
 from .symmetry import add_mirror_symmetry
 
-__all__ = ["OCTSpec", "OCTProblem", "build", "oct", "octh", "feature_epsilons", "integrality_tolerance", "OCTH_MU"]
+__all__ = ["OCTSpec", "OCTProblem", "build", "oct", "octh", "feature_epsilons", "integrality_tolerance", "OCTH_MU",
+           "add_leaf_labels", "add_oct_splits", "add_octh_splits", "add_split_rows", "add_split_hierarchy"]
 
 #: The solver's integrality and feasibility tolerance at most, and at least (HiGHS accepts no less than 1e-10).
 MAX_INTEGRALITY_TOL, MIN_INTEGRALITY_TOL = 1e-6, 1e-10
@@ -203,8 +211,12 @@ def _inline_split_terms(w, X, node_idx, extra=None):
     return [(cols, np.broadcast_to(vals[None], (k, n, p)).reshape(k * n, p))]
 
 
-def _tree_skeleton(f, X, y, topo, min_samples_leaf, n_classes, point_weight=None):
-    """Routing to leaves, used leaves, one label per used leaf and the misclassified points of each leaf.
+def add_leaf_labels(f, X, y, topo, min_samples_leaf, n_classes, point_weight=None):
+    """Routing to leaves, used leaves, one label per used leaf and the misclassified points of each leaf: the
+    rows (routing), (leaf size), (one label per used leaf) and (misclassified points) of the module docstring.
+
+    Adds the sets ``I``, ``L``, ``K``, the variables ``z[I, L]``, ``leaf[L]``, ``c[K, L]``, ``loss[L]`` (returned
+    in that order) and their rows; ``X`` in ``[0, 1]``, ``y`` class indices ``0..K-1``.
 
     With ``point_weight`` (``v_i``), ``N_l = sum_i v_i z[i, l]`` and ``N_kl`` are
     weighted counts, and ``n`` in the big-M is the total weight; ``N_min`` is a
@@ -238,7 +250,8 @@ def _tree_skeleton(f, X, y, topo, min_samples_leaf, n_classes, point_weight=None
     return z, leaf, c, loss
 
 
-def _hierarchy(f, topo, d):
+def add_split_hierarchy(f, topo, d):
+    """``d[t] <= d[parent(t)]`` for every branch node but the root: the splits used form a tree."""
     nodes = topo.branch_nodes
     if len(nodes) > 1:
         f.add_set("T_child", nodes[1:])
@@ -246,7 +259,7 @@ def _hierarchy(f, topo, d):
                           upper=0.0, equation="d_t <= d_parent")
 
 
-def _add_split_rows(f, topo, w, b, z, X, left_extra, left_M, left_upper, right_M, unused=None):
+def add_split_rows(f, topo, w, b, z, X, left_extra, left_M, left_upper, right_M, unused=None):
     """Split rows of every branch node for every point, aggregated over the subtrees.
 
     ``split_left[t, i]:  w_t (x_i + left_extra) - b_t [+ c d_t] + left_M sum_{l in L(t)} z[i, l] <= left_upper``
@@ -281,14 +294,14 @@ def build(problem: OCTProblem) -> Formulation:
                     integrality_tol=integrality_tolerance(problem.margin))
     f.problem = problem
     data = problem.data
-    z, leaf, c, loss = _tree_skeleton(f, X01, y, topo, spec.min_samples_leaf, spec.n_classes,
+    z, leaf, c, loss = add_leaf_labels(f, X01, y, topo, spec.min_samples_leaf, spec.n_classes,
                                       data.weight if data.weighted else None)
     if spec.oblique:
-        w, b, d = _octh_splits(f, topo, X01, spec)
+        w, b, d = add_octh_splits(f, topo, X01, spec.alpha, spec.mu)
         add_mirror_symmetry(f, topo, z, topo.branch_nodes, data.weight if data.weighted else None, used=d)
     else:
-        w, b, d = _oct_splits(f, topo, X01, problem.eps)
-    _hierarchy(f, topo, d)
+        w, b, d = add_oct_splits(f, topo, X01, problem.eps)
+    add_split_hierarchy(f, topo, d)
     if spec.forbidden:
         blocks.forbid_features(f, w, spec.forbidden)
     f.add_objective(loss, 1.0 / problem.L_hat)
@@ -297,11 +310,20 @@ def build(problem: OCTProblem) -> Formulation:
     return f
 
 
-def _oct_splits(f, topo, X01, eps):
-    """OCT's axis-aligned splits: ``a[t, j]`` binary, ``sum_j a = d``, ``b <= d``, rows with the margins ``eps_j``."""
+def _feature_labels(f, p):
+    """The labels of ``J``: as declared, else the problem's feature names, else ``0..p-1``."""
+    if "J" in f.sets:
+        return f.sets["J"]
+    problem = getattr(f, "problem", None)
+    return problem.data.labels if problem is not None else np.arange(p)
+
+
+def add_oct_splits(f, topo, X01, eps):
+    """OCT's axis-aligned splits: ``a[t, j]`` binary, ``sum_j a = d``, ``b <= d``, rows with the margins ``eps_j``
+    (:func:`feature_epsilons`); returns ``(a, b, d)``."""
     eps_max, eps_min = float(eps.max()), float(eps.min())
     f.add_set("T", topo.branch_nodes)
-    f.add_set("J", f.problem.data.labels)
+    f.add_set("J", _feature_labels(f, X01.shape[1]))
     a = f.add_variables("a", ("T", "J"), 0.0, 1.0, domain="binary")
     b = f.add_variables("b", ("T",), 0.0, 1.0)
     d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
@@ -310,15 +332,16 @@ def _oct_splits(f, topo, X01, eps):
     f.add_constraints("threshold_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0,
                       equation="b <= d")
     Ml = 1.0 + eps_max
-    _add_split_rows(f, topo, a, b, f.variables["z"], X01, left_extra=eps, left_M=Ml, left_upper=Ml - eps_min,
+    add_split_rows(f, topo, a, b, f.variables["z"], X01, left_extra=eps, left_M=Ml, left_upper=Ml - eps_min,
                     right_M=1.0, unused=(d, -eps_min))
     return a, b, d
 
 
-def _octh_splits(f, topo, X01, spec):
-    """OCT-H's oblique splits: ``||a_t||_1 <= d_t``, features used ``delta`` (3.14) weighted ``alpha``, margin ``mu``."""
+def add_octh_splits(f, topo, X01, alpha, mu=OCTH_MU):
+    """OCT-H's oblique splits: ``||a_t||_1 <= d_t``, features used ``delta`` (3.14) weighted ``alpha``, margin ``mu``
+    (the OCT-H rows of the module docstring); returns ``(w, b, d)``."""
     p = X01.shape[1]
-    w, b = blocks.add_hyperplanes(f, topo.branch_nodes, f.problem.data.labels, 1.0, 1.0)
+    w, b = blocks.add_hyperplanes(f, topo.branch_nodes, _feature_labels(f, p), 1.0, 1.0)
     d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
     wp = f.add_variables("w_pos", w.dims, 0.0, 1.0)
     wn = f.add_variables("w_neg", w.dims, 0.0, 1.0)
@@ -326,7 +349,7 @@ def _octh_splits(f, topo, X01, spec):
                       lower=0.0, upper=0.0, equation="3.16a")
     f.add_constraints("l1_used", ("T",), [(wp.columns, 1.0), (wn.columns, 1.0), (d.columns, -1.0)], upper=0.0,
                       equation="||a_t||_1 <= d_t")
-    delta = blocks.add_l0_indicators(f, w, 1.0, penalty=spec.alpha)
+    delta = blocks.add_l0_indicators(f, w, 1.0, penalty=alpha)
     f.add_constraints("feature_used", w.dims, [(delta.columns, 1.0), (np.repeat(d.columns, p), -1.0)], upper=0.0,
                       equation="delta <= d")
     f.add_constraints("node_features", ("T",), [(delta.columns, 1.0), (d.columns, -1.0)], lower=0.0,
@@ -334,8 +357,7 @@ def _octh_splits(f, topo, X01, spec):
     f.add_constraints("intercept_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0, equation="b <= d")
     f.add_constraints("intercept_used_neg", ("T",), [(b.columns, 1.0), (d.columns, 1.0)], lower=0.0,
                       equation="b >= -d")
-    mu = spec.mu
-    _add_split_rows(f, topo, w, b, f.variables["z"], X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0,
+    add_split_rows(f, topo, w, b, f.variables["z"], X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0,
                     right_M=2.0)
     return w, b, d
 
