@@ -102,9 +102,25 @@ PYOMO_SOLVERS = {
 }
 
 
+class _GurobiEnvCountFilter:
+    """Drops Pyomo's "release_license() with -1 remaining environment clients" warning: Pyomo's persistent
+    Gurobi interface releases its shared environment once per solver object and miscounts its clients (seen
+    on every solve with a new solver object, Pyomo 6.10); the licence is released all the same."""
+
+    @staticmethod
+    def filter(record) -> bool:
+        return "release_license() with" not in record.getMessage()
+
+
 def _factory(spec):
+    import logging
+
     import pyomo.environ  # noqa: F401  (registers the solver plugins)
 
+    if spec.name == "gurobi":
+        log = logging.getLogger("pyomo.contrib.solver.solvers.gurobi.gurobi_direct_base")
+        if not any(isinstance(f, _GurobiEnvCountFilter) for f in log.filters):
+            log.addFilter(_GurobiEnvCountFilter())
     if spec.contrib:
         from pyomo.contrib.solver.common.factory import SolverFactory
 
