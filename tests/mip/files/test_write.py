@@ -121,17 +121,23 @@ def test_a_tree_model_reads_back_whole_and_solves_to_the_same_optimum(tmp_path, 
     assert h.getInfo().objective_function_value == pytest.approx(solvers.solve(f, mip_gap=0).objective, rel=1e-6)
 
 
+def _scip_read(path):
+    """SCIP's model of the file at ``path`` (read, not yet solved)."""
+    from pyscipopt import Model
+
+    model = Model()
+    model.hideOutput()
+    model.readProblem(str(path))
+    model.setParam("limits/gap", 0.0)
+    return model
+
+
 @needs_scip
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
 def test_scip_reads_the_files_and_finds_the_same_optimum(tmp_path, tiny_xor, suffix):
-    from pyscipopt import Model
-
     f = olct(*tiny_xor, depth=2, tangents="V1")
-    model = Model()
-    model.hideOutput()
-    model.readProblem(str(f.write(tmp_path / f"olct{suffix}")))
+    model = _scip_read(f.write(tmp_path / f"olct{suffix}"))
     assert model.getNVars() == f.n_cols and model.getNConss() == f.n_rows
-    model.setParam("limits/gap", 0.0)
     model.optimize()
     assert model.getObjVal() == pytest.approx(solvers.solve(f, mip_gap=0).objective, rel=1e-6)
 
@@ -140,33 +146,10 @@ def test_scip_reads_the_files_and_finds_the_same_optimum(tmp_path, tiny_xor, suf
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
 def test_scip_reads_a_quadratic_objective(tmp_path, tiny_xor, suffix):
     """SCIP's LP reader rejected ``x ^ 2`` ("sign after value without variable"); ``x ^2`` every reader takes."""
-    from pyscipopt import Model
-
     f = margot(*tiny_xor, depth=1, l2_method="exact")
-    model = Model()
-    model.hideOutput()
-    model.readProblem(str(f.write(tmp_path / f"margot{suffix}")))
-    model.setParam("limits/gap", 0.0)
+    model = _scip_read(f.write(tmp_path / f"margot{suffix}"))
     model.optimize()
     assert model.getObjVal() == pytest.approx(solvers.solve(f, solver="scip", mip_gap=0).objective, rel=1e-6)
-
-
-def test_colliding_labels_stay_distinct_and_keep_the_names_users_wrote(tmp_path):
-    """``x-1`` and ``x_1`` were both written ``x_1`` (the second as ``x_1_1``), so ``index("J", "x_1")`` found
-    the first feature: a label that is already safe keeps its name, the others go round it."""
-    import pandas as pd
-
-    from optitrees import OLCTClassifier
-
-    rng = np.random.default_rng(0)
-    X = pd.DataFrame(rng.normal(size=(12, 3)), columns=["x-1", "x_1", "x 1"])
-    y = (X["x_1"] > 0).astype(int)
-    f = OLCTClassifier(max_depth=1).build_formulation(X, y)
-    labels = f.sets["J"].tolist()
-    assert labels[1] == "x_1" and f.index("J", "x_1") == 1 and len(set(labels)) == 3
-    lp = _read(f.write(tmp_path / "x.lp")).getLp()
-    w_names = [n for n in lp.col_names_ if n.startswith("w(")]
-    assert len(set(w_names)) == len(w_names) and "w(1,x_1)" in w_names
 
 
 def _awkward():
