@@ -1,8 +1,8 @@
 """OCT-H (Bertsimas & Dunn's oblique tree) written from the library's blocks, in one function of 30 lines.
 
-The leaves (routing, one label per used leaf, misclassified points) come from ``oct.add_leaf_labels``; the
+The leaves (routing, one label per used leaf, misclassified points) come from ``oct_blocks.add_leaf_labels``; the
 oblique splits are written here from ``blocks`` (hyperplanes, the l1 split 3.16, the l0 indicators 3.14) and
-``oct.add_split_rows``; the splits form a tree by ``oct.add_split_hierarchy``. The model reaches the same
+``oct_blocks.add_split_rows``; the splits form a tree by ``oct_blocks.add_split_hierarchy``. The model reaches the same
 optimum as the library's own ``formulations.oct.octh``.
 
 Run: python examples/octh_from_blocks.py
@@ -13,7 +13,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import MinMaxScaler
 
 from optitrees import solvers
-from optitrees.formulations import blocks, oct
+from optitrees.formulations import blocks, oct, oct_blocks
 from optitrees.mip import Formulation
 from optitrees.topology import Topology
 
@@ -22,7 +22,7 @@ def my_octh(X01, y, depth=2, alpha=0.01, mu=0.005):
     """min misclassified / L_hat + alpha * features used, over oblique trees with ||a_t||_1 <= d_t."""
     topo, n_features = Topology(depth), X01.shape[1]
     f = Formulation(name="my_octh", integrality_tol=1e-6)
-    z, leaf, c, loss = oct.add_leaf_labels(f, X01, y, topo, min_samples_leaf=1, n_classes=2)
+    z, leaf, c, loss = oct_blocks.add_leaf_labels(f, X01, y, topo, min_samples_leaf=1, n_classes=2)
     a, b = blocks.add_hyperplanes(f, topo.branch_nodes, np.arange(n_features), 1.0, 1.0)
     d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")                  # split t is used
     a_pos = f.add_variables("a_pos", a.dims, 0.0, 1.0)
@@ -38,8 +38,8 @@ def my_octh(X01, y, depth=2, alpha=0.01, mu=0.005):
     f.add_constraints("b_up", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0)
     f.add_constraints("b_down", ("T",), [(b.columns, 1.0), (d.columns, 1.0)], lower=0.0)
     # a_t x_i + mu <= b_t on the left, a_t x_i >= b_t on the right, for the points routed below t
-    oct.add_split_rows(f, topo, a, b, z, X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0, right_M=2.0)
-    oct.add_split_hierarchy(f, topo, d)
+    oct_blocks.add_split_rows(f, topo, a, b, z, X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0, right_M=2.0)
+    oct_blocks.add_split_hierarchy(f, topo, d)
     f.add_objective(loss, 1.0 / (len(y) - np.bincount(y).max()))                 # misclassified / L_hat
     return f
 

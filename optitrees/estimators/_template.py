@@ -28,7 +28,8 @@ from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._input import resolve_features
 from ._report import ExactSearch
 from .mip_fit import FitHooks, FitSettings, MIPFit, StartChoice
-from .mip_fit.settings import build_with_hook, is_false
+from .mip_fit.hook import build_with_hook
+from .mip_fit.settings import is_false
 
 __all__ = ["MIPClassifier"]
 

@@ -15,7 +15,8 @@ generalized risk score (4.16)       :mod:`~.ogrs`                            (sa
 oblique regression trees (LAD)      :mod:`~.oblique_regression`              (same module)
 ==================================  =======================================  ==================
 
-:mod:`~.sizes` counts the rows and columns of a loss-optimal, OCT or regression
+:mod:`~.blocks` holds the loss-optimal family's building blocks and :mod:`~.oct_blocks` OCT's, public for
+models of a user's own. :mod:`~.sizes` counts the rows and columns of a loss-optimal, OCT or regression
 model from its problem, without building it.
 
 ``loss_optimal_tree(X, y, ...)``, ``olct``, ``margot``, ``oct.oct``, ``oct.octh``,
@@ -25,7 +26,7 @@ model from its problem, without building it.
 """
 
 from ..mip import ConstraintGroup, Formulation, VariableGroup
-from . import blocks, cuts, family, oblique_regression, ogrs, oct, ors, risk_scores, sizes, tangents
+from . import blocks, cuts, family, oblique_regression, oct, oct_blocks, ogrs, ors, risk_scores, sizes, tangents
 from .family import MIPFamily
 from .loss_optimal import LossOptimalProblem, LossOptimalSpec, loss_optimal_tree, margot, olct
 from .loss_optimal_solution import LOSS_OPTIMAL
@@ -37,6 +38,7 @@ from .tangents import TANGENT_SETS, logistic_tangents
 __all__ = [
     "Formulation", "VariableGroup", "ConstraintGroup", "MIPFamily", "LossOptimalSpec", "LossOptimalProblem",
     "loss_optimal_tree", "olct", "margot", "LOSS_OPTIMAL", "OCT_FAMILY", "ORS_FAMILY", "OGRS_FAMILY",
-    "TANGENT_SETS", "logistic_tangents", "blocks", "cuts", "family", "oblique_regression", "oct", "ors", "ogrs",
+    "TANGENT_SETS", "logistic_tangents", "blocks", "cuts", "family", "oblique_regression", "oct", "oct_blocks", "ors",
+    "ogrs",
     "risk_scores", "sizes", "tangents",
 ]

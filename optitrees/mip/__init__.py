@@ -6,7 +6,8 @@ to HiGHS (:func:`to_highs`, one ``passModel``), to Pyomo (:func:`to_pyomo`) and 
 """
 
 from ._build_deadline import BuildInterrupted, build_deadline
-from ._formulation import Formulation, safe_labels, timed_build
+from ._formulation import Formulation, timed_build
+from ._labels import safe_labels
 from ._groups import ConstraintGroup, VariableGroup
 from ._highs import new_highs, to_highs
 from ._pyomo import to_pyomo

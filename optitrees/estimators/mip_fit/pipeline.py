@@ -43,9 +43,7 @@ from ...budget import Budget, call_until, remaining
 from ...exceptions import WarmStartWarning
 from ...mip import BuildInterrupted, build_deadline
 from ...solvers import SolverResult
-from ...solvers.options import SolveOptions
 from ...solvers.plan import SolvePlan
-from ...solvers.polish import complete
 from ...solvers.registry import get_backend
 from ...solvers.results import SolutionStatus, SolveStatus, TerminationCondition
 from .._report import ExactSearch, FitLog, FitOutcome, FitReport
@@ -53,7 +51,8 @@ from .bounds import LowerBound, best_bound
 from .incumbents import best_earlier_incumbent, polisher
 from .notes import agreement_notes, status_notes
 from .reduce import ReducedRows, reduce_to_reach
-from .settings import FitHooks, FitSettings, build_with_hook
+from .hook import build_with_hook, completed_start
+from .settings import FitHooks, FitSettings
 
 __all__ = ["MIPFit", "MIPFitOutcome"]
 
@@ -333,7 +332,7 @@ class MIPFit:
     def _solve_and_refine(self, problem, f, rows: ReducedRows, start, final, label, checks):
         """``(candidates, result, agreement notes)`` of the solve of ``f`` from the best start (``start`` in the
         problem's units, ``final`` as returned), and the refinement of its model."""
-        settings, family = self.settings, self.family
+        settings = self.settings
         x0 = self.start_vector(f, start, f"{label} start")
         violation = np.inf if x0 is None else f.violation(x0)
         feasible = violation <= 1e-6
@@ -360,17 +359,14 @@ class MIPFit:
         return candidates, result, agreement
 
     def start_vector(self, f, model, what):
-        """The column vector of ``model`` in ``f``; the columns of the variable groups a user's hook added are
-        completed by fixing the family's and solving for the rest (``None`` when they cannot be)."""
-        x = self.family.start(f, model)
-        if not f.user_groups:
-            return x
-        options = SolveOptions(threads=self.settings.threads, seed=self.settings.seed)
-        completed = complete(f, x, options, self.budget.before_end(self.settings.shares.reserve))
-        if completed is not None:
+        """The column vector of ``model`` in ``f``, completed for the variable groups a user's hook added
+        (:func:`.hook.completed_start`; ``None`` when it cannot be)."""
+        x = completed_start(self.family, f, model, self.settings.threads, self.settings.seed,
+                            self.budget.before_end(self.settings.shares.reserve))
+        if x is not None and f.user_groups:
             self.log.note(f"the {what} was completed for the variables the constraints hook added "
                           f"({', '.join(f.user_groups)})")
-        return completed
+        return x
 
     def _certified(self, problem, training, exact: ExactSearch) -> MIPFitOutcome:
         """Finish a fit whose model an exact search proved optimal: no MIP is built."""

@@ -13,7 +13,7 @@ from ...formulations import MIPFamily
 from ...solvers.plan import SolvePlan, family_options
 from ...solvers.registry import get_backend
 
-__all__ = ["FitSettings", "FitHooks", "StartChoice", "build_with_hook", "is_false"]
+__all__ = ["FitSettings", "FitHooks", "StartChoice", "is_false"]
 
 
 class StartChoice:
@@ -97,40 +97,6 @@ class FitSettings:
                **dict(self.solver_options)}
         return dict(solver=self.solver, mip_gap=self.mip_gap, threads=self.threads, seed=self.seed,
                     verbose=bool(self.verbose), solver_options=raw)
-
-
-def build_with_hook(family: MIPFamily, problem, constraints=None):
-    """The family's formulation of ``problem`` with the user's ``constraints`` hook applied to it.
-
-    The hook may add variable groups as well as rows (a cap on the features used needs one indicator per
-    feature); they are recorded in ``f.user_groups``, so a family's start leaves them to be completed. The hook
-    is checked here, before any start is computed: an exception in it, or rows that do not assemble, is a
-    ``ValueError`` naming the hook.
-
-    Raises
-    ------
-    ValueError
-        The hook raised, or removed a group of the family's, or its rows do not assemble.
-    """
-    f = family.build(problem)
-    if constraints is None:
-        return f
-    own = set(f.variables)
-    try:
-        constraints(f)
-    except Exception as exc:
-        raise ValueError(f"the constraints hook failed on the formulation {f.name!r}: {type(exc).__name__}: "
-                         f"{exc}") from exc
-    lost = own - set(f.variables)
-    if lost:
-        raise ValueError(f"the constraints hook removed variable group(s) {sorted(lost)} of the model")
-    f.user_groups = tuple(name for name in f.variables if name not in own)
-    try:
-        f.matrix
-    except Exception as exc:
-        raise ValueError(f"the rows the constraints hook added do not assemble: {type(exc).__name__}: {exc}") \
-            from exc
-    return f
 
 
 def _none(*args):

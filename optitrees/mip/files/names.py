@@ -22,7 +22,7 @@ _SAFE = re.compile(r"[A-Za-z0-9_.]*")
 def file_labels(labels) -> np.ndarray:
     """An index set's labels as a file writes them: as given when they are safe for ``.lp`` / ``.mps`` names
     (integers always are), else through :func:`~optitrees.mip.safe_labels`."""
-    from .._formulation import safe_labels
+    from .._labels import safe_labels
 
     labels = np.asarray(labels)
     text = labels.astype(str)

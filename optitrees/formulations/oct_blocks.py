@@ -1,0 +1,163 @@
+"""The blocks of Bertsimas & Dunn's OCT and OCT-H (:mod:`~optitrees.formulations.oct`), public so that a user can
+compose a model of their own from them (``examples/octh_from_blocks.py`` writes OCT-H in one function):
+
+============================  ===========================================================  =========================
+block                         adds                                                         rows (``oct`` docstring)
+============================  ===========================================================  =========================
+:func:`add_leaf_labels`       ``z[I, L]``, ``leaf[L]``, ``c[K, L]``, ``loss[L]``           routing, leaf size, labels,
+                                                                                           misclassified points
+:func:`add_split_rows`        ``split_left[T, I]``, ``split_right[T, I]``                  left / right, aggregated
+:func:`add_split_hierarchy`   ``hierarchy[T_child]``                                       ``d[t] <= d[parent(t)]``
+:func:`add_oct_splits`        ``a[T, J]`` binary, ``b``, ``d`` and their rows              OCT's splits
+:func:`add_octh_splits`       ``a[T, J]``, ``b``, ``d``, the l1 split (3.16), ``delta``    OCT-H's splits
+                              (3.14) and their rows
+============================  ===========================================================  =========================
+
+Features are in ``[0, 1]``; ``topo`` is a :class:`~optitrees.topology.Topology`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import blocks
+
+__all__ = ["add_leaf_labels", "add_split_rows", "add_split_hierarchy", "add_oct_splits", "add_octh_splits",
+           "OCTH_MU"]
+
+#: OCT-H's split margin ``mu`` (Bertsimas & Dunn use 0.005).
+OCTH_MU = 0.005
+
+
+def _inline_split_terms(w, X, node_idx, extra=None):
+    """Terms of ``sum_j w[t, j] (x_ij + extra_j)`` for rows ordered ``(t, i)``."""
+    n, p = X.shape
+    k = len(node_idx)
+    cols = np.broadcast_to(w.columns[node_idx][:, None, :], (k, n, p)).reshape(k * n, p)
+    vals = X if extra is None else X + extra[None, :]
+    return [(cols, np.broadcast_to(vals[None], (k, n, p)).reshape(k * n, p))]
+
+
+def add_leaf_labels(f, X, y, topo, min_samples_leaf, n_classes, point_weight=None):
+    """Routing to leaves, used leaves, one label per used leaf and the misclassified points of each leaf: the
+    rows (routing), (leaf size), (one label per used leaf) and (misclassified points) of the module docstring.
+
+    Adds the sets ``I``, ``L``, ``K``, the variables ``z[I, L]``, ``leaf[L]``, ``c[K, L]``, ``loss[L]`` (returned
+    in that order) and their rows; ``X`` in ``[0, 1]``, ``y`` class indices ``0..K-1``.
+
+    With ``point_weight`` (``v_i``), ``N_l = sum_i v_i z[i, l]`` and ``N_kl`` are
+    weighted counts, and ``n`` in the big-M is the total weight; ``N_min`` is a
+    weight too, except ``N_min = 1``, which any leaf holding a point satisfies
+    (the leaf-size row then counts points).
+    """
+    n = X.shape[0]
+    v = np.ones(n) if point_weight is None else np.asarray(point_weight, float)
+    total = float(n) if point_weight is None else float(v.sum())
+    leaves = topo.leaves
+    z = blocks.add_routing(f, n, leaves, target_set="L")
+    f.add_set("K", np.arange(n_classes))
+    leaf = f.add_variables("leaf", ("L",), 0.0, 1.0, domain="binary")
+    c = f.add_variables("c", ("K", "L"), 0.0, 1.0, domain="binary")
+    loss = f.add_variables("loss", ("L",), 0.0, total)
+    f.add_constraints("leaf_used", ("I", "L"), [(z.columns, 1.0), (np.broadcast_to(leaf.columns, z.shape), -1.0)],
+                      upper=0.0, equation="z <= leaf")
+    z_coef = 1.0 if point_weight is None or min_samples_leaf <= 1 else np.broadcast_to(v, (len(leaves), n))
+    f.add_constraints("min_leaf", ("L",), [(z.columns.T, z_coef), (leaf.columns, -float(min_samples_leaf))],
+                      lower=0.0, equation="N_l >= N_min leaf")
+    f.add_constraints("leaf_label", ("L",), [(c.columns.T, 1.0), (leaf.columns, -1.0)], lower=0.0, upper=0.0,
+                      equation="sum_k c = leaf")
+    # loss[l] - N_l + N_kl - n c[k, l] >= -n, rows (k, l); z terms: coefficient -1 + [y_i == k]
+    L = len(leaves)
+    zc = np.broadcast_to(z.columns.T[None], (n_classes, L, n)).reshape(n_classes * L, n)
+    zv = np.broadcast_to((v * (-1.0 + (y[None, :] == np.arange(n_classes)[:, None])))[:, None, :],
+                         (n_classes, L, n)).reshape(n_classes * L, n)
+    f.add_constraints("leaf_loss", ("K", "L"),
+                      [(np.tile(loss.columns, n_classes), 1.0), (zc, zv), (c.columns.ravel(), -total)],
+                      lower=-total, equation="loss >= N_l - N_kl - n (1 - c)")
+    return z, leaf, c, loss
+
+
+def add_split_hierarchy(f, topo, d):
+    """``d[t] <= d[parent(t)]`` for every branch node but the root: the splits used form a tree."""
+    nodes = topo.branch_nodes
+    if len(nodes) > 1:
+        f.add_set("T_child", nodes[1:])
+        f.add_constraints("hierarchy", ("T_child",), [(d.columns[1:], 1.0), (d.columns[nodes[1:] // 2 - 1], -1.0)],
+                          upper=0.0, equation="d_t <= d_parent")
+
+
+def add_split_rows(f, topo, w, b, z, X, left_extra, left_M, left_upper, right_M, unused=None):
+    """Split rows of every branch node for every point, aggregated over the subtrees.
+
+    ``split_left[t, i]:  w_t (x_i + left_extra) - b_t [+ c d_t] + left_M sum_{l in L(t)} z[i, l] <= left_upper``
+
+    ``split_right[t, i]: w_t x_i - b_t - right_M sum_{l in R(t)} z[i, l] >= -right_M``
+
+    ``unused=(d, c)`` adds the term ``c d_t`` to the left rows.
+    """
+    T, n = len(topo.branch_nodes), X.shape[0]
+    idx = np.arange(T)
+    left = topo.left_mask(topo.leaves, topo.branch_nodes).astype(float)
+    right = topo.right_mask(topo.leaves, topo.branch_nodes).astype(float)
+    bterm = [(np.repeat(b.columns, n), -1.0)]
+    extra = [] if unused is None else [(np.repeat(unused[0].columns, n), unused[1])]
+    f.add_constraints("split_left", ("T", "I"),
+                      _inline_split_terms(w, X, idx, left_extra) + bterm + extra
+                      + blocks._subset_sum_terms(z, left, np.full((T, n), float(left_M))),
+                      upper=float(left_upper), equation="B&D left, aggregated")
+    f.add_constraints("split_right", ("T", "I"),
+                      _inline_split_terms(w, X, idx) + bterm
+                      + blocks._subset_sum_terms(z, right, np.full((T, n), -float(right_M))),
+                      lower=-float(right_M), equation="B&D right, aggregated")
+
+
+def _feature_labels(f, p):
+    """The labels of ``J``: as declared, else the problem's feature names, else ``0..p-1``."""
+    if "J" in f.sets:
+        return f.sets["J"]
+    problem = getattr(f, "problem", None)
+    return problem.data.labels if problem is not None else np.arange(p)
+
+
+def add_oct_splits(f, topo, X01, eps):
+    """OCT's axis-aligned splits: ``a[t, j]`` binary, ``sum_j a = d``, ``b <= d``, rows with the margins ``eps_j``
+    (:func:`~optitrees.formulations.oct.feature_epsilons`); returns ``(a, b, d)``."""
+    eps_max, eps_min = float(eps.max()), float(eps.min())
+    f.add_set("T", topo.branch_nodes)
+    f.add_set("J", _feature_labels(f, X01.shape[1]))
+    a = f.add_variables("a", ("T", "J"), 0.0, 1.0, domain="binary")
+    b = f.add_variables("b", ("T",), 0.0, 1.0)
+    d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
+    f.add_constraints("one_feature", ("T",), [(a.columns, 1.0), (d.columns, -1.0)], lower=0.0, upper=0.0,
+                      equation="sum_j a = d")
+    f.add_constraints("threshold_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0,
+                      equation="b <= d")
+    Ml = 1.0 + eps_max
+    add_split_rows(f, topo, a, b, f.variables["z"], X01, left_extra=eps, left_M=Ml, left_upper=Ml - eps_min,
+                    right_M=1.0, unused=(d, -eps_min))
+    return a, b, d
+
+
+def add_octh_splits(f, topo, X01, alpha, mu=OCTH_MU):
+    """OCT-H's oblique splits: ``||a_t||_1 <= d_t``, features used ``delta`` (3.14) weighted ``alpha``, margin ``mu``
+    (the OCT-H rows of the module docstring); returns ``(w, b, d)``."""
+    p = X01.shape[1]
+    w, b = blocks.add_hyperplanes(f, topo.branch_nodes, _feature_labels(f, p), 1.0, 1.0)
+    d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
+    wp = f.add_variables("w_pos", w.dims, 0.0, 1.0)
+    wn = f.add_variables("w_neg", w.dims, 0.0, 1.0)
+    f.add_constraints("l1_split", w.dims, [(w.columns, 1.0), (wp.columns, -1.0), (wn.columns, 1.0)],
+                      lower=0.0, upper=0.0, equation="3.16a")
+    f.add_constraints("l1_used", ("T",), [(wp.columns, 1.0), (wn.columns, 1.0), (d.columns, -1.0)], upper=0.0,
+                      equation="||a_t||_1 <= d_t")
+    delta = blocks.add_l0_indicators(f, w, 1.0, penalty=alpha)
+    f.add_constraints("feature_used", w.dims, [(delta.columns, 1.0), (np.repeat(d.columns, p), -1.0)], upper=0.0,
+                      equation="delta <= d")
+    f.add_constraints("node_features", ("T",), [(delta.columns, 1.0), (d.columns, -1.0)], lower=0.0,
+                      equation="sum_j delta >= d")
+    f.add_constraints("intercept_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0, equation="b <= d")
+    f.add_constraints("intercept_used_neg", ("T",), [(b.columns, 1.0), (d.columns, 1.0)], lower=0.0,
+                      equation="b >= -d")
+    add_split_rows(f, topo, w, b, f.variables["z"], X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0,
+                    right_M=2.0)
+    return w, b, d
