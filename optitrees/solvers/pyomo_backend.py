@@ -93,9 +93,11 @@ PYOMO_SOLVERS = {
                              {"time_limit": "timelimit", "mip_gap": "mip_tolerances_mipgap",
                               "threads": "threads", "seed": "randomseed",
                               "integrality_tol": "mip_tolerances_integrality"}),
+    # CBC's "sec" counts CPU seconds unless told otherwise: on a busy machine a 60 s limit took 85 s of wall time
     "cbc": PyomoSolverSpec("cbc", "cbc", False, "apt-get install coinor-cbc (the cbc executable)", False,
                            {"time_limit": "sec", "mip_gap": "ratio", "threads": "threads",
-                            "seed": "randomCbcSeed", "integrality_tol": "integerTolerance"}),
+                            "seed": "randomCbcSeed", "integrality_tol": "integerTolerance"},
+                           defaults=lambda: {"timeMode": "elapsed"}),
     "glpk": PyomoSolverSpec("glpk", "glpk", False, "apt-get install glpk-utils (the glpsol executable)", False,
                             {"time_limit": "tmlim", "mip_gap": "mipgap"}, warm_start=False, whole_seconds=True,
                             caveat="glpsol takes no integrality tolerance (GLPK uses 1e-5)"),
@@ -317,8 +319,9 @@ class PyomoBackend:
                 neutral = {"time_limit": remaining, "mip_gap": options.mip_gap,
                            "threads": options.threads, "seed": options.seed,
                            "integrality_tol": options.integrality_tol}
-                raw = {self.spec.options[k]: v for k, v in neutral.items()
-                       if v is not None and k in self.spec.options}
+                raw = dict(self.spec.defaults()) if self.spec.defaults else {}
+                raw.update({self.spec.options[k]: v for k, v in neutral.items()
+                            if v is not None and k in self.spec.options})
                 raw.update(options.solver_options)
                 kwargs = dict(tee=bool(options.verbose), load_solutions=False, options=raw)
                 if warm:

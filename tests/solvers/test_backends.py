@@ -422,3 +422,29 @@ def test_a_solver_that_raises_returns_an_error_result(formulation, monkeypatch):
     res = solvers.solve(formulation, solver="scip")
     assert res.status == "error" and not res.has_solution
     assert res.message == "error; scip failed: RuntimeError: Model too large for size-limited license"
+
+
+def test_cbc_and_glpk_get_their_limits_in_their_own_terms(formulation, monkeypatch):
+    """CBC counts CPU seconds unless told ``timeMode elapsed`` (85 s of wall time for a 60 s limit on a busy
+    machine); glpsol takes whole seconds only."""
+    from optitrees.solvers import pyomo_backend
+
+    seen = {}
+
+    class Spy:
+        def available(self, exception_flag=False):
+            return True
+
+        def solve(self, model, **kwargs):
+            seen.update(kwargs["options"])
+            raise RuntimeError("stopped by the test")
+
+        def version(self):
+            return (1, 0)
+
+    monkeypatch.setattr(pyomo_backend, "_factory", lambda spec: Spy())
+    assert solvers.solve(formulation, solver="cbc", time_limit=7.5).status == "error"
+    assert seen["timeMode"] == "elapsed" and seen["sec"] == pytest.approx(7.5, abs=0.5) and seen["ratio"] == 1e-4
+    seen.clear()
+    solvers.solve(formulation, solver="glpk", time_limit=7.2)
+    assert seen["tmlim"] == 8 and isinstance(seen["tmlim"], int)
