@@ -448,3 +448,16 @@ def test_cbc_and_glpk_get_their_limits_in_their_own_terms(formulation, monkeypat
     seen.clear()
     solvers.solve(formulation, solver="glpk", time_limit=7.2)
     assert seen["tmlim"] == 8 and isinstance(seen["tmlim"], int)
+
+
+def test_gurobi_reports_a_trace(small_data):
+    if "gurobi" not in solvers.available():
+        pytest.skip("gurobipy not installed")
+    X, y = small_data
+    res = solvers.solve(olct(X, y, depth=2, tangents="V1"), solver="gurobi", mip_gap=0, time_limit=60)
+    assert res.status == "optimal" and len(res.trace) > 2
+    bounds = [b for _, _, b in res.trace if b is not None]
+    incumbents = [v for _, v, _ in res.trace if v is not None]
+    assert all(b1 <= b2 + 1e-9 for b1, b2 in zip(bounds, bounds[1:]))              # the bound only rises
+    assert all(v2 <= v1 + 1e-9 for v1, v2 in zip(incumbents[:-1], incumbents[1:-1]))  # the incumbent only falls
+    assert incumbents[-2] == pytest.approx(res.objective, rel=1e-6)
