@@ -283,13 +283,15 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         if not after <= before:
             refit, after = model, before
         tao = tao_loss_optimal(refit, problem, fitter, deadline=deadline)
-        self._refinements = {"refined_from_objective": before, "last_layer_refit_objective": after,
-                             "tao_objective": exact(tao)}
+        # kept with its problem: a refinement left at the deadline (call_until) may end after its fit did
+        self._refinements = (problem, {"refined_from_objective": before, "last_layer_refit_objective": after,
+                                       "tao_objective": exact(tao)})
         return tao
 
     def _report_checks(self, problem):
-        """The refinements' objectives of this fit (:meth:`_refine`), when it ran."""
-        return {**super()._report_checks(problem), **self.__dict__.pop("_refinements", {})}
+        """The refinements' objectives of this fit (:meth:`_refine`), when it ran to its end."""
+        of, objectives = self.__dict__.pop("_refinements", (None, {}))
+        return {**super()._report_checks(problem), **(objectives if of is problem else {})}
 
     def _store(self, problem, tree):
         self.tree_ = tree
