@@ -9,8 +9,8 @@ Every backend gets the same neutral options in its own spelling (GLPK's time
 limit in whole seconds, as glpsol takes it), reports the same statuses (its own
 words are kept in ``checks["solver_status"]``), and its node count where the
 solver exposes one. Gurobi runs through ``gurobi_persistent``, which takes
-quadratic objectives (MIQP) and a callback that records the incumbent / bound
-trace; the other Pyomo backends report the end point only. GLPK's command line takes no integrality
+quadratic objectives (MIQP); Gurobi and SCIP report the incumbent / bound
+trace (:mod:`~optitrees.solvers.pyomo_traces`), the others the end point. GLPK's command line takes no integrality
 tolerance: its solutions are polished and checked like every other
 (:mod:`optitrees.solvers.verify`).
 """
@@ -29,6 +29,7 @@ import numpy as np
 
 from .options import ProgressPrinter, SolveOptions
 from .plan import SolvePlan
+from .pyomo_traces import solver_trace
 from .results import SolverResult, TerminationCondition, classify_solution, relative_gap
 
 __all__ = ["PyomoBackend", "PYOMO_SOLVERS"]
@@ -183,26 +184,6 @@ def _node_count(opt, results=None):
     return None
 
 
-def _gurobi_trace(opt, t0) -> list:
-    """``(seconds, incumbent, bound)`` whenever either changes during a Gurobi solve, recorded by a callback on
-    the persistent interface (the list is filled while the solve runs)."""
-    from gurobipy import GRB
-
-    trace = []
-
-    def record(model, solver, where):
-        if where != GRB.Callback.MIP:
-            return
-        incumbent, bound = solver.cbGet(GRB.Callback.MIP_OBJBST), solver.cbGet(GRB.Callback.MIP_OBJBND)
-        point = (None if abs(incumbent) >= GRB.INFINITY else float(incumbent),
-                 None if abs(bound) >= GRB.INFINITY else float(bound))
-        if not trace or trace[-1][1:] != point:
-            trace.append((time.perf_counter() - t0, *point))
-
-    opt.set_callback(record)
-    return trace
-
-
 def _solver_has_primal(results) -> bool:
     """Whether a legacy result's solution carries a value for every variable it names."""
     solution = results.solution(0)
@@ -304,7 +285,7 @@ class PyomoBackend:
         opt = _factory(self.spec)
         remaining = options.remaining()
         t1 = time.perf_counter()
-        trace = _gurobi_trace(opt, t1) if self.name == "gurobi" else []
+        trace = solver_trace(self.name, opt, t1)
         with ProgressPrinter(self.name, options):
             if self.spec.contrib:
                 neutral = {"seed": int(options.seed), "integrality_tol": options.integrality_tol}

@@ -450,11 +450,10 @@ def test_cbc_and_glpk_get_their_limits_in_their_own_terms(formulation, monkeypat
     assert seen["tmlim"] == 8 and isinstance(seen["tmlim"], int)
 
 
-def test_gurobi_reports_a_trace(small_data):
-    if "gurobi" not in solvers.available():
-        pytest.skip("gurobipy not installed")
+@pytest.mark.parametrize("name", [n for n in ("gurobi", "scip") if n in solvers.available()])
+def test_gurobi_and_scip_report_a_trace(small_data, name):
     X, y = small_data
-    res = solvers.solve(olct(X, y, depth=2, tangents="V1"), solver="gurobi", mip_gap=0, time_limit=60)
+    res = solvers.solve(olct(X, y, depth=2, tangents="V1"), solver=name, mip_gap=0, time_limit=60)
     assert res.status == "optimal" and len(res.trace) > 2
     bounds = [b for _, _, b in res.trace if b is not None]
     incumbents = [v for _, v, _ in res.trace if v is not None]
