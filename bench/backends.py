@@ -162,8 +162,7 @@ def _read_cplex(path):
 def _read_cbc(path):
     with tempfile.TemporaryDirectory() as d:
         sol = Path(d) / "x.sol"
-        flag = "-import" if path.suffix == ".lp" else "-import"
-        p = subprocess.run(["cbc", flag, str(path), "-sec", "60", "-ratio", "0", "-solve", "-solu", str(sol)],
+        p = subprocess.run(["cbc", "-import", str(path), "-sec", "60", "-ratio", "0", "-solve", "-solu", str(sol)],
                            capture_output=True, text=True, timeout=120)
         if not sol.exists():
             return None, f"read failed: {p.stdout.strip().splitlines()[-1][:80] if p.stdout.strip() else ''}"

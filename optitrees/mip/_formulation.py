@@ -353,44 +353,23 @@ class Formulation:
 
     # ------------------------------------------------------------- summary
     def summary(self) -> str:
-        """One line per group: name, index sets, size, equation (a model whose matrix was not assembled counts its
-        coefficients as given, duplicates not summed: the summary does not assemble it)."""
-        entries = f"{self.matrix.nnz} nonzeros" if "A" in self._cache else \
-            f"{sum(len(g.vals) for g in self.constraints.values())} coefficients (matrix not assembled)"
-        lines = [f"{self.name}: {self.n_cols} variables "
-                 f"({int(self.integrality.sum())} integer), {self.n_rows} rows, {entries}"]
-        lines.append(f"  obj minimize {self.objective_terms()}")
-        for g in self.variables.values():
-            lines.append(f"  var {g.name}[{', '.join(g.dims)}] {g.domain} x{g.size}")
-        for g in self.constraints.values():
-            eq = f"  ({g.equation})" if g.equation else ""
-            lines.append(f"  con {g.name}[{', '.join(g.dims)}] x{g.size}{eq}")
-        return "\n".join(lines)
+        """One line per group: name, index sets, size, equation, and the objective's terms
+        (:func:`~optitrees.mip._summary.summary`)."""
+        from ._summary import summary
+
+        return summary(self)
 
     def objective_terms(self) -> str:
-        """The objective's terms by variable group: ``c * group`` (linear), ``q * group^2`` (quadratic) and the
-        constant, each coefficient shown once when it is the same on every entry it is nonzero on, as a range
-        otherwise, with the number of entries.
+        """The objective's terms by variable group (:func:`~optitrees.mip._summary.objective_terms`).
 
         >>> f = Formulation("f"); _ = f.add_set("J", [0, 1])
         >>> w = f.add_variables("w", ("J",)); f.add_objective(w, [1.0, 2.0]); f.add_quadratic_objective(w, 0.5)
         >>> f.objective_terms()
         '[1, 2] * w x2 + 0.5 * w^2 x2'
         """
-        def coefficient(values):
-            lo, hi = float(values.min()), float(values.max())
-            return f"{lo:.6g}" if lo == hi else f"[{lo:.6g}, {hi:.6g}]"
+        from ._summary import objective_terms
 
-        terms = []
-        for vector, power in ((self.cost, ""), (self.quadratic, "^2")):
-            for g in self.variables.values():
-                part = vector[g.start:g.start + g.size]
-                nonzero = part[part != 0]
-                if nonzero.size:
-                    terms.append(f"{coefficient(nonzero)} * {g.name}{power} x{nonzero.size}")
-        if self.objective_offset:
-            terms.append(f"{self.objective_offset:.6g}")
-        return " + ".join(terms) or "0 (a feasibility model)"
+        return objective_terms(self)
 
     def __repr__(self):
         return (f"Formulation(name={self.name!r}, n_cols={self.n_cols}, n_rows={self.n_rows}, "

@@ -22,6 +22,32 @@ from .highs import _GRACE, _WatchedRun, configured_highs
 __all__ = ["polish", "complete"]
 
 
+def _solve_with_fixed(formulation, cols, values, options, deadline, relax_integers: bool):
+    """HiGHS on ``formulation`` with columns ``cols`` fixed at ``values`` (their integrality dropped when
+    ``relax_integers``): its solution with those columns set exactly, or ``None`` (no optimum, or the deadline).
+
+    HiGHS's LP can run past its time_limit (a 2 s polish of adult's depth-2 loss-optimal model took 10 s): the
+    run is left at the deadline, as a MIP solve is."""
+    import highspy
+
+    h = configured_highs(replace(options, solver_options={}))
+    if deadline is not None:
+        h.setOptionValue("time_limit", max(0.0, deadline - time.perf_counter()))
+    formulation.to_highs(names=False, highs=h, allow_quadratic=True)
+    cols = np.asarray(cols, dtype=np.int32)
+    h.changeColsBounds(len(cols), cols, values, values)
+    if relax_integers:
+        h.changeColsIntegrality(len(cols), cols, np.zeros(len(cols), dtype=np.uint8))
+    run = _WatchedRun(h)
+    if not run.wait(None if deadline is None else max(0.0, deadline - time.perf_counter()) + _GRACE):
+        return None
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    out = np.array(h.getSolution().col_value)
+    out[cols] = values
+    return out
+
+
 def polish(formulation, x, options, deadline=None):
     """Re-solve ``formulation`` with its integer columns fixed at ``round(x)``.
 
@@ -40,27 +66,13 @@ def polish(formulation, x, options, deadline=None):
     (x_polished, objective, seconds) or (None, None, seconds)
         ``None`` when the fixed problem has no optimal solution (then keep ``x``).
     """
-    import highspy
-
     t0 = time.perf_counter()
-    h = configured_highs(replace(options, solver_options={}))
-    if deadline is not None:
-        h.setOptionValue("time_limit", max(0.0, deadline - time.perf_counter()))
-    formulation.to_highs(names=False, highs=h, allow_quadratic=True)
-    cols = np.flatnonzero(formulation.integrality).astype(np.int32)
+    cols = np.flatnonzero(formulation.integrality)
     fixed = np.clip(np.round(x[cols]), formulation.col_lower[cols], formulation.col_upper[cols])
-    h.changeColsBounds(len(cols), cols, fixed, fixed)
-    h.changeColsIntegrality(len(cols), cols, np.zeros(len(cols), dtype=np.uint8))
-    # HiGHS's LP can run past its time_limit (a 2 s polish of adult's depth-2 loss-optimal model took 10 s):
-    # the run is left at the deadline, as a MIP solve is
-    run = _WatchedRun(h)
-    if not run.wait(None if deadline is None else max(0.0, deadline - time.perf_counter()) + _GRACE):
-        return None, None, time.perf_counter() - t0
+    xp = _solve_with_fixed(formulation, cols, fixed, options, deadline, relax_integers=True)
     seconds = time.perf_counter() - t0
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    if xp is None:
         return None, None, seconds
-    xp = np.array(h.getSolution().col_value)
-    xp[cols] = fixed
     return xp, formulation.objective_value(xp), seconds
 
 
@@ -77,23 +89,8 @@ def complete(formulation, x, options, deadline=None):
         The completed vector, or ``None`` when the start cannot be completed (the fixed columns leave the
         user's rows infeasible, or the deadline came first).
     """
-    import highspy
-
     x = np.asarray(x, dtype=float)
-    known = np.isfinite(x)
-    if known.all():
+    known = np.flatnonzero(np.isfinite(x))
+    if len(known) == len(x):
         return x
-    h = configured_highs(replace(options, solver_options={}))
-    if deadline is not None:
-        h.setOptionValue("time_limit", max(0.0, deadline - time.perf_counter()))
-    formulation.to_highs(names=False, highs=h, allow_quadratic=True)
-    cols = np.flatnonzero(known).astype(np.int32)
-    h.changeColsBounds(len(cols), cols, x[cols], x[cols])
-    run = _WatchedRun(h)
-    if not run.wait(None if deadline is None else max(0.0, deadline - time.perf_counter()) + _GRACE):
-        return None
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    out = np.array(h.getSolution().col_value)
-    out[cols] = x[cols]
-    return out
+    return _solve_with_fixed(formulation, known, x[known], options, deadline, relax_integers=False)

@@ -61,15 +61,20 @@ def test_a_solution_that_violates_a_row_is_not_optimal(formulation):
     assert why is not None and "violates a bound or row" in why and r.status == "feasible"
 
 
-def test_a_fractional_solution_is_not_optimal(formulation):
-    best = solvers.solve(formulation, mip_gap=0)
-    x = best.x.copy()
-    x[np.flatnonzero(formulation.integrality)[0]] += 1e-3
-    r = claimed(best.objective, best.objective, x=x)
-    if formulation.violation(x, integrality=False) <= 1e-5:
-        assert "from integral" in check_optimal_claim(r, 1e-4, formulation)
-    else:
-        assert "violates" in check_optimal_claim(r, 1e-4, formulation)
+def test_a_fractional_solution_is_not_optimal():
+    """Every row holds, but a binary is 0.3 from integral."""
+    from optitrees.mip import Formulation
+
+    f = Formulation("one_binary", integrality_tol=1e-6)
+    f.add_set("one", [0])
+    z = f.add_variables("z", ("one",), 0.0, 1.0, domain="binary")
+    f.add_constraints("cap", ("one",), [(z.columns.reshape(1, 1), np.ones((1, 1)))], upper=1.0)
+    f.add_objective(z, 1.0)
+    r = claimed(0.3, 0.3, x=np.array([0.3]))
+    assert check_optimal_claim(r, 1e-4, f) == "its solution is 0.3 from integral (tolerance 1e-06)"
+    assert r.status == "feasible"
+    exact = claimed(0.0, 0.0, x=np.array([0.0]))
+    assert check_optimal_claim(exact, 1e-4, f) is None and exact.status == "optimal"
 
 
 def test_solve_downgrades_a_backend_that_claims_too_much(formulation, monkeypatch):

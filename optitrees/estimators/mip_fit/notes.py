@@ -2,7 +2,8 @@
 and what the returned model's status is (a start returned, a time limit, a MIP that was not solved).
 
 Each is a ``(warning class, text)`` pair; the fit template raises them at its end (:mod:`optitrees.exceptions`
-names the classes, so a grid search can silence one kind).
+names the classes, so a grid search can silence one kind). :func:`formulation_summary` is the model's summary
+as the fit reports it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 from ...exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning
 from ...solvers.results import SolveStatus
 
-__all__ = ["agreement_notes", "status_notes"]
+__all__ = ["agreement_notes", "status_notes", "formulation_summary"]
 
 
 def agreement_notes(checks: dict) -> list:
@@ -67,3 +68,13 @@ def status_notes(result, returned: str, objectives: dict, start_name: str, unsol
         notes.append((TimeLimitWarning, f"{why}: the model is not proven optimal (MIP gap {gap}, in the MIP's "
                       f"own objective); returning the {returned} model"))
     return notes
+
+
+def formulation_summary(f, size, unsolved) -> str:
+    """The formulation's summary as the fit reports it: ``f``'s, else the counted ``size``'s (``not solved``
+    added where the MIP was not solved)."""
+    if f is not None:
+        return f.summary() if unsolved is None else f"{f.summary()}\nnot solved"
+    if size is not None:
+        return f"{size.summary()}\nnot solved"
+    return "no MIP built: the time limit ended while it was built"

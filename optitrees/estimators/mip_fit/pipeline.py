@@ -49,7 +49,7 @@ from ...solvers.results import SolutionStatus, SolveStatus, TerminationCondition
 from .._report import ExactSearch, FitLog, FitOutcome, FitReport
 from .bounds import LowerBound, best_bound
 from .incumbents import best_earlier_incumbent, polisher
-from .notes import agreement_notes, status_notes
+from .notes import agreement_notes, formulation_summary, status_notes
 from .reduce import ReducedRows, reduce_to_reach
 from .hook import build_with_hook, completed_start
 from .settings import FitHooks, FitSettings
@@ -303,7 +303,7 @@ class MIPFit:
                           f"underestimates the exact one (the returned model's is {value:.6g}): the "
                           "returned model is not proven optimal")
         method = {"start": start_name, "solver": "mip", "refined": f"mip+{settings.refine_name}"}[returned]
-        summary = self._summary(f, rows, unsolved)
+        summary = formulation_summary(f, rows.size, unsolved)
         budget.lap("report")
         report = FitReport(
             estimator=settings.estimator, outcome=FitOutcome.PROVEN_OPTIMAL if proven else FitOutcome.NOT_PROVEN,
@@ -319,15 +319,6 @@ class MIPFit:
         return MIPFitOutcome(problem=problem, model=candidates[returned], objective=value,
                              start_objectives=start_objectives, start_name=start_name, method=method,
                              solver_result=result, formulation_summary=summary, report=report)
-
-    @staticmethod
-    def _summary(f, rows: ReducedRows, unsolved) -> str:
-        """The formulation's summary as the fit reports it (``not solved`` added where it was not)."""
-        if f is not None:
-            return f.summary() if unsolved is None else f"{f.summary()}\nnot solved"
-        if rows.size is not None:
-            return f"{rows.size.summary()}\nnot solved"
-        return "no MIP built: the time limit ended while it was built"
 
     def _solve_and_refine(self, problem, f, rows: ReducedRows, start, final, label, checks):
         """``(candidates, result, agreement notes)`` of the solve of ``f`` from the best start (``start`` in the
