@@ -18,7 +18,7 @@ from ..scaling import weighted_sum
 from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
 from .liblinear import liblinear_fit
 
-__all__ = ["fit_l1_logistic", "fit_linear_svm", "svm_iterations_within", "node_fitter", "node_objective",
+__all__ = ["fit_l1_logistic", "fit_sparse_l1_logistic", "top_features", "fit_linear_svm", "svm_iterations_within", "node_fitter", "node_objective",
            "constant_fit"]
 
 
@@ -76,6 +76,30 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None, tol=1e-6):
     with _one_openmp_thread():
         model.fit(X, (y > 0).astype(float), sample_weight=sample_weight)
     return np.asarray(model.coef_, float).ravel().copy(), float(model.intercept_)
+
+
+def top_features(w, X, max_features: int) -> np.ndarray:
+    """Mask of the ``max_features`` weights of ``w`` with the largest terms ``|w_j| std(x_j)`` on ``X`` (ties:
+    the lower column first); weights that are zero are never kept."""
+    terms = np.abs(np.asarray(w, float)) * np.asarray(X, float).std(axis=0)
+    terms[np.asarray(w) == 0] = -1.0
+    keep = np.zeros(len(terms), bool)
+    keep[np.argsort(-terms, kind="stable")[: int(max_features)]] = True
+    return keep & (np.asarray(w) != 0)
+
+
+def fit_sparse_l1_logistic(X, y, C, max_features=None, random_state=None, sample_weight=None, tol=1e-6):
+    """:func:`fit_l1_logistic` with at most ``max_features`` non-zero weights (the HFS budget of 3.14, a
+    heuristic): when the l1 fit uses more, its ``max_features`` largest terms (:func:`top_features`) are kept
+    and the regression is refitted on those columns alone (the "relaxed" l1 fit). ``None``: no budget."""
+    w, b = fit_l1_logistic(X, y, C, random_state, sample_weight, tol)
+    if max_features is None or np.count_nonzero(w) <= max_features:
+        return w, b
+    keep = np.flatnonzero(top_features(w, X, max_features))
+    w_keep, b = fit_l1_logistic(np.asarray(X, float)[:, keep], y, C, random_state, sample_weight, tol)
+    w = np.zeros_like(w)
+    w[keep] = w_keep
+    return w, b
 
 
 _THREADPOOLS = None

@@ -53,7 +53,7 @@ class OLCTClassifierCV(OLCTClassifier):
         Folds (the seed's 4; fewer when a class has fewer rows, none with one row: then the middle candidate).
     cv_share : float, default=0.2
         Share of ``time_limit`` the choice may use (without a limit every fold is scored).
-    tangents, univariate, weight_bound, refine
+    tangents, univariate, max_features, weight_bound, refine
         As in :class:`OLCTClassifier`.
 {solver_doc}
 
@@ -81,7 +81,7 @@ class OLCTClassifierCV(OLCTClassifier):
     _presolve_stage = "held-out C"
 
     def __init__(self, max_depth=2, *, Cs=DEFAULT_CS, n_folds=4, cv_share=0.2, tangents="V3", univariate=False,
-                 weight_bound=10.0, refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4,
+                 max_features=None, weight_bound=10.0, refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4,
                  threads=None, random_state=None, verbose=False, solver_options=None, forbidden_features=None,
                  constraints=None, class_weight=None):
         self.max_depth = max_depth
@@ -90,6 +90,7 @@ class OLCTClassifierCV(OLCTClassifier):
         self.cv_share = cv_share
         self.tangents = tangents
         self.univariate = univariate
+        self.max_features = max_features
         self.weight_bound = weight_bound
         self.refine = refine
         self.warm_start = warm_start

@@ -87,6 +87,10 @@ class TAOClassifier(_LocalSearchTree):
         Complexity weight: per split (axis-aligned) or per feature used over all
         splits (``oblique=True``), as OCT / OCT-H.
     oblique : bool, default=False
+    max_features : int, optional
+        With ``oblique=True``: at most this many features in each split (3.14's
+        HFS budget; the l1-logistic candidates keep their largest terms and are
+        refitted on them). ``None``: any number, priced by ``alpha``.
     min_samples_leaf : int, default=1
     max_passes : int, default=20
         Passes over the tree; it stops earlier when a pass changes nothing.
@@ -120,13 +124,15 @@ class TAOClassifier(_LocalSearchTree):
     """
 
     _parameter_constraints = {**_LocalSearchTree._parameter_constraints, "oblique": ["boolean"],
+                              "max_features": [Interval(Integral, 1, None, closed="left"), None],
                               "max_passes": [Interval(Integral, 1, None, closed="left")]}
 
-    def __init__(self, max_depth=2, *, alpha=0.0, oblique=False, min_samples_leaf=1, max_passes=20, time_limit=None,
-                 random_state=None, forbidden_features=None, class_weight=None):
+    def __init__(self, max_depth=2, *, alpha=0.0, oblique=False, max_features=None, min_samples_leaf=1, max_passes=20,
+                 time_limit=None, random_state=None, forbidden_features=None, class_weight=None):
         self.max_depth = max_depth
         self.alpha = alpha
         self.oblique = oblique
+        self.max_features = max_features
         self.min_samples_leaf = min_samples_leaf
         self.max_passes = max_passes
         self.time_limit = time_limit
@@ -150,7 +156,7 @@ class TAOClassifier(_LocalSearchTree):
         ft = tao_label_tree(start, data.X, data.y, L_hat=L_hat, alpha=self.alpha, complexity=complexity,
                             oblique=self.oblique, min_samples_leaf=self.min_samples_leaf, allowed=allowed,
                             max_passes=self.max_passes, random_state=self.random_state,
-                            deadline=budget.deadline, sample_weight=v)
+                            deadline=budget.deadline, sample_weight=v, max_features=self.max_features)
         budget.lap("tao")
         return self._finish(ft, data, L_hat, budget, training, "tao", {"CART": self.start_objective_})
 

@@ -107,7 +107,9 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     feature_selection : {None, "hard", "soft"}, default=None
         HFS: ``||w_t||_0 <= max_features``; SFS: ``alpha_h ||w_t||_0`` in the objective.
     max_features : int or sequence of int, optional
-        HFS budget per node (per layer); ``1`` gives univariate splits.
+        HFS budget per node (per layer); ``1`` gives univariate splits. Given
+        with ``feature_selection=None`` it means ``"hard"``. The greedy start,
+        TAO and the refits keep to it too.
     alpha : float or sequence of float, optional
         SFS penalty per feature used (per layer).
     tangents : {"V0", "V1", "V2", "V3", "adaptive"}, default="V3"

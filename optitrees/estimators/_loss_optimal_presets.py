@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._loss_optimal import _MODEL_CONSTRAINTS, LossOptimalTreeClassifier, _fill
 from ._template import MIPClassifier
 
@@ -31,6 +33,12 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         tangents at the solution's margins between re-solves.
     univariate : bool, default=False
         Axis-aligned splits (``||w_t||_0 <= 1``, Remark 2).
+    max_features : int or sequence of int, optional
+        At most this many features in each hyperplane (per layer, the last
+        layer's being the leaf models): the HFS budget ``||w_t||_0 <= B`` of
+        3.14 in the MIP, and in the greedy start, TAO and the refits (each
+        keeps its largest terms and refits on them). ``None``: the l1
+        penalty alone decides.
     weight_bound : float, default=10.0
         ``||w_t||_1 <= weight_bound`` on standardized features; big-M values are
         derived from it.
@@ -50,10 +58,12 @@ class OLCTClassifier(LossOptimalTreeClassifier):
     """
 
     _parameter_constraints = {**MIPClassifier._parameter_constraints, **_MODEL_CONSTRAINTS,
-                              "univariate": ["boolean"]}
+                              "univariate": ["boolean"],
+                              "max_features": LossOptimalTreeClassifier._parameter_constraints["max_features"]}
     l2_tol = 1e-4
 
-    def __init__(self, max_depth=2, *, C=1.0, tangents="V3", univariate=False, weight_bound=10.0, refine=True,
+    def __init__(self, max_depth=2, *, C=1.0, tangents="V3", univariate=False, max_features=None, weight_bound=10.0,
+                 refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
                  class_weight=None):
@@ -61,6 +71,7 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         self.C = C
         self.tangents = tangents
         self.univariate = univariate
+        self.max_features = max_features
         self.weight_bound = weight_bound
         self.refine = refine
         self.warm_start = warm_start
@@ -80,9 +91,13 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         return self.C
 
     def _settings(self):
+        if self.univariate and self.max_features is not None and np.any(np.asarray(self.max_features) != 1):
+            raise ValueError(f"univariate=True means one feature per split; max_features={self.max_features!r} "
+                             "asks for more (leave it None)")
+        budget = 1 if self.univariate else self.max_features
         return dict(loss="logistic", regularizer="l1", C=self._loss_weights(), lam=1.0,
-                    feature_selection="hard" if self.univariate else None,
-                    max_features=1 if self.univariate else None, alpha=None, tangents=self.tangents)
+                    feature_selection=None if budget is None else "hard", max_features=budget, alpha=None,
+                    tangents=self.tangents)
 
 
 class MARGOTClassifier(LossOptimalTreeClassifier):
@@ -107,6 +122,7 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
         HFS-MARGOT (``||w_t||_0 <= max_features``) or SFS-MARGOT
         (``alpha_h ||w_t||_0`` in the objective), by the l0 indicators (3.14).
     max_features : int or sequence of int, optional
+        The HFS budget per node (per layer); given with ``feature_selection=None`` it means ``"hard"``.
     alpha : float or sequence of float, optional
     weight_bound : float, default=10.0
     l2_tol : float, default=1e-4

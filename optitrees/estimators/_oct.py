@@ -70,7 +70,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
 
     def _make_spec(self, forbidden, n_classes):
         return OCTSpec.create(self.max_depth, float(self.alpha), self.min_samples_leaf, n_classes, self._oblique,
-                              forbidden=forbidden)
+                              forbidden=forbidden, max_features=getattr(self, "max_features", None))
 
     def _make_problem(self, spec, data):
         return OCTProblem.create(spec, data)
@@ -87,7 +87,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
                             alpha=spec.alpha, complexity="features" if spec.oblique else "splits",
                             oblique=spec.oblique, min_samples_leaf=spec.min_samples_leaf,
                             mu=spec.mu if spec.oblique else 0.0, allowed=self._allowed(problem), deadline=deadline,
-                            random_state=self._seed, sample_weight=data.fit_weight)
+                            random_state=self._seed, sample_weight=data.fit_weight, max_features=spec.max_features)
         return ft.to_tree(spec.n_classes).with_counts(data.X, data.y, sample_weight=data.fit_weight)
 
     def _starts(self, problem, deadline, methods):
@@ -95,7 +95,8 @@ class _BaseOCT(TreeViews, MIPClassifier):
         allowed, v = self._allowed(problem), data.fit_weight
         if self._oblique:
             greedy = greedy_oblique_tree(data.X, data.y, spec.depth, spec.n_classes, spec.min_samples_leaf, spec.mu,
-                                         self._seed, allowed, deadline=deadline, sample_weight=v)
+                                         self._seed, allowed, deadline=deadline, sample_weight=v,
+                                         max_features=spec.max_features)
         else:
             greedy = cart_tree(data.X, data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed, v)
         starts = {"greedy": greedy.with_counts(data.X, data.y, sample_weight=v)}
@@ -239,6 +240,17 @@ class OCTClassifier(_BaseOCT):
 class OCTHClassifier(_BaseOCT):
     _oblique = True
     _greedy_name = "greedy oblique"
+    _parameter_constraints = {**_BaseOCT._parameter_constraints,
+                              "max_features": [Interval(Integral, 1, None, closed="left"), None]}
+
+    def __init__(self, max_depth=2, *, alpha=0.0, max_features=None, min_samples_leaf=1, refine=True,
+                 warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None,
+                 verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
+        super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
+                         warm_start=warm_start, solver=solver, time_limit=time_limit, mip_gap=mip_gap,
+                         threads=threads, random_state=random_state, verbose=verbose, solver_options=solver_options,
+                         forbidden_features=forbidden_features, constraints=constraints, class_weight=class_weight)
+        self.max_features = max_features
 
 
 OCTClassifier.__doc__ = _DOC.format(
@@ -265,4 +277,8 @@ OCTHClassifier.__doc__ = _DOC.format(
     summary="Optimal Classification Tree with oblique splits (OCT-H, Bertsimas & Dunn 2017).",
     complexity="(number of features used over all splits)",
     start="a greedy oblique tree (CART stump or one-vs-rest l1-logistic hyperplane per node)",
-    name="OCTHClassifier", solver_doc=SOLVER_PARAMETERS_DOC, exact="", exact_param="")
+    name="OCTHClassifier", solver_doc=SOLVER_PARAMETERS_DOC, exact="", exact_param="""    max_features : int, optional
+        At most this many features in each split (the budget row
+        ``sum_j delta[t, j] <= max_features`` of 3.14); the greedy start and
+        TAO keep to it too. ``None``: any number, priced by ``alpha``.
+""")

@@ -157,6 +157,11 @@ class LossOptimalSpec:
             raise ValueError(f"l2_method must be 'exact' or 'outer', got {l2_method!r}")
         if not (np.isfinite(l2_tol) and l2_tol > 0):
             raise ValueError(f"l2_tol must be a positive number, got {l2_tol!r}")
+        if feature_selection is None and max_features is not None:
+            feature_selection = "hard"              # a budget given is the budget used, not silently ignored
+        if feature_selection == "soft" and max_features is not None:
+            raise ValueError("max_features is the HFS budget (feature_selection='hard'); "
+                             "feature_selection='soft' prices features by alpha")
         budget = alpha_h = None
         if feature_selection == "hard":
             budget = per_layer(max_features, depth, "max_features (the HFS budget)")

@@ -130,8 +130,10 @@ def start(f, tree: Tree) -> np.ndarray:
 READABLE_TOLERANCE = 1e-7
 
 
-#: A weight whose term ``|w_j| std(x_j)`` is below this share of its node's largest term is dropped when that
-#: changes no training routing or prediction and keeps the objective within ``READABLE_TOLERANCE``.
+#: A weight whose term ``|w_j| std(x_j)`` is below this share of its node's scale (its largest term, or the
+#: median size of its decision value ``w x - threshold`` / ``w x + intercept`` on the training points when that
+#: is larger: a leaf of weights near 1e-8 and intercept 0.5 is a constant) is dropped when that changes no
+#: training routing or prediction and keeps the objective within ``READABLE_TOLERANCE``.
 NEGLIGIBLE_SHARE = 1e-6
 
 
@@ -157,7 +159,10 @@ def finalize(problem: LossOptimalProblem, tree: Tree) -> Tree:
 def _without_negligible_weights(problem, tree: Tree, limit: float) -> Tree:
     X = problem.data.X_original
     terms = np.abs(tree.weights) * X.std(axis=0)
-    tiny = (tree.weights != 0) & (terms < NEGLIGIBLE_SHARE * terms.max(axis=1, keepdims=True))
+    offset = np.where(tree.is_leaf, tree.intercept, -tree.threshold)
+    decision = np.median(np.abs(X @ tree.weights.T + offset), axis=0)
+    scale = np.maximum(terms.max(axis=1), decision)[:, None]
+    tiny = (tree.weights != 0) & (terms < NEGLIGIBLE_SHARE * scale)
     if not tiny.any():
         return tree
     candidate = tree.with_nodes(np.arange(tree.n_nodes), weights=np.where(tiny, 0.0, tree.weights))

@@ -112,6 +112,8 @@ class OCTSpec:
         OCT-H's left-branch margin.
     forbidden : tuple of int
         Features no split may use.
+    max_features : int or None
+        OCT-H: at most this many features per split (``sum_j delta[t, j] <= B``, 3.14's HFS budget).
     """
 
     depth: int
@@ -121,10 +123,11 @@ class OCTSpec:
     oblique: bool = False
     mu: float = OCTH_MU
     forbidden: tuple = ()
+    max_features: int | None = None
 
     @classmethod
     def create(cls, depth=2, alpha=0.0, min_samples_leaf=1, n_classes=2, oblique=False, mu=OCTH_MU,
-               forbidden=()) -> "OCTSpec":
+               forbidden=(), max_features=None) -> "OCTSpec":
         if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
             raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
         if not (np.isfinite(alpha) and alpha >= 0):
@@ -136,8 +139,13 @@ class OCTSpec:
             raise ValueError(f"n_classes must be an integer >= 2, got {n_classes!r}")
         if not 0 < mu < 1:
             raise ValueError("mu must be in (0, 1)")
+        if max_features is not None and (not isinstance(max_features, (int, np.integer))
+                                         or isinstance(max_features, bool) or max_features < 1):
+            raise ValueError(f"max_features must be an integer >= 1 or None, got {max_features!r}")
+        if max_features is not None and not oblique:
+            raise ValueError("max_features applies to oblique splits (OCT-H); OCT's splits use one feature each")
         return cls(int(depth), float(alpha), int(min_samples_leaf), int(n_classes), bool(oblique), float(mu),
-                   tuple(int(j) for j in forbidden))
+                   tuple(int(j) for j in forbidden), None if max_features is None else int(max_features))
 
 
 @dataclass(frozen=True)
@@ -210,7 +218,7 @@ def build(problem: OCTProblem) -> Formulation:
     z, leaf, c, loss = add_leaf_labels(f, X01, y, topo, spec.min_samples_leaf, spec.n_classes,
                                       data.weight if data.weighted else None)
     if spec.oblique:
-        w, b, d = add_octh_splits(f, topo, X01, spec.alpha, spec.mu)
+        w, b, d = add_octh_splits(f, topo, X01, spec.alpha, spec.mu, spec.max_features)
         add_mirror_symmetry(f, topo, z, topo.branch_nodes, data.weight if data.weighted else None, used=d)
     else:
         w, b, d = add_oct_splits(f, topo, X01, problem.eps)
@@ -223,12 +231,13 @@ def build(problem: OCTProblem) -> Formulation:
     return f
 
 
-def _make(X01, y, depth, alpha, min_samples_leaf, n_classes, oblique, mu=OCTH_MU, forbidden=(), feature_names=None):
+def _make(X01, y, depth, alpha, min_samples_leaf, n_classes, oblique, mu=OCTH_MU, forbidden=(), feature_names=None,
+          max_features=None):
     y = np.asarray(y)
     if not np.issubdtype(y.dtype, np.integer):
         raise ValueError("y must hold class indices 0..K-1, one per row of X")
     K = int(y.max() + 1) if n_classes is None else int(n_classes)
-    spec = OCTSpec.create(depth, alpha, min_samples_leaf, max(K, 2), oblique, mu, forbidden)
+    spec = OCTSpec.create(depth, alpha, min_samples_leaf, max(K, 2), oblique, mu, forbidden, max_features)
     X01 = np.asarray(X01, dtype=float)
     if X01.ndim != 2:
         raise ValueError(f"X must be a non-empty 2-d array, got shape {X01.shape}")
@@ -266,10 +275,11 @@ def oct(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, n
 
 
 def octh(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, n_classes: int | None = None,
-         mu: float = OCTH_MU, forbidden=(), feature_names=None) -> Formulation:
+         mu: float = OCTH_MU, forbidden=(), feature_names=None, max_features=None) -> Formulation:
     """Oblique OCT-H (Bertsimas & Dunn 2017) on features scaled to ``[0, 1]``.
 
     Parameters are those of :func:`oct`; ``alpha`` weighs the number of
-    features used over all splits, ``mu`` is the left-branch margin.
+    features used over all splits, ``mu`` is the left-branch margin and
+    ``max_features`` (optional) the most features a split may use (3.14's budget row).
     """
-    return _make(X01, y, depth, alpha, min_samples_leaf, n_classes, True, mu, forbidden, feature_names)
+    return _make(X01, y, depth, alpha, min_samples_leaf, n_classes, True, mu, forbidden, feature_names, max_features)

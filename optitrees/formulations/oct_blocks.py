@@ -138,9 +138,10 @@ def add_oct_splits(f, topo, X01, eps):
     return a, b, d
 
 
-def add_octh_splits(f, topo, X01, alpha, mu=OCTH_MU):
+def add_octh_splits(f, topo, X01, alpha, mu=OCTH_MU, max_features=None):
     """OCT-H's oblique splits: ``||a_t||_1 <= d_t``, features used ``delta`` (3.14) weighted ``alpha``, margin ``mu``
-    (the OCT-H rows of the module docstring); returns ``(w, b, d)``."""
+    (the OCT-H rows of the module docstring), and with ``max_features`` at most that many features per split
+    (3.14's budget row); returns ``(w, b, d)``."""
     p = X01.shape[1]
     w, b = blocks.add_hyperplanes(f, topo.branch_nodes, _feature_labels(f, p), 1.0, 1.0)
     d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
@@ -150,7 +151,7 @@ def add_octh_splits(f, topo, X01, alpha, mu=OCTH_MU):
                       lower=0.0, upper=0.0, equation="3.16a")
     f.add_constraints("l1_used", ("T",), [(wp.columns, 1.0), (wn.columns, 1.0), (d.columns, -1.0)], upper=0.0,
                       equation="||a_t||_1 <= d_t")
-    delta = blocks.add_l0_indicators(f, w, 1.0, penalty=alpha)
+    delta = blocks.add_l0_indicators(f, w, 1.0, budget=max_features, penalty=alpha)
     f.add_constraints("feature_used", w.dims, [(delta.columns, 1.0), (np.repeat(d.columns, p), -1.0)], upper=0.0,
                       equation="delta <= d")
     f.add_constraints("node_features", ("T",), [(delta.columns, 1.0), (d.columns, -1.0)], lower=0.0,

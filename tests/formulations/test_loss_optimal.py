@@ -81,3 +81,21 @@ def test_bad_settings(data):
         loss_optimal_tree(X, y, depth=1, regularizer="l2", l2_method="outer", l2_tol=0)
     with pytest.raises(ValueError, match="MIQP|mixed-integer quadratic"):
         solve(margot(X, y, depth=2), "highs")
+
+
+def test_negligible_weights_are_dropped_from_a_constant_leaf(data):
+    """A last-layer node of weights near 1e-9 with intercept 0.5 is a constant: finalize drops every weight (the
+    routing, predictions and objective unchanged), and keeps weights that matter."""
+    from optitrees.formulations.loss_optimal_solution import finalize
+
+    X, y = data
+    f = olct(X, y, depth=1, tangents="V1")
+    problem = f.problem
+    tree = greedy_tree(problem, node_fitter(problem.spec))
+    tiny = tree.with_nodes([0], weights=np.full((1, X.shape[1]), 1e-9), intercept=np.array([0.5]))
+    out = finalize(problem, tiny)
+    assert np.all(out.weights == 0)
+    assert np.array_equal(out.predict(problem.data.X_original), tiny.to_original_units(problem.data)
+                          .predict(problem.data.X_original))
+    kept = finalize(problem, tree)
+    assert np.count_nonzero(kept.weights) == np.count_nonzero(tree.weights)

@@ -112,3 +112,19 @@ def test_the_integrality_tolerance_is_a_tenth_of_the_split_margin():
     assert 1e-9 < eps_min < 1e-5
     assert oct(X, y, depth=1).integrality_tol == pytest.approx(0.1 * eps_min)
     assert octh(X, y, depth=1).integrality_tol == 1e-6               # OCT-H's margin mu is 0.005
+
+
+@pytest.mark.parametrize("seed", [8, 9])
+def test_octh_with_one_feature_per_split_is_oct(seed):
+    """The budget row (3.14) with ``B = 1`` leaves single-feature splits: the optimum is the brute-force OCT's,
+    and a budget of two lies between it and the unbudgeted OCT-H."""
+    X, y = _tiny(seed, n=9, p=3)
+    one = solve(octh(X, y, depth=2, max_features=1), mip_gap=0, time_limit=120)
+    two = solve(octh(X, y, depth=2, max_features=2), mip_gap=0, time_limit=120)
+    free = solve(octh(X, y, depth=2), mip_gap=0, time_limit=120)
+    assert one.status == two.status == free.status == "optimal"
+    assert one.objective == pytest.approx(brute_force_oct(X, y, 2, 0.0, 1), abs=1e-7)
+    assert free.objective - 1e-9 <= two.objective <= one.objective + 1e-9
+    f = octh(X, y, depth=2, max_features=2)
+    w = f.values(solve(f, mip_gap=0, time_limit=120).x)["w"]
+    assert np.all(np.count_nonzero(np.abs(w) > 1e-9, axis=1) <= 2)

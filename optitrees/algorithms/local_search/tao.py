@@ -30,7 +30,7 @@ import numpy as np
 from ...budget import expired
 from ..column_index import ColumnIndex, cuts
 from ..fixed_tree import FixedTree
-from ..node_fit import fit_l1_logistic
+from ..node_fit import fit_sparse_l1_logistic
 
 __all__ = ["tao_label_tree", "label_objective"]
 
@@ -94,13 +94,14 @@ class _LabelTAO:
     """One TAO run on a label tree (see :func:`tao_label_tree`)."""
 
     def __init__(self, X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state,
-                 index=None, sample_weight=None):
+                 index=None, sample_weight=None, max_features=None):
         self.X, self.y = np.asarray(X, float), np.asarray(y, np.int64)
         self.v = None if sample_weight is None else np.asarray(sample_weight, float)
         self.L_hat, self.alpha, self.kind = float(L_hat), float(alpha), complexity
         self.oblique, self.n_min, self.mu = oblique, int(min_samples_leaf), float(mu)
         self.allowed = np.ones(self.X.shape[1], bool) if allowed is None else np.asarray(allowed, bool)
         self.random_state = random_state
+        self.max_features = max_features
         self.n_classes = int(self.y.max()) + 1
         # every column ranked once: a node's cuts are then counted, not sorted
         self.index = ColumnIndex(self.X) if index is None else index
@@ -186,7 +187,7 @@ class _LabelTAO:
         cols = np.flatnonzero(self.allowed)
         care_weight = None if self.v is None else self.v[rows][care]
         for C in (0.1, 1.0, 10.0):
-            wc, c = fit_l1_logistic(X[care][:, cols], z, C, self.random_state, care_weight)
+            wc, c = fit_sparse_l1_logistic(X[care][:, cols], z, C, self.max_features, self.random_state, care_weight)
             norm = np.abs(wc).sum()
             if norm == 0:
                 continue
@@ -213,7 +214,7 @@ def _apply(ft, t, kind, arg, subtree):
 
 def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="splits", oblique=False,
                    min_samples_leaf=1, mu=0.0, allowed=None, max_passes=20, deadline=None,
-                   random_state=None, index=None, sample_weight=None) -> FixedTree:
+                   random_state=None, index=None, sample_weight=None, max_features=None) -> FixedTree:
     """TAO of a label tree on ``(X, y)`` (class indices ``0..K-1``); returns an improved copy.
 
     Parameters
@@ -243,6 +244,10 @@ def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="sp
         one between the runs on the same rows).
     sample_weight : ndarray of shape (n,), optional
         Each point's weight: errors, leaf majorities and leaf sizes are weighted totals.
+    max_features : int, optional
+        Oblique candidates use at most this many features (3.14's HFS budget per split;
+        :func:`~optitrees.algorithms.node_fit.fit_sparse_l1_logistic`). Splits of the start are kept as they
+        are: pass a start within the budget.
     """
     X = np.asarray(X, float)
     y = np.asarray(y, np.int64)
@@ -253,7 +258,7 @@ def tao_label_tree(ft: FixedTree, X, y, *, L_hat=None, alpha=0.0, complexity="sp
     if expired(deadline):
         return _prune_dead(ft, X)
     run = _LabelTAO(X, y, L_hat, alpha, complexity, oblique, min_samples_leaf, mu, allowed, random_state,
-                    index, sample_weight)
+                    index, sample_weight, max_features)
     S = ft.n_splits
     for _ in range(max_passes):
         improved = False

@@ -7,7 +7,7 @@ import numpy as np
 from ...trees import Tree, from_complete, from_sklearn
 from ...budget import call_until
 from ..loss_optimal.greedy import clear_gap
-from ..node_fit import fit_l1_logistic
+from ..node_fit import fit_sparse_l1_logistic
 
 __all__ = ["cart_tree", "greedy_oblique_tree"]
 
@@ -39,7 +39,7 @@ def cart_tree(X, y, depth, min_samples_leaf=1, random_state=None, allowed=None, 
 
 
 def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, random_state=None,
-                        allowed=None, deadline=None, sample_weight=None) -> Tree:
+                        allowed=None, deadline=None, sample_weight=None, max_features=None) -> Tree:
     """Greedy top-down oblique tree for OCT-H: splits ``a_t x >= b_t`` (right) with ``||a_t||_1 <= 1``.
 
     At each node the candidates are CART's best stump and one l1-logistic
@@ -52,7 +52,9 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
     Once ``deadline`` (a ``time.perf_counter()`` value) passes, the nodes left
     consider CART's stump only (the l1-logistic fits are what takes time; one
     still running then is abandoned, :func:`~optitrees.budget.call_until`).
-    With ``sample_weight`` errors, fits and leaf sizes are weighted.
+    With ``sample_weight`` errors, fits and leaf sizes are weighted. With
+    ``max_features`` each hyperplane uses at most that many features
+    (:func:`~optitrees.algorithms.node_fit.fit_sparse_l1_logistic`).
     """
     X01 = np.asarray(X01, float)
     y = np.asarray(y, int)
@@ -86,8 +88,8 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
                 cands.append((a, float((Xn @ a)[Xn @ a > stump.threshold[0]].min())))
             classes = np.unique(yn)
             for k in (classes if len(classes) > 2 else classes[1:]):
-                done, fitted = call_until(deadline, fit_l1_logistic, Xn, np.where(yn == k, 1.0, -1.0), 10.0,
-                                          random_state, None if sample_weight is None else vn)
+                done, fitted = call_until(deadline, fit_sparse_l1_logistic, Xn, np.where(yn == k, 1.0, -1.0), 10.0,
+                                          max_features, random_state, None if sample_weight is None else vn)
                 if not done:
                     break
                 w_k, c_k = fitted

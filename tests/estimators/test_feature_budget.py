@@ -1,0 +1,109 @@
+"""A budget of features per split (3.14's HFS) on every oblique and logistic estimator, kept by the MIP, the
+starts, TAO and the refits; near-zero weights dropped from the returned model."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+
+from optitrees import MARGOTClassifier, OCTHClassifier, OLCTClassifier, OLCTClassifierCV, TAOClassifier
+from optitrees.algorithms.node_fit import fit_l1_logistic, fit_sparse_l1_logistic, top_features
+from optitrees.formulations.loss_optimal import LossOptimalSpec
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    rows = rng.choice(len(y), 120, replace=False)
+    return X[rows], y[rows]
+
+
+def _features_per_node(tree):
+    return np.count_nonzero(tree.weights, axis=1)
+
+
+def test_sparse_fit_keeps_the_largest_terms_and_refits(cancer):
+    X, y = cancer
+    Xs = (X - X.mean(0)) / X.std(0)
+    z = np.where(y == 1, 1.0, -1.0)
+    dense, _ = fit_l1_logistic(Xs, z, 10.0)
+    assert np.count_nonzero(dense) > 3
+    w, b = fit_sparse_l1_logistic(Xs, z, 10.0, max_features=3)
+    keep = top_features(dense, Xs, 3)
+    assert np.count_nonzero(w) <= 3 and np.all(keep[w != 0])
+    w_refit, b_refit = fit_l1_logistic(Xs[:, keep], z, 10.0)
+    assert np.allclose(w[keep], w_refit) and b == pytest.approx(b_refit)
+    # within the budget the fit is the l1 fit itself
+    same, b_same = fit_sparse_l1_logistic(Xs, z, 10.0, max_features=Xs.shape[1])
+    assert np.array_equal(same, dense)
+
+
+def test_top_features_ranks_by_term_and_never_keeps_a_zero():
+    X = np.array([[0.0, 0.0, 0.0], [1.0, 10.0, 1.0]])
+    keep = top_features(np.array([1.0, 0.5, 0.0]), X, 2)       # terms 0.5, 2.5, 0
+    assert keep.tolist() == [True, True, False]
+    assert top_features(np.array([1.0, 0.5, 0.0]), X, 1).tolist() == [False, True, False]
+
+
+@pytest.mark.parametrize("budget", [1, 2])
+def test_olct_keeps_its_budget_everywhere(cancer, budget):
+    X, y = cancer
+    clf = OLCTClassifier(max_depth=2, max_features=budget, time_limit=20, random_state=0, threads=1,
+                         solver_options={"mip_max_nodes": 50}).fit(X, y)
+    assert np.all(_features_per_node(clf.tree_) <= budget)
+    assert "l0_budget" in clf.formulation_summary_
+    for name, objective in clf.fit_report_.objectives.items():
+        assert objective >= clf.objective_ - 1e-9, name
+    assert np.mean(clf.predict(X) == y) > 0.85
+
+
+def test_olct_budget_and_univariate_conflict(cancer):
+    X, y = cancer
+    with pytest.raises(ValueError, match="univariate=True means one feature"):
+        OLCTClassifier(max_depth=1, univariate=True, max_features=3, time_limit=5).fit(X, y)
+    # both saying one feature is fine
+    clf = OLCTClassifier(max_depth=1, univariate=True, max_features=1, time_limit=5, random_state=0).fit(X, y)
+    assert np.all(_features_per_node(clf.tree_) <= 1)
+
+
+def test_cv_estimator_takes_the_budget(cancer):
+    X, y = cancer
+    clf = OLCTClassifierCV(max_depth=1, Cs=(0.1, 1.0), max_features=2, time_limit=10, random_state=0).fit(X, y)
+    assert np.all(_features_per_node(clf.tree_) <= 2)
+
+
+def test_a_budget_given_alone_is_the_hard_budget():
+    spec = LossOptimalSpec.create(depth=2, loss="hinge", regularizer="l2", max_features=3)
+    assert spec.feature_selection == "hard" and spec.budget.tolist() == [3.0, 3.0]
+    with pytest.raises(ValueError, match="feature_selection='soft' prices features by alpha"):
+        LossOptimalSpec.create(depth=1, feature_selection="soft", alpha=1.0, max_features=2)
+
+
+def test_margot_budget_without_feature_selection(cancer):
+    X, y = cancer
+    clf = MARGOTClassifier(max_depth=1, max_features=2, time_limit=10, random_state=0).fit(X[:, :8], y)
+    assert np.all(_features_per_node(clf.tree_) <= 2)
+    assert "l0_budget" in clf.formulation_summary_
+
+
+@pytest.mark.parametrize("budget", [1, 2])
+def test_octh_keeps_its_budget(cancer, budget):
+    X, y = cancer
+    clf = OCTHClassifier(max_depth=2, max_features=budget, time_limit=20, random_state=0,
+                         solver_options={"mip_max_nodes": 50}).fit(X[:80, :10], y[:80])
+    assert np.all(_features_per_node(clf.tree_) <= budget)
+    assert "l0_budget" in clf.formulation_summary_
+
+
+def test_octh_rejects_a_bad_budget(cancer):
+    X, y = cancer
+    with pytest.raises(ValueError, match="max_features"):
+        OCTHClassifier(max_features=0, time_limit=5).fit(X, y)
+
+
+@pytest.mark.parametrize("budget", [1, 3])
+def test_tao_oblique_keeps_its_budget(cancer, budget):
+    X, y = cancer
+    clf = TAOClassifier(max_depth=2, oblique=True, max_features=budget, random_state=0).fit(X, y)
+    assert np.all(_features_per_node(clf.tree_) <= budget)
+    assert clf.objective_ <= clf.start_objective_
