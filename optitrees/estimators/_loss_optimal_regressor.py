@@ -53,6 +53,9 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         sparser splits and leaves.
     weight_bound : float, default=10.0
         Bound ``W`` on each ``||w_t||_1`` (standardized units), from which the big-M values are derived.
+    max_features : int, optional
+        At most this many features in each split and each leaf model (the l0 indicators and budget row of
+        3.14). ``None``: the l1 weight ``lam`` alone decides.
     solver : str, default="highs"
         A MILP solver of :func:`optitrees.solvers.solve` (``"highs"``, ``"scip"``, ``"gurobi"`` ...).
     time_limit : float, default=60.0
@@ -105,16 +108,18 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         "loss": [StrOptions({m.value for m in RegressionLoss})],
         "lam": [Interval(Real, 0, None, closed="left")],
         "weight_bound": [Interval(Real, 0, None, closed="neither")],
+        "max_features": [Interval(Integral, 1, None, closed="left"), None],
         **{key: MIPClassifier._parameter_constraints[key] for key in (
             "solver", "time_limit", "mip_gap", "threads", "random_state", "verbose", "solver_options")},
     }
 
-    def __init__(self, max_depth=2, *, loss="absolute", lam=0.1, weight_bound=10.0, solver="highs", time_limit=60.0,
-                 mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None):
+    def __init__(self, max_depth=2, *, loss="absolute", lam=0.1, weight_bound=10.0, max_features=None, solver="highs",
+                 time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None):
         self.max_depth = max_depth
         self.loss = loss
         self.lam = lam
         self.weight_bound = weight_bound
+        self.max_features = max_features
         self.solver = solver
         self.time_limit = time_limit
         self.mip_gap = mip_gap
@@ -127,6 +132,7 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         data = ScaledData.create(training.X, training.y, "standard", self._feature_names(), training.weight)
         spec = ObliqueRegressionSpec(depth=int(self.max_depth), lam=float(self.lam),
                                      weight_bound=float(self.weight_bound), loss=RegressionLoss(self.loss),
+                                     max_features=self.max_features,
                                      quadratic=get_backend(self.solver).supports_miqp)
         return ObliqueRegressionProblem.create(spec, data, training.y)
 

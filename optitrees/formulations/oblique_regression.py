@@ -70,7 +70,8 @@ class ObliqueRegressionSpec:
     """Settings: ``depth`` layers of hyperplanes (the last one the leaves' linear models), the l1 weight ``lam``
     on every ``w_t``, the bound ``W`` on each ``||w_t||_1``, the tolerance ``eps`` is sized for, the ``loss``
     and, for the squared loss, whether its squares are the objective's (``quadratic``, an MIQP) or tangents
-    refined until within ``square_tol`` (relative) of them."""
+    refined until within ``square_tol`` (relative) of them; ``max_features``: at most that many features in
+    each split and leaf model (3.14's l0 indicators and budget row), ``None`` for no budget."""
 
     depth: int
     lam: float = 1.0
@@ -79,6 +80,7 @@ class ObliqueRegressionSpec:
     loss: RegressionLoss = RegressionLoss.ABSOLUTE
     quadratic: bool = False
     square_tol: float = 1e-4
+    max_features: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.depth, (int, np.integer)) or self.depth < 1:
@@ -93,6 +95,11 @@ class ObliqueRegressionSpec:
             raise ValueError(f"lam must be a finite number >= 0, got {self.lam!r}")
         if not (np.isfinite(self.weight_bound) and self.weight_bound > 0):
             raise ValueError(f"weight_bound must be a finite number > 0, got {self.weight_bound!r}")
+        if self.max_features is not None:
+            if not isinstance(self.max_features, (int, np.integer)) or isinstance(self.max_features, bool) \
+                    or self.max_features < 1:
+                raise ValueError(f"max_features must be an integer >= 1 or None, got {self.max_features!r}")
+            object.__setattr__(self, "max_features", int(self.max_features))
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,8 @@ def build(problem: ObliqueRegressionProblem) -> Formulation:
     z = blocks.add_routing(f, n, topo.last_layer)
     w, b = blocks.add_hyperplanes(f, topo.branch_nodes, data.labels, spec.weight_bound, problem.intercept_bound)
     blocks.add_l1_split(f, w, spec.weight_bound, penalty=spec.lam)
+    if spec.max_features is not None:
+        blocks.add_l0_indicators(f, w, spec.weight_bound, budget=spec.max_features)        # (3.14)
     scores = blocks.Scores(f, data.X, np.ones(n), w, b, problem.bound, variables=True)
     blocks.add_forwarding(f, topo, scores, z, problem.bound, problem.eps)
     weight = data.weight if data.weight is not None else np.ones(n)
@@ -208,6 +217,8 @@ def start(f, tree: Tree) -> np.ndarray:
               "e": residual}
     if "e_sq" in f.variables:
         values["e_sq"] = residual ** 2
+    if "delta" in f.variables:
+        values["delta"] = (W != 0).astype(float)
     return f.vector(values)
 
 

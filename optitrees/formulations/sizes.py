@@ -92,6 +92,7 @@ def oct_size(problem: OCTProblem) -> ModelSize:
         cols += t * p + t + t + 2 * t * p + t * p                        # w, b, d, w_pos / w_neg, delta
         rows += t * p + t + 2 * t * p + t * p + t + 2 * t + t            # l1_split, l1_used, l0, used, node,
         #                                                                  b <= |d|, mirror
+        rows += t if spec.max_features is not None else 0                # the budget row per split (3.14)
     else:
         cols += t * p + t + t                                            # a, b, d
         rows += 2 * t                                                    # one_feature, threshold_used
@@ -103,7 +104,7 @@ def oblique_regression_size(problem: ObliqueRegressionProblem) -> ModelSize:
     """Rows and columns of :func:`~optitrees.formulations.oblique_regression.build` for ``problem``: the
     skeleton, ``e`` with two rows per point and leaf model (R1-R2), a mirror row per inner node and, for the
     squared loss by tangents (R3'),
-    ``e_sq`` with one cut per point of ``RESIDUAL_POINTS``."""
+    ``e_sq`` with one cut per point of ``RESIDUAL_POINTS``, and with a feature budget the l0 indicators (3.14)."""
     spec = problem.spec
     n, p = problem.data.X.shape
     rows, cols = _oblique_skeleton(n, p, spec.depth)
@@ -112,4 +113,8 @@ def oblique_regression_size(problem: ObliqueRegressionProblem) -> ModelSize:
     if spec.loss == RegressionLoss.SQUARED and not spec.quadratic:
         cols += n
         rows += len(RESIDUAL_POINTS) * n
+    if spec.max_features is not None:                                      # delta, l0_upper / l0_lower, budget
+        t = 2**spec.depth - 1
+        cols += t * p
+        rows += 2 * t * p + t
     return ModelSize(int(rows), int(cols))

@@ -107,3 +107,17 @@ def test_tao_oblique_keeps_its_budget(cancer, budget):
     clf = TAOClassifier(max_depth=2, oblique=True, max_features=budget, random_state=0).fit(X, y)
     assert np.all(_features_per_node(clf.tree_) <= budget)
     assert clf.objective_ <= clf.start_objective_
+
+
+def test_regressor_keeps_its_budget_in_splits_and_leaf_models():
+    from optitrees import LossOptimalTreeRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(50, 5))
+    y = np.where(X[:, 0] > 0, X[:, 1] + X[:, 2] + X[:, 3], -X[:, 4]) + 0.05 * rng.normal(size=50)
+    reg = LossOptimalTreeRegressor(max_depth=2, lam=0.01, max_features=2, time_limit=20, random_state=0,
+                                   solver_options={"mip_max_nodes": 200}).fit(X, y)
+    assert np.all(_features_per_node(reg.tree_) <= 2)
+    assert reg.objective_ <= reg.start_objective_ + 1e-9
+    f = LossOptimalTreeRegressor(max_depth=2, max_features=2).build_formulation(X, y)
+    assert np.all(np.asarray(f.constraints["l0_budget"].upper) == 2)

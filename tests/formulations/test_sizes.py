@@ -55,7 +55,8 @@ def test_loss_optimal_size_counts_the_distinct_rows_of_weighted_data():
                          itertools.product((1, 2, 3), (False, True), (2, 3), (1, 3), (False, True)))
 def test_oct_size_is_the_built_size(depth, oblique, n_classes, min_samples_leaf, weighted):
     y = np.arange(23) % n_classes
-    spec = oc.OCTSpec.create(depth, 0.1, min_samples_leaf, n_classes, oblique, forbidden=(0,))
+    spec = oc.OCTSpec.create(depth, 0.1, min_samples_leaf, n_classes, oblique, forbidden=(0,),
+                             max_features=2 if oblique and weighted else None)
     data = ScaledData.create((X - X.min(0)) / np.ptp(X, 0), y, None, weight=np.arange(1.0, 24.0) if weighted else None)
     problem = oc.OCTProblem.create(spec, data)
     assert oct_size(problem) == _built(oc.build(problem))
@@ -63,7 +64,7 @@ def test_oct_size_is_the_built_size(depth, oblique, n_classes, min_samples_leaf,
 
 @pytest.mark.parametrize("depth, loss, quadratic", itertools.product((1, 2, 3), ("absolute", "squared"), (False, True)))
 def test_oblique_regression_size_is_the_built_size(depth, loss, quadratic):
-    spec = orr.ObliqueRegressionSpec(depth=depth, loss=loss, quadratic=quadratic)
+    spec = orr.ObliqueRegressionSpec(depth=depth, loss=loss, quadratic=quadratic, max_features=2 if quadratic else None)
     target = X @ [1.0, -2, 0, 3]
     problem = orr.ObliqueRegressionProblem.create(spec, ScaledData.create(X, target, "standard"), target)
     assert oblique_regression_size(problem) == _built(orr.build(problem))

@@ -1,0 +1,222 @@
+"""Readable and strong: test balanced accuracy against the features a person reads, per model and feature budget.
+
+Table 3.1's ten binary sets (seed 002) x ``--splits`` stratified 75/25 splits, depth ``--depth``. Each fit runs
+in a fresh process (2 at a time, one solver thread each) and records its test balanced accuracy, the most
+features any printed hyperplane holds (splits, and the leaf models of OLCT / MARGOT) and the distinct features
+the whole model reads:
+
+* optitrees at a budget of ``--budgets`` features per hyperplane (``0`` = no budget, today's default): OLCT,
+  MARGOT (HFS), OCT-H, oblique TAO, each at ``--time-limit`` seconds;
+* axis-aligned models (one feature per split): scikit-learn's CART, imodels' FIGS with as many splits as the
+  tree (``2^d - 1`` rules), and OCT by ConTree (optitrees' exact search; ConTree is the peer's own engine);
+* the l1-logistic regression path (standardized features, 40 values of ``C``), at each model's own count of
+  distinct features: the least regularized point of the path with at most that many (``l1@F`` columns);
+* interpret's EBM as the ceiling (every feature and pair).
+
+Outputs ``bench/results/frontier_d{depth}.csv`` (one row per fit) and prints, per model and budget, the mean test
+balanced accuracy, features per hyperplane and in all, wins / ties / losses against the l1 path restricted to the
+same total features (ties within 0.5 points), and the mean rank among the models with at most 3 features per
+hyperplane.
+
+    python bench/frontier.py [--depth 2] [--splits 3] [--time-limit 10] [--budgets 1 2 3 5 0] [--summary-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _data import load_numeric, require_shared  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+SETS = ("breast", "climate", "haberman", "heart", "ionosphere", "parkinsons", "sonar", "spectf", "tic-tac-toe",
+        "wholesale")
+BUDGETED = ("OLCT", "MARGOT", "OCT-H", "TAO oblique")
+PEERS = ("CART", "FIGS", "OCT (ConTree)", "EBM")
+L1_GRID = np.logspace(-3, 2, 40)
+TIE = 0.005
+
+
+def _split(name, seed):
+    from sklearn.model_selection import train_test_split
+
+    X, y, _ = load_numeric(name)
+    return train_test_split(X, y, test_size=0.25, stratify=y, random_state=seed)
+
+
+def _model(kind, budget, depth, time_limit, seed):
+    from optitrees import MARGOTClassifier, OCTClassifier, OCTHClassifier, OLCTClassifier, TAOClassifier
+
+    k = None if budget == 0 else int(budget)
+    common = dict(time_limit=time_limit, random_state=seed, threads=1)
+    if kind == "OLCT":
+        return OLCTClassifier(max_depth=depth, max_features=k, **common)
+    if kind == "MARGOT":
+        return MARGOTClassifier(max_depth=depth, max_features=k, **common)
+    if kind == "OCT-H":
+        return OCTHClassifier(max_depth=depth, max_features=k, **common)
+    if kind == "TAO oblique":
+        return TAOClassifier(max_depth=depth, oblique=True, max_features=k, time_limit=time_limit, random_state=seed)
+    if kind == "OCT (ConTree)":
+        return OCTClassifier(max_depth=depth, **common)
+    if kind == "CART":
+        from sklearn.tree import DecisionTreeClassifier
+
+        return DecisionTreeClassifier(max_depth=depth, random_state=seed)
+    if kind == "FIGS":
+        from imodels import FIGSClassifier
+
+        return FIGSClassifier(max_rules=2**depth - 1, random_state=seed)
+    if kind == "EBM":
+        from interpret.glassbox import ExplainableBoostingClassifier
+
+        return ExplainableBoostingClassifier(random_state=seed, n_jobs=1)
+    raise ValueError(kind)
+
+
+def _readability(model, kind, X):
+    """(most features in one printed hyperplane, distinct features the model reads)."""
+    if kind == "EBM":
+        return np.nan, X.shape[1]
+    if kind == "CART":
+        t = model.tree_
+        used = t.feature[t.feature >= 0]
+        return (1 if used.size else 0), len(np.unique(used))
+    if kind == "FIGS":
+        used = [node.feature for tree in model.trees_ for node in _figs_nodes(tree) if node.left is not None]
+        return (1 if used else 0), len(set(used))
+    tree = model.tree_
+    rows = tree.weights != 0
+    per_node = rows.sum(axis=1)
+    return int(per_node.max(initial=0)), int(rows.any(axis=0).sum())
+
+
+def _figs_nodes(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack += [c for c in (n.left, n.right) if c is not None]
+
+
+def fit_one(task):
+    """One fit in its own process: the row of the results table."""
+    import warnings
+
+    from sklearn.metrics import balanced_accuracy_score
+
+    name, seed, kind, budget, depth, time_limit = task
+    X, X_test, y, y_test = _split(name, seed)
+    model = _model(kind, budget, depth, time_limit, seed)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    seconds = time.perf_counter() - t0
+    per_hyperplane, total = _readability(model, kind, X)
+    report = getattr(model, "fit_report_", None)
+    return dict(dataset=name, seed=seed, model=kind, budget=budget, depth=depth, seconds=seconds,
+                test_bacc=balanced_accuracy_score(y_test, model.predict(X_test)),
+                train_bacc=balanced_accuracy_score(y, model.predict(X)), per_hyperplane=per_hyperplane,
+                features=total, returned=getattr(report, "returned", ""))
+
+
+def l1_path(name, seed):
+    """Test balanced accuracy of the l1-logistic path at each count of features ``0..p`` (``nan`` where the path
+    has no point with exactly that many or fewer beyond the previous count)."""
+    import warnings
+
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.preprocessing import StandardScaler
+
+    X, X_test, y, y_test = _split(name, seed)
+    scaler = StandardScaler().fit(X)
+    Xs, Xt = scaler.transform(X), scaler.transform(X_test)
+    best = {}                                     # features -> test bacc of the least regularized point with them
+    for C in L1_GRID:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lr = LogisticRegression(penalty="l1", C=C, solver="liblinear", max_iter=2000).fit(Xs, y)
+        nnz = int(np.count_nonzero(lr.coef_))
+        best[nnz] = balanced_accuracy_score(y_test, lr.predict(Xt))
+    p = X.shape[1]
+    out, last = np.full(p + 1, np.nan), np.nan
+    for k in range(p + 1):
+        if k in best:
+            last = best[k]
+        out[k] = last
+    return out
+
+
+def run(args):
+    tasks = [(name, seed, kind, budget, args.depth, args.time_limit)
+             for name in SETS for seed in range(args.splits)
+             for kind, budgets in [*[(k, args.budgets) for k in BUDGETED], *[(k, [1]) for k in PEERS]]
+             for budget in budgets]
+    # the slow fits first, so the pool's two processes end together
+    tasks.sort(key=lambda t: t[2] in ("CART", "FIGS", "TAO oblique"))
+    rows = []
+    with ProcessPoolExecutor(max_workers=2, max_tasks_per_child=1) as pool:
+        for k, row in enumerate(pool.map(fit_one, tasks)):
+            rows.append(row)
+            if k % 20 == 0:
+                print(f"{k + 1}/{len(tasks)} {row['dataset']} {row['model']} {row['budget']}: "
+                      f"{row['test_bacc']:.3f} in {row['seconds']:.1f} s", flush=True)
+    table = pd.DataFrame(rows)
+    paths = {(name, seed): l1_path(name, seed) for name in SETS for seed in range(args.splits)}
+    table["l1_at_features"] = [paths[(r.dataset, r.seed)][min(int(r.features), len(paths[(r.dataset, r.seed)]) - 1)]
+                               for r in table.itertuples()]
+    table.to_csv(RESULTS / f"frontier_d{args.depth}.csv", index=False)
+
+
+def summary(depth):
+    table = pd.read_csv(RESULTS / f"frontier_d{depth}.csv")
+    table["label"] = np.where(table.model.isin(BUDGETED),
+                              table.model + " @" + table.budget.astype(int).astype(str).replace("0", "dense"),
+                              table.model)
+    rows = []
+    for label, part in table.groupby("label", sort=False):
+        per_set = part.groupby("dataset")[["test_bacc", "l1_at_features"]].mean()
+        diff = per_set.test_bacc - per_set.l1_at_features
+        rows.append(dict(model=label, fits=len(part), mean_test_bacc=100 * part.test_bacc.mean(),
+                         per_hyperplane=part.per_hyperplane.mean(), max_per_hyperplane=part.per_hyperplane.max(),
+                         features=part.features.mean(), l1_same_features=100 * part.l1_at_features.mean(),
+                         vs_l1_WTL=f"{int((diff > TIE).sum())}/{int((diff.abs() <= TIE).sum())}/{int((diff < -TIE).sum())}",
+                         median_s=part.seconds.median(), solver_model=float((part.returned == "model").mean())))
+    out = pd.DataFrame(rows).sort_values("mean_test_bacc", ascending=False)
+    print(f"depth {depth}: {table.seed.nunique()} splits x {table.dataset.nunique()} sets")
+    print(out.round(3).to_string(index=False))
+    readable = table[(table.model.isin(BUDGETED) & (table.budget == 3)) | table.model.isin(("CART", "FIGS", "OCT (ConTree)"))]
+    per_set = readable.pivot_table(index="dataset", columns="label", values="test_bacc", aggfunc="mean")
+    ranks = per_set.rank(axis=1, ascending=False).mean().sort_values()
+    print("\nmean rank per set among the models with at most 3 features per hyperplane (budget 3, axis-aligned peers)")
+    print(ranks.round(2).to_string())
+    print("\nmean test balanced accuracy per set (%)")
+    print((100 * table.pivot_table(index="dataset", columns="label", values="test_bacc", aggfunc="mean"))
+          .round(1).to_string())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--depth", type=int, default=2)
+    parser.add_argument("--splits", type=int, default=3)
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--budgets", type=int, nargs="+", default=[1, 2, 3, 5, 0])
+    parser.add_argument("--summary-only", action="store_true")
+    args = parser.parse_args()
+    require_shared()
+    if not args.summary_only:
+        run(args)
+    summary(args.depth)
+
+
+if __name__ == "__main__":
+    main()
