@@ -11,6 +11,7 @@ from sklearn.base import RegressorMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.loss_optimal.greedy import clear_gap
+from ..algorithms.regression.linear_leaves import LAM_SHARES, choose_lam, refit_leaves
 from ..budget import Shares
 from ..exceptions import warn
 from ..formulations.oblique_regression import (OBLIQUE_REGRESSION, ObliqueRegressionProblem, ObliqueRegressionSpec,
@@ -25,6 +26,9 @@ from .mip_fit import FitHooks, FitSettings, MIPFit
 
 __all__ = ["LossOptimalTreeRegressor"]
 
+#: Share of the time limit ``lam="auto"`` may spend choosing ``lam`` on held-out folds.
+CV_SHARE = 0.2
+
 
 class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     """Oblique regression tree with linear leaves: the loss-optimal tree (seed 002, 3.12) with a regression loss.
@@ -36,7 +40,9 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     features and target (:mod:`optitrees.formulations.oblique_regression`,
     equations 3.6a, 3.7a-b, 3.16, R1-R3), from a start: scikit-learn's CART of
     depth ``max_depth - 1`` with each leaf at its rows' weighted median
-    (absolute loss) or mean (squared loss). The absolute loss is a MILP; the
+    (absolute loss) or mean (squared loss), and the same routing with each leaf's
+    linear model refitted exactly (an LP per leaf, or a lasso; the solver's tree
+    is refitted so too). The absolute loss is a MILP; the
     squared loss is an MIQP on a solver that takes one (``"scip"``,
     ``"gurobi"``) and a MILP with tangent cuts refined at each solution's
     residuals otherwise (HiGHS, R3'). The returned tree is the better of the
@@ -48,9 +54,16 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         Layers of hyperplanes, the last one the leaves' linear models (a full tree has ``get_depth() == max_depth``).
     loss : {"absolute", "squared"}, default="absolute"
         The loss of the leaves' predictions.
-    lam : float, default=0.1
+    lam : float or "auto", default="auto"
         l1 weight on every hyperplane's and leaf model's ``w`` (standardized units): larger values give
-        sparser splits and leaves.
+        sparser splits and leaves. ``"auto"`` chooses it within the fit (at most ``CV_SHARE`` = 20% of
+        ``time_limit``) among ``LAM_SHARES`` times the total row weight (from ``1``, which zeroes every leaf's
+        weights, down to ``1e-4``): on 4 folds drawn within deciles of the target, the CART start's leaves are
+        refitted on three folds with each candidate and scored by their loss on the fourth
+        (:func:`~optitrees.algorithms.regression.linear_leaves.choose_lam`); the least mean held-out loss
+        wins, and ``lam_`` and ``cv_results_`` say which. Why: with a fixed ``0.1`` the linear leaves
+        overfit under the absolute loss (diabetes, depth 3: test RMSE 69.3 against CART's 67.3; with
+        ``"auto"`` 67.2).
     weight_bound : float, default=10.0
         Bound ``W`` on each ``||w_t||_1`` (standardized units), from which the big-M values are derived.
     max_features : int, optional
@@ -85,6 +98,11 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         The exact training objective of the returned tree (standardized units).
     start_objective_ : float
         That of the CART start.
+    lam_ : float
+        The l1 weight of the fit (chosen with ``lam="auto"``).
+    cv_results_ : dict
+        With ``lam="auto"``: ``"lam"`` (the candidates), ``"mean_held_out_loss"`` (per candidate, ``nan`` when not
+        compared) and ``"folds_scored"``.
     solver_result_ : SolverResult
     fit_report_ : FitReport
 
@@ -106,14 +124,14 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     _parameter_constraints = {
         "max_depth": [Interval(Integral, 1, None, closed="left")],
         "loss": [StrOptions({m.value for m in RegressionLoss})],
-        "lam": [Interval(Real, 0, None, closed="left")],
+        "lam": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "weight_bound": [Interval(Real, 0, None, closed="neither")],
         "max_features": [Interval(Integral, 1, None, closed="left"), None],
         **{key: MIPClassifier._parameter_constraints[key] for key in (
             "solver", "time_limit", "mip_gap", "threads", "random_state", "verbose", "solver_options")},
     }
 
-    def __init__(self, max_depth=2, *, loss="absolute", lam=0.1, weight_bound=10.0, max_features=None, solver="highs",
+    def __init__(self, max_depth=2, *, loss="absolute", lam="auto", weight_bound=10.0, max_features=None, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None):
         self.max_depth = max_depth
         self.loss = loss
@@ -129,8 +147,12 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         self.solver_options = solver_options
 
     def _problem(self, training) -> ObliqueRegressionProblem:
+        """The problem of ``training``; with ``lam="auto"`` its ``lam`` is the middle candidate until
+        :meth:`_choose_lam` sets it."""
         data = ScaledData.create(training.X, training.y, "standard", self._feature_names(), training.weight)
-        spec = ObliqueRegressionSpec(depth=int(self.max_depth), lam=float(self.lam),
+        total = float(training.weight.sum()) if training.weight is not None else float(len(training.y))
+        lam = LAM_SHARES[len(LAM_SHARES) // 2] * total if self.lam == "auto" else float(self.lam)
+        spec = ObliqueRegressionSpec(depth=int(self.max_depth), lam=lam,
                                      weight_bound=float(self.weight_bound), loss=RegressionLoss(self.loss),
                                      max_features=self.max_features,
                                      quadratic=get_backend(self.solver).supports_miqp)
@@ -162,11 +184,14 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
             threads=self.threads, seed=0 if self.random_state is None else int(self.random_state),
             verbose=bool(self.verbose), solver_options=dict(self.solver_options or {}), shares=Shares(),
             greedy_name="cart", refine_name="refit")
-        fit = MIPFit(settings, FitHooks(starts=lambda problem, deadline, methods: {"cart": _cart_start(problem)}),
-                     budget)
+        for name in ("lam_", "cv_results_"):           # an earlier fit's choice is not this one's
+            self.__dict__.pop(name, None)
+        fit = MIPFit(settings, FitHooks(starts=_starts, presolve=self._choose_lam, refine=_refine), budget)
         outcome = fit.run(problem, training)
         for kind, note in fit.notes:
             warn(note, kind)
+        if self.lam != "auto":
+            self.lam_ = float(self.lam)
         self.objective_ = outcome.objective
         self.start_objective_ = outcome.start_objectives["cart"]
         self.solver_result_ = outcome.solver_result
@@ -176,10 +201,51 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         self.fit_report_ = outcome.report
         return self
 
+    def _choose_lam(self, problem, budget):
+        """With ``lam="auto"``: the l1 weight whose leaves, refitted on held-out folds with the CART start's
+        routing, generalize best (:func:`~optitrees.algorithms.regression.linear_leaves.choose_lam`, at most
+        ``CV_SHARE`` of the budget); the problem with it."""
+        if self.lam != "auto":
+            return problem
+        data, spec = problem.data, problem.spec
+        v = data.weight if data.weight is not None else np.ones(len(problem.target))
+        candidates = [share * float(v.sum()) for share in LAM_SHARES]
+        choice = choose_lam(_cart_start(problem), data.X, problem.target, v, candidates,
+                            spec.loss == RegressionLoss.ABSOLUTE, spec.weight_bound,
+                            random_state=0 if self.random_state is None else int(self.random_state),
+                            fallback=len(candidates) // 2, deadline=budget.until(CV_SHARE),
+                            max_features=spec.max_features)
+        self.lam_ = choice.lam
+        self.cv_results_ = {"lam": np.array(choice.candidates), "mean_held_out_loss": choice.mean_loss,
+                            "folds_scored": choice.folds_scored}
+        budget.lap("held-out lam")
+        return replace(problem, spec=replace(spec, lam=choice.lam))
+
     def predict(self, X):
         """``w x + b`` of the leaf each row reaches."""
         X = self._X(X)
         return self.tree_.predict(X)
+
+
+def _leaf_fit_args(problem: ObliqueRegressionProblem):
+    data, spec = problem.data, problem.spec
+    v = data.weight if data.weight is not None else np.ones(len(problem.target))
+    return data.X, problem.target, v, spec.lam, spec.loss == RegressionLoss.ABSOLUTE, spec.weight_bound
+
+
+def _starts(problem: ObliqueRegressionProblem, deadline, methods):
+    """The CART start with constant leaves, and the same routing with each leaf's linear model refitted
+    (:func:`~optitrees.algorithms.regression.linear_leaves.refit_leaves`: the exact last layer for that routing)."""
+    cart = _cart_start(problem)
+    return {"cart": cart, "cart, linear leaves": refit_leaves(cart, *_leaf_fit_args(problem), deadline=deadline,
+                                                               max_features=problem.spec.max_features)}
+
+
+def _refine(problem: ObliqueRegressionProblem, model, budget):
+    """The solver's tree with each leaf's linear model refitted on its routed rows (kept by the fit only when its
+    exact objective is lower)."""
+    return refit_leaves(model, *_leaf_fit_args(problem), deadline=budget.deadline,
+                        max_features=problem.spec.max_features)
 
 
 def _cart_start(problem: ObliqueRegressionProblem):

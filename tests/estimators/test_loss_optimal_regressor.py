@@ -159,7 +159,7 @@ def test_a_large_model_goes_to_highs_without_the_steps_that_ignore_its_time_limi
     assert seen[0]["mip_root_presolve_only"] is True
 
 
-def test_a_model_whose_root_lp_is_out_of_reach_is_not_solved_and_cart_is_returned(monkeypatch):
+def test_a_model_whose_root_lp_is_out_of_reach_is_not_solved_and_the_best_start_is_returned(monkeypatch):
     from dataclasses import replace
 
     from optitrees.estimators import _loss_optimal_regressor as module
@@ -178,7 +178,9 @@ def test_a_model_whose_root_lp_is_out_of_reach_is_not_solved_and_cart_is_returne
     assert "build" not in report.stages
     assert reg.solver_result_.status == "time_limit_no_solution" and "root LP" in reg.solver_result_.message
     assert any("the MIP was not solved: HiGHS's root LP" in note for note in report.notes)
-    assert reg.objective_ == reg.start_objective_
+    # the best of the CART start and its routing with linear leaves refitted
+    assert report.method == "cart, linear leaves" and reg.objective_ < reg.start_objective_
+    assert reg.objective_ == report.starts["cart, linear leaves"] == report.objectives["start"]
     assert report.bound == 0.0 and report.bound_source == "non-negative objective"
 
 
