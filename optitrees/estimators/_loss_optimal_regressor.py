@@ -26,8 +26,10 @@ from .mip_fit import FitHooks, FitSettings, MIPFit
 
 __all__ = ["LossOptimalTreeRegressor"]
 
-#: Share of the time limit ``lam="auto"`` may spend choosing ``lam`` on held-out folds.
+#: Share of the time limit ``lam="auto"`` may spend choosing ``lam`` on held-out folds, and the most rows it
+#: uses (a sample of them beyond).
 CV_SHARE = 0.2
+CV_ROWS = 5000
 
 
 class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
@@ -102,7 +104,7 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         The l1 weight of the fit (chosen with ``lam="auto"``).
     cv_results_ : dict
         With ``lam="auto"``: ``"lam"`` (the candidates), ``"mean_held_out_loss"`` (per candidate, ``nan`` when not
-        compared) and ``"folds_scored"``.
+        compared), ``"folds_scored"`` and ``"rows"`` (the rows the choice saw: at most ``CV_ROWS``, a sample).
     solver_result_ : SolverResult
     fit_report_ : FitReport
 
@@ -209,17 +211,22 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
             return problem
         data, spec = problem.data, problem.spec
         v = data.weight if data.weight is not None else np.ones(len(problem.target))
-        candidates = [share * float(v.sum()) for share in LAM_SHARES]
-        choice = choose_lam(_cart_start(problem), data.X, problem.target, v, candidates,
+        rows = np.arange(len(v))
+        if len(rows) > CV_ROWS:                 # the choice on a sample: one leaf LP on 24,000 rows took seconds
+            rows = np.sort(np.random.default_rng(self.random_state).choice(len(v), CV_ROWS, replace=False))
+        # each candidate is a share of the total weight, so the sample's weight scales it
+        choice = choose_lam(_cart_start(problem), data.X[rows], problem.target[rows], v[rows],
+                            [share * float(v[rows].sum()) for share in LAM_SHARES],
                             spec.loss == RegressionLoss.ABSOLUTE, spec.weight_bound,
                             random_state=0 if self.random_state is None else int(self.random_state),
-                            fallback=len(candidates) // 2, deadline=budget.until(CV_SHARE),
+                            fallback=len(LAM_SHARES) // 2, deadline=budget.until(CV_SHARE),
                             max_features=spec.max_features)
-        self.lam_ = choice.lam
-        self.cv_results_ = {"lam": np.array(choice.candidates), "mean_held_out_loss": choice.mean_loss,
-                            "folds_scored": choice.folds_scored}
+        lams = np.array(LAM_SHARES) * float(v.sum())
+        self.lam_ = float(lams[choice.candidates.index(choice.lam)])
+        self.cv_results_ = {"lam": lams, "mean_held_out_loss": choice.mean_loss, "folds_scored": choice.folds_scored,
+                            "rows": len(rows)}
         budget.lap("held-out lam")
-        return replace(problem, spec=replace(spec, lam=choice.lam))
+        return replace(problem, spec=replace(spec, lam=self.lam_))
 
     def predict(self, X):
         """``w x + b`` of the leaf each row reaches."""
