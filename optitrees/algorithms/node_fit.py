@@ -18,7 +18,8 @@ from ..scaling import weighted_sum
 from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
 from .liblinear import liblinear_fit
 
-__all__ = ["fit_l1_logistic", "fit_sparse_l1_logistic", "top_features", "fit_linear_svm", "svm_iterations_within", "node_fitter", "node_objective",
+__all__ = ["fit_l1_logistic", "fit_sparse_l1_logistic", "top_features", "fit_linear_svm", "svm_iterations_within",
+           "node_fitter", "node_objective",
            "constant_fit"]
 
 

@@ -11,7 +11,7 @@ from sklearn.base import RegressorMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.loss_optimal.greedy import clear_gap
-from ..algorithms.regression.linear_leaves import LAM_SHARES, choose_lam, refit_leaves
+from ..algorithms.regression.linear_leaves import LAM_SHARES, choose_lam, refit_leaves, weighted_median
 from ..budget import Shares
 from ..exceptions import warn
 from ..formulations.oblique_regression import (OBLIQUE_REGRESSION, ObliqueRegressionProblem, ObliqueRegressionSpec,
@@ -133,8 +133,8 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
             "solver", "time_limit", "mip_gap", "threads", "random_state", "verbose", "solver_options")},
     }
 
-    def __init__(self, max_depth=2, *, loss="absolute", lam="auto", weight_bound=10.0, max_features=None, solver="highs",
-                 time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None):
+    def __init__(self, max_depth=2, *, loss="absolute", lam="auto", weight_bound=10.0, max_features=None,
+                 solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None):
         self.max_depth = max_depth
         self.loss = loss
         self.lam = lam
@@ -279,7 +279,7 @@ def _cart_start(problem: ObliqueRegressionProblem):
         if not rows.any():
             intercept[t] = 0.0
         elif problem.spec.loss == RegressionLoss.ABSOLUTE:
-            intercept[t] = _weighted_median(y[rows], v[rows])
+            intercept[t] = weighted_median(y[rows], v[rows])
         else:
             intercept[t] = float(np.average(y[rows], weights=v[rows]))
     weights = np.where(tree.is_leaf[:, None], 0.0, weights)
@@ -306,12 +306,6 @@ def _keep_routing(tree, X, eps, weight_bound):
         else:                                      # w x + b with b = eps / 2 - t stays out of (0, eps)
             thr[t] += clear_gap(scores[:, t] + eps / 2 - thr[t], eps)
     return weights, thr
-
-
-def _weighted_median(values, weights) -> float:
-    order = np.argsort(values)
-    cum = np.cumsum(weights[order])
-    return float(values[order][np.searchsorted(cum, 0.5 * cum[-1])])
 
 
 def _to_user_units(tree, problem):

@@ -25,7 +25,7 @@ import numpy as np
 from ...budget import expired, remaining
 from ...trees import Tree
 
-__all__ = ["fit_leaf_model", "refit_leaves", "choose_lam", "LamChoice", "LAM_SHARES"]
+__all__ = ["fit_leaf_model", "refit_leaves", "choose_lam", "LamChoice", "LAM_SHARES", "weighted_median"]
 
 #: Candidate l1 weights as shares of the total row weight (standardized units: a share of about 1 zeroes
 #: every weight, a constant leaf), from the strongest regularization down.
@@ -71,11 +71,11 @@ def _absolute_leaf(X, y, v, lam, weight_bound, deadline=None):
     bounds = [(0, None)] * (2 * p) + [(None, None)] + [(0, None)] * (2 * n)
     left = remaining(deadline)
     if left is not None and left <= 0:
-        return np.zeros(p), float(_weighted_median(y, v))
+        return np.zeros(p), float(weighted_median(y, v))
     res = linprog(cost, A_ub=A_ub, b_ub=[weight_bound], A_eq=A_eq, b_eq=y, bounds=bounds, method="highs",
                   options={} if left is None else {"time_limit": left})
     if res.status != 0:
-        return np.zeros(p), float(_weighted_median(y, v))
+        return np.zeros(p), float(weighted_median(y, v))
     w = res.x[:p] - res.x[p:2 * p]
     return np.where(np.abs(w) > 1e-12, w, 0.0), float(res.x[2 * p])
 
@@ -98,7 +98,9 @@ def _squared_leaf(X, y, v, lam, weight_bound):
     return w, float(model.intercept_)
 
 
-def _weighted_median(values, weights) -> float:
+def weighted_median(values, weights) -> float:
+    """The smallest value at which the sorted weights reach half their total (a minimizer of
+    ``sum_i weights_i |values_i - m|``)."""
     order = np.argsort(values)
     cum = np.cumsum(weights[order])
     return float(values[order][np.searchsorted(cum, cum[-1] / 2)])
