@@ -5,8 +5,9 @@ in a fresh process (2 at a time, one solver thread each) and records its test ba
 features any printed hyperplane holds (splits, and the leaf models of OLCT / MARGOT) and the distinct features
 the whole model reads:
 
-* optitrees at a budget of ``--budgets`` features per hyperplane (``0`` = no budget, today's default): OLCT,
-  MARGOT (HFS), OCT-H, oblique TAO, each at ``--time-limit`` seconds;
+* optitrees at a budget of ``--budgets`` features per hyperplane (``0`` = no budget, ``-1`` = ``"auto"``, chosen
+  on held-out folds, OLCT's default; MARGOT, OCT-H and TAO take integers only): OLCT, MARGOT (HFS), OCT-H,
+  oblique TAO (``--models`` picks some), each at ``--time-limit`` seconds;
 * axis-aligned models (one feature per split): scikit-learn's CART, imodels' FIGS with as many splits as the
   tree (``2^d - 1`` rules), and OCT by ConTree (optitrees' exact search; ConTree is the peer's own engine);
 * the l1-logistic regression path (standardized features, 40 values of ``C``), at each model's own count of
@@ -18,7 +19,8 @@ balanced accuracy, features per hyperplane and in all, wins / ties / losses agai
 same total features (ties within 0.5 points), and the mean rank among the models with at most 3 features per
 hyperplane.
 
-    python bench/frontier.py [--depth 2] [--splits 3] [--time-limit 10] [--budgets 1 2 3 5 0] [--summary-only]
+    python bench/frontier.py [--depth 2] [--splits 3] [--time-limit 10] [--budgets 1 2 3 5 0] [--models OLCT ...]
+                             [--out frontier_d2.csv] [--summary-only]
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ BUDGETED = ("OLCT", "MARGOT", "OCT-H", "TAO oblique")
 PEERS = ("CART", "FIGS", "OCT (ConTree)", "EBM")
 L1_GRID = np.logspace(-3, 2, 40)
 TIE = 0.005
+#: ``--budgets`` code of ``max_features="auto"`` (the budget chosen on held-out folds; OLCT's default)
+AUTO = -1
 
 
 def _split(name, seed):
@@ -54,7 +58,7 @@ def _split(name, seed):
 def _model(kind, budget, depth, time_limit, seed):
     from optitrees import MARGOTClassifier, OCTClassifier, OCTHClassifier, OLCTClassifier, TAOClassifier
 
-    k = None if budget == 0 else int(budget)
+    k = None if budget == 0 else "auto" if budget == AUTO else int(budget)
     common = dict(time_limit=time_limit, random_state=seed, threads=1)
     if kind == "OLCT":
         return OLCTClassifier(max_depth=depth, max_features=k, **common)
@@ -162,7 +166,7 @@ def run(args):
     l1 path of each split beside every row."""
     from concurrent.futures import as_completed
 
-    out = RESULTS / f"frontier_d{args.depth}.csv"
+    out = _results_file(args)
     done = set()
     if out.exists():
         old = pd.read_csv(out)
@@ -170,6 +174,7 @@ def run(args):
     tasks = [(name, seed, kind, budget, args.depth, args.time_limit)
              for name in SETS for seed in range(args.splits)
              for kind, budgets in [*[(k, args.budgets) for k in BUDGETED], *[(k, [1]) for k in PEERS]]
+             if kind in args.models
              for budget in budgets if (name, seed, kind, budget) not in done]
     # the MIP fits first, the quick ones next, EBM (the slowest per fit on wide sets) last
     tasks.sort(key=lambda t: (t[2] == "EBM", t[2] in ("CART", "FIGS", "TAO oblique")))
@@ -192,11 +197,16 @@ def with_l1_path(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def summary(depth):
-    table = with_l1_path(pd.read_csv(RESULTS / f"frontier_d{depth}.csv"))
+def _results_file(args) -> Path:
+    return RESULTS / (args.out or f"frontier_d{args.depth}.csv")
+
+
+def summary(args):
+    depth = args.depth
+    table = with_l1_path(pd.read_csv(_results_file(args)))
     table["label"] = np.where(table.model.isin(BUDGETED),
-                              table.model + " @" + table.budget.astype(int).astype(str).replace("0", "dense"),
-                              table.model)
+                              table.model + " @" + table.budget.astype(int).astype(str)
+                              .replace({"0": "dense", str(AUTO): "auto"}), table.model)
     rows = []
     for label, part in table.groupby("label", sort=False):
         per_set = part.groupby("dataset")[["test_bacc", "l1_at_features"]].mean()
@@ -225,12 +235,14 @@ def main():
     parser.add_argument("--splits", type=int, default=3)
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--budgets", type=int, nargs="+", default=[1, 2, 3, 5, 0])
+    parser.add_argument("--models", nargs="+", default=[*BUDGETED, *PEERS], choices=[*BUDGETED, *PEERS])
+    parser.add_argument("--out", help="results file in bench/results (default: frontier_d{depth}.csv)")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
     require_shared()
     if not args.summary_only:
         run(args)
-    summary(args.depth)
+    summary(args)
 
 
 if __name__ == "__main__":

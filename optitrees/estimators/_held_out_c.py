@@ -54,7 +54,7 @@ class OLCTClassifierCV(OLCTClassifier):
     cv_share : float, default=0.2
         Share of ``time_limit`` the choice may use (without a limit every fold is scored).
     tangents, univariate, max_features, weight_bound, refine
-        As in :class:`OLCTClassifier`.
+        As in :class:`OLCTClassifier` (``max_features="auto"``: the budget is chosen after ``C``, with it).
 {solver_doc}
 
 {attributes_doc}
@@ -78,10 +78,10 @@ class OLCTClassifierCV(OLCTClassifier):
     _parameter_constraints.update({"Cs": ["array-like"], "n_folds": [Interval(Integral, 2, None, closed="left")],
                                    "cv_share": [Interval(Real, 0, 1, closed="right")]})
 
-    _presolve_stage = "held-out C"
+    _presolve_stage = "held-out C and budget"
 
     def __init__(self, max_depth=2, *, Cs=DEFAULT_CS, n_folds=4, cv_share=0.2, tangents="V3", univariate=False,
-                 max_features=None, weight_bound=10.0, refine=True, warm_start=True, solver="highs", time_limit=60.0,
+                 max_features="auto", weight_bound=10.0, refine=True, warm_start=True, solver="highs", time_limit=60.0,
                  mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None, forbidden_features=None,
                  constraints=None, class_weight=None):
         self.max_depth = max_depth
@@ -131,7 +131,8 @@ class OLCTClassifierCV(OLCTClassifier):
         self.C_ = np.array(choice.C)
         self.cv_results_ = {"C": [np.array(c) for c in choice.candidates], "mean_held_out_loss": choice.mean_loss,
                             "folds_scored": choice.folds_scored, "candidates_scored": choice.candidates_scored}
-        return problem.with_C(choice.C)
+        # then the feature budget of max_features="auto", with that C (its own share of the budget)
+        return self._choose_budget(problem.with_C(choice.C), budget)
 
     def _report_checks(self, problem):
         """The chosen ``C`` and the folds it was chosen on, beside the family's checks."""

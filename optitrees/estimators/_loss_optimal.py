@@ -12,6 +12,7 @@ from sklearn.utils.metaestimators import available_if
 
 from ..budget import expired
 from ..algorithms.loss_optimal.greedy import greedy_tree
+from ..algorithms.loss_optimal.held_out import choose_budget
 from ..algorithms.node_fit import node_fitter
 from ..algorithms.loss_optimal.refine import refine_last_layer
 from ..algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
@@ -66,6 +67,19 @@ _ATTRIBUTES_DOC = """    Attributes
         Standard deviation of each feature over the training points reaching
         each node (for :meth:`feature_influence`)."""
 
+#: The budgets ``max_features="auto"`` chooses from, fewest features first (``None``: no budget). The first whose
+#: greedy trees' mean held-out accuracy is within :data:`AUTO_TOLERANCE` of the best candidate's is taken, so a
+#: dense hyperplane is chosen only where fewer features cost more than that on held-out rows. One feature is not a
+#: candidate: its node fits search every feature (``univariate=True``), 0.7-1.2 s per greedy tree on Table 3.1's
+#: sets against 0.03-0.12 s for the others, which would take most of the choice's share of a 10 s fit.
+AUTO_BUDGETS = (2, 3, 5, 8, None)
+#: Held-out accuracy (a share, 0.01 = 1 point) a smaller budget may give up against the best candidate.
+AUTO_TOLERANCE = 0.01
+#: Share of ``time_limit`` the choice of ``max_features="auto"`` may use.
+AUTO_BUDGET_SHARE = 0.15
+#: The budget used when no fold could be scored (the deadline came first, or a class has one row).
+AUTO_FALLBACK = 3
+
 _MODEL_CONSTRAINTS = {
     "max_depth": [Interval(Integral, 1, None, closed="left")],
     "C": [Interval(Real, 0, None, closed="left"), "array-like"],
@@ -106,10 +120,14 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         Regularization weight per layer ``lam_h``.
     feature_selection : {None, "hard", "soft"}, default=None
         HFS: ``||w_t||_0 <= max_features``; SFS: ``alpha_h ||w_t||_0`` in the objective.
-    max_features : int or sequence of int, optional
+    max_features : int, sequence of int, "auto" or None, default=None
         HFS budget per node (per layer); ``1`` gives univariate splits. Given
         with ``feature_selection=None`` it means ``"hard"``. The greedy start,
-        TAO and the refits keep to it too.
+        TAO and the refits keep to it too. ``"auto"``: chosen on held-out
+        folds within the fit, the fewest of :data:`AUTO_BUDGETS` features per
+        hyperplane whose greedy trees keep the held-out accuracy
+        (:func:`~optitrees.algorithms.loss_optimal.held_out.choose_budget`);
+        ``max_features_`` and ``budget_results_`` report the choice.
     alpha : float or sequence of float, optional
         SFS penalty per feature used (per layer).
     tangents : {"V0", "V1", "V2", "V3", "adaptive"}, default="V3"
@@ -154,6 +172,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     _scaling = "standard"
     _default_start = "best"
     _refine_name = "tao"
+    _presolve_stage = "held-out budget"
 
     @property
     def _solver_defaults(self) -> dict:
@@ -180,7 +199,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         "regularizer": [StrOptions({"l1", "l2"}), None],
         "lam": [Interval(Real, 0, None, closed="left"), "array-like"],
         "feature_selection": [StrOptions({"hard", "soft"}), None],
-        "max_features": [Interval(Integral, 1, None, closed="left"), "array-like", None],
+        "max_features": [Interval(Integral, 1, None, closed="left"), "array-like", StrOptions({"auto"}), None],
         "alpha": [Interval(Real, 0, None, closed="left"), "array-like", None],
         "l2_tol": [Interval(Real, 0, None, closed="neither")],
     }
@@ -236,8 +255,18 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
                     feature_selection=self.feature_selection, max_features=self.max_features, alpha=self.alpha,
                     tangents=self.tangents)
 
+    def _auto_budget(self) -> bool:
+        """Whether the feature budget is to be chosen on held-out folds (``max_features="auto"``)."""
+        budget = self._settings()["max_features"]
+        return isinstance(budget, str) and budget == "auto"
+
     def _make_spec(self, forbidden, n_classes):
         settings = self._settings()
+        if self._auto_budget():                   # the spec of the dense tree; _presolve sets the budget
+            if settings["feature_selection"] == "soft":
+                raise ValueError("max_features='auto' chooses an HFS budget; feature_selection='soft' prices "
+                                 "features by alpha")
+            settings.update(feature_selection=None, max_features=None)
         outer = settings["regularizer"] == "l2" and not get_backend(self.solver).supports_miqp
         return LossOptimalSpec.create(depth=self.max_depth, weight_bound=float(self.weight_bound),
                                       l2_method="outer" if outer else "exact", l2_tol=float(self.l2_tol),
@@ -250,6 +279,30 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         mask = np.ones(problem.data.n_features, bool) if allowed is None else np.asarray(allowed, bool).copy()
         mask[list(problem.spec.forbidden)] = False
         return node_fitter(problem.spec, self._seed, mask, deadline=deadline)
+
+    def _presolve(self, problem, budget):
+        """With ``max_features="auto"``: the problem with the budget chosen on held-out folds
+        (:meth:`_choose_budget`)."""
+        return self._choose_budget(problem, budget)
+
+    def _choose_budget(self, problem, budget):
+        """The problem with the feature budget of ``max_features="auto"``, chosen on held-out folds within
+        :data:`AUTO_BUDGET_SHARE` of the time limit (``problem`` itself otherwise); sets ``max_features_`` (the
+        budget of the returned problem's spec, per layer, or ``None``) and, when chosen, ``budget_results_``."""
+        self.__dict__.pop("budget_results_", None)
+        if self._auto_budget():
+            deadline = budget.until(AUTO_BUDGET_SHARE)
+            choice = choose_budget(problem, AUTO_BUDGETS, lambda p: self._fitter(p, deadline=deadline),
+                                   tolerance=AUTO_TOLERANCE, fallback=AUTO_BUDGETS.index(AUTO_FALLBACK),
+                                   random_state=self._seed, deadline=deadline)
+            problem = problem.with_budget(choice.budget)
+            self.budget_results_ = {"max_features": list(choice.candidates),
+                                    "mean_held_out_accuracy": choice.mean_accuracy,
+                                    "folds_scored": choice.folds_scored,
+                                    "candidates_scored": choice.candidates_scored}
+        spec_budget = problem.spec.budget
+        self.max_features_ = None if spec_budget is None else [int(b) for b in spec_budget]
+        return problem
 
     def _starts(self, problem, deadline, methods):
         fit = self._fitter(problem, deadline=deadline)
@@ -293,7 +346,9 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     def _report_checks(self, problem):
         """The refinements' objectives of this fit (:meth:`_refine`), when it ran to its end."""
         of, objectives = self.__dict__.pop("_refinements", (None, {}))
-        return {**super()._report_checks(problem), **(objectives if of is problem else {})}
+        chosen = {} if "budget_results_" not in self.__dict__ else {
+            "max_features": self.max_features_, "budget_folds_scored": self.budget_results_["folds_scored"]}
+        return {**super()._report_checks(problem), **(objectives if of is problem else {}), **chosen}
 
     def _store(self, problem, tree):
         self.tree_ = tree

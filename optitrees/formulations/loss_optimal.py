@@ -259,6 +259,19 @@ class LossOptimalProblem:
         """The problem with loss weights ``C`` (a scalar or one per layer; nothing derived depends on them)."""
         return replace(self, spec=replace(self.spec, C=per_layer(C, self.spec.depth, "C")))
 
+    def with_budget(self, max_features) -> "LossOptimalProblem":
+        """The problem with the HFS budget ``||w_t||_0 <= max_features`` of 3.14 on every layer (a positive
+        integer, or one per layer); ``None``: no budget (nor feature selection). A soft (SFS) spec keeps its
+        penalty: a budget on it is a ``ValueError``, as in :meth:`LossOptimalSpec.create`."""
+        if self.spec.feature_selection == "soft":
+            raise ValueError("max_features is the HFS budget; this tree prices features by alpha (SFS)")
+        if max_features is None:
+            return replace(self, spec=replace(self.spec, feature_selection=None, budget=None))
+        budget = per_layer(max_features, self.spec.depth, "max_features (the HFS budget)")
+        if np.any(budget < 1) or np.any(budget != np.round(budget)):
+            raise ValueError("max_features must be a positive integer per layer")
+        return replace(self, spec=replace(self.spec, feature_selection="hard", budget=budget))
+
 
 @timed_build
 def build(problem: LossOptimalProblem) -> Formulation:

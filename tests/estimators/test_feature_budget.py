@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 
-from optitrees import MARGOTClassifier, OCTHClassifier, OLCTClassifier, OLCTClassifierCV, TAOClassifier
+from optitrees import (LossOptimalTreeClassifier, MARGOTClassifier, OCTHClassifier, OLCTClassifier, OLCTClassifierCV,
+                       TAOClassifier)
+from optitrees.estimators import _loss_optimal
 from optitrees.algorithms.node_fit import fit_l1_logistic, fit_sparse_l1_logistic, top_features
 from optitrees.formulations.loss_optimal import LossOptimalSpec
 
@@ -64,6 +66,73 @@ def test_olct_budget_and_univariate_conflict(cancer):
     # both saying one feature is fine
     clf = OLCTClassifier(max_depth=1, univariate=True, max_features=1, time_limit=5, random_state=0).fit(X, y)
     assert np.all(_features_per_node(clf.tree_) <= 1)
+
+
+# ------------------------------------------------------------- max_features="auto", OLCT's default
+def test_olct_chooses_its_budget_on_held_out_folds_by_default(cancer):
+    X, y = cancer
+    clf = OLCTClassifier(max_depth=2, time_limit=60, random_state=0, solver_options={"mip_max_nodes": 20})
+    assert clf.max_features == "auto"
+    clf.fit(X, y)
+    results = clf.budget_results_
+    assert results["max_features"] == list(_loss_optimal.AUTO_BUDGETS) and results["folds_scored"] == 4
+    # the rule: the first candidate within a point of the best held-out accuracy
+    mean = results["mean_held_out_accuracy"]
+    k = results["max_features"].index(None if clf.max_features_ is None else clf.max_features_[0])
+    assert mean[k] >= mean.max() - 0.01 and np.all(mean[:k] < mean.max() - 0.01)
+    assert clf.max_features_ is not None, mean           # on these data a few features keep the accuracy
+    # the whole fit keeps it: every hyperplane (splits and leaf models), the MIP's budget row, the report
+    assert np.all(_features_per_node(clf.tree_) <= clf.max_features_[0])
+    assert "l0_budget" in clf.formulation_summary_
+    assert clf.fit_report_.checks["max_features"] == clf.max_features_
+    assert clf.fit_report_.stages["held-out budget"] > 0
+    # and is OLCT with that budget given: the same greedy start
+    given = OLCTClassifier(max_depth=2, max_features=clf.max_features_[0], time_limit=60, random_state=0,
+                           solver_options={"mip_max_nodes": 20}).fit(X, y)
+    assert clf.fit_report_.starts["greedy"] == pytest.approx(given.fit_report_.starts["greedy"], rel=1e-12)
+    assert not hasattr(given, "budget_results_") and given.max_features_ == clf.max_features_
+
+
+def test_no_budget_and_univariate_choose_nothing(cancer):
+    X, y = cancer
+    dense = OLCTClassifier(max_depth=1, max_features=None, time_limit=10, random_state=0).fit(X, y)
+    assert dense.max_features_ is None and not hasattr(dense, "budget_results_")
+    assert "held-out budget" not in dense.fit_report_.stages and "l0_budget" not in dense.formulation_summary_
+    axis = OLCTClassifier(max_depth=1, univariate=True, time_limit=10, random_state=0).fit(X, y)
+    assert axis.max_features_ == [1] and not hasattr(axis, "budget_results_")
+
+
+def test_a_choice_with_no_time_uses_the_fallback_budget(cancer, monkeypatch):
+    X, y = cancer
+    monkeypatch.setattr(_loss_optimal, "AUTO_BUDGET_SHARE", 1e-9)
+    clf = OLCTClassifier(max_depth=1, time_limit=10, random_state=0).fit(X, y)
+    assert clf.budget_results_["folds_scored"] == 0 and np.all(np.isnan(clf.budget_results_["mean_held_out_accuracy"]))
+    assert clf.max_features_ == [_loss_optimal.AUTO_FALLBACK]
+    assert np.all(_features_per_node(clf.tree_) <= _loss_optimal.AUTO_FALLBACK)
+
+
+def test_auto_budget_on_the_general_estimator_and_its_conflicts(cancer):
+    X, y = cancer
+    clf = LossOptimalTreeClassifier(max_depth=1, loss="hinge", max_features="auto", time_limit=10,
+                                    random_state=0).fit(X, y)
+    chosen = None if clf.max_features_ is None else clf.max_features_[0]
+    assert chosen in _loss_optimal.AUTO_BUDGETS and clf.budget_results_["folds_scored"] == 4
+    assert np.all(_features_per_node(clf.tree_) <= (X.shape[1] if chosen is None else chosen))
+    with pytest.raises(ValueError, match="max_features='auto' chooses an HFS budget"):
+        LossOptimalTreeClassifier(max_depth=1, feature_selection="soft", alpha=1.0, max_features="auto").fit(X, y)
+    with pytest.raises(ValueError, match="max_features"):
+        OLCTClassifier(max_features="some").fit(X, y)
+
+
+def test_the_cv_estimator_chooses_C_then_the_budget_with_it(cancer):
+    X, y = cancer
+    clf = OLCTClassifierCV(max_depth=1, Cs=(0.1, 1.0), time_limit=30, random_state=0).fit(X, y)
+    assert clf.cv_results_["folds_scored"] == 4 and clf.budget_results_["folds_scored"] == 4
+    assert np.all(_features_per_node(clf.tree_) <= clf.max_features_[0])
+    olct = OLCTClassifier(max_depth=1, C=clf.C_, time_limit=30, random_state=0).fit(X, y)
+    np.testing.assert_allclose(olct.budget_results_["mean_held_out_accuracy"],
+                               clf.budget_results_["mean_held_out_accuracy"], rtol=1e-12)
+    assert olct.max_features_ == clf.max_features_
 
 
 def test_cv_estimator_takes_the_budget(cancer):

@@ -44,7 +44,7 @@ def test_the_chosen_C_is_the_least_held_out_loss_and_the_fit_is_OLCT_with_it(can
     assert clf.objective_ == pytest.approx(same.objective_, rel=1e-9)
     np.testing.assert_array_equal(clf.predict(X), same.predict(X))
     assert clf.fit_report_.checks["C"] == list(clf.C_) and clf.fit_report_.checks["cv_folds_scored"] == 4
-    assert clf.fit_report_.stages["held-out C"] > 0
+    assert clf.fit_report_.stages["held-out C and budget"] > 0
 
 
 def test_the_choice_is_part_of_the_time_limit(cancer):

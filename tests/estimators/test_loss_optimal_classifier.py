@@ -72,7 +72,7 @@ def test_same_optimum_from_two_backends(cancer, params):
 
 def test_olct_is_a_preset_of_the_general_estimator(cancer):
     X, y = cancer
-    opts = dict(max_depth=2, C=1.0, tangents="V1", time_limit=30, random_state=0, warm_start="tao",
+    opts = dict(max_depth=2, C=1.0, tangents="V1", max_features=None, time_limit=30, random_state=0, warm_start="tao",
                 solver_options={"mip_max_nodes": 50})
     a = fit_quiet(OLCTClassifier(**opts), X, y)
     b = fit_quiet(LossOptimalTreeClassifier(loss="logistic", regularizer="l1", lam=1.0, **opts), X, y)

@@ -91,7 +91,7 @@ def test_refinement_never_increases_objective(cancer):
     X, y = cancer[0].iloc[:80], cancer[1].iloc[:80]
     # a node limit and the TAO start (not a wall-clock limit, not TMO's budget-sized population): both fits
     # reach the same solver model, so only the refinement differs; here it improves on it (19.98 -> 19.13)
-    settings = dict(max_depth=2, tangents="V1", time_limit=60, warm_start="tao",
+    settings = dict(max_depth=2, tangents="V1", max_features=None, time_limit=60, warm_start="tao",
                     solver_options={"mip_max_nodes": 20}, random_state=0)
     a = fit_quiet(OLCTClassifier(refine=False, **settings), X, y)
     b = fit_quiet(OLCTClassifier(refine=True, **settings), X, y)
@@ -233,7 +233,7 @@ def test_an_earlier_incumbent_of_lower_exact_objective_is_the_solvers_model(monk
     X = rng.normal(size=(40, 3))
     y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=40) > 0, 1, 0)
     # HiGHS's RENS / RINS on (OLCT turns them off): on these 40 rows they find the tree the test needs
-    make = lambda: OLCTClassifier(max_depth=2, tangents="V0", refine=False, warm_start="greedy",
+    make = lambda: OLCTClassifier(max_depth=2, tangents="V0", max_features=None, refine=False, warm_start="greedy",
                                   solver_options={"mip_max_nodes": 200, "mip_heuristic_run_rens": True,
                                                   "mip_heuristic_run_rins": True})
     honest = fit_quiet(make(), X, y)

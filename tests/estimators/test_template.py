@@ -30,7 +30,8 @@ def test_status_describes_the_returned_model(cancer):
     X, y = cancer
     X, y = X[:200, :6], y[:200]
     with pytest.warns(FallbackWarning, match="returning the start"):
-        clf = OLCTClassifier(max_depth=1, tangents="V0", refine=False, mip_gap=0, time_limit=60).fit(X, y)
+        clf = OLCTClassifier(max_depth=1, tangents="V0", max_features=None, refine=False, mip_gap=0,
+                             time_limit=60).fit(X, y)
     r, report = clf.solver_result_, clf.fit_report_
     assert r.status == "optimal"                     # the solve itself: the surrogate's optimum, proven
     assert report.returned == "start"                # ... but the model returned is the start

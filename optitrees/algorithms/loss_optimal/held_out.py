@@ -1,5 +1,6 @@
-"""Loss weights ``C_h`` of a loss-optimal tree chosen on held-out rows (seed 002, Section 3.3: "hyperparameters
-have been tuned by cross-validation over a grid of values", ``C_h in {10^i, i = -2, ..., 2}``).
+"""Settings of a loss-optimal tree chosen on held-out rows: the loss weights ``C_h`` (seed 002, Section 3.3:
+"hyperparameters have been tuned by cross-validation over a grid of values", ``C_h in {10^i, i = -2, ..., 2}``)
+and the feature budget ``B`` of 3.14 (the fewest features per hyperplane that keep the held-out accuracy).
 
 Each candidate ``C`` is scored by the greedy tree (:func:`~optitrees.algorithms.loss_optimal.greedy.greedy_tree`,
 0.15-0.8 s on 4,000 rows of adult) fitted on ``k - 1`` folds: the weighted mean loss of its last layer, the
@@ -13,7 +14,7 @@ the slowest; the greedy tree on 30,000 rows of adult took 3.3 s at ``C = 100``, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
@@ -22,7 +23,7 @@ from ...formulations.loss_optimal_solution import layer_loss_functions
 from ...budget import call_until, expired
 from .greedy import greedy_tree
 
-__all__ = ["HeldOutChoice", "held_out_loss", "choose_C"]
+__all__ = ["HeldOutChoice", "BudgetChoice", "held_out_loss", "held_out_accuracy", "choose_C", "choose_budget"]
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,54 @@ def held_out_loss(problem, tree, rows) -> float:
     return float(loss @ weight / weight.sum())
 
 
+
+def held_out_accuracy(problem, tree, rows) -> float:
+    """Weighted accuracy of ``tree``'s last layer on ``problem``'s rows ``rows``: the share of the rows' weight
+    (class weight, ``sample_weight``, multiplicity) whose margin ``y_i (w_t x_i + b_t)`` at the last-layer node
+    is positive, as the fitted classifier predicts."""
+    data = problem.data
+    _, values = tree.path_values(data.X[rows])
+    right = data.y[rows] * values[:, -1] > 0
+    weight = data.weight[rows]
+    return float(weight @ right / weight.sum())
+
+
+def _score_on_folds(problem, problems, fitter_for, score, n_folds, random_state, deadline):
+    """Each of ``problems``' greedy trees fitted on ``n_folds - 1`` stratified folds of ``problem``'s rows and
+    ``score``d on the held-out fold, fold by fold (every candidate on a fold before the next fold).
+
+    Returns ``(compared, folds_scored)``: the mean score of each candidate over the folds every candidate
+    completed before ``deadline`` (when none did, the first fold's scores of the candidates it reached), and
+    how many folds those are. ``n_folds`` is lowered to the rows of the smaller class; with one row there, no
+    fold is scored (``compared`` is empty)."""
+    y = problem.data.y
+    n_folds = int(min(n_folds, np.bincount((y > 0).astype(int), minlength=2).min()))
+    # a class of one row cannot be held out and kept in training: nothing is scored
+    folds = StratifiedKFold(n_folds, shuffle=True, random_state=random_state).split(np.zeros(len(y)), y) \
+        if n_folds >= 2 else ()
+    scores = []                                   # one row per fold begun: the candidates scored on it
+    for train, test in folds:
+        scores.append([])
+        rows = problem.on_rows(train)             # one copy of the fold's rows for every candidate
+        for p in problems:
+            sub = replace(rows, spec=p.spec)
+            # the deadline also reaches the greedy tree, so a fit abandoned at it stops after its current node
+            done, tree = call_until(deadline, greedy_tree, sub, fitter_for(sub), deadline)
+            if not done or expired(deadline):
+                break
+            scores[-1].append(score(p, tree, test))
+        if len(scores[-1]) < len(problems) or expired(deadline):
+            break
+    complete = [row for row in scores if len(row) == len(problems)]
+    # no fold complete: the candidates the first fold reached, on it
+    compared = np.mean(complete, axis=0) if complete else np.asarray(scores[0] if scores else [], float)
+    return compared, (len(complete) if complete else int(len(compared) > 0))
+
+
 def choose_C(problem, candidates, fitter_for, *, n_folds=4, fallback=0, random_state=0,
              deadline=None) -> HeldOutChoice:
-    """The candidate ``C`` whose greedy trees have the least mean held-out loss over stratified folds.
+    """The candidate ``C`` whose greedy trees have the least mean held-out loss (:func:`held_out_loss`) over
+    stratified folds.
 
     Parameters
     ----------
@@ -91,30 +137,58 @@ def choose_C(problem, candidates, fitter_for, *, n_folds=4, fallback=0, random_s
     ``n_folds`` is lowered to the rows of the smaller class; with one row there, no fold is scored.
     """
     problems = [problem.with_C(C) for C in candidates]
-    y = problem.data.y
-    n_folds = int(min(n_folds, np.bincount((y > 0).astype(int), minlength=2).min()))
-    # a class of one row cannot be held out and kept in training: nothing is scored, the fallback is used
-    folds = StratifiedKFold(n_folds, shuffle=True, random_state=random_state).split(np.zeros(len(y)), y) \
-        if n_folds >= 2 else ()
-    scores = []                                   # one row per fold begun: the candidates scored on it
-    for train, test in folds:
-        scores.append([])
-        rows = problem.on_rows(train)             # one copy of the fold's rows for every candidate
-        for p in problems:
-            sub = rows.with_C(p.spec.C)
-            # the deadline also reaches the greedy tree, so a fit abandoned at it stops after its current node
-            done, tree = call_until(deadline, greedy_tree, sub, fitter_for(sub), deadline)
-            if not done or expired(deadline):
-                break
-            scores[-1].append(held_out_loss(p, tree, test))
-        if len(scores[-1]) < len(problems) or expired(deadline):
-            break
-    complete = [row for row in scores if len(row) == len(problems)]
-    # no fold complete: the candidates the first fold reached, on it
-    compared = np.mean(complete, axis=0) if complete else np.asarray(scores[0] if scores else [], float)
+    compared, folds_scored = _score_on_folds(problem, problems, fitter_for, held_out_loss, n_folds, random_state,
+                                             deadline)
     mean = np.full(len(problems), np.nan)
     mean[:len(compared)] = compared
     best = int(np.argmin(compared)) if len(compared) else int(fallback)
-    folds_scored = len(complete) if complete else int(len(compared) > 0)
     return HeldOutChoice(problems[best].spec.C, tuple(p.spec.C for p in problems), mean, folds_scored,
                          len(compared))
+
+
+@dataclass(frozen=True)
+class BudgetChoice:
+    """The outcome of :func:`choose_budget`.
+
+    Attributes
+    ----------
+    budget : int or None
+        The chosen features per hyperplane (``None``: no budget).
+    candidates : tuple
+        Every candidate, in the order given (fewest features first, ``None`` last).
+    mean_accuracy : ndarray of shape (n_candidates,)
+        Mean held-out weighted accuracy of each candidate over the folds compared (``nan``: not compared).
+    folds_scored, candidates_scored : int
+        As in :class:`HeldOutChoice` (``0`` folds: the fallback was used).
+    """
+
+    budget: int | None
+    candidates: tuple
+    mean_accuracy: np.ndarray
+    folds_scored: int
+    candidates_scored: int
+
+
+def choose_budget(problem, candidates, fitter_for, *, tolerance=0.01, n_folds=4, fallback=0, random_state=0,
+                  deadline=None) -> BudgetChoice:
+    """The fewest features per hyperplane whose greedy trees keep the held-out accuracy: the first candidate
+    whose mean held-out weighted accuracy (:func:`held_out_accuracy`) is within ``tolerance`` of the best
+    candidate's.
+
+    Each candidate budget ``B`` is the HFS budget of 3.14 on every layer (``None``: no budget), and is scored
+    by the greedy tree of ``problem`` with it (the greedy fits keep at most ``B`` features per node,
+    :func:`~optitrees.algorithms.node_fit.fit_sparse_l1_logistic`), fitted and scored fold by fold as
+    :func:`choose_C` does. Give ``candidates`` from the fewest features up: the first within ``tolerance`` is
+    taken, and a deadline during the first fold compares the candidates that fold reached. ``fallback`` is the
+    index returned when none is scored.
+    """
+    candidates = tuple(candidates)
+    if not candidates:
+        raise ValueError("at least one candidate budget is needed")
+    problems = [problem.with_budget(b) for b in candidates]
+    compared, folds_scored = _score_on_folds(problem, problems, fitter_for, held_out_accuracy, n_folds,
+                                             random_state, deadline)
+    mean = np.full(len(problems), np.nan)
+    mean[:len(compared)] = compared
+    chosen = int(np.flatnonzero(compared >= compared.max() - tolerance)[0]) if len(compared) else int(fallback)
+    return BudgetChoice(candidates[chosen], candidates, mean, folds_scored, len(compared))

@@ -1,4 +1,5 @@
-"""The held-out choice of a loss-optimal tree's loss weights C (seed 002, Section 3.3's cross-validation)."""
+"""The held-out choices of a loss-optimal tree's loss weights C (seed 002, Section 3.3's cross-validation) and of
+its feature budget (3.14's HFS budget)."""
 
 import time
 from dataclasses import replace
@@ -10,7 +11,7 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 
 from optitrees.algorithms.loss_optimal.greedy import greedy_tree
-from optitrees.algorithms.loss_optimal.held_out import choose_C, held_out_loss
+from optitrees.algorithms.loss_optimal.held_out import choose_C, choose_budget, held_out_accuracy, held_out_loss
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec
 from optitrees.formulations.loss_optimal_solution import tree_objective
@@ -124,3 +125,81 @@ def test_on_rows_with_multiplicities_is_the_problem_of_the_repeated_rows():
     assert tree_objective(sub, tree) == pytest.approx(tree_objective(repeated, tree), rel=1e-12)
     assert sub.eps == problem.eps and sub.intercept_bound == problem.intercept_bound
     np.testing.assert_array_equal(sub.bound, problem.bound[rows])
+
+
+# ------------------------------------------------------------------------------------------- the feature budget
+def _sum_problem(n_informative, n=300, p=12, seed=3):
+    """Labels from the sign of the sum of ``n_informative`` of ``p`` features (no noise)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    y = np.where(X[:, :n_informative].sum(axis=1) > 0, 1.0, -1.0)
+    spec = LossOptimalSpec.create(depth=2, loss="logistic", regularizer="l1", C=1.0)
+    return LossOptimalProblem.create(spec, ScaledData.create(X, y, None))
+
+
+def test_the_held_out_accuracy_is_the_weighted_share_of_rows_the_leaves_classify_right():
+    weight = np.random.default_rng(1).integers(1, 4, 80).astype(float)
+    problem = _problem(weight=weight)
+    tree = greedy_tree(problem, _fitter(problem))
+    rows = np.arange(5, 75)
+    _, values = tree.path_values(problem.data.X[rows])
+    right = (values[:, -1] > 0) == (problem.data.y[rows] > 0)
+    assert held_out_accuracy(problem, tree, rows) == pytest.approx(weight[rows] @ right / weight[rows].sum())
+
+
+@pytest.mark.parametrize("informative, allowed", [(1, (1,)), (10, (8, None))])
+def test_the_budget_chosen_is_the_fewest_features_within_the_tolerance_of_the_best(informative, allowed):
+    problem = _sum_problem(informative)
+    candidates = (1, 2, 3, 5, 8, None)
+    choice = choose_budget(problem, candidates, _fitter, tolerance=0.01, n_folds=4, random_state=0)
+    assert choice.folds_scored == 4 and choice.candidates_scored == 6
+    mean = choice.mean_accuracy
+    k = candidates.index(choice.budget)
+    # the rule, on the reported means: the first candidate within 1 point of the best
+    assert mean[k] >= mean.max() - 0.01 and np.all(mean[:k] < mean.max() - 0.01)
+    # and what it means on these data: one feature decides the first; ten are needed in the second
+    assert choice.budget in allowed, mean
+    if informative == 10:
+        assert mean[0] < mean.max() - 0.1
+
+
+def test_the_budget_choice_scores_the_greedy_trees_by_hand():
+    problem = _sum_problem(3, n=120)
+    choice = choose_budget(problem, (1, 3), _fitter, n_folds=3, random_state=2)
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=2).split(problem.data.X, problem.data.y))
+    by_hand = []
+    for budget in (1, 3):
+        p = problem.with_budget(budget)
+        scores = []
+        for train, test in folds:
+            sub = p.on_rows(train)
+            tree = greedy_tree(sub, _fitter(sub))
+            assert np.all(np.count_nonzero(tree.weights, axis=1) <= budget)
+            scores.append(held_out_accuracy(p, tree, test))
+        by_hand.append(np.mean(scores))
+    np.testing.assert_allclose(choice.mean_accuracy, by_hand, rtol=1e-12)
+
+
+def test_no_fold_scored_gives_the_fallback_budget():
+    problem = _sum_problem(2)
+    choice = choose_budget(problem, (1, 3, None), _fitter, fallback=1, deadline=time.perf_counter() - 1.0)
+    assert choice.budget == 3 and choice.folds_scored == 0 and np.all(np.isnan(choice.mean_accuracy))
+    with pytest.raises(ValueError, match="at least one candidate"):
+        choose_budget(problem, (), _fitter)
+
+
+def test_with_budget_sets_or_drops_the_hfs_budget():
+    problem = _problem()
+    three = problem.with_budget(3)
+    assert three.spec.feature_selection == "hard" and three.spec.budget.tolist() == [3, 3]
+    assert problem.with_budget((1, 4)).spec.budget.tolist() == [1, 4]
+    dense = three.with_budget(None)
+    assert dense.spec.feature_selection is None and dense.spec.budget is None
+    assert problem.spec.budget is None                       # the problem itself is left as it was
+    for bad in (0, 2.5):
+        with pytest.raises(ValueError, match="positive integer"):
+            problem.with_budget(bad)
+    soft = LossOptimalProblem.create(LossOptimalSpec.create(depth=1, feature_selection="soft", alpha=1.0),
+                                     problem.data)
+    with pytest.raises(ValueError, match="SFS"):
+        soft.with_budget(2)

@@ -51,7 +51,7 @@ def test_a_mip_out_of_reach_even_reduced_is_not_solved_and_its_time_goes_to_the_
     monkeypatch.setattr(OLCTClassifier, "_family", replace(
         family, build=lambda problem: built.append(len(problem.data.y)) or family.build(problem),
         size=family.size if counted else None))
-    est = OLCTClassifier(max_depth=1, time_limit=8, warm_start="tao")
+    est = OLCTClassifier(max_depth=1, max_features=None, time_limit=8, warm_start="tao")   # no held-out stage
     t0 = time.perf_counter()
     with pytest.warns(FallbackWarning, match="root LP of .* rows x .* columns needs 1e.06 s or more"):
         est.fit(X[:150, :5], y[:150])
