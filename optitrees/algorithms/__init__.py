@@ -8,6 +8,7 @@ shared modules             what they hold
 :mod:`.fixed_tree`         a complete tree as breadth-first arrays (TAO and TMO's working form)
 :mod:`.node_fit`           per-node convex fits (logistic, SVM) and their objectives
 :mod:`.forest`             a random forest grown within a deadline (TMO's population, rule pools)
+:mod:`.fold_search`        settings chosen on held-out folds within a fit's deadline
 =========================  ==================================================================
 
 =========================  ==================================================================

@@ -5,14 +5,16 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..algorithms.fold_search import weighted_accuracy
 from ..algorithms.oct.cart import cart_tree
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.local_search.tao import label_objective, tao_label_tree
 from ..algorithms.local_search.tmo import tmo_label_tree
 from ..scaling import ScaledData, Scaling
 from ..trees import feature_importances, readable_tree
+from . import _auto_budget as auto
 from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._docs import CLASS_WEIGHT_DOC
 from ._views import TreeViews
@@ -87,10 +89,16 @@ class TAOClassifier(_LocalSearchTree):
         Complexity weight: per split (axis-aligned) or per feature used over all
         splits (``oblique=True``), as OCT / OCT-H.
     oblique : bool, default=False
-    max_features : int, optional
+    max_features : int, "auto" or None, default="auto"
         With ``oblique=True``: at most this many features in each split (3.14's
         HFS budget; the l1-logistic candidates keep their largest terms and are
         refitted on them). ``None``: any number, priced by ``alpha``.
+        ``"auto"``: the fewest of ``(2, 3, 5, 8, None)`` features per split
+        whose TAO trees, fitted on 3 of 4 stratified folds, keep the held-out
+        weighted accuracy within a point of the best candidate's, chosen within
+        15% of ``time_limit`` (:mod:`optitrees.estimators._auto_budget`;
+        ``max_features_``, ``budget_results_``). Axis-aligned splits use one
+        feature whatever it says.
     min_samples_leaf : int, default=1
     max_passes : int, default=20
         Passes over the tree; it stops earlier when a pass changes nothing.
@@ -113,6 +121,11 @@ class TAOClassifier(_LocalSearchTree):
         ``errors / L_hat + alpha * complexity`` of the returned tree.
     start_objective_ : float
         The same for the CART start.
+    max_features_ : int or None
+        With ``oblique=True``: the budget of each split (chosen with ``"auto"``); ``None``: no budget.
+    budget_results_ : dict
+        With ``oblique=True`` and ``max_features="auto"``: ``"max_features"`` (the candidates),
+        ``"mean_held_out_accuracy"``, ``"folds_scored"`` and ``"candidates_scored"``.
 
     Examples
     --------
@@ -124,10 +137,11 @@ class TAOClassifier(_LocalSearchTree):
     """
 
     _parameter_constraints = {**_LocalSearchTree._parameter_constraints, "oblique": ["boolean"],
-                              "max_features": [Interval(Integral, 1, None, closed="left"), None],
+                              "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
+                                               None],
                               "max_passes": [Interval(Integral, 1, None, closed="left")]}
 
-    def __init__(self, max_depth=2, *, alpha=0.0, oblique=False, max_features=None, min_samples_leaf=1, max_passes=20,
+    def __init__(self, max_depth=2, *, alpha=0.0, oblique=False, max_features="auto", min_samples_leaf=1, max_passes=20,
                  time_limit=None, random_state=None, forbidden_features=None, class_weight=None):
         self.max_depth = max_depth
         self.alpha = alpha
@@ -147,18 +161,51 @@ class TAOClassifier(_LocalSearchTree):
         scaling = Scaling.UNIT if self.oblique else Scaling.SMALL_SPANS
         training, data, allowed, L_hat = self._prepare(X, y, sample_weight, scaling)
         v = data.fit_weight
+        for name in ("max_features_", "budget_results_"):     # an earlier fit's choice is not this one's
+            self.__dict__.pop(name, None)
+        max_features = None
+        if self.oblique:
+            max_features = self._choose_budget(data, allowed, budget) if auto.is_auto(self.max_features) \
+                else self.max_features
+            self.max_features_ = max_features
         # CART's leaves are labelled with their (weighted) majorities already: no counting pass
-        start = FixedTree.from_tree(cart_tree(data.X, data.y, self.max_depth, self.min_samples_leaf,
-                                              self.random_state, allowed, v), self.max_depth)
+        start = self._cart(data.X, data.y, v, allowed)
         complexity = "features" if self.oblique else "splits"
         self.start_objective_ = label_objective(start, data.X, data.y, L_hat, self.alpha, complexity, v)
         budget.lap("start")
-        ft = tao_label_tree(start, data.X, data.y, L_hat=L_hat, alpha=self.alpha, complexity=complexity,
-                            oblique=self.oblique, min_samples_leaf=self.min_samples_leaf, allowed=allowed,
-                            max_passes=self.max_passes, random_state=self.random_state,
-                            deadline=budget.deadline, sample_weight=v, max_features=self.max_features)
+        ft = self._tao(start, data.X, data.y, v, allowed, L_hat, max_features, budget.deadline)
         budget.lap("tao")
         return self._finish(ft, data, L_hat, budget, training, "tao", {"CART": self.start_objective_})
+
+    def _cart(self, X, y, v, allowed) -> FixedTree:
+        return FixedTree.from_tree(cart_tree(X, y, self.max_depth, self.min_samples_leaf, self.random_state, allowed,
+                                             v), self.max_depth)
+
+    def _tao(self, start, X, y, v, allowed, L_hat, max_features, deadline) -> FixedTree:
+        return tao_label_tree(start, X, y, L_hat=L_hat, alpha=self.alpha,
+                              complexity="features" if self.oblique else "splits", oblique=self.oblique,
+                              min_samples_leaf=self.min_samples_leaf, allowed=allowed, max_passes=self.max_passes,
+                              random_state=self.random_state, deadline=deadline, sample_weight=v,
+                              max_features=max_features)
+
+    def _choose_budget(self, data, allowed, budget):
+        """``max_features="auto"``: the fewest features per split whose TAO trees (CART, then TAO, as the fit)
+        keep the held-out weighted accuracy (:func:`._auto_budget.choose`); sets ``budget_results_``."""
+        X, y, v = data.X, data.y, data.fit_weight
+        weight = np.ones(len(y)) if v is None else v
+        deadline = budget.until(auto.SHARE)
+
+        def fit_and_score(max_features, train, test):
+            v_train = None if v is None else v[train]
+            totals = np.bincount(y[train], weights=weight[train])
+            L_hat = max(totals.sum() - totals.max(), 1)
+            start = self._cart(X[train], y[train], v_train, allowed)
+            tree = self._tao(start, X[train], y[train], v_train, allowed, L_hat, max_features, deadline)
+            return weighted_accuracy(y[test], tree.predict(X[test]), weight[test])
+
+        seed = 0 if self.random_state is None else int(self.random_state)
+        chosen, self.budget_results_ = auto.choose(y, fit_and_score, budget, seed)
+        return chosen
 
 
 class TMOClassifier(_LocalSearchTree):

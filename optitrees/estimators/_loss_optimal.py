@@ -21,6 +21,7 @@ from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, lay
 from ..formulations.loss_optimal_solution import LOSS_OPTIMAL
 from ..solvers.registry import get_backend
 from ..trees import feature_importances, node_std
+from . import _auto_budget as auto
 from ._docs import SOLVER_PARAMETERS_DOC
 from ._one_vs_rest import fit_one_vs_rest, more_than_two_classes
 from ._template import MIPClassifier
@@ -65,20 +66,14 @@ _ATTRIBUTES_DOC = """    Attributes
         and columns, counted without building it, then "not solved").
     node_std_ : ndarray of shape (n_nodes, n_features_in_)
         Standard deviation of each feature over the training points reaching
-        each node (for :meth:`feature_influence`)."""
-
-#: The budgets ``max_features="auto"`` chooses from, fewest features first (``None``: no budget). The first whose
-#: greedy trees' mean held-out accuracy is within :data:`AUTO_TOLERANCE` of the best candidate's is taken, so a
-#: dense hyperplane is chosen only where fewer features cost more than that on held-out rows. One feature is not a
-#: candidate: its node fits search every feature (``univariate=True``), 0.7-1.2 s per greedy tree on Table 3.1's
-#: sets against 0.03-0.12 s for the others, which would take most of the choice's share of a 10 s fit.
-AUTO_BUDGETS = (2, 3, 5, 8, None)
-#: Held-out accuracy (a share, 0.01 = 1 point) a smaller budget may give up against the best candidate.
-AUTO_TOLERANCE = 0.01
-#: Share of ``time_limit`` the choice of ``max_features="auto"`` may use.
-AUTO_BUDGET_SHARE = 0.15
-#: The budget used when no fold could be scored (the deadline came first, or a class has one row).
-AUTO_FALLBACK = 3
+        each node (for :meth:`feature_influence`).
+    max_features_ : list of int or None
+        Two classes: the HFS budget of each layer the fit used (chosen with
+        ``max_features="auto"``); ``None``: no budget.
+    budget_results_ : dict
+        Two classes and ``max_features="auto"``: ``"max_features"`` (the
+        candidates), ``"mean_held_out_accuracy"`` (``nan``: not compared),
+        ``"folds_scored"`` and ``"candidates_scored"``."""
 
 _MODEL_CONSTRAINTS = {
     "max_depth": [Interval(Integral, 1, None, closed="left")],
@@ -124,8 +119,9 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         HFS budget per node (per layer); ``1`` gives univariate splits. Given
         with ``feature_selection=None`` it means ``"hard"``. The greedy start,
         TAO and the refits keep to it too. ``"auto"``: chosen on held-out
-        folds within the fit, the fewest of :data:`AUTO_BUDGETS` features per
+        folds within the fit, the fewest of ``(2, 3, 5, 8, None)`` features per
         hyperplane whose greedy trees keep the held-out accuracy
+        (:mod:`optitrees.estimators._auto_budget`;
         (:func:`~optitrees.algorithms.loss_optimal.held_out.choose_budget`);
         ``max_features_`` and ``budget_results_`` report the choice.
     alpha : float or sequence of float, optional
@@ -257,8 +253,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
 
     def _auto_budget(self) -> bool:
         """Whether the feature budget is to be chosen on held-out folds (``max_features="auto"``)."""
-        budget = self._settings()["max_features"]
-        return isinstance(budget, str) and budget == "auto"
+        return auto.is_auto(self._settings()["max_features"])
 
     def _make_spec(self, forbidden, n_classes):
         settings = self._settings()
@@ -287,19 +282,18 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
 
     def _choose_budget(self, problem, budget):
         """The problem with the feature budget of ``max_features="auto"``, chosen on held-out folds within
-        :data:`AUTO_BUDGET_SHARE` of the time limit (``problem`` itself otherwise); sets ``max_features_`` (the
+        ``_auto_budget.SHARE`` of the time limit (``problem`` itself otherwise); sets ``max_features_`` (the
         budget of the returned problem's spec, per layer, or ``None``) and, when chosen, ``budget_results_``."""
         self.__dict__.pop("budget_results_", None)
         if self._auto_budget():
-            deadline = budget.until(AUTO_BUDGET_SHARE)
-            choice = choose_budget(problem, AUTO_BUDGETS, lambda p: self._fitter(p, deadline=deadline),
-                                   tolerance=AUTO_TOLERANCE, fallback=AUTO_BUDGETS.index(AUTO_FALLBACK),
-                                   random_state=self._seed, deadline=deadline)
+            deadline = budget.until(auto.SHARE)
+            choice = choose_budget(problem, auto.BUDGETS, lambda p: self._fitter(p, deadline=deadline),
+                                   tolerance=auto.TOLERANCE, n_folds=auto.FOLDS,
+                                   fallback=auto.BUDGETS.index(auto.FALLBACK), random_state=self._seed,
+                                   deadline=deadline)
             problem = problem.with_budget(choice.budget)
-            self.budget_results_ = {"max_features": list(choice.candidates),
-                                    "mean_held_out_accuracy": choice.mean_accuracy,
-                                    "folds_scored": choice.folds_scored,
-                                    "candidates_scored": choice.candidates_scored}
+            self.budget_results_ = auto.results(choice.candidates, choice.mean_accuracy[:choice.candidates_scored],
+                                                choice.folds_scored)
         spec_budget = problem.spec.budget
         self.max_features_ = None if spec_budget is None else [int(b) for b in spec_budget]
         return problem

@@ -38,7 +38,7 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         layer's being the leaf models): the HFS budget ``||w_t||_0 <= B`` of
         3.14 in the MIP, and in the greedy start, TAO and the refits (each
         keeps its largest terms and refits on them). ``"auto"`` (the
-        default): the fewest of ``AUTO_BUDGETS = (2, 3, 5, 8, None)``
+        default): the fewest of ``(2, 3, 5, 8, None)``
         features per hyperplane whose greedy trees' held-out accuracy is
         within a point of the best candidate's, chosen on 4 folds within 15%
         of ``time_limit`` (``max_features_``, ``budget_results_``). ``None``:

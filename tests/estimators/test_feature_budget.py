@@ -7,7 +7,7 @@ from sklearn.datasets import load_breast_cancer
 
 from optitrees import (LossOptimalTreeClassifier, MARGOTClassifier, OCTHClassifier, OLCTClassifier, OLCTClassifierCV,
                        TAOClassifier)
-from optitrees.estimators import _loss_optimal
+from optitrees.estimators import _auto_budget
 from optitrees.algorithms.node_fit import fit_l1_logistic, fit_sparse_l1_logistic, top_features
 from optitrees.formulations.loss_optimal import LossOptimalSpec
 
@@ -22,6 +22,16 @@ def cancer():
 
 def _features_per_node(tree):
     return np.count_nonzero(tree.weights, axis=1)
+
+
+def _the_rule_holds(results, chosen):
+    """The budget chosen is within a point of the best held-out accuracy, and every budget of fewer features is
+    not (no budget counting as the most)."""
+    mean, budgets = results["mean_held_out_accuracy"], results["max_features"]
+    size = [np.inf if b is None else b for b in budgets]
+    k = budgets.index(chosen)
+    assert mean[k] >= np.nanmax(mean) - 0.01, results
+    assert all(mean[j] < np.nanmax(mean) - 0.01 for j in range(len(budgets)) if size[j] < size[k]), results
 
 
 def test_sparse_fit_keeps_the_largest_terms_and_refits(cancer):
@@ -75,12 +85,10 @@ def test_olct_chooses_its_budget_on_held_out_folds_by_default(cancer):
     assert clf.max_features == "auto"
     clf.fit(X, y)
     results = clf.budget_results_
-    assert results["max_features"] == list(_loss_optimal.AUTO_BUDGETS) and results["folds_scored"] == 4
-    # the rule: the first candidate within a point of the best held-out accuracy
-    mean = results["mean_held_out_accuracy"]
-    k = results["max_features"].index(None if clf.max_features_ is None else clf.max_features_[0])
-    assert mean[k] >= mean.max() - 0.01 and np.all(mean[:k] < mean.max() - 0.01)
-    assert clf.max_features_ is not None, mean           # on these data a few features keep the accuracy
+    assert results["max_features"] == list(_auto_budget.BUDGETS) and results["folds_scored"] == 4
+    # the rule: the fewest features within a point of the best held-out accuracy
+    _the_rule_holds(results, None if clf.max_features_ is None else clf.max_features_[0])
+    assert clf.max_features_ is not None, results        # on these data a few features keep the accuracy
     # the whole fit keeps it: every hyperplane (splits and leaf models), the MIP's budget row, the report
     assert np.all(_features_per_node(clf.tree_) <= clf.max_features_[0])
     assert "l0_budget" in clf.formulation_summary_
@@ -104,11 +112,11 @@ def test_no_budget_and_univariate_choose_nothing(cancer):
 
 def test_a_choice_with_no_time_uses_the_fallback_budget(cancer, monkeypatch):
     X, y = cancer
-    monkeypatch.setattr(_loss_optimal, "AUTO_BUDGET_SHARE", 1e-9)
+    monkeypatch.setattr(_auto_budget, "SHARE", 1e-9)
     clf = OLCTClassifier(max_depth=1, time_limit=10, random_state=0).fit(X, y)
     assert clf.budget_results_["folds_scored"] == 0 and np.all(np.isnan(clf.budget_results_["mean_held_out_accuracy"]))
-    assert clf.max_features_ == [_loss_optimal.AUTO_FALLBACK]
-    assert np.all(_features_per_node(clf.tree_) <= _loss_optimal.AUTO_FALLBACK)
+    assert clf.max_features_ == [_auto_budget.FALLBACK]
+    assert np.all(_features_per_node(clf.tree_) <= _auto_budget.FALLBACK)
 
 
 def test_auto_budget_on_the_general_estimator_and_its_conflicts(cancer):
@@ -116,7 +124,7 @@ def test_auto_budget_on_the_general_estimator_and_its_conflicts(cancer):
     clf = LossOptimalTreeClassifier(max_depth=1, loss="hinge", max_features="auto", time_limit=10,
                                     random_state=0).fit(X, y)
     chosen = None if clf.max_features_ is None else clf.max_features_[0]
-    assert chosen in _loss_optimal.AUTO_BUDGETS and clf.budget_results_["folds_scored"] == 4
+    assert chosen in _auto_budget.BUDGETS and clf.budget_results_["folds_scored"] == 4
     assert np.all(_features_per_node(clf.tree_) <= (X.shape[1] if chosen is None else chosen))
     with pytest.raises(ValueError, match="max_features='auto' chooses an HFS budget"):
         LossOptimalTreeClassifier(max_depth=1, feature_selection="soft", alpha=1.0, max_features="auto").fit(X, y)
@@ -176,6 +184,37 @@ def test_tao_oblique_keeps_its_budget(cancer, budget):
     clf = TAOClassifier(max_depth=2, oblique=True, max_features=budget, random_state=0).fit(X, y)
     assert np.all(_features_per_node(clf.tree_) <= budget)
     assert clf.objective_ <= clf.start_objective_
+
+
+
+
+def test_tao_oblique_chooses_its_budget_on_held_out_folds_by_default(cancer):
+    X, y = cancer
+    clf = TAOClassifier(max_depth=2, oblique=True, random_state=0).fit(X, y)
+    assert clf.budget_results_["folds_scored"] == 4 and clf.budget_results_["max_features"] == list(
+        _auto_budget.BUDGETS)
+    _the_rule_holds(clf.budget_results_, clf.max_features_)
+    assert clf.max_features_ is not None and np.all(_features_per_node(clf.tree_) <= clf.max_features_)
+    assert clf.fit_report_.stages["held-out budget"] > 0
+    # the fit after the choice is TAO with that budget given
+    given = TAOClassifier(max_depth=2, oblique=True, max_features=clf.max_features_, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(given.tree_.weights, clf.tree_.weights)
+    assert given.max_features_ == clf.max_features_ and not hasattr(given, "budget_results_")
+    # axis-aligned TAO chooses nothing
+    axis = TAOClassifier(max_depth=2, random_state=0).fit(X, y)
+    assert not hasattr(axis, "budget_results_") and not hasattr(axis, "max_features_")
+
+
+def test_octh_chooses_its_budget_on_held_out_folds_by_default(cancer):
+    X, y = cancer
+    clf = OCTHClassifier(max_depth=2, time_limit=60, random_state=0, solver_options={"mip_max_nodes": 20})
+    clf.fit(X[:80, :10], y[:80])
+    assert clf.budget_results_["folds_scored"] == 4
+    _the_rule_holds(clf.budget_results_, clf.max_features_)
+    if clf.max_features_ is not None:
+        assert np.all(_features_per_node(clf.tree_) <= clf.max_features_) and "l0_budget" in clf.formulation_summary_
+    dense = OCTHClassifier(max_depth=1, max_features=None, time_limit=10, random_state=0).fit(X[:80, :10], y[:80])
+    assert dense.max_features_ is None and not hasattr(dense, "budget_results_")
 
 
 def test_regressor_keeps_its_budget_in_splits_and_leaf_models():

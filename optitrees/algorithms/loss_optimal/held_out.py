@@ -17,10 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
-
 from ...formulations.loss_optimal_solution import layer_loss_functions
-from ...budget import call_until, expired
+from ..fold_search import fewest_within, scores_on_folds
 from .greedy import greedy_tree
 
 __all__ = ["HeldOutChoice", "BudgetChoice", "held_out_loss", "held_out_accuracy", "choose_C", "choose_budget"]
@@ -78,34 +76,19 @@ def held_out_accuracy(problem, tree, rows) -> float:
 
 def _score_on_folds(problem, problems, fitter_for, score, n_folds, random_state, deadline):
     """Each of ``problems``' greedy trees fitted on ``n_folds - 1`` stratified folds of ``problem``'s rows and
-    ``score``d on the held-out fold, fold by fold (every candidate on a fold before the next fold).
+    ``score``d on the held-out fold (:func:`~optitrees.algorithms.fold_search.scores_on_folds`): ``(compared,
+    folds_scored)``."""
+    fold = {}
 
-    Returns ``(compared, folds_scored)``: the mean score of each candidate over the folds every candidate
-    completed before ``deadline`` (when none did, the first fold's scores of the candidates it reached), and
-    how many folds those are. ``n_folds`` is lowered to the rows of the smaller class; with one row there, no
-    fold is scored (``compared`` is empty)."""
-    y = problem.data.y
-    n_folds = int(min(n_folds, np.bincount((y > 0).astype(int), minlength=2).min()))
-    # a class of one row cannot be held out and kept in training: nothing is scored
-    folds = StratifiedKFold(n_folds, shuffle=True, random_state=random_state).split(np.zeros(len(y)), y) \
-        if n_folds >= 2 else ()
-    scores = []                                   # one row per fold begun: the candidates scored on it
-    for train, test in folds:
-        scores.append([])
-        rows = problem.on_rows(train)             # one copy of the fold's rows for every candidate
-        for p in problems:
-            sub = replace(rows, spec=p.spec)
-            # the deadline also reaches the greedy tree, so a fit abandoned at it stops after its current node
-            done, tree = call_until(deadline, greedy_tree, sub, fitter_for(sub), deadline)
-            if not done or expired(deadline):
-                break
-            scores[-1].append(score(p, tree, test))
-        if len(scores[-1]) < len(problems) or expired(deadline):
-            break
-    complete = [row for row in scores if len(row) == len(problems)]
-    # no fold complete: the candidates the first fold reached, on it
-    compared = np.mean(complete, axis=0) if complete else np.asarray(scores[0] if scores else [], float)
-    return compared, (len(complete) if complete else int(len(compared) > 0))
+    def fit_and_score(k, train, test):
+        if fold.get("train") is not train:        # one copy of the fold's rows for every candidate
+            fold.update(train=train, rows=problem.on_rows(train))
+        sub = replace(fold["rows"], spec=problems[k].spec)
+        # the deadline also reaches the greedy tree, so a fit abandoned at it stops after its current node
+        return score(problems[k], greedy_tree(sub, fitter_for(sub), deadline), test)
+
+    return scores_on_folds(problem.data.y, len(problems), fit_and_score, n_folds=n_folds,
+                           random_state=random_state, deadline=deadline)
 
 
 def choose_C(problem, candidates, fitter_for, *, n_folds=4, fallback=0, random_state=0,
@@ -155,7 +138,7 @@ class BudgetChoice:
     budget : int or None
         The chosen features per hyperplane (``None``: no budget).
     candidates : tuple
-        Every candidate, in the order given (fewest features first, ``None`` last).
+        Every candidate, in the order given.
     mean_accuracy : ndarray of shape (n_candidates,)
         Mean held-out weighted accuracy of each candidate over the folds compared (``nan``: not compared).
     folds_scored, candidates_scored : int
@@ -171,16 +154,16 @@ class BudgetChoice:
 
 def choose_budget(problem, candidates, fitter_for, *, tolerance=0.01, n_folds=4, fallback=0, random_state=0,
                   deadline=None) -> BudgetChoice:
-    """The fewest features per hyperplane whose greedy trees keep the held-out accuracy: the first candidate
-    whose mean held-out weighted accuracy (:func:`held_out_accuracy`) is within ``tolerance`` of the best
-    candidate's.
+    """The fewest features per hyperplane whose greedy trees keep the held-out accuracy: the candidate of fewest
+    features (``None`` counting as infinitely many) whose mean held-out weighted accuracy
+    (:func:`held_out_accuracy`) is within ``tolerance`` of the best candidate's.
 
     Each candidate budget ``B`` is the HFS budget of 3.14 on every layer (``None``: no budget), and is scored
     by the greedy tree of ``problem`` with it (the greedy fits keep at most ``B`` features per node,
     :func:`~optitrees.algorithms.node_fit.fit_sparse_l1_logistic`), fitted and scored fold by fold as
-    :func:`choose_C` does. Give ``candidates`` from the fewest features up: the first within ``tolerance`` is
-    taken, and a deadline during the first fold compares the candidates that fold reached. ``fallback`` is the
-    index returned when none is scored.
+    :func:`choose_C` does, in the order given: a deadline during the first fold compares the candidates that fold
+    reached (give ``None`` first to compare them with the dense tree). ``fallback`` is the index returned when none
+    is scored.
     """
     candidates = tuple(candidates)
     if not candidates:
@@ -190,5 +173,6 @@ def choose_budget(problem, candidates, fitter_for, *, tolerance=0.01, n_folds=4,
                                              random_state, deadline)
     mean = np.full(len(problems), np.nan)
     mean[:len(compared)] = compared
-    chosen = int(np.flatnonzero(compared >= compared.max() - tolerance)[0]) if len(compared) else int(fallback)
+    sizes = [np.inf if b is None else np.max(b) for b in candidates]
+    chosen = fewest_within(compared, tolerance, sizes) if len(compared) else int(fallback)
     return BudgetChoice(candidates[chosen], candidates, mean, folds_scored, len(compared))

@@ -1,0 +1,83 @@
+"""Settings chosen on held-out rows within a fit: a fold search every family shares.
+
+:func:`scores_on_folds` fits each candidate setting on ``k - 1`` stratified folds and scores it on the held-out
+fold, fold by fold (every candidate on a fold before the next fold), so that a search stopped by its deadline
+compares every candidate on the same completed folds (or, stopped during the first fold, the candidates that fold
+reached). :func:`fewest_within` is the rule of a readable default: the simplest candidate whose score is within a
+tolerance of the best. The loss-optimal trees choose their
+loss weights and feature budget with it (:mod:`.loss_optimal.held_out`), TAO and OCT-H their feature budget.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+
+from ..budget import call_until, expired
+
+__all__ = ["scores_on_folds", "fewest_within", "weighted_accuracy"]
+
+
+def scores_on_folds(y, n_candidates: int, fit_and_score, *, n_folds=4, random_state=0, deadline=None):
+    """Each candidate's mean held-out score over stratified folds of the rows labelled ``y``.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_rows,)
+        The labels the folds are stratified on.
+    n_candidates : int
+    fit_and_score : callable ``(candidate, train, test) -> float``
+        Fits candidate ``candidate`` (an index) on the rows ``train`` and scores it on the rows ``test``. A call
+        running at ``deadline`` is abandoned (:func:`~optitrees.budget.call_until`) and its fold not counted.
+    n_folds : int
+        Lowered to the rows of the smallest class; with one row there (or one class), no fold is scored.
+    random_state : int
+        Seed of the fold shuffle.
+    deadline : float, optional
+        ``time.perf_counter()`` by which the search stops.
+
+    Returns
+    -------
+    compared : ndarray
+        The mean score of each candidate over the folds every candidate completed before ``deadline``; when none
+        did, the first fold's scores of the candidates it reached (the first ones); empty when nothing was scored.
+    folds_scored : int
+        How many folds ``compared`` is the mean of (``0``: nothing scored).
+    """
+    y = np.asarray(y)
+    counts = np.unique(y, return_counts=True)[1]
+    # a class of one row cannot be held out and kept in training, and one class has nothing to tell: no folds
+    n_folds = int(min(n_folds, counts.min())) if len(counts) >= 2 else 0
+    folds = StratifiedKFold(n_folds, shuffle=True, random_state=random_state).split(np.zeros(len(y)), y) \
+        if n_folds >= 2 else ()
+    scores = []                                   # one row per fold begun: the candidates scored on it
+    for train, test in folds:
+        scores.append([])
+        for candidate in range(n_candidates):
+            done, score = call_until(deadline, fit_and_score, candidate, train, test)
+            if not done or expired(deadline):
+                break
+            scores[-1].append(score)
+        if len(scores[-1]) < n_candidates or expired(deadline):
+            break
+    complete = [row for row in scores if len(row) == n_candidates]
+    compared = np.mean(complete, axis=0) if complete else np.asarray(scores[0] if scores else [], float)
+    return compared, (len(complete) if complete else int(len(compared) > 0))
+
+
+def fewest_within(compared, tolerance: float, sizes=None) -> int:
+    """Index of the smallest candidate whose score in ``compared`` is within ``tolerance`` of the largest: the one
+    of least ``sizes[k]`` (e.g. features per hyperplane; ties go to the earlier one), or without ``sizes`` the
+    first. ``compared`` is not empty; ``sizes`` may be longer (the candidates not compared are not taken)."""
+    compared = np.asarray(compared, float)
+    within = np.flatnonzero(compared >= compared.max() - tolerance)
+    if sizes is None:
+        return int(within[0])
+    size = np.asarray(sizes, float)[within]
+    return int(within[np.argmin(size)])
+
+
+def weighted_accuracy(y_true, y_pred, weight) -> float:
+    """The share of ``weight`` on the rows where ``y_pred`` equals ``y_true``."""
+    weight = np.asarray(weight, float)
+    return float(weight @ (np.asarray(y_true) == np.asarray(y_pred)) / weight.sum())

@@ -1,0 +1,65 @@
+"""The readable default of the oblique and logistic estimators: ``max_features="auto"``, a feature budget per
+hyperplane chosen on held-out folds within the fit (:func:`~optitrees.algorithms.fold_search.scores_on_folds`).
+
+The candidates are :data:`BUDGETS`; the one of fewest features whose mean held-out accuracy is within
+:data:`TOLERANCE` of the best candidate's is taken (:func:`~optitrees.algorithms.fold_search.fewest_within`), so a
+dense hyperplane is chosen only where fewer features cost more than that on held-out rows. No budget is scored
+first on each fold: a choice its deadline cuts short in the first fold compares the budgets it reached with the
+dense tree, not only the smallest budgets with each other (which chose 3 features on tic-tac-toe for OCT-H at
+10 s, where every smaller budget loses 20-30 points). Measured on Table 3.1's
+ten sets (``bench/frontier.py``, depth 2, 10 s, 3 splits): OLCT's mean test balanced accuracy 80.2 at its chosen
+budgets against 80.4 with none, at 6.6 features per hyperplane against 16.4; a fixed budget of 3 gave 75.3, most of
+the loss on tic-tac-toe (97.6 to 64.3), whose concept needs a dense hyperplane (chosen there on every split).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..algorithms.fold_search import fewest_within, scores_on_folds
+
+#: The budgets chosen from (``None``: no budget), in the order each fold scores them. One feature is not a
+#: candidate: the loss-optimal node fits search every feature for it (``univariate=True``), 0.7-1.2 s per greedy
+#: tree on Table 3.1's sets against 0.03-0.12 s for the others, which would take most of the choice's share of a
+#: 10 s fit.
+BUDGETS = (None, 2, 3, 5, 8)
+#: Held-out accuracy (a share, 0.01 = 1 point) a smaller budget may give up against the best candidate.
+TOLERANCE = 0.01
+#: Share of ``time_limit`` the choice may use.
+SHARE = 0.15
+#: The budget used when no fold could be scored (the deadline came first, or a class has one row).
+FALLBACK = 3
+#: Folds of the choice.
+FOLDS = 4
+
+
+def features(budgets) -> list:
+    """Each budget's features per hyperplane, no budget counting as infinitely many (the order of the choice)."""
+    return [float("inf") if b is None else float(b) for b in budgets]
+
+
+def is_auto(max_features) -> bool:
+    """Whether ``max_features`` asks for the held-out choice."""
+    return isinstance(max_features, str) and max_features == "auto"
+
+
+def choose(y, fit_and_score, budget, seed):
+    """``(chosen budget, budget_results_)`` of the label trees of the rows labelled ``y``:
+    ``fit_and_score(max_features, train, test)`` fits a tree with that budget on the rows ``train`` and returns its
+    weighted accuracy on ``test``;
+    the search ends within :data:`SHARE` of ``budget`` (a :class:`~optitrees.budget.Budget`), which laps
+    ``"held-out budget"``."""
+    compared, folds = scores_on_folds(y, len(BUDGETS), lambda k, train, test: fit_and_score(BUDGETS[k], train, test),
+                                      n_folds=FOLDS, random_state=seed, deadline=budget.until(SHARE))
+    budget.lap("held-out budget")
+    chosen = BUDGETS[fewest_within(compared, TOLERANCE, features(BUDGETS))] if len(compared) else FALLBACK
+    return chosen, results(BUDGETS, compared, folds)
+
+
+def results(choice_candidates, compared, folds_scored) -> dict:
+    """``budget_results_`` of a fit: the candidates, their mean held-out accuracy (``nan``: not compared), the
+    folds scored and the candidates compared."""
+    mean = np.full(len(choice_candidates), np.nan)
+    mean[:len(compared)] = compared
+    return {"max_features": list(choice_candidates), "mean_held_out_accuracy": mean, "folds_scored": folds_scored,
+            "candidates_scored": len(compared)}

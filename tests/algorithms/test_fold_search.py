@@ -1,0 +1,74 @@
+"""The fold search every held-out choice shares (:mod:`optitrees.algorithms.fold_search`)."""
+
+import time
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold
+
+from optitrees.algorithms.fold_search import fewest_within, scores_on_folds, weighted_accuracy
+
+
+def _labels(n=40):
+    return np.tile([0, 1, 1, 2], n // 4)
+
+
+def test_each_candidate_is_scored_on_the_stratified_folds_by_hand():
+    y = _labels()
+    seen = []
+
+    def fit_and_score(k, train, test):
+        seen.append((k, tuple(test)))
+        return float(k + y[test].mean())
+
+    compared, folds = scores_on_folds(y, 3, fit_and_score, n_folds=4, random_state=7)
+    splits = list(StratifiedKFold(4, shuffle=True, random_state=7).split(np.zeros(len(y)), y))
+    expected = [np.mean([k + y[test].mean() for _, test in splits]) for k in range(3)]
+    np.testing.assert_allclose(compared, expected, rtol=1e-12)
+    assert folds == 4
+    # fold by fold: every candidate on a fold before the next fold
+    assert [k for k, _ in seen] == [0, 1, 2] * 4 and seen[0][1] == seen[2][1] != seen[3][1]
+
+
+def test_a_deadline_within_the_first_fold_compares_the_candidates_it_reached():
+    def fit_and_score(k, train, test):
+        if k == 2:
+            time.sleep(3.0)
+        return float(k)
+
+    compared, folds = scores_on_folds(_labels(), 4, fit_and_score, deadline=time.perf_counter() + 1.0)
+    assert compared.tolist() == [0.0, 1.0] and folds == 1
+
+
+def test_nothing_is_scored_with_one_row_in_a_class_one_class_or_a_passed_deadline():
+    y = np.array([0] * 10 + [1])
+    compared, folds = scores_on_folds(y, 2, lambda k, train, test: 1.0)
+    assert compared.size == 0 and folds == 0
+    compared, folds = scores_on_folds(np.zeros(12, int), 2, lambda k, train, test: 1.0)
+    assert compared.size == 0 and folds == 0
+    compared, folds = scores_on_folds(_labels(), 2, lambda k, train, test: 1.0, deadline=time.perf_counter() - 1)
+    assert compared.size == 0 and folds == 0
+
+
+def test_folds_are_lowered_to_the_smallest_class():
+    y = np.array([0] * 10 + [1] * 3)
+    _, folds = scores_on_folds(y, 1, lambda k, train, test: 1.0, n_folds=5)
+    assert folds == 3
+
+
+@pytest.mark.parametrize("scores, tolerance, expected", [
+    ([0.80, 0.90, 0.905, 0.91], 0.01, 1), ([0.80, 0.89, 0.905, 0.91], 0.01, 2), ([0.9, 0.9], 0.0, 0),
+    ([0.5, 0.7, 0.6], 0.0, 1)])
+def test_fewest_within_takes_the_first_score_within_the_tolerance_of_the_best(scores, tolerance, expected):
+    assert fewest_within(scores, tolerance) == expected
+
+
+def test_weighted_accuracy():
+    assert weighted_accuracy([0, 1, 1], [0, 0, 1], [1.0, 3.0, 1.0]) == pytest.approx(2 / 5)
+
+
+def test_fewest_within_by_size_takes_the_smallest_within_the_tolerance():
+    # scored dense first: [dense, 2, 3, 5]; 3 and dense are within a point, 3 has fewer features
+    assert fewest_within([0.91, 0.85, 0.905, 0.91], 0.01, [np.inf, 2, 3, 5]) == 2
+    assert fewest_within([0.91, 0.85], 0.01, [np.inf, 2, 3, 5]) == 0          # only those compared
+    assert fewest_within([0.9, 0.9, 0.9], 0.0, [3, 2, 2]) == 1                # ties: the earlier
