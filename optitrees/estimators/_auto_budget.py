@@ -12,7 +12,8 @@ Measured on Table 3.1's ten sets (``bench/frontier.py``, depth 2, 10 s, 3 splits
 features per hyperplane at the chosen budgets against no budget: OLCT 80.2 at 6.6 (80.4 at 16.4), OCT-H 79.7 at
 8.0 (79.0 at 14.4), oblique TAO 81.2 at 6.0 (80.7 at 14.3). A fixed budget of 3 gave OLCT 75.3, most of the loss
 on tic-tac-toe (97.6 to 64.3), whose concept needs a dense hyperplane (chosen there on every split). MARGOT keeps
-no budget by default: its choice gave 76.5 against 80.6 (its greedy trees of linear SVMs choose too few features).
+no budget by default: its choice gave 76.6 against 80.6, and every fixed budget costs it more than 5 points there
+(75.5 at 5 features), which is not understood yet.
 """
 
 from __future__ import annotations
