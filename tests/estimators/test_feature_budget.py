@@ -81,7 +81,9 @@ def test_olct_budget_and_univariate_conflict(cancer):
 # ------------------------------------------------------------- max_features="auto", OLCT's default
 def test_olct_chooses_its_budget_on_held_out_folds_by_default(cancer):
     X, y = cancer
-    clf = OLCTClassifier(max_depth=2, time_limit=60, random_state=0, solver_options={"mip_max_nodes": 20})
+    X = X[:, :12]
+    clf = OLCTClassifier(max_depth=2, time_limit=60, random_state=0, warm_start="tao",
+                         solver_options={"mip_max_nodes": 5})
     assert clf.max_features == "auto"
     clf.fit(X, y)
     results = clf.budget_results_
@@ -96,7 +98,7 @@ def test_olct_chooses_its_budget_on_held_out_folds_by_default(cancer):
     assert clf.fit_report_.stages["held-out budget"] > 0
     # and is OLCT with that budget given: the same greedy start
     given = OLCTClassifier(max_depth=2, max_features=clf.max_features_[0], time_limit=60, random_state=0,
-                           solver_options={"mip_max_nodes": 20}).fit(X, y)
+                           warm_start="tao", solver_options={"mip_max_nodes": 5}).fit(X, y)
     assert clf.fit_report_.starts["greedy"] == pytest.approx(given.fit_report_.starts["greedy"], rel=1e-12)
     assert not hasattr(given, "budget_results_") and given.max_features_ == clf.max_features_
 
@@ -207,7 +209,8 @@ def test_tao_oblique_chooses_its_budget_on_held_out_folds_by_default(cancer):
 
 def test_octh_chooses_its_budget_on_held_out_folds_by_default(cancer):
     X, y = cancer
-    clf = OCTHClassifier(max_depth=2, time_limit=60, random_state=0, solver_options={"mip_max_nodes": 20})
+    clf = OCTHClassifier(max_depth=2, time_limit=60, random_state=0, warm_start="tao",
+                         solver_options={"mip_max_nodes": 20})
     clf.fit(X[:80, :10], y[:80])
     assert clf.budget_results_["folds_scored"] == 4
     _the_rule_holds(clf.budget_results_, clf.max_features_)
