@@ -287,7 +287,9 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         self.__dict__.pop("budget_results_", None)
         if self._auto_budget():
             deadline = budget.until(auto.SHARE)
-            choice = choose_budget(problem, auto.BUDGETS, lambda p: self._fitter(p, deadline=deadline),
+            rows = auto.sample(problem.data.y, self._seed)          # at most auto.ROWS rows
+            choice = choose_budget(problem if rows is None else problem.on_rows(rows), auto.BUDGETS,
+                                   lambda p: self._fitter(p, deadline=deadline),
                                    tolerance=auto.TOLERANCE, n_folds=auto.FOLDS,
                                    fallback=auto.BUDGETS.index(auto.FALLBACK), random_state=self._seed,
                                    deadline=deadline)

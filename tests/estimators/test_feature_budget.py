@@ -232,3 +232,22 @@ def test_regressor_keeps_its_budget_in_splits_and_leaf_models():
     assert reg.objective_ <= reg.start_objective_ + 1e-9
     f = LossOptimalTreeRegressor(max_depth=2, max_features=2).build_formulation(X, y)
     assert np.all(np.asarray(f.constraints["l0_budget"].upper) == 2)
+
+
+def test_the_choice_fits_on_a_stratified_sample_of_at_most_rows_rows(cancer, monkeypatch):
+    y = np.array([0] * 700 + [1] * 300)
+    monkeypatch.setattr(_auto_budget, "ROWS", 100)
+    rows = _auto_budget.sample(y, 0)
+    assert len(rows) == 100 and np.all(np.diff(rows) > 0) and np.bincount(y[rows]).tolist() == [70, 30]
+    np.testing.assert_array_equal(rows, _auto_budget.sample(y, 0))
+    assert _auto_budget.sample(y[:100], 0) is None
+    lonely = np.array([0] * 199 + [1])                        # a class of one row: a uniform sample
+    assert len(_auto_budget.sample(lonely, 0)) == 100
+    # a fit on more rows chooses on the sample: TAO's folds see 25 rows each
+    X, yc = cancer
+    seen = []
+    real = _auto_budget.scores_on_folds
+    monkeypatch.setattr(_auto_budget, "scores_on_folds",
+                        lambda y_, *a, **k: seen.append(len(y_)) or real(y_, *a, **k))
+    clf = TAOClassifier(max_depth=2, oblique=True, random_state=0).fit(X, yc)
+    assert seen == [100] and clf.budget_results_["folds_scored"] == 4
