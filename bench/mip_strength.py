@@ -125,7 +125,8 @@ def run_one(task: dict) -> dict:
     log = Path(tempfile.mkstemp(suffix=".log")[1])
     options = {**task.get("options", {}), **({"log_file": str(log), "log_to_console": False}
                                             if solver == "highs" else {})}
-    est = cls(max_depth=task["depth"], time_limit=seconds, threads=threads, random_state=0, solver=solver,
+    # max_features=None: the seed's dense models, not the library's held-out budget
+    est = cls(max_depth=task["depth"], max_features=None, time_limit=seconds, threads=threads, random_state=0, solver=solver,
               verbose=solver == "highs", solver_options=options or None, **task.get("params", {}))
     row = dict(set=task["set"], model=task["model"], depth=task["depth"], solver=solver, threads=threads,
                rows=len(y), features=X.shape[1], time_limit=seconds)

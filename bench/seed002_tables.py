@@ -54,8 +54,9 @@ DEPTH = {"3.2": 2, "3.3": 3}
 def models(depth):
     from optitrees import MARGOTClassifier, OCTHClassifier, OLCTClassifier
 
-    return {"OLCT-V0": OLCTClassifier(max_depth=depth, tangents="V0"), "OLCT": OLCTClassifier(max_depth=depth),
-            "MARGOT": MARGOTClassifier(max_depth=depth), "OCT-H": OCTHClassifier(max_depth=depth)}
+    dense = dict(max_depth=depth, max_features=None)       # the seed's models, not the held-out budget (default)
+    return {"OLCT-V0": OLCTClassifier(tangents="V0", **dense), "OLCT": OLCTClassifier(**dense),
+            "MARGOT": MARGOTClassifier(**dense), "OCT-H": OCTHClassifier(**dense)}
 
 
 #: The cross-validated grids of ``--cv`` (see the module docstring).

@@ -1,6 +1,6 @@
 """Parameter documentation the estimators share, appended to their docstrings."""
 
-__all__ = ["CLASS_WEIGHT_DOC", "SOLVER_PARAMETERS_DOC"]
+__all__ = ["CLASS_WEIGHT_DOC", "SOLVER_PARAMETERS_DOC", "LOSS_OPTIMAL_ATTRIBUTES_DOC"]
 
 #: The ``class_weight`` parameter's documentation, shared by every classifier's docstring.
 CLASS_WEIGHT_DOC = """    class_weight : "balanced" or dict, optional
@@ -69,3 +69,50 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         variables with ``formulation.fix`` (``formulation.index("J", name)``
         finds a feature). A start or refined model that violates the result is
         not returned.""" + "\n" + CLASS_WEIGHT_DOC
+
+#: The attributes of the loss-optimal classifiers (:class:`~optitrees.LossOptimalTreeClassifier` and its presets).
+LOSS_OPTIMAL_ATTRIBUTES_DOC = """    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        With two classes ``classes_[1]`` is the positive class (+1 internally).
+        With more, the model is one tree per class against the rest
+        (:mod:`optitrees.estimators._one_vs_rest`).
+    estimators_ : list of estimators, or absent
+        More than two classes only: the fitted binary estimators, ``estimators_[k]``
+        scoring ``classes_[k]`` (its class ``True``) against the rest.
+    one_vs_rest_ : OneVsRestTrees or None
+        More than two classes only: the trees of ``estimators_``; ``tree_`` is then ``None``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` had string column names.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Each classifying node's training points shared over the features of its
+        hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
+        axis-aligned split), summed and normalized
+        (:func:`optitrees.trees.feature_importances`).
+    tree_ : Tree or None
+        The fitted tree (two classes) in the user's units: inner nodes route by
+        ``weights @ x <= threshold``, the leaves are the last layer's linear
+        classifiers; every node keeps its own classifier offset in ``intercept``.
+    solver_result_ : SolverResult
+        The solve (status, objective, bound, gap, nodes, timings, trace) and
+        ``checks`` (routing agreement, recomputed objective, for the outer
+        approximation of ``||w||^2`` the achieved ``l2_relative_error``), then
+        ``returned`` (start, solver or refined) and the exact ``objectives``.
+    objective_ : float
+        Exact training objective (3.12) of the returned tree.
+    warm_start_objective_ : float
+        Exact training objective of the greedy tree.
+    formulation_summary_ : str
+        Variable and constraint groups of the solved MIP with their sizes (a MIP out of HiGHS's reach: its rows
+        and columns, counted without building it, then "not solved").
+    node_std_ : ndarray of shape (n_nodes, n_features_in_)
+        Standard deviation of each feature over the training points reaching
+        each node (for :meth:`feature_influence`).
+    max_features_ : list of int or None
+        Two classes: the HFS budget of each layer the fit used (chosen with
+        ``max_features="auto"``); ``None``: no budget.
+    budget_results_ : dict
+        Two classes and ``max_features="auto"``: ``"max_features"`` (the
+        candidates), ``"mean_held_out_accuracy"`` (``nan``: not compared),
+        ``"folds_scored"`` and ``"candidates_scored"``."""

@@ -41,7 +41,9 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         default): the fewest of ``(2, 3, 5, 8, None)``
         features per hyperplane whose greedy trees' held-out accuracy is
         within a point of the best candidate's, chosen on 4 folds within 15%
-        of ``time_limit`` (``max_features_``, ``budget_results_``). ``None``:
+        of ``time_limit`` (``max_features_``, ``budget_results_``;
+        ``build_formulation`` gives the model before the choice, with no
+        budget). ``None``:
         no budget, the l1 penalty alone decides (the seed's OLCT). Why the
         choice and not a fixed budget (``bench/frontier.py``, Table 3.1's ten
         sets at depth 2, 10 s): a budget of 3 keeps the mean test balanced

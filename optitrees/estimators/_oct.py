@@ -318,5 +318,6 @@ OCTHClassifier.__doc__ = _DOC.format(
         folds, keep the held-out weighted accuracy within a point of the best
         candidate's, chosen within 15% of ``time_limit``
         (:mod:`optitrees.estimators._auto_budget`; ``max_features_``,
-        ``budget_results_``).
+        ``budget_results_``; ``build_formulation`` gives the model before the
+        choice, with no budget).
 """)
