@@ -75,8 +75,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         TAO and the refits keep to it too. ``"auto"``: chosen on held-out
         folds within the fit, the fewest of ``(2, 3, 5, 8, None)`` features per
         hyperplane whose greedy trees keep the held-out accuracy
-        (:mod:`optitrees.estimators._auto_budget`;
-        (:func:`~optitrees.algorithms.loss_optimal.held_out.choose_budget`);
+        (:mod:`optitrees.estimators._auto_budget`,
+        :func:`~optitrees.algorithms.loss_optimal.held_out.choose_budget`);
         ``max_features_`` and ``budget_results_`` report the choice.
     alpha : float or sequence of float, optional
         SFS penalty per feature used (per layer).
