@@ -37,6 +37,9 @@ class Shares:
     bound : float
         The family's own lower bound (:mod:`optitrees.estimators.mip_fit.bounds`), computed after the starts; its
         time is the solve's.
+    neighbourhood : float
+        The part of the solve's time (not of the whole budget) that the MIP's neighbourhood rounds take before the
+        full MIP (:mod:`optitrees.estimators.mip_fit.neighbourhood`); ``0`` solves the full MIP only.
     """
 
     starts: float = 0.25
@@ -44,6 +47,7 @@ class Shares:
     reserve: float = 0.05
     after_starts: float = 0.1
     bound: float = 0.1
+    neighbourhood: float = 0.5
 
     def of_starts(self, methods) -> float:
         """The share of the starts ``methods`` (TMO's when it is among them).

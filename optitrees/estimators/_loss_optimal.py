@@ -19,6 +19,7 @@ from ..algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
 from ..algorithms.local_search.tmo import tmo_loss_optimal
 from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, layer_losses
 from ..formulations.loss_optimal_solution import LOSS_OPTIMAL
+from ..solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ..solvers.registry import get_backend
 from ..trees import feature_importances, node_std
 from . import _auto_budget as auto
@@ -130,18 +131,14 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         (``bench/solver_settings.py``; OCT and OCT-H turn it off too, see ``_oct.py``)."""
         return {"highs": {"presolve": "off"}}
 
-    @property
-    def _solver_defaults_with_start(self) -> dict:
-        """With the logistic loss on every layer and a start handed over, HiGHS's RENS and RINS sub-MIPs are off:
-        they took 14-35 s of a 60 s fit's ~45 s solve at the root and HiGHS explored no node on 8 of Table 3.1's
-        10 sets at depth 2; without them it explored 101-613 nodes on each of 5 and its bound rose by 0.2-2.3%,
-        the returned trees unchanged (``bench/mip_strength.py``). MARGOT's hinge keeps them (2 of 5 of its trees
-        were worse without). Without a start (none satisfies a user's constraints) they find HiGHS's first good
-        trees: 57 rows of breast cancer with two features at most, 10 s: 75.5 without them, 27.1 with."""
-        loss = self._settings()["loss"]
-        if all(v == "logistic" for v in ([loss] if isinstance(loss, str) else list(loss))):
-            return {"highs": {"mip_heuristic_run_rens": False, "mip_heuristic_run_rins": False}}
-        return {}
+    #: With a start handed over, HiGHS's sub-MIP heuristics are off
+    #: (:data:`~optitrees.solvers.plan.SUB_MIP_HEURISTICS_OFF`): with the logistic loss on every layer they took 14-35 s of a 60 s fit's ~45 s solve at the root and HiGHS
+    #: explored no node on 8 of Table 3.1's 10 sets at depth 2 (without them 101-613 nodes on each of 5, the bound
+    #: 0.2-2.3% higher); MARGOT's trees were worse without them on 2 of 5 sets before the neighbourhood rounds, which
+    #: now search near the start instead (``bench/neighbourhood.py``). Without a start (none satisfies a user's
+    #: constraints) they stay on and find HiGHS's first good trees: 57 rows of breast cancer with two features at
+    #: most, 10 s: 75.5 without them, 27.1 with.
+    _solver_defaults_with_start = SUB_MIP_HEURISTICS_OFF
 
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints, **_MODEL_CONSTRAINTS,
@@ -269,14 +266,13 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
                                                 random_state=self._seed, deadline=deadline)
         return starts
 
-    def _refine(self, problem, model, budget):
+    def _refine(self, problem, model, deadline):
         """Remark 1 of seed 002, then TAO: each last-layer node refit by its own convex problem (l1-logistic,
         hinge + l2 ...) on the points routed to it, kept only where the exact objective does not increase; then
         TAO from that tree, the broader refinement. Both objectives go to ``fit_report_.checks``
         (``last_layer_refit_objective``, ``tao_objective``; ``refined_from_objective`` is the solver's model)."""
         if not self.refine:
             return None
-        deadline = None if budget.seconds is None else budget.deadline - 0.02 * budget.seconds
         fitter = self._fitter(problem, deadline=deadline)
 
         def exact(tree):            # as the fit scores its candidates: the tree as it would be returned

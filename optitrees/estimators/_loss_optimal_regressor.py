@@ -17,6 +17,7 @@ from ..exceptions import warn
 from ..formulations.oblique_regression import (OBLIQUE_REGRESSION, ObliqueRegressionProblem, ObliqueRegressionSpec,
                                                RegressionLoss)
 from ..scaling import ScaledData
+from ..solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ..solvers.registry import get_backend
 from ..trees import LeafModel, feature_importances
 from ._base import OptitreesEstimator
@@ -185,7 +186,7 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
             estimator=type(self).__name__, family=OBLIQUE_REGRESSION, solver=self.solver, mip_gap=self.mip_gap,
             threads=self.threads, seed=0 if self.random_state is None else int(self.random_state),
             verbose=bool(self.verbose), solver_options=dict(self.solver_options or {}), shares=Shares(),
-            greedy_name="cart", refine_name="refit")
+            family_options_with_start=SUB_MIP_HEURISTICS_OFF, greedy_name="cart", refine_name="refit")
         for name in ("lam_", "cv_results_"):           # an earlier fit's choice is not this one's
             self.__dict__.pop(name, None)
         fit = MIPFit(settings, FitHooks(starts=_starts, presolve=self._choose_lam, refine=_refine), budget)
@@ -248,10 +249,10 @@ def _starts(problem: ObliqueRegressionProblem, deadline, methods):
                                                                max_features=problem.spec.max_features)}
 
 
-def _refine(problem: ObliqueRegressionProblem, model, budget):
+def _refine(problem: ObliqueRegressionProblem, model, deadline):
     """The solver's tree with each leaf's linear model refitted on its routed rows (kept by the fit only when its
     exact objective is lower)."""
-    return refit_leaves(model, *_leaf_fit_args(problem), deadline=budget.deadline,
+    return refit_leaves(model, *_leaf_fit_args(problem), deadline=deadline,
                         max_features=problem.spec.max_features)
 
 

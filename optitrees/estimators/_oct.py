@@ -18,6 +18,7 @@ from ..algorithms.fold_search import weighted_accuracy
 from ..budget import expired
 from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
+from ..solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ..solvers.registry import is_default
 from ..trees import feature_importances
 from . import _auto_budget as auto
@@ -41,6 +42,9 @@ class _BaseOCT(TreeViews, MIPClassifier):
     #: settings benchmark measured a slightly worse objective without presolve for OCT-H (median ratio to
     #: greedy 0.837 vs 0.800), a price paid for keeping the time limit.
     _solver_defaults = {"highs": {"presolve": "off"}}
+    #: With a start handed over, HiGHS's sub-MIP heuristics are off (the neighbourhood rounds search near the start;
+    #: RINS's presolve outlived a 30 s OCT-H fit by minutes: :data:`~optitrees.solvers.plan.SUB_MIP_HEURISTICS_OFF`).
+    _solver_defaults_with_start = SUB_MIP_HEURISTICS_OFF
     _parameter_constraints = {
         **MIPClassifier._parameter_constraints,
         "max_depth": [Interval(Integral, 1, None, closed="left")],
@@ -152,10 +156,9 @@ class _BaseOCT(TreeViews, MIPClassifier):
                      "is a start. Lower bound: the rows identical in features with another label")
         return ExactSearch(tree, proven and not rounded, seconds, "contree", bound)
 
-    def _refine(self, problem, tree, budget):
+    def _refine(self, problem, tree, deadline):
         if not self.refine:
             return None
-        deadline = None if budget.seconds is None else budget.deadline - 0.02 * budget.seconds
         return self._tao(problem, tree, deadline)
 
     def _store(self, problem, tree):

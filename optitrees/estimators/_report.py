@@ -84,10 +84,10 @@ class FitReport:
     outcome : FitOutcome
     method : str
         What produced the returned model: ``greedy``, ``tao``, ``tmo``, ``mip``,
-        ``mip+tao``, ``contree``, ``search`` ..., or the heuristic's name.
+        ``mip+tao``, ``mip neighbourhood``, ``contree``, ``search`` ..., or the heuristic's name.
     returned : str
-        Which candidate was returned: ``start``, ``solver`` or ``refined`` (MIP
-        estimators), ``model`` (the others).
+        Which candidate was returned: ``start``, ``neighbourhood`` (the MIP's rounds near the start),
+        ``solver`` or ``refined`` (MIP estimators), ``model`` (the others).
     objective : float or None
         Exact training objective of the returned model (``None`` where the family defines none).
     starts : dict

@@ -49,7 +49,7 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
     #: (at least the solver's allowance of 1 s) rather than 5%: 2 s more search in a minute.
     _shares = Shares(reserve=0.01)
 
-    def _refine(self, problem, card, budget):
+    def _refine(self, problem, card, deadline):
         """The exact intercept for the solver's rules and points (a 1-D convex problem); with
         ``multiplier="auto"``, the exactly best multiplier and intercept for them (convex in ``1/m`` and
         ``beta/m``: :meth:`~optitrees.formulations.aggregate_loss.AggregateLoss.best_multiplier`)."""

@@ -139,8 +139,9 @@ class MIPClassifier(OptitreesClassifier):
         est._validate_params()
         return est._build(est._prepare(X, y, sample_weight)[0])
 
-    def _refine(self, problem, model, budget):
-        """An improved model from the solver's (``None``: this family has no refinement)."""
+    def _refine(self, problem, model, deadline):
+        """An improved model from the solver's, found before ``deadline`` (a ``time.perf_counter()`` value,
+        ``None``: no limit; ``None`` returned: this family has no refinement)."""
         return None
 
     def _presolve(self, problem, budget):

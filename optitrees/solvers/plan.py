@@ -14,7 +14,16 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["SolvePlan", "family_options"]
+__all__ = ["SolvePlan", "family_options", "SUB_MIP_HEURISTICS_OFF"]
+
+#: Per backend, the options that turn off the primal heuristics which solve a sub-MIP (HiGHS: RENS, RINS and the
+#: root's reduced-cost heuristic), for a tree family's solve handed a start. The family's own neighbourhood rounds
+#: (:mod:`optitrees.estimators.mip_fit.neighbourhood`) search near the start instead. HiGHS 1.16 runs a sub-MIP's
+#: presolve without checking its time limit: OCT-H on 222 rows of heart (depth 2, 30 s) left HiGHS in RINS's
+#: presolve (``HPresolve::strengthenInequalities``) for over 6 minutes after the fit returned, its process kept
+#: alive at exit; with OLCT they took 14-35 s of a 60 s fit's root (``bench/mip_strength.py``).
+SUB_MIP_HEURISTICS_OFF = types.MappingProxyType({"highs": types.MappingProxyType({
+    "mip_heuristic_run_rens": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_root_reduced_cost": False})})
 
 
 @dataclass(frozen=True)

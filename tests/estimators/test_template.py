@@ -2,6 +2,7 @@
 
 import time
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from optitrees import (GeneralizedRiskScoreClassifier, MARGOTClassifier, OCTClas
 from optitrees import FitOutcome
 from optitrees.exceptions import FallbackWarning, TimeLimitWarning
 from optitrees.solvers.highs import UNTIMED_STEPS_OFF
+from optitrees.solvers.plan import SUB_MIP_HEURISTICS_OFF
 from _support import fit_quiet, within_limit
 
 
@@ -125,8 +127,11 @@ def test_risk_score_greedy_steps_receive_solver_options(monkeypatch, cancer):
 def test_margot_outer_approximation_is_deterministic_under_a_node_limit(cancer):
     X, y = cancer
     X, y = X[:40, :4], y[:40]
-    make = lambda: MARGOTClassifier(max_depth=2, time_limit=120, warm_start="tao",
-                                   solver_options={"mip_max_nodes": 5})
+    def make():                     # the full MIP alone (no neighbourhood rounds): its outer-approximation loop
+        est = MARGOTClassifier(max_depth=2, time_limit=120, warm_start="tao", solver_options={"mip_max_nodes": 5})
+        est._shares = replace(est._shares, neighbourhood=0.0)
+        return est
+
     a, b = fit_quiet(make(), X, y), fit_quiet(make(), X, y)
     assert np.array_equal(a.tree_.weights, b.tree_.weights) and a.objective_ == b.objective_
     ra = a.solver_result_
@@ -182,10 +187,12 @@ def test_user_constraint_hook_and_a_start_that_violates_it(cancer):
 
 
 def test_family_solver_defaults_sit_under_the_users_options():
-    assert OCTHClassifier()._solve_options()["solver_options"] == {"presolve": "off"}
+    sub_mips_off = {"mip_heuristic_run_rens": False, "mip_heuristic_run_rins": False,
+                    "mip_heuristic_run_root_reduced_cost": False}
+    assert OCTHClassifier()._solve_options()["solver_options"] == {"presolve": "off", **sub_mips_off}
     assert OLCTClassifier(solver_options={"presolve": "on", "mip_max_nodes": 3})._solve_options()["solver_options"] \
-        == {"presolve": "on", "mip_max_nodes": 3, "mip_heuristic_run_rens": False, "mip_heuristic_run_rins": False}
-    assert MARGOTClassifier()._solve_options()["solver_options"] == {"presolve": "off"}
+        == {"presolve": "on", "mip_max_nodes": 3, **sub_mips_off}
+    assert MARGOTClassifier()._solve_options()["solver_options"] == {"presolve": "off", **sub_mips_off}
     assert OLCTClassifier(solver_options={"mip_heuristic_run_rins": True})._solve_options()["solver_options"][
         "mip_heuristic_run_rins"] is True                                  # the user's options win
     assert MARGOTClassifier(solver="scip")._solve_options()["solver_options"] == {}
@@ -195,10 +202,13 @@ def test_family_solver_defaults_sit_under_the_users_options():
     assert GeneralizedRiskScoreClassifier()._solve_options()["solver_options"] == {}
 
 
+_SUB_MIPS_OFF = dict(SUB_MIP_HEURISTICS_OFF["highs"])
+
+
 @pytest.mark.parametrize("limit, given, expected", [
-    (0, None, dict(UNTIMED_STEPS_OFF)),                                       # big: HiGHS's untimed steps off
-    (0, {"mip_detect_symmetry": True}, {**UNTIMED_STEPS_OFF, "mip_detect_symmetry": True}),   # the user wins
-    (10**9, None, {"presolve": "off"}),                                       # small: the family's defaults
+    (0, None, {**UNTIMED_STEPS_OFF, **_SUB_MIPS_OFF}),                        # big: HiGHS's untimed steps off
+    (0, {"mip_detect_symmetry": True}, {**UNTIMED_STEPS_OFF, **_SUB_MIPS_OFF, "mip_detect_symmetry": True}),
+    (10**9, None, {"presolve": "off", **_SUB_MIPS_OFF}),                      # small: the family's defaults
 ])
 def test_a_big_model_goes_to_highs_without_its_untimed_steps(cancer, monkeypatch, limit, given, expected):
     from optitrees.estimators.mip_fit import pipeline
@@ -215,7 +225,7 @@ def test_a_big_model_goes_to_highs_without_its_untimed_steps(cancer, monkeypatch
     monkeypatch.setattr(highs, "BIG_MODEL_NONZEROS", limit)
     X, y = cancer
     fit_quiet(OCTHClassifier(max_depth=1, time_limit=10, solver_options=given), X[:80, :4], y[:80])
-    assert seen == [expected]
+    assert seen and all(options == expected for options in seen)       # the neighbourhood rounds' and the full MIP's
 
 
 def test_a_build_the_budget_cannot_finish_is_left_and_the_start_returned(cancer, monkeypatch):

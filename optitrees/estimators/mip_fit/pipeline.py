@@ -17,15 +17,18 @@ risk score cards, the oblique regression tree):
    build the budget cannot finish is left, :func:`~optitrees.budget.call_until`); with a hook, before the
    starts, so that a hook that fails does so first, and each start is completed for the variable groups the
    hook added (:meth:`~MIPFit.start_vector`);
-6. :meth:`~MIPFit.solve`: the backend, warm-started, until the budget less a reserve; the solver's model decoded
-   and checked against its solution, and the best of its earlier incumbents by the exact objective
-   (:mod:`.incumbents`);
+6. :meth:`~MIPFit.neighbourhoods`, for a tree family: MIP rounds near the best start, each with the rows
+   nearest to its splits set free and the others routed as it routes them, each tree refined and kept when its
+   exact objective is lower (:mod:`.neighbourhood`; ``Shares.neighbourhood`` of the solve's time);
+   :meth:`~MIPFit.solve`: the full MIP, warm-started by their best tree, until the budget less a reserve; the
+   solver's model decoded and checked against its solution, and the best of its earlier incumbents by the exact
+   objective (:mod:`.incumbents`);
 7. :meth:`~MIPFit.refine`: the family's local improvement (TAO, an exact intercept) of the solver's model on
    all rows and the exact objective;
 8. :meth:`~MIPFit.bound`: the best valid lower bound on the exact objective, from an exact search, the solver
    (when it saw every row) and the family's own bound (:mod:`.bounds`), with its source;
-9. the report (the end of :meth:`~MIPFit.run`): every candidate (start, solver, refined) scored by the exact
-   training objective, the best returned; its status, bound and notes
+9. the report (the end of :meth:`~MIPFit.run`): every candidate (start, neighbourhood, solver, refined) scored by
+   the exact training objective, the best returned; its status, bound and notes
    (:class:`~optitrees.estimators._report.FitReport`).
 
 An estimator supplies :class:`~.settings.FitSettings` (its family, solver and options, shares, starts) and
@@ -34,8 +37,7 @@ An estimator supplies :class:`~.settings.FitSettings` (its family, solver and op
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import time
 import numpy as np
 
 from ... import solvers as _solvers
@@ -45,32 +47,20 @@ from ...mip import BuildInterrupted, build_deadline
 from ...solvers import SolverResult
 from ...solvers.plan import SolvePlan
 from ...solvers.registry import get_backend
-from ...solvers.results import SolutionStatus, SolveStatus, TerminationCondition
+from ...solvers.results import SolveStatus, TerminationCondition
+from ...trees import Tree
 from .._report import ExactSearch, FitLog, FitOutcome, FitReport
 from .bounds import LowerBound, best_bound
+from .certified import certified
 from .incumbents import best_earlier_incumbent, polisher
+from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
 from .notes import agreement_notes, formulation_summary, status_notes
+from .outcome import MIPFitOutcome
 from .reduce import ReducedRows, reduce_to_reach
 from .hook import build_with_hook, completed_start
 from .settings import FitHooks, FitSettings
 
 __all__ = ["MIPFit", "MIPFitOutcome"]
-
-
-@dataclass
-class MIPFitOutcome:
-    """What the fit returns to its estimator: the returned model (the family's, finalized) and everything the
-    estimator's fitted attributes are read from."""
-
-    problem: object
-    model: object
-    objective: float
-    start_objectives: dict
-    start_name: str
-    method: str
-    solver_result: SolverResult
-    formulation_summary: str
-    report: FitReport
 
 
 class MIPFit:
@@ -141,6 +131,10 @@ class MIPFit:
             return ReducedRows.whole(problem)
         backend = self.backend
         seconds = self.solve_seconds(self._start_share_if_any())
+        if self._rounds_planned():
+            # sized for one neighbourhood round, the MIP's search at these sizes: on the rows that put the full
+            # MIP's root LP at half the solve's time, HiGHS explored no node (phishing and adult, 4,000 rows)
+            seconds *= self.settings.shares.neighbourhood * ROUND_SHARE
         reduced, fewest = reduce_to_reach(problem, self.family.size,
                                           lambda s: backend.plan(s.n_rows, s.n_cols, None, seconds),
                                           seed=self.settings.seed)
@@ -214,7 +208,7 @@ class MIPFit:
         steps, and one step of TAO on every row of a reduced MIP's data can outlast what is left (OCT-H on 24,420
         rows of adult: 2.6 s of a 5 s fit)."""
         by = self.budget.before_end(0.01)
-        done, refined = call_until(by, self.hooks.refine, problem, model, self.budget)
+        done, refined = call_until(by, self.hooks.refine, problem, model, self.budget.before_end(0.02))
         self.budget.lap("refine")
         if not done:
             self.log.note("the refinement did not end within the time limit; the solver's model is kept as it is")
@@ -253,7 +247,7 @@ class MIPFit:
         problem = self.presolve(prepared)
         exact = self.exact(problem)
         if exact is not None and exact.proven:
-            return self._certified(problem, training, exact)
+            return certified(self, problem, training, exact)
         if budget.seconds is not None and self.solve_seconds(self._start_share_if_any()) <= 0:
             rows = ReducedRows.out_of_reach(problem, "the MIP was not solved: no time is left for it after the "
                                             "starts", None)
@@ -289,8 +283,8 @@ class MIPFit:
                       for k, m in candidates.items()}
         best = min(objectives.values())
         # on ties: the solver's own model before the start, unless the solver just returned the start
-        order = ("start", "solver", "refined") if result.solution_source == "warm_start" else \
-            ("solver", "start", "refined")
+        order = ("start", "neighbourhood", "solver", "refined") if result.solution_source == "warm_start" else \
+            ("solver", "neighbourhood", "start", "refined")
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
         if returned != "start":
             self.notes += agreement
@@ -302,7 +296,8 @@ class MIPFit:
             self.log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "
                           f"underestimates the exact one (the returned model's is {value:.6g}): the "
                           "returned model is not proven optimal")
-        method = {"start": start_name, "solver": "mip", "refined": f"mip+{settings.refine_name}"}[returned]
+        method = {"start": start_name, "solver": "mip", "refined": f"mip+{settings.refine_name}",
+                  "neighbourhood": "mip neighbourhood"}[returned]
         summary = formulation_summary(f, rows.size, unsolved)
         budget.lap("report")
         report = FitReport(
@@ -337,6 +332,12 @@ class MIPFit:
                                   else "; the solver starts without it")))
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": final} if feasible or settings.constraints is None else {}
+        if feasible and self._searches_neighbourhoods(f, start):
+            found = self.neighbourhoods(problem, f, start, final, checks)
+            if found is not None:
+                start, candidates["neighbourhood"] = found
+                x0 = self.start_vector(f, start, "neighbourhood search's")
+                feasible = x0 is not None and f.violation(x0) <= 1e-6
         result = self.solve(f, x0 if settings.hand_start and feasible else None)
         checks.update(result.checks)
         decoded = self.decode(problem, f, result, checks, rows.whole_rows)
@@ -349,6 +350,43 @@ class MIPFit:
                 candidates["refined"] = refined
         return candidates, result, agreement
 
+    def _rounds_planned(self) -> bool:
+        """Whether the fit's settings let the solve begin with neighbourhood rounds: a time limit and a share for
+        them, a start handed to the solver and no user constraints."""
+        settings = self.settings
+        return (settings.shares.neighbourhood > 0 and self.budget.seconds is not None and settings.hand_start
+                and settings.constraints is None)
+
+    def _searches_neighbourhoods(self, f, start) -> bool:
+        """Whether the solve begins with neighbourhood rounds (:mod:`.neighbourhood`): :meth:`_rounds_planned`,
+        for a tree family's MIP (a routing group ``z``)."""
+        return self._rounds_planned() and "z" in f.variables and isinstance(start, Tree)
+
+    def neighbourhoods(self, problem, f, start, final, checks):
+        """``(model, final)`` of the best tree the neighbourhood rounds found from ``start`` within their share of
+        the solve's time (:class:`.neighbourhood.NeighbourhoodSearch`), or ``None`` when none beat it; the rounds
+        go to ``checks["neighbourhood_rounds"]``."""
+        solve_by = self.budget.solve_deadline(self.settings.shares.reserve)
+        by = time.perf_counter() + self.settings.shares.neighbourhood * remaining(solve_by)
+        search = NeighbourhoodSearch.of_family(f, problem, self.family, self.hooks.refine, self._round_solve,
+                                               lambda m: self.start_vector(f, m, "neighbourhood round's"))
+        objective = self.family.objective(problem, final)
+        model, best, value = search.run(start, final, objective, by)
+        checks["neighbourhood_rounds"] = [r.as_dict() for r in search.rounds]
+        self.budget.lap("neighbourhood search")
+        if search.rounds:
+            improved = sum(r.improved for r in search.rounds)
+            self.log.note(f"the MIP searched {len(search.rounds)} neighbourhoods of the incumbent (rows routed as it "
+                          f"does but the nearest to its splits) in {search.seconds:.3g} s; {improved} found a better "
+                          "tree")
+        return None if value >= objective else (model, best)
+
+    def _round_solve(self, f, x0, deadline):
+        """The backend on a neighbourhood round's model from ``x0`` until ``deadline``, quietly."""
+        plan = self.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None)
+        return _solvers.solve(f, warm_start=x0, deadline=deadline, polish_deadline=deadline, progress=False,
+                              **self.settings.solve_options(plan, self.backend))
+
     def start_vector(self, f, model, what):
         """The column vector of ``model`` in ``f``, completed for the variable groups a user's hook added
         (:func:`.hook.completed_start`; ``None`` when it cannot be)."""
@@ -358,40 +396,3 @@ class MIPFit:
             self.log.note(f"the {what} was completed for the variables the constraints hook added "
                           f"({', '.join(f.user_groups)})")
         return x
-
-    def _certified(self, problem, training, exact: ExactSearch) -> MIPFitOutcome:
-        """Finish a fit whose model an exact search proved optimal: no MIP is built."""
-        family, budget = self.family, self.budget
-        model, seconds, engine = exact.model, exact.seconds, exact.engine
-        final = family.finalize(problem, model)
-        greedy = family.finalize(problem, self.hooks.starts(problem, None, ("greedy",))["greedy"])
-        objective = family.objective(problem, final)
-        greedy_objective = family.objective(problem, greedy)
-        budget.lap("starts")
-        result = SolverResult(
-            solver=engine, solver_version=_version(engine), termination=TerminationCondition.OPTIMAL,
-            solution_status=SolutionStatus.OPTIMAL, objective=objective, bound=objective, gap=0.0,
-            timings={"solve": seconds}, solution_source="solver", message=f"optimal, certified by {engine}",
-            trace=[(seconds, objective, objective)])
-        budget.lap("report")
-        report = FitReport(
-            estimator=self.settings.estimator, outcome=FitOutcome.PROVEN_OPTIMAL, method=engine, returned="solver",
-            objective=objective, seconds=budget.elapsed, time_limit=budget.seconds, rows=training.n_input_rows,
-            distinct_rows=len(training.y), weighted=training.weighted, starts={"greedy": greedy_objective},
-            objectives={"start": greedy_objective, "solver": objective, "returned": objective}, solved_by=engine,
-            certified_by=engine, bound=objective, bound_source=engine, stages=dict(budget.stages),
-            checks=self.hooks.report_checks(problem), notes=tuple(self.log.notes + [f"optimal, certified by {engine}"]))
-        return MIPFitOutcome(problem=problem, model=final, objective=objective,
-                             start_objectives={"greedy": greedy_objective}, start_name="greedy", method=engine,
-                             solver_result=result,
-                             formulation_summary=f"no MIP built: {engine} found the optimum and proved it",
-                             report=report)
-
-
-def _version(engine):
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version({"contree": "pycontree"}.get(engine, engine))
-    except PackageNotFoundError:
-        return ""

@@ -113,7 +113,8 @@ class FitHooks:
         ``starts(problem, deadline, methods) -> {name: model}``: the greedy start and those of ``methods``, each
         computed before ``deadline``.
     refine : callable
-        ``refine(problem, model, budget) -> model or None``: an improved model from the solver's.
+        ``refine(problem, model, deadline) -> model or None``: an improved model from the solver's, found before
+        ``deadline`` (a ``time.perf_counter()`` value, ``None``: no limit).
     exact_search : callable
         ``exact_search(problem, budget, log) -> ExactSearch or None``.
     presolve : callable

@@ -86,7 +86,8 @@ def test_a_full_mip_out_of_reach_is_solved_on_weighted_representative_rows(cance
                     X[:300, :6], y[:300])
     report = est.fit_report_
     assert report.mip_rows == 210 and report.distinct_rows == 300        # 70% of the rows, per class
-    assert len(solves) == 1 and solves[0] < 0.8 * full.n_rows
+    # the neighbourhood rounds and the full MIP, all on the reduced model
+    assert solves and len(set(solves)) == 1 and solves[0] < 0.8 * full.n_rows
     assert "the MIP was solved on 210 of 300 rows (weighted representatives)" in " ".join(report.notes)
     assert report.solved_by == "highs" and report.bound_source != "highs"    # the reduced MIP's bound is not used
     assert est.objective_ <= min(est.start_objectives_.values()) + 1e-9
@@ -105,11 +106,14 @@ def test_the_full_mip_is_solved_in_reach_with_user_constraints_or_without_a_time
     solves, starts_by = _watch_the_solver_and_starts(monkeypatch, OLCTClassifier)
     if case != "in reach":                                           # estimated out of reach, solved all the same
         monkeypatch.setattr(highs, "root_lp_seconds", lambda n_rows, n_cols: 1e6)
-    est = OLCTClassifier(max_depth=1, time_limit=None if case == "no time limit" else 20,
+    est = OLCTClassifier(max_depth=1, time_limit=None if case == "no time limit" else 20, max_features=None,
                          constraints=(lambda f: None) if case == "user constraints" else None)
     t0 = time.perf_counter()
     fit_quiet(est, X[:150, :5], y[:150])
-    assert len(solves) == 1 and est.fit_report_.solved_by == "highs" and est.fit_report_.mip_rows == 150
+    # with a time limit and no user constraints, neighbourhood rounds come first: every solve is of the full model
+    assert solves and len(set(solves)) == 1 and est.fit_report_.solved_by == "highs" \
+        and est.fit_report_.mip_rows == 150
+    assert (len(solves) > 1) == (case == "in reach")
     if case == "in reach":                                           # the starts keep their share (TMO's: 40%)
         assert est._shares.of_starts(est._start_methods) == 0.4 and starts_by[0] - t0 <= 0.4 * 20 + 0.5
 

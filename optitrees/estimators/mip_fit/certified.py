@@ -1,0 +1,48 @@
+"""The end of a MIP fit whose model a dedicated exact search (ConTree for OCT) proved optimal: no MIP is built."""
+
+from __future__ import annotations
+
+from ...solvers import SolverResult
+from ...solvers.results import SolutionStatus, TerminationCondition
+from .._report import ExactSearch, FitOutcome, FitReport
+from .outcome import MIPFitOutcome
+
+__all__ = ["certified"]
+
+
+def certified(fit, problem, training, exact: ExactSearch) -> MIPFitOutcome:
+    """Finish a fit whose model an exact search proved optimal: no MIP is built."""
+    family, budget = fit.family, fit.budget
+    model, seconds, engine = exact.model, exact.seconds, exact.engine
+    final = family.finalize(problem, model)
+    greedy = family.finalize(problem, fit.hooks.starts(problem, None, ("greedy",))["greedy"])
+    objective = family.objective(problem, final)
+    greedy_objective = family.objective(problem, greedy)
+    budget.lap("starts")
+    result = SolverResult(
+        solver=engine, solver_version=_version(engine), termination=TerminationCondition.OPTIMAL,
+        solution_status=SolutionStatus.OPTIMAL, objective=objective, bound=objective, gap=0.0,
+        timings={"solve": seconds}, solution_source="solver", message=f"optimal, certified by {engine}",
+        trace=[(seconds, objective, objective)])
+    budget.lap("report")
+    report = FitReport(
+        estimator=fit.settings.estimator, outcome=FitOutcome.PROVEN_OPTIMAL, method=engine, returned="solver",
+        objective=objective, seconds=budget.elapsed, time_limit=budget.seconds, rows=training.n_input_rows,
+        distinct_rows=len(training.y), weighted=training.weighted, starts={"greedy": greedy_objective},
+        objectives={"start": greedy_objective, "solver": objective, "returned": objective}, solved_by=engine,
+        certified_by=engine, bound=objective, bound_source=engine, stages=dict(budget.stages),
+        checks=fit.hooks.report_checks(problem), notes=tuple(fit.log.notes + [f"optimal, certified by {engine}"]))
+    return MIPFitOutcome(problem=problem, model=final, objective=objective,
+                         start_objectives={"greedy": greedy_objective}, start_name="greedy", method=engine,
+                         solver_result=result,
+                         formulation_summary=f"no MIP built: {engine} found the optimum and proved it",
+                         report=report)
+
+
+def _version(engine):
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version({"contree": "pycontree"}.get(engine, engine))
+    except PackageNotFoundError:
+        return ""

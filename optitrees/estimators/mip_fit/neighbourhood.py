@@ -1,0 +1,195 @@
+"""The MIP's search near the incumbent tree: rounds over fixed routings with a few rows set free.
+
+The full MIP of a tree family routes every row with binaries ``z[i, leaf]`` behind big-M rows, and its LP relaxation
+routes each row halfway to every leaf, so the lower layers cost nothing there (OLCT at depth 2 explores few nodes
+in a minute and its bound stays at the root layer's loss). A local search such as TAO cannot leave its local optimum
+either: it moves one node at a time with every other node fixed. A *neighbourhood round* asks the MIP for the best
+tree that routes every row as the incumbent does except ``k`` rows set free: the ``k`` rows nearest to a split on
+their path (:func:`split_distances`), the ones a small move of a split can reroute. With the other rows' ``z`` fixed
+(lower = upper), their big-M rows either hold as plain linear rows of the splits or are slack, and their losses are
+the tangent rows without big-M: the round's LP is tight where the full MIP's is not, and HiGHS searches and often
+closes it in seconds. Every split and leaf model moves at once, jointly with the free rows' routing, which no
+node-by-node step does.
+
+A round is warm-started from the incumbent (feasible: its own routing is the fixed one), so it never returns a
+worse MIP objective; its tree is refined on every row by the family's refinement (TAO) and kept only when its exact
+objective on every row is lower (:class:`NeighbourhoodSearch`). A round that closes its neighbourhood without a
+better tree doubles ``k``; one that ends at its time limit halves it.
+
+This is the classic hard-fixing (variable-fixing) large-neighbourhood search of MIP heuristics; the neighbourhood
+here is chosen by the rows' distances to the splits.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...budget import call_until, expired, remaining
+from ...solvers.results import SolveStatus
+from ...trees import Tree
+
+__all__ = ["split_distances", "nearest_rows", "fixed_routing", "NeighbourhoodRound", "NeighbourhoodSearch",
+           "FIRST_FREE_ROWS", "MIN_ROUND_SECONDS", "ROUND_SHARE"]
+
+#: Rows set free in the first round (or all rows, when fewer).
+FIRST_FREE_ROWS = 8
+#: The shortest round worth starting (a solve set up in less would not get past HiGHS's root).
+MIN_ROUND_SECONDS = 1.0
+#: The most of the rounds' time one round may take.
+ROUND_SHARE = 0.4
+
+
+def split_distances(tree: Tree, X) -> np.ndarray:
+    """Each row's Euclidean distance to the nearest split on its path, ``min_t |w_t x - c_t| / ||w_t||_2`` over the
+    splits ``t`` it passes (``inf`` for a tree without splits or a split without weights).
+
+    >>> from optitrees.trees import LEAF
+    >>> stump = Tree([1, LEAF, LEAF], [2, LEAF, LEAF], np.array([[3.0, 4.0], [0, 0], [0, 0]]), [5.0, 0, 0])
+    >>> split_distances(stump, np.array([[1.0, 0.5], [0.0, 0.0], [3.0, 4.0]])).tolist()   # |3x + 4y - 5| / 5
+    [0.0, 1.0, 4.0]
+    """
+    X = np.asarray(X, dtype=float)
+    path = tree.decision_path(X)
+    norms = np.linalg.norm(tree.weights, axis=1)
+    out = np.full(X.shape[0], np.inf)
+    for level in range(path.shape[1]):
+        rows = np.flatnonzero(path[:, level] >= 0)
+        nodes = path[rows, level]
+        inner = ~tree.is_leaf[nodes] & (norms[nodes] > 0)
+        rows, nodes = rows[inner], nodes[inner]
+        if rows.size:
+            gap = np.abs(tree.node_values(X, nodes, rows) - tree.threshold[nodes]) / norms[nodes]
+            out[rows] = np.minimum(out[rows], gap)
+    return out
+
+
+def nearest_rows(distances, k: int) -> np.ndarray:
+    """Mask of the ``k`` rows of least distance (the first ones on ties; every row when ``k`` is at least their
+    number).
+
+    >>> nearest_rows(np.array([0.3, 0.1, 0.2, 0.1]), 2).tolist()
+    [False, True, False, True]
+    """
+    distances = np.asarray(distances, dtype=float)
+    free = np.zeros(len(distances), bool)
+    free[np.argsort(distances, kind="stable")[:max(0, int(k))]] = True
+    return free
+
+
+@contextmanager
+def fixed_routing(f, x, free):
+    """Within the block, ``f``'s routing binaries ``z`` of every row not ``free`` are fixed at their values in ``x``;
+    the bounds are restored after."""
+    z = f.variables["z"]
+    lower, upper = z.lower.copy(), z.upper.copy()
+    values = np.rint(f.values(x)["z"])
+    fixed = np.broadcast_to(~np.asarray(free, bool)[:, None], z.shape)
+    f.fix(z, values, mask=fixed)
+    try:
+        yield
+    finally:
+        z.lower[:], z.upper[:] = lower, upper
+        f._cache.clear()
+
+
+@dataclass(frozen=True)
+class NeighbourhoodRound:
+    """One round: rows set free, seconds, the solver's status, the MIP objective it reached from the incumbent's,
+    and the exact objective of its best tree on every row (``None``: no tree)."""
+
+    free_rows: int
+    seconds: float
+    status: str
+    start_mip_objective: float | None
+    mip_objective: float | None
+    exact_objective: float | None
+    improved: bool
+
+    def as_dict(self) -> dict:
+        return {"free_rows": self.free_rows, "seconds": round(self.seconds, 3), "status": self.status,
+                "start_mip_objective": self.start_mip_objective, "mip_objective": self.mip_objective,
+                "exact_objective": self.exact_objective, "improved": self.improved}
+
+
+@dataclass
+class NeighbourhoodSearch:
+    """Rounds from an incumbent until ``deadline`` (module docstring).
+
+    Parameters
+    ----------
+    f : Formulation
+        The family's MIP on the rows it sees (all of them, or weighted representatives), with a routing group ``z``.
+    solve : callable
+        ``solve(f, x0, deadline) -> SolverResult``: the backend from ``x0`` until ``deadline``.
+    vector : callable
+        ``vector(model) -> x or None``: the column vector of a model (the problem's units) in ``f``.
+    decode : callable
+        ``decode(x) -> model``: the model of a solution (the problem's units).
+    score : callable
+        ``score(model, deadline) -> (model, final, exact objective)``: the model refined on every row until
+        ``deadline`` and scored there, the better of refined and unrefined.
+    """
+
+    f: object
+    solve: object
+    vector: object
+    decode: object
+    score: object
+    rounds: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @classmethod
+    def of_family(cls, f, problem, family, refine, solve, vector) -> "NeighbourhoodSearch":
+        """The search of a model family (``family.decode``), each round's tree refined by ``refine(problem, model,
+        deadline)`` (the fit's refinement, on every row of ``problem``) and scored by the family's exact objective
+        there, the better of refined and unrefined."""
+
+        def score(model, deadline):
+            scored = [(model, family.finalize(problem, model))]
+            done, refined = call_until(deadline, refine, problem, model, deadline)
+            if done and refined is not None:
+                scored.append((refined, family.finalize(problem, refined)))
+            return min(((m, fin, family.objective(problem, fin)) for m, fin in scored), key=lambda c: c[2])
+
+        return cls(f, solve, vector, lambda x: family.decode(f, x)[0], score)
+
+    def run(self, model, final, objective: float, deadline: float | None, first_free: int = FIRST_FREE_ROWS):
+        """``(model, final, objective)``: the best tree found from ``model`` (the problem's units; ``final`` as
+        returned, ``objective`` its exact objective on every row), the incumbent itself when no round beats it."""
+        X = self.f.problem.data.X
+        n = X.shape[0]
+        k = min(n, max(1, int(first_free)))
+        began = time.perf_counter()
+        total = remaining(deadline)
+        while not expired(deadline) and (total is None or remaining(deadline) >= MIN_ROUND_SECONDS):
+            x0 = self.vector(model)
+            if x0 is None or self.f.violation(x0) > 1e-6:
+                break
+            free = nearest_rows(split_distances(model, X), k)
+            round_by = None if deadline is None else \
+                min(deadline, time.perf_counter() + max(MIN_ROUND_SECONDS, ROUND_SHARE * total))
+            t0 = time.perf_counter()
+            with fixed_routing(self.f, x0, free):
+                result = self.solve(self.f, x0, round_by)
+            start_value = float(self.f.objective_value(x0))
+            found = None if result.x is None or not np.all(np.isfinite(result.x)) else self.decode(result.x)
+            scored = None if found is None else self.score(found, deadline)
+            better = scored is not None and scored[2] < objective - 1e-9 * max(1.0, abs(objective))
+            self.rounds.append(NeighbourhoodRound(
+                int(free.sum()), time.perf_counter() - t0, result.status.value, start_value, result.objective,
+                None if scored is None else float(scored[2]), bool(better)))
+            closed = result.status is SolveStatus.OPTIMAL
+            if better:
+                model, final, objective = scored
+            elif closed and k < n:
+                k = min(n, 2 * k)
+            elif closed:
+                break                                  # every row free and nothing better: the MIP's own optimum
+            else:
+                k = max(1, k // 2)
+        self.seconds = time.perf_counter() - began
+        return model, final, objective

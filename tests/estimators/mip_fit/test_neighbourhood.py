@@ -1,0 +1,168 @@
+"""The MIP's neighbourhood rounds: the rows set free are those nearest to a split, the others keep the incumbent's
+routing (and get their bounds back), a round with no row free is the incumbent's routing re-solved, a round with
+every row free is the full MIP, and a search never returns a worse tree than its incumbent."""
+
+import itertools
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from optitrees import MARGOTClassifier, OLCTClassifier
+from optitrees.algorithms.loss_optimal.greedy import greedy_tree
+from optitrees.algorithms.node_fit import node_fitter
+from optitrees.estimators.mip_fit.neighbourhood import (NeighbourhoodSearch, fixed_routing, nearest_rows,
+                                                        split_distances)
+from optitrees.formulations import LOSS_OPTIMAL, olct
+from optitrees.formulations.loss_optimal_solution import start, tree_objective
+from optitrees.solvers import SolveOptions, solve
+from optitrees.solvers.polish import polish
+from optitrees.trees import LEAF, Tree
+
+
+@pytest.fixture(scope="module")
+def small():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(14, 2))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.3, 1.0, -1.0)
+    y[:2] = -y[:2]
+    f = olct(X, y, depth=2, tangents="V0")
+    tree = greedy_tree(f.problem, node_fitter(f.problem.spec, 0))
+    return f, tree
+
+
+def test_split_distances_are_the_nearest_split_on_each_path_by_brute_force():
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(7, 3))
+    W[3:] = 0.0
+    W[2, 1] = 0.0
+    tree = Tree([1, 3, 5, LEAF, LEAF, LEAF, LEAF], [2, 4, 6, LEAF, LEAF, LEAF, LEAF], W, rng.normal(size=7))
+    X = rng.normal(size=(50, 3))
+    expected = []
+    for x in X:
+        node, best = 0, np.inf
+        while not tree.is_leaf[node]:
+            v = W[node] @ x
+            best = min(best, abs(v - tree.threshold[node]) / np.linalg.norm(W[node]))
+            node = tree.children_left[node] if v <= tree.threshold[node] else tree.children_right[node]
+        expected.append(best)
+    np.testing.assert_allclose(split_distances(tree, X), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_a_tree_without_splits_has_every_row_infinitely_far():
+    leaf = Tree([LEAF], [LEAF], np.zeros((1, 2)), [0.0])
+    assert np.isinf(split_distances(leaf, np.ones((3, 2)))).all()
+
+
+def test_nearest_rows_keeps_k_rows_and_all_of_them_when_k_is_large():
+    d = np.array([0.5, 0.1, 0.4, 0.2])
+    assert nearest_rows(d, 2).tolist() == [False, True, False, True]
+    assert nearest_rows(d, 9).all() and not nearest_rows(d, 0).any()
+
+
+def test_fixed_routing_fixes_the_other_rows_and_restores_the_bounds(small):
+    f, tree = small
+    x = start(f, tree)
+    z = f.variables["z"]
+    lower, upper = z.lower.copy(), z.upper.copy()
+    free = np.zeros(f.problem.data.X.shape[0], bool)
+    free[[0, 5]] = True
+    values = f.values(x)["z"]
+    with fixed_routing(f, x, free):
+        lo, up = z.lower.reshape(z.shape), z.upper.reshape(z.shape)
+        np.testing.assert_array_equal(lo[~free], values[~free])
+        np.testing.assert_array_equal(up[~free], values[~free])
+        assert (lo[free] == 0).all() and (up[free] == 1).all()
+        assert f.violation(x) < 1e-9
+    np.testing.assert_array_equal(z.lower, lower)
+    np.testing.assert_array_equal(z.upper, upper)
+    np.testing.assert_array_equal(f.col_upper[z.columns.ravel()], upper)
+
+
+def test_no_row_free_is_the_incumbents_routing_resolved(small):
+    f, tree = small
+    x = start(f, tree)
+    _, polished, _ = polish(f, x, SolveOptions(threads=1))
+    with fixed_routing(f, x, np.zeros(f.problem.data.X.shape[0], bool)):
+        result = solve(f, mip_gap=0.0, threads=1, progress=False)
+    assert result.status.value == "optimal"
+    assert result.objective == pytest.approx(polished, rel=1e-6, abs=1e-6)
+
+
+def test_every_row_free_is_the_full_mip(small):
+    f, tree = small
+    x = start(f, tree)
+    full = solve(f, mip_gap=0.0, threads=1, progress=False, warm_start=x)
+    with fixed_routing(f, x, np.ones(f.problem.data.X.shape[0], bool)):
+        round_ = solve(f, mip_gap=0.0, threads=1, progress=False, warm_start=x)
+    assert full.status.value == round_.status.value == "optimal"
+    assert round_.objective == pytest.approx(full.objective, rel=1e-6, abs=1e-6)
+
+
+def test_a_free_row_may_change_leaf_and_a_fixed_row_may_not(small):
+    """Brute force on the free rows: the round's optimum is the least, over the routings of the free rows to the
+    four leaves, of the LP with every row's routing fixed."""
+    f, tree = small
+    x = start(f, tree)
+    d = split_distances(tree, f.problem.data.X)
+    free = nearest_rows(d, 2)
+    with fixed_routing(f, x, free):
+        result = solve(f, mip_gap=0.0, threads=1, progress=False, warm_start=x)
+    z = f.variables["z"]
+    values = f.values(x)["z"]
+    best = np.inf
+    rows = np.flatnonzero(free)
+    for leaves in itertools.product(range(z.shape[1]), repeat=len(rows)):
+        routing = values.copy()
+        for row, leaf in zip(rows, leaves):
+            routing[row] = 0.0
+            routing[row, leaf] = 1.0
+        with fixed_routing(f, f.vector({**f.values(x), "z": routing}), np.zeros(len(routing), bool)):
+            lp = solve(f, mip_gap=0.0, threads=1, progress=False)
+        if lp.objective is not None:
+            best = min(best, lp.objective)
+    assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-6)
+    routed = np.rint(f.values(result.x)["z"])
+    np.testing.assert_array_equal(routed[~free], values[~free])
+
+
+def test_the_search_never_returns_a_worse_tree_and_records_its_rounds(small):
+    f, tree = small
+    problem = f.problem
+
+    def solve_round(formulation, x0, deadline):
+        return solve(formulation, warm_start=x0, deadline=deadline, threads=1, progress=False)
+
+    def score(model, deadline):
+        return model, model, tree_objective(problem, model)
+
+    search = NeighbourhoodSearch(f, solve_round, lambda m: start(f, m), lambda x: LOSS_OPTIMAL.decode(f, x)[0], score)
+    import time
+    value = tree_objective(problem, tree)
+    model, final, objective = search.run(tree, tree, value, time.perf_counter() + 20.0, first_free=2)
+    assert objective <= value and objective == pytest.approx(tree_objective(problem, model))
+    assert search.rounds and search.rounds[0].free_rows == 2
+    for r in search.rounds:
+        assert r.mip_objective is None or r.mip_objective <= r.start_mip_objective + 1e-6
+    assert search.rounds[-1].free_rows <= problem.data.X.shape[0]
+
+
+@pytest.mark.parametrize("cls", [OLCTClassifier, MARGOTClassifier])
+def test_a_fit_returns_the_best_of_its_rounds_and_never_worse_than_its_start(cls):
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[::6, :5], y[::6]
+    est = cls(max_depth=2, time_limit=8, threads=1, random_state=0, max_features=None)
+    est.fit(X, y)
+    report = est.fit_report_
+    rounds = report.checks["neighbourhood_rounds"]
+    assert rounds and "neighbourhood search" in report.stages
+    assert report.objective <= min(report.starts.values()) + 1e-9
+    if report.method == "mip neighbourhood":
+        best = min(r["exact_objective"] for r in rounds if r["improved"])
+        assert report.objective == pytest.approx(best, rel=1e-9)
+    off = cls(max_depth=2, time_limit=8, threads=1, random_state=0, max_features=None)
+    off._shares = replace(off._shares, neighbourhood=0.0)
+    off.fit(X, y)
+    assert "neighbourhood_rounds" not in off.fit_report_.checks
