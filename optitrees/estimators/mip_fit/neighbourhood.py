@@ -14,7 +14,9 @@ node-by-node step does.
 A round is warm-started from the incumbent (feasible: its own routing is the fixed one), so it never returns a
 worse MIP objective; its tree is refined on every row by the family's refinement (TAO) and kept only when its exact
 objective on every row is lower (:class:`NeighbourhoodSearch`). A round that closes its neighbourhood without a
-better tree doubles ``k``; one that ends at its time limit halves it.
+better tree doubles ``k``; one that ends at its time limit halves it. An incumbent the model cannot express (TAO and
+TMO trees may put a point inside OCT-H's split margin) starts its rounds without a warm start, and ``k`` doubles
+until a round finds a tree: the rows nearest to its splits are the ones whose routing the margin forbids.
 
 This is the classic hard-fixing (variable-fixing) large-neighbourhood search of MIP heuristics; the neighbourhood
 here is chosen by the rows' distances to the splits.
@@ -167,14 +169,15 @@ class NeighbourhoodSearch:
         total = remaining(deadline)
         while not expired(deadline) and (total is None or remaining(deadline) >= MIN_ROUND_SECONDS):
             x0 = self.vector(model)
-            if x0 is None or self.f.violation(x0) > 1e-6:
+            if x0 is None:
                 break
+            feasible = self.f.violation(x0) <= 1e-6
             free = nearest_rows(split_distances(model, X), k)
             round_by = None if deadline is None else \
                 min(deadline, time.perf_counter() + max(MIN_ROUND_SECONDS, ROUND_SHARE * total))
             t0 = time.perf_counter()
             with fixed_routing(self.f, x0, free):
-                result = self.solve(self.f, x0, round_by)
+                result = self.solve(self.f, x0 if feasible else None, round_by)
             start_value = float(self.f.objective_value(x0))
             found = None if result.x is None or not np.all(np.isfinite(result.x)) else self.decode(result.x)
             scored = None if found is None else self.score(found, deadline)
@@ -182,13 +185,14 @@ class NeighbourhoodSearch:
             self.rounds.append(NeighbourhoodRound(
                 int(free.sum()), time.perf_counter() - t0, result.status.value, start_value, result.objective,
                 None if scored is None else float(scored[2]), bool(better)))
-            closed = result.status is SolveStatus.OPTIMAL
             if better:
                 model, final, objective = scored
-            elif closed and k < n:
+            elif found is None or result.status is SolveStatus.OPTIMAL:
+                # closed without a better tree, or no tree at all (the routing of the fixed rows has no splits that
+                # keep the model's margins): more rows free; with every row free, the MIP's own optimum is known
+                if k == n:
+                    break
                 k = min(n, 2 * k)
-            elif closed:
-                break                                  # every row free and nothing better: the MIP's own optimum
             else:
                 k = max(1, k // 2)
         self.seconds = time.perf_counter() - began

@@ -332,7 +332,9 @@ class MIPFit:
                                   else "; the solver starts without it")))
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": final} if feasible or settings.constraints is None else {}
-        if feasible and self._searches_neighbourhoods(f, start):
+        # a start the model cannot express (a point inside a split's margin) gets its first round without a warm
+        # start: the rows nearest to its splits set free, the rest routed as it routes them
+        if x0 is not None and self._searches_neighbourhoods(f, start):
             found = self.neighbourhoods(problem, f, start, final, checks)
             if found is not None:
                 start, candidates["neighbourhood"] = found
