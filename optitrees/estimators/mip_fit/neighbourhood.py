@@ -14,7 +14,8 @@ node-by-node step does.
 A round is warm-started from the incumbent (feasible: its own routing is the fixed one), so it never returns a
 worse MIP objective; its tree is refined on every row by the family's refinement (TAO) and kept only when its exact
 objective on every row is lower (:class:`NeighbourhoodSearch`). A round that closes its neighbourhood without a
-better tree doubles ``k``; one that ends at its time limit halves it. An incumbent the model cannot express (TAO and
+better tree doubles ``k``; one that ends at its time limit halves it; the rounds end when a neighbourhood of every
+row closes, or the solver stops a round on a limit of its own (:func:`next_free`). An incumbent the model cannot express (TAO and
 TMO trees may put a point inside OCT-H's split margin) starts its rounds without a warm start, and ``k`` doubles
 until a round finds a tree: the rows nearest to its splits are the ones whose routing the margin forbids.
 
@@ -34,7 +35,7 @@ from ...budget import call_until, expired, remaining
 from ...solvers.results import SolveStatus
 from ...trees import Tree
 
-__all__ = ["split_distances", "nearest_rows", "fixed_routing", "NeighbourhoodRound", "NeighbourhoodSearch",
+__all__ = ["split_distances", "nearest_rows", "next_free", "fixed_routing", "NeighbourhoodRound", "NeighbourhoodSearch",
            "FIRST_FREE_ROWS", "MIN_ROUND_SECONDS", "ROUND_SHARE"]
 
 #: Rows set free in the first round (or all rows, when fewer).
@@ -82,6 +83,26 @@ def nearest_rows(distances, k: int) -> np.ndarray:
     return free
 
 
+def next_free(k: int, n: int, status: SolveStatus, better: bool) -> int | None:
+    """Rows to set free in the next round after one with ``k`` of ``n`` free ended with ``status``: as many after
+    a better tree; twice as many after a closed neighbourhood (optimal, or no tree exists) or a time limit with no
+    tree found; half as many after a time limit with a tree; ``None`` (no more rounds) when that neighbourhood was
+    every row or a single row, or the solver stopped on a limit of its own (nodes, solutions: every round would).
+
+    >>> next_free(8, 100, SolveStatus.OPTIMAL, False), next_free(8, 100, SolveStatus.TIME_LIMIT_FEASIBLE, False)
+    (16, 4)
+    >>> next_free(100, 100, SolveStatus.OPTIMAL, False) is None, next_free(8, 100, SolveStatus.FEASIBLE, False)
+    (True, None)
+    """
+    if better:
+        return k
+    if status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION):
+        return None if k >= n else min(n, 2 * k)
+    if status is SolveStatus.TIME_LIMIT_FEASIBLE:
+        return None if k <= 1 else k // 2
+    return None
+
+
 @contextmanager
 def fixed_routing(f, x, free):
     """Within the block, ``f``'s routing binaries ``z`` of every row not ``free`` are fixed at their values in ``x``;
@@ -100,8 +121,9 @@ def fixed_routing(f, x, free):
 
 @dataclass(frozen=True)
 class NeighbourhoodRound:
-    """One round: rows set free, seconds, the solver's status, the MIP objective it reached from the incumbent's,
-    and the exact objective of its best tree on every row (``None``: no tree)."""
+    """One round: rows set free, seconds, the solver's status, the MIP objective it reached from the incumbent's
+    (``None``: the incumbent was no solution of the model, or no tree was found), and the exact objective of its best
+    tree on every row (``None``: no tree)."""
 
     free_rows: int
     seconds: float
@@ -161,7 +183,9 @@ class NeighbourhoodSearch:
 
     def run(self, model, final, objective: float, deadline: float | None, first_free: int = FIRST_FREE_ROWS):
         """``(model, final, objective)``: the best tree found from ``model`` (the problem's units; ``final`` as
-        returned, ``objective`` its exact objective on every row), the incumbent itself when no round beats it."""
+        returned, ``objective`` its exact objective on every row), the incumbent itself when no round beats it.
+        Rounds run until ``deadline`` (``None``: each to its end, until one with every row free closes without a
+        better tree)."""
         X = self.f.problem.data.X
         n = X.shape[0]
         k = min(n, max(1, int(first_free)))
@@ -178,22 +202,23 @@ class NeighbourhoodSearch:
             t0 = time.perf_counter()
             with fixed_routing(self.f, x0, free):
                 result = self.solve(self.f, x0 if feasible else None, round_by)
-            start_value = float(self.f.objective_value(x0))
+            start_value = float(self.f.objective_value(x0)) if feasible else None
             found = None if result.x is None or not np.all(np.isfinite(result.x)) else self.decode(result.x)
-            scored = None if found is None else self.score(found, deadline)
+            moved = found is not None and (start_value is None or result.objective is None or
+                                           result.objective < start_value - 1e-9 * max(1.0, abs(start_value)))
+            # the round's tree refined (for one more round's time at most) and scored on every row, unless the round
+            # kept the incumbent's MIP objective (it returned the incumbent)
+            score_by = None if deadline is None else \
+                min(deadline, time.perf_counter() + max(MIN_ROUND_SECONDS, ROUND_SHARE * total))
+            scored = self.score(found, score_by) if moved else None
             better = scored is not None and scored[2] < objective - 1e-9 * max(1.0, abs(objective))
             self.rounds.append(NeighbourhoodRound(
                 int(free.sum()), time.perf_counter() - t0, result.status.value, start_value, result.objective,
                 None if scored is None else float(scored[2]), bool(better)))
+            k = next_free(k, n, result.status, better)
+            if k is None:
+                break
             if better:
                 model, final, objective = scored
-            elif found is None or result.status is SolveStatus.OPTIMAL:
-                # closed without a better tree, or no tree at all (the routing of the fixed rows has no splits that
-                # keep the model's margins): more rows free; with every row free, the MIP's own optimum is known
-                if k == n:
-                    break
-                k = min(n, 2 * k)
-            else:
-                k = max(1, k // 2)
         self.seconds = time.perf_counter() - began
         return model, final, objective

@@ -38,6 +38,7 @@ An estimator supplies :class:`~.settings.FitSettings` (its family, solver and op
 from __future__ import annotations
 
 import time
+
 import numpy as np
 
 from ... import solvers as _solvers

@@ -166,3 +166,42 @@ def test_a_fit_returns_the_best_of_its_rounds_and_never_worse_than_its_start(cls
     off._shares = replace(off._shares, neighbourhood=0.0)
     off.fit(X, y)
     assert "neighbourhood_rounds" not in off.fit_report_.checks
+
+
+def test_a_start_inside_a_split_margin_gets_rounds_without_a_warm_start():
+    """OCT-H keeps a margin ``mu`` between the two sides of a split: a stump whose threshold sits within it of a
+    point cannot be expressed, so its first round has no warm start; the round frees the points nearest to the split
+    and returns a tree the model can express."""
+    import time
+
+    from optitrees.formulations import OCT_FAMILY
+    from optitrees.formulations.oct import octh
+
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(16, 2))
+    X[[0, 1, 2, 3], 0] = [0.0, 1.0, 0.500, 0.503]                 # two points 0.003 apart on the first feature
+    y = (X[:, 0] > 0.5015).astype(int)
+    f = octh(X, y, depth=1)
+    stump = Tree([1, LEAF, LEAF], [2, LEAF, LEAF], np.array([[1.0, 0.0], [0, 0], [0, 0]]),
+                 [0.5015, 0.0, 0.0], label=np.array([0, 0, 1]))
+    x0 = OCT_FAMILY.start(f, stump)
+    assert f.violation(x0) > 1e-6                                  # closer than OCT-H's margin mu = 0.005
+    given = []
+
+    def solve_round(formulation, start_x, deadline):
+        given.append(start_x)
+        return solve(formulation, warm_start=start_x, deadline=deadline, threads=1, progress=False)
+
+    def score(model, deadline):
+        return model, model, OCT_FAMILY.objective(f.problem, model)
+
+    search = NeighbourhoodSearch(f, solve_round, lambda m: OCT_FAMILY.start(f, m),
+                                 lambda x: OCT_FAMILY.decode(f, x)[0], score)
+    value = OCT_FAMILY.objective(f.problem, stump)
+    model, _, objective = search.run(stump, stump, value, time.perf_counter() + 20.0, first_free=2)
+    assert given[0] is None                                         # no warm start the model cannot express
+    assert search.rounds[0].start_mip_objective is None
+    assert any(r.exact_objective is not None for r in search.rounds)
+    assert objective <= value
+    if objective < value:
+        assert f.violation(OCT_FAMILY.start(f, model)) <= 1e-6

@@ -133,3 +133,32 @@ def test_nothing_is_built_when_no_time_is_left_for_the_solve(cancer, monkeypatch
     assert outcome.report.returned == "start" and outcome.report.mip_rows is None
     assert outcome.solver_result.message == "the MIP was not solved: no time is left for it after the starts"
     assert np.isfinite(outcome.objective)
+
+
+@pytest.mark.parametrize("share", [0.5, 0.0])
+def test_representative_rows_are_sized_for_a_neighbourhood_round_when_rounds_run(cancer, share):
+    """With neighbourhood rounds, the reduced MIP is sized for one round (its share of the rounds' share of the
+    solve's time); without them, for the whole solve."""
+    from optitrees.estimators.mip_fit.neighbourhood import ROUND_SHARE
+
+    X, y = cancer
+    est = OLCTClassifier(max_depth=2, time_limit=20, max_features=None)
+    est._shares = replace(est._shares, neighbourhood=share)
+    prepared, training = est._validate_params() or est._prepare(X[:300, :6], y[:300])
+    fit = MIPFit(est._fit_settings(), FitHooks(starts=est._starts), Budget(20.0))
+    asked = []
+
+    class Recording:
+        name = "highs"
+
+        @staticmethod
+        def plan(n_rows, n_cols, nnz=None, seconds=None):
+            asked.append(seconds)
+            return highs.HighsBackend.plan(n_rows, n_cols, nnz, 0.0 if len(asked) == 1 else 1e9)
+
+    fit.backend = Recording()
+    whole = fit.solve_seconds(fit._start_share_if_any())
+    rows = fit.reduce(prepared, *fit.plan(prepared))
+    assert rows.n_rows < 300 and len(asked) == 2              # the full model out of reach, the first sample in it
+    expected = whole * (share * ROUND_SHARE if share else 1.0)
+    assert asked[1] == pytest.approx(expected, rel=0.02)
