@@ -122,3 +122,12 @@ def ors_cuts_at_random_points(f, oracle, k, seed):
 def pool_strings(pool, ids) -> list[str]:
     """Strings ``ids`` of a finished :class:`~optitrees.mip.files.pieces.Pool`, decoded."""
     return [bytes(pool.buffer[pool.offsets[i]:pool.offsets[i + 1]]).decode() for i in ids]
+
+
+def full_mip_only(estimator):
+    """``estimator`` solving the full MIP alone, without the neighbourhood rounds before it (for tests of the full
+    solve's own mechanics: its refinement, its earlier incumbents, its outer-approximation loop)."""
+    from dataclasses import replace
+
+    estimator._shares = replace(estimator._shares, neighbourhood=0.0)
+    return estimator

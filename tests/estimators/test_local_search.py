@@ -70,7 +70,7 @@ def test_mip_estimators_start_from_greedy_tao_or_tmo(cancer, warm_start):
                            *({"tmo"} if kind in ("tmo", "best") else set())}
     assert clf.greedy_objective_ == starts["greedy"] and clf.warm_start_objective_ == min(starts.values())
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
-    assert clf.method_ in {"greedy", "tao", "tmo", "mip", "mip+tao"}
+    assert clf.method_ in {"greedy", "tao", "tmo", "mip", "mip+tao", "mip neighbourhood"}
     r = clf.fit_report_
     assert clf.objective_ == r.objectives["returned"]
 

@@ -13,7 +13,7 @@ from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.exceptions import AgreementWarning, FallbackWarning
 from optitrees.formulations.tangents import logistic_loss
-from _support import fit_quiet
+from _support import fit_quiet, full_mip_only
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +93,8 @@ def test_refinement_never_increases_objective(cancer):
     # reach the same solver model, so only the refinement differs; here it improves on it (19.98 -> 19.13)
     settings = dict(max_depth=2, tangents="V1", max_features=None, time_limit=60, warm_start="tao",
                     solver_options={"mip_max_nodes": 20}, random_state=0)
-    a = fit_quiet(OLCTClassifier(refine=False, **settings), X, y)
-    b = fit_quiet(OLCTClassifier(refine=True, **settings), X, y)
+    a = fit_quiet(full_mip_only(OLCTClassifier(refine=False, **settings)), X, y)
+    b = fit_quiet(full_mip_only(OLCTClassifier(refine=True, **settings)), X, y)
     assert a.fit_report_.returned == "solver" and b.fit_report_.returned == "refined"
     assert b.objective_ < a.objective_ - 1e-6
 
@@ -233,9 +233,9 @@ def test_an_earlier_incumbent_of_lower_exact_objective_is_the_solvers_model(monk
     X = rng.normal(size=(40, 3))
     y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=40) > 0, 1, 0)
     # HiGHS's RENS / RINS on (OLCT turns them off): on these 40 rows they find the tree the test needs
-    make = lambda: OLCTClassifier(max_depth=2, tangents="V0", max_features=None, refine=False, warm_start="greedy",
-                                  solver_options={"mip_max_nodes": 200, "mip_heuristic_run_rens": True,
-                                                  "mip_heuristic_run_rins": True})
+    make = lambda: full_mip_only(OLCTClassifier(
+        max_depth=2, tangents="V0", max_features=None, refine=False, warm_start="greedy",
+        solver_options={"mip_max_nodes": 200, "mip_heuristic_run_rens": True, "mip_heuristic_run_rins": True}))
     honest = fit_quiet(make(), X, y)
     assert honest.method_ == "mip" and honest.objective_ < honest.greedy_objective_ - 1e-6
     real = template._solvers.solve

@@ -2,7 +2,6 @@
 
 import time
 import warnings
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -16,7 +15,7 @@ from optitrees import FitOutcome
 from optitrees.exceptions import FallbackWarning, TimeLimitWarning
 from optitrees.solvers.highs import UNTIMED_STEPS_OFF
 from optitrees.solvers.plan import SUB_MIP_HEURISTICS_OFF
-from _support import fit_quiet, within_limit
+from _support import fit_quiet, full_mip_only, within_limit
 
 
 @pytest.fixture(scope="module")
@@ -128,9 +127,8 @@ def test_margot_outer_approximation_is_deterministic_under_a_node_limit(cancer):
     X, y = cancer
     X, y = X[:40, :4], y[:40]
     def make():                     # the full MIP alone (no neighbourhood rounds): its outer-approximation loop
-        est = MARGOTClassifier(max_depth=2, time_limit=120, warm_start="tao", solver_options={"mip_max_nodes": 5})
-        est._shares = replace(est._shares, neighbourhood=0.0)
-        return est
+        return full_mip_only(MARGOTClassifier(max_depth=2, time_limit=120, warm_start="tao",
+                                              solver_options={"mip_max_nodes": 5}))
 
     a, b = fit_quiet(make(), X, y), fit_quiet(make(), X, y)
     assert np.array_equal(a.tree_.weights, b.tree_.weights) and a.objective_ == b.objective_
