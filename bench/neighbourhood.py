@@ -4,8 +4,8 @@
 Each instance is fitted twice, in fresh processes: ``after``, the estimator at its defaults (the rounds get half the
 solve's time, then the full MIP from their best tree; HiGHS's sub-MIP heuristics off), and ``before``, as before
 the rounds (the whole solve's time to the full MIP; RENS, RINS and the root's reduced-cost heuristic on, but for
-OLCT's RENS and RINS, which were off). Per fit: the exact training objective of the returned model, of the best start, the fit's
-bound, what produced the returned model (``method``), the rounds and how many found a better tree, and test
+OLCT's RENS and RINS, which were off). Per fit: the exact training objective of the returned model, of the best
+start, the fit's bound, what produced the returned model (``method``), the rounds and how many found a better tree, and test
 balanced accuracy. ``beats_best_start`` is the issue's measure: the MIP stage (its rounds, its full solve and their
 refinement by TAO) returned a model of lower exact objective than every start.
 

@@ -132,11 +132,12 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         return {"highs": {"presolve": "off"}}
 
     #: With a start handed over, HiGHS's sub-MIP heuristics are off
-    #: (:data:`~optitrees.solvers.plan.SUB_MIP_HEURISTICS_OFF`): with the logistic loss on every layer they took 14-35 s of a 60 s fit's ~45 s solve at the root and HiGHS
-    #: explored no node on 8 of Table 3.1's 10 sets at depth 2 (without them 101-613 nodes on each of 5, the bound
-    #: 0.2-2.3% higher); MARGOT's trees were worse without them on 2 of 5 sets before the neighbourhood rounds, which
-    #: now search near the start instead (``bench/neighbourhood.py``). Without a start (none satisfies a user's
-    #: constraints) they stay on and find HiGHS's first good trees: 57 rows of breast cancer with two features at
+    #: (:data:`~optitrees.solvers.plan.SUB_MIP_HEURISTICS_OFF`): with the logistic loss on every layer they took
+    #: 14-35 s of a 60 s fit's ~45 s solve at the root and HiGHS explored no node on 8 of Table 3.1's 10 sets at
+    #: depth 2 (without them 101-613 nodes on each of 5, the bound 0.2-2.3% higher); MARGOT's trees were worse
+    #: without them on 2 of 5 sets before the neighbourhood rounds, which now search near the start instead
+    #: (``bench/neighbourhood.py``). Without a start (none satisfies a user's constraints) they stay on and find
+    #: HiGHS's first good trees: 57 rows of breast cancer with two features at
     #: most, 10 s: 75.5 without them, 27.1 with.
     _solver_defaults_with_start = SUB_MIP_HEURISTICS_OFF
 

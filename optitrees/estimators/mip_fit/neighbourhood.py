@@ -15,9 +15,10 @@ A round is warm-started from the incumbent (feasible: its own routing is the fix
 worse MIP objective; its tree is refined on every row by the family's refinement (TAO) and kept only when its exact
 objective on every row is lower (:class:`NeighbourhoodSearch`). A round that closes its neighbourhood without a
 better tree doubles ``k``; one that ends at its time limit halves it; the rounds end when a neighbourhood of every
-row closes, or the solver stops a round on a limit of its own (:func:`next_free`). An incumbent the model cannot express (TAO and
-TMO trees may put a point inside OCT-H's split margin) starts its rounds without a warm start, and ``k`` doubles
-until a round finds a tree: the rows nearest to its splits are the ones whose routing the margin forbids.
+row closes, or the solver stops a round on a limit of its own (:func:`next_free`). An incumbent the model cannot
+express (TAO and TMO trees may put a point inside OCT-H's split margin) starts its rounds without a warm start, and
+``k`` doubles until a round finds a tree: the rows nearest to its splits are the ones whose routing the margin
+forbids.
 
 This is the classic hard-fixing (variable-fixing) large-neighbourhood search of MIP heuristics; the neighbourhood
 here is chosen by the rows' distances to the splits.

@@ -333,9 +333,9 @@ class MIPFit:
                                   else "; the solver starts without it")))
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": final} if feasible or settings.constraints is None else {}
-        # a start the model cannot express (a point inside a split's margin) gets its first round without a warm
-        # start: the rows nearest to its splits set free, the rest routed as it routes them
-        if x0 is not None and self._searches_neighbourhoods(f, start):
+        # neighbourhood rounds for a tree family's MIP (a routing group z); a start the model cannot express (a
+        # point inside a split's margin) gets its first round without a warm start, the rows nearest to its splits free
+        if x0 is not None and self._rounds_planned() and "z" in f.variables and isinstance(start, Tree):
             found = self.neighbourhoods(problem, f, start, final, checks)
             if found is not None:
                 start, candidates["neighbourhood"] = found
@@ -359,11 +359,6 @@ class MIPFit:
         settings = self.settings
         return (settings.shares.neighbourhood > 0 and self.budget.seconds is not None and settings.hand_start
                 and settings.constraints is None)
-
-    def _searches_neighbourhoods(self, f, start) -> bool:
-        """Whether the solve begins with neighbourhood rounds (:mod:`.neighbourhood`): :meth:`_rounds_planned`,
-        for a tree family's MIP (a routing group ``z``)."""
-        return self._rounds_planned() and "z" in f.variables and isinstance(start, Tree)
 
     def neighbourhoods(self, problem, f, start, final, checks):
         """``(model, final)`` of the best tree the neighbourhood rounds found from ``start`` within their share of
