@@ -207,10 +207,8 @@ class NeighbourhoodSearch:
             found = None if result.x is None or not np.all(np.isfinite(result.x)) else self.decode(result.x)
             moved = found is not None and (start_value is None or result.objective is None or
                                            result.objective < start_value - 1e-9 * max(1.0, abs(start_value)))
-            # the round's tree refined and scored on every row, unless the round kept the incumbent's MIP objective
-            # (it returned the incumbent). The refinement may take the rounds' time: at 4,000-8,000 rows its TAO on
-            # every row is what turns a round's tree into a better one (with one round's time, none of 7 OLCT fits
-            # improved; with the rounds', 5 of 7 did)
+            # the round's tree refined (until the rounds' deadline: TAO on every row of a large fit) and scored on
+            # every row, unless the round kept the incumbent's MIP objective (it returned the incumbent)
             scored = self.score(found, deadline) if moved else None
             better = scored is not None and scored[2] < objective - 1e-9 * max(1.0, abs(objective))
             self.rounds.append(NeighbourhoodRound(
