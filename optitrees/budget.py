@@ -40,6 +40,9 @@ class Shares:
     neighbourhood : float
         The part of the solve's time (not of the whole budget) that the MIP's neighbourhood rounds take before the
         full MIP (:mod:`optitrees.estimators.mip_fit.neighbourhood`); ``0`` solves the full MIP only.
+    start_refinement : float
+        The family's refinement (Remark 1 and TAO for the loss-optimal trees) of the best start on every row,
+        after the starts and before the MIP, counted from when it begins; its time is the solve's. ``0`` skips it.
     """
 
     starts: float = 0.25
@@ -48,6 +51,7 @@ class Shares:
     after_starts: float = 0.1
     bound: float = 0.1
     neighbourhood: float = 0.5
+    start_refinement: float = 0.1
 
     def of_starts(self, methods) -> float:
         """The share of the starts ``methods`` (TMO's when it is among them).

@@ -11,8 +11,9 @@ risk score cards, the oblique regression tree):
 3. :meth:`~MIPFit.reduce`: where the full model is out of reach, the MIP of weighted representative rows
    (:mod:`.reduce`) that is in reach; the report says which rows the MIP saw (``mip_rows``);
 4. :meth:`~MIPFit.starts`: the greedy start and, as ``warm_start`` asks, TAO and TMO (their share of the budget,
-   :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best is handed to the solver;
-   then :meth:`~MIPFit.family_bound`, the family's own lower bound (no MIP needed);
+   :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best, refined on every row by the
+   family's refinement where that lowers its objective (:mod:`.start_refinement`, a start of its own named
+   ``"<start>+<refinement>"``), is handed to the solver; then :meth:`~MIPFit.family_bound`, the family's own lower bound (no MIP needed);
 5. :meth:`~MIPFit.build`: the family's formulation with the user's ``constraints`` hook, within the budget (a
    build the budget cannot finish is left, :func:`~optitrees.budget.call_until`); with a hook, before the
    starts, so that a hook that fails does so first, and each start is completed for the variable groups the
@@ -58,6 +59,7 @@ from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
 from .notes import agreement_notes, formulation_summary, status_notes
 from .outcome import MIPFitOutcome
 from .reduce import ReducedRows, reduce_to_reach
+from .start_refinement import refined_start
 from .hook import build_with_hook, completed_start
 from .settings import FitHooks, FitSettings
 
@@ -123,7 +125,13 @@ class MIPFit:
         finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
         objectives = {name: self.family.objective(problem, m) for name, m in finals.items()}
         self.budget.lap("starts")
-        return starts, finals, objectives, min(objectives, key=objectives.get)
+        best = min(objectives, key=objectives.get)
+        refined = refined_start(self, problem, starts[best], objectives[best])
+        if refined is not None:
+            label = self.settings.greedy_name if best == "greedy" else best
+            best = f"{label}+{self.settings.refine_name}"
+            starts[best], finals[best], objectives[best] = refined
+        return starts, finals, objectives, best
 
     def reduce(self, problem, plan: SolvePlan | None, size) -> ReducedRows:
         """The rows the MIP sees: all of them, or, where the backend's plan puts the full model out of reach,

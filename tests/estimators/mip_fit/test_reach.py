@@ -65,13 +65,14 @@ def test_a_mip_out_of_reach_even_reduced_is_not_solved_and_its_time_goes_to_the_
     assert est.objective_ == report.objectives["start"] == min(est.start_objectives_.values())
     if counted:
         # nothing was built: not the full model, and not the 100 representative rows tried (also out of reach)
-        assert built == [] and list(report.stages)[:4] == ["validate", "reduce", "starts", "bound"]
+        assert built == [] and list(report.stages)[:5] == ["validate", "reduce", "starts", "start refinement", "bound"]
         assert "so is the MIP of 100 representative rows" in est.solver_result_.message
         assert est.formulation_summary_.startswith("466 variables, 2706 rows (counted from the problem")
         # the starts could use the whole budget but what is kept to make them readable (10%), not their share
         assert starts_by[0] - t0 == pytest.approx((1 - est._shares.after_starts) * 8, abs=0.3)
     else:                                                            # built, its size read, the matrix not assembled
-        assert built == [150] and list(report.stages)[:4] == ["validate", "starts", "bound", "build"]
+        assert built == [150] and list(report.stages)[:5] == ["validate", "starts", "start refinement", "bound",
+                                                             "build"]
         assert "coefficients (matrix not assembled)" in est.formulation_summary_
 
 
