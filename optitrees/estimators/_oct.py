@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..algorithms.oct.cart import cart_tree, greedy_oblique_tree
-from ..algorithms.oct.contree import contree_tree, inseparable_weight, multiplicities, rounded_bound
+from ..algorithms.oct.contree import contree_tree, multiplicities, rounded_bound
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.local_search.tao import tao_label_tree
 from ..algorithms.local_search.tmo import tmo_label_tree
@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from ..algorithms.fold_search import weighted_accuracy
 from ..budget import expired
+from ..formulations.identical_rows import misclassified_weight
 from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
 from ..solvers.plan import SUB_MIP_HEURISTICS_OFF
@@ -150,7 +151,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
         if counted is not None:
             tree = tree.with_counts(data.X, data.y, relabel="all" if rounded else "empty", sample_weight=data.weight)
         if not proven:
-            bound = inseparable_weight(data.X, data.y, data.fit_weight) / problem.L_hat
+            bound = misclassified_weight(data.X, data.y, data.fit_weight) / problem.L_hat
             ran = "600 s, with no time limit" if limit is None else f"{limit:.3g} s"     # contree_tree's default
             log.note(f"ConTree's search ended at its time limit ({ran}) before its proof; its best tree "
                      "is a start. Lower bound: the rows identical in features with another label")

@@ -15,10 +15,11 @@ import numpy as np
 
 from ..trees import Tree, from_complete, left_heavy, readable_tree, to_complete
 from .family import MIPFamily
+from .identical_rows import misclassified_weight
 from .oct import OCTProblem, build
 from .sizes import oct_size
 
-__all__ = ["decode", "start", "objective", "finalize", "OCT_FAMILY"]
+__all__ = ["decode", "start", "objective", "finalize", "identical_rows_bound", "OCT_FAMILY"]
 
 
 def objective(problem: OCTProblem, tree: Tree) -> float:
@@ -99,5 +100,18 @@ def finalize(problem: OCTProblem, tree: Tree) -> Tree:
     return readable_tree(tree.to_original_units(problem.data), problem.data.X_original, threshold="between")
 
 
+def identical_rows_bound(problem: OCTProblem, deadline=None) -> tuple[float, str] | None:
+    """``(bound, source)``: the weight of the rows every tree misclassifies (in each group of rows identical in
+    the features a split may use, all but its heaviest label; :func:`.identical_rows.misclassified_weight`) over
+    ``L_hat``, a lower bound on every tree's objective; ``None`` when there is none (the MIP's LP bound is 0)."""
+    data = problem.data
+    allowed = np.ones(data.X.shape[1], bool)
+    allowed[list(problem.spec.forbidden)] = False
+    errors = misclassified_weight(data.X[:, allowed], data.y, data.fit_weight)
+    if errors <= 0:
+        return None
+    return errors / problem.L_hat, "rows identical in features with different labels"
+
+
 OCT_FAMILY = MIPFamily("oct", build=build, start=start, decode=decode, finalize=finalize, objective=objective,
-                       size=oct_size)
+                       size=oct_size, lower_bound=identical_rows_bound)

@@ -1,4 +1,5 @@
-r"""A valid lower bound on a loss-optimal tree's objective at any size: the root layer alone.
+r"""A valid lower bound on a loss-optimal tree's objective at any size: the root layer, and the rows identical in
+features with both labels in the layers below it.
 
 The objective (3.12) sums, per layer ``h``, ``C_h sum_i v_i loss_h(y_i (w_t x_i + b_t))`` over the node ``t``
 of layer ``h`` each point reaches, and ``lam_h Omega(w_t)`` (+ ``alpha_h ||w_t||_0``) per node. Every point
@@ -22,7 +23,13 @@ loss rather than its tangents, and it is exact at depth 1. The value returned is
   ``R >= sum_i alpha_i - Omega*(X' (alpha o y)) - B |sum_i alpha_i y_i|`` with ``Omega*`` bounded above by
   ``||u||^2 / (4 lam)`` (squared ``l2``), ``W max(0, ||u||_inf - lam)`` (``l1``) and ``W ||u||_inf``, and
   ``alpha`` the dual point of the hinge smoothed over ``1e-3`` at its L-BFGS-B solution;
-* misclassification loss at the root: no convex bound; ``0``.
+* misclassification loss at the root: no convex bound; the identical rows' (below).
+
+The layers below the root add what rows identical in every feature a split may use (forbidden features aside)
+cost where they carry both labels: every tree routes them to one node of each layer, whose loss on them is at
+least :func:`~optitrees.formulations.identical_rows.least_node_loss` (``C_h`` times it, per layer ``h >= 2``;
+``0`` when no such rows exist, as on continuous features). On a2a's 22,722 training rows (18,249 distinct, 683
+such groups) it adds 1,488 to OLCT's root layer's 7,303 at depth 2.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from .identical_rows import label_weights, least_node_loss
+
 __all__ = ["root_layer_bound", "logistic_root_bound", "hinge_root_bound"]
 
 #: L-BFGS-B's settings for either bound: tolerances far below the defaults (the bound's slack is the gradient
@@ -41,13 +50,16 @@ _TIGHT = {"maxiter": 20_000, "maxfun": 40_000, "ftol": 1e-15, "gtol": 1e-12}
 
 
 def root_layer_bound(problem, deadline=None) -> tuple[float, str] | None:
-    """``(R, source)``: a lower bound on every tree's objective (module docstring), or ``None`` when the root
-    layer's loss has no convex bound here."""
+    """``(R + D, source)``: a lower bound on every tree's objective (module docstring): the root layer ``R`` and
+    the rows identical in the features a split may use, with both labels, in the layers below it ``D``; ``None``
+    when neither bounds anything (a misclassification root without such rows)."""
     spec, data = problem.spec, problem.data
     loss, C, lam = spec.losses[0], float(spec.C[0]), float(spec.lam[0])
     allowed = np.ones(data.X.shape[1], bool)
     allowed[list(spec.forbidden)] = False
     X, y, v = data.X[:, allowed], data.y.astype(float), data.weight
+    counts = label_weights(X, y, v)
+    below = sum(float(spec.C[h]) * least_node_loss(counts, spec.losses[h]) for h in range(1, spec.depth))
     regularizer = spec.regularizer if lam > 0 else None
     if loss == "logistic":
         value = logistic_root_bound(X, y, C * v, lam, regularizer, spec.weight_bound, problem.intercept_bound,
@@ -55,8 +67,15 @@ def root_layer_bound(problem, deadline=None) -> tuple[float, str] | None:
     elif loss == "hinge":
         value = hinge_root_bound(X, y, C * v, lam, regularizer, spec.weight_bound, problem.intercept_bound, deadline)
     else:
-        return None
-    return max(0.0, value), f"root layer ({loss}, all {len(y):,} rows)"
+        value = C * least_node_loss(counts, loss)
+        if value + below <= 0:
+            return None
+    source = f"root layer ({loss}, all {len(y):,} rows)"
+    if below > 0:
+        conflicts = int(((counts > 0).sum(axis=1) > 1).sum())
+        layers = "layer 2" if spec.depth == 2 else f"layers 2-{spec.depth}"
+        source += f" + {conflicts:,} groups of identical rows with both labels in {layers}"
+    return max(0.0, value) + below, source
 
 
 def _stop_at(deadline):

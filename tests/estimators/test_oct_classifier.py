@@ -232,15 +232,6 @@ def test_contree_gets_the_budget_first_and_an_unfinished_search_reports_its_boun
     assert "lower bound" in str(r)
 
 
-def test_inseparable_weight_by_hand():
-    from optitrees.algorithms.oct.contree import inseparable_weight
-
-    X = np.array([[0.0, 1.0], [0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [2.0, 2.0]])
-    y = np.array([0, 1, 1, 0, 1, 0])
-    assert inseparable_weight(X, y) == 2.0                      # one of the first three, one of the next two
-    assert inseparable_weight(X, y, np.array([3.0, 1, 1, 0.5, 2, 7])) == 2.0 + 0.5
-
-
 def test_contree_is_not_used_where_it_cannot_express_the_model():
     X, y = load_iris(return_X_y=True)
     clf = fit_quiet(OCTClassifier(max_depth=2, min_samples_leaf=10, time_limit=10, warm_start="tao",

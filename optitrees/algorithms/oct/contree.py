@@ -29,12 +29,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 
 from ...trees import LEAF, Tree
 from ..forked import call_forked
 
-__all__ = ["contree_tree", "Multiplicities", "multiplicities", "rounded_bound", "inseparable_weight"]
+__all__ = ["contree_tree", "Multiplicities", "multiplicities", "rounded_bound"]
 
 #: Whole-number weights (merged duplicate rows) are handed to ConTree as repeated rows up to this many rows in all.
 MAX_REPEATED_ROWS = 2_000_000
@@ -129,21 +128,6 @@ def rounded_bound(tree, X, y, counts, unit, L_hat, alpha) -> float:
     """
     errors = float(np.asarray(counts, float) @ (tree.predict(X) != np.asarray(y)))
     return errors * unit * (1 - 1e-9) / L_hat + alpha * tree.n_splits()
-
-
-def inseparable_weight(X, y, sample_weight=None) -> float:
-    """The weight every classifier on ``X`` misclassifies: of rows identical in ``X``, all but the heaviest label.
-
-    A lower bound on any tree's errors (0 when no two rows with different labels coincide); what OCT
-    reports as its bound when ConTree stops before its proof.
-    """
-    X, y = np.asarray(X, float), np.asarray(y)
-    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-    frame = pd.DataFrame(X + 0.0)
-    group = frame.groupby(list(frame.columns), sort=False, dropna=False).ngroup().to_numpy()
-    per_label = pd.DataFrame({"group": group, "label": y, "weight": weight}).groupby(["group", "label"])["weight"].sum()
-    by_group = per_label.groupby(level=0)
-    return float((by_group.sum() - by_group.max()).sum())
 
 
 def _convert(node, n_features):
