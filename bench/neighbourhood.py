@@ -12,7 +12,7 @@ the best start before its refinement (``best_start_unrefined``), the fit's bound
 issue's measure: the MIP stage (its rounds, its full solve and their refinement by TAO) returned a model of lower
 exact objective than every start, the refined one included.
 
-Seed 002 protocol: Table 3.1's sets, depth 2, a stratified 75/25 split (seed 0), one-hot features, ``C = 1``, dense
+Seed 002 protocol: Table 3.1's sets, depth 2, a stratified 75/25 split (seed 0; ``--splits 0 1 2`` for more), one-hot features, ``C = 1``, dense
 hyperplanes (``max_features=None``, the seed's models); HiGHS on one thread (``threads=1``). At the users' sizes
 (``--sets phishing,adult,a2a_test,spambase --rows 4000 30000``) the training rows are a stratified sample of the
 75% part.
@@ -49,15 +49,15 @@ POSITIVE = {"breast": ["M", "4"], "climate": ["1"], "haberman": ["2"], "heart": 
             "wholesale": ["2"]}
 
 
-def _split(name: str, rows: int | None):
+def _split(name: str, rows: int | None, seed: int = 0):
     from sklearn.model_selection import train_test_split
 
     frame, target = load_raw(name)
     X = pd.get_dummies(frame, dtype=float).to_numpy(float)
     y = np.isin(target.astype(str), POSITIVE[name]).astype(int) if name in POSITIVE else binary_target(name, target)
-    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=seed, stratify=y)
     if rows is not None and rows < len(ytr):
-        Xtr, _, ytr, _ = train_test_split(Xtr, ytr, train_size=rows, random_state=0, stratify=ytr)
+        Xtr, _, ytr, _ = train_test_split(Xtr, ytr, train_size=rows, random_state=seed, stratify=ytr)
     return Xtr, ytr, Xte, yte
 
 
@@ -71,7 +71,7 @@ def run_one(task: dict) -> dict:
     warnings.simplefilter("ignore")
     quiet = os.open(os.devnull, os.O_WRONLY)          # HiGHS's console output of the polishing LPs
     os.dup2(quiet, 1)
-    Xtr, ytr, Xte, yte = _split(task["set"], task["rows"])
+    Xtr, ytr, Xte, yte = _split(task["set"], task["rows"], task["split"])
     params = dict(max_depth=2, time_limit=task["seconds"], threads=1, random_state=0, max_features=None)
     if task["config"] == "before":
         sub_mips = task["model"] != "OLCT"
@@ -93,7 +93,7 @@ def run_one(task: dict) -> dict:
     rounds = r.checks.get("neighbourhood_rounds", [])
     best_start = min(r.starts.values())
     grown = min(v for k, v in r.starts.items() if "+" not in k)       # the best start before its refinement
-    return dict(set=task["set"], model=task["model"], rows=len(ytr), features=Xtr.shape[1], config=task["config"],
+    return dict(set=task["set"], split=task["split"], model=task["model"], rows=len(ytr), features=Xtr.shape[1], config=task["config"],
                 time_limit=task["seconds"], fit_s=round(seconds, 2), method=r.method, objective=r.objective,
                 best_start=best_start, best_start_unrefined=grown, beats_best_start=bool(r.objective < best_start - 1e-9 * max(1.0, best_start)),
                 bound=r.bound, bound_source=r.bound_source, fit_gap=r.gap, mip_rows=r.mip_rows,
@@ -110,11 +110,12 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--rows", type=int, nargs="*", default=[None])
     ap.add_argument("--configs", nargs="*", default=["after", "before"], choices=["after", "rounds", "before"])
+    ap.add_argument("--splits", type=int, nargs="*", default=[0], help="seeds of the 75/25 splits")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=str(RESULTS / "neighbourhood.csv"))
     args = ap.parse_args(argv)
     require_shared()
-    tasks = [dict(set=s, model=m, rows=n, seconds=args.seconds, config=c)
+    tasks = [dict(set=s, model=m, rows=n, seconds=args.seconds, config=c, split=k) for k in args.splits
              for n in args.rows for s in args.sets.split(",") for m in args.models.split(",") for c in args.configs]
     rows = []
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
