@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from _support import ROOT, fit_quiet
-from optitrees import MARGOTClassifier, OCTClassifier, OCTHClassifier, OLCTClassifier
+from optitrees import OCTClassifier, OCTHClassifier
 from optitrees.formulations.identical_rows import label_weights, least_node_loss, misclassified_weight
 from optitrees.formulations.loss_optimal_solution import tree_objective
 from optitrees.formulations.oct_solution import identical_rows_bound
 from optitrees.formulations.root_bounds import root_layer_bound
-from test_root_bounds import _problem, _random_trees
+from test_root_bounds import _problem, _random_trees, estimators_of_the_class
 
 
 def test_misclassified_weight_by_hand():
@@ -50,8 +50,7 @@ def _duplicated(n=30, p=3, seed=0):
     return np.vstack([X, X[: n // 3]]), np.concatenate([y, 1 - y[: n // 3]])
 
 
-@pytest.mark.parametrize("estimator", [OLCTClassifier(max_depth=2, C=3.0), MARGOTClassifier(max_depth=2, C=2.0),
-                                       OLCTClassifier(max_depth=3, C=[1.0, 0.5, 2.0])], ids=["OLCT", "MARGOT", "OLCT d3"])
+@pytest.mark.parametrize("estimator", estimators_of_the_class())
 def test_the_root_layer_bound_with_identical_rows_below_is_below_every_tree_and_above_the_root_alone(estimator):
     X, y = _duplicated()
     problem = _problem(estimator, X, y)

@@ -35,8 +35,14 @@ def _random_trees(problem, rng, count):
         yield tree
 
 
-@pytest.mark.parametrize("estimator", [OLCTClassifier(max_depth=2, C=3.0), MARGOTClassifier(max_depth=2, C=2.0),
-                                       OLCTClassifier(max_depth=3, C=[1.0, 0.5, 2.0])], ids=["OLCT", "MARGOT", "OLCT d3"])
+def estimators_of_the_class():
+    """Fresh loss-optimal estimators (a test may set their parameters) as test parameters."""
+    return [pytest.param(OLCTClassifier(max_depth=2, C=3.0), id="OLCT"),
+            pytest.param(MARGOTClassifier(max_depth=2, C=2.0), id="MARGOT"),
+            pytest.param(OLCTClassifier(max_depth=3, C=[1.0, 0.5, 2.0]), id="OLCT d3")]
+
+
+@pytest.mark.parametrize("estimator", estimators_of_the_class())
 def test_the_bound_is_below_every_tree_of_the_class(estimator):
     X, y = _data()
     problem = _problem(estimator, X, y)
