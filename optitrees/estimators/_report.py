@@ -104,13 +104,16 @@ class FitReport:
         where none is known (the heuristics).
     bound_source : str or None
         Who found ``bound``: the solver (``highs`` ...), an exact search (``contree``), the family's own bound
-        (``root layer (logistic, all 30,000 rows)``) or ``non-negative objective``.
+        (``root layer (logistic, all 30,000 rows)``, with ``+ ... groups of identical rows with both labels in
+        layer 2`` where such rows exist; ``rows identical in features with different labels`` for OCT and OCT-H)
+        or ``non-negative objective``.
     mip_rows : int or None
         Rows the MIP saw: ``distinct_rows``, or fewer weighted representative rows when the full MIP was out of
         reach; ``None`` when no MIP was solved.
     stages : dict
         Seconds of each stage, in order (``validate``, ``presolve`` (a score card's search), ``exact search``,
-        ``reduce``, ``starts``, ``bound``, ``build``, ``solve``, ``refine``, ``report`` for the MIP estimators).
+        ``reduce``, ``starts``, ``start refinement``, ``bound``, ``build``, ``neighbourhood search``, ``solve``,
+        ``refine``, ``report`` for the MIP estimators).
     seconds : float
         The whole fit.
     time_limit : float or None

@@ -9,7 +9,9 @@ sources, the largest kept:
   reduced objective). The MIP's objective underestimates the exact one (tangents of the logistic loss), so its
   bound is a bound on the exact objective too;
 * the family's own bound (``MIPFamily.lower_bound``), at any size and without the MIP: the loss-optimal trees'
-  root layer alone (:mod:`optitrees.formulations.root_bounds`);
+  root layer and the rows identical in features with both labels below it
+  (:mod:`optitrees.formulations.root_bounds`); for OCT and OCT-H the weight of such rows every tree misclassifies
+  (:func:`optitrees.formulations.oct_solution.identical_rows_bound`);
 * ``0``: every family's objective is a sum of non-negative losses and penalties.
 """
 
