@@ -292,7 +292,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
 
     def _report_checks(self, problem):
         """The refinements' objectives of this fit's last refinement (:meth:`_refine`: of the solver's model, or of
-        the last neighbourhood round's tree when the solver's model was not refined), when it ran to its end."""
+        the last neighbourhood round's tree, or of the best start, when nothing after it was refined), when it ran
+        to its end."""
         of, objectives = self.__dict__.pop("_refinements", (None, {}))
         chosen = {} if "budget_results_" not in self.__dict__ else {
             "max_features": self.max_features_, "budget_folds_scored": self.budget_results_["folds_scored"]}
