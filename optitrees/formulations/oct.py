@@ -9,14 +9,20 @@ branch nodes ``T_B`` (1-based, breadth first) and leaves ``T_L``::
 (with point weights ``v_i``, every count below is a total weight:
 ``N_l = sum_i v_i z[i, l]``, and ``L_hat`` is the weight outside the largest class)
     s.t. sum_{l in T_L} z[i, l] = 1                                     i        (routing)
-         z[i, l] <= leaf[l],  sum_i z[i, l] >= N_min leaf[l]              i, l     (leaf size)
+         sum_i z[i, l] <= n leaf[l],  sum_i z[i, l] >= N_min leaf[l]     l        (leaf size)
          sum_k c[k, l] = leaf[l]                                          l        (one label per used leaf)
          loss[l] >= N_l - N_kl - n (1 - c[k, l]),  loss >= 0               k, l     (misclassified points)
          d[t] <= d[parent(t)]                                              t != 1   (splits form a tree)
 
 with ``N_l = sum_i z[i, l]`` and ``N_kl = sum_{i: y_i = k} z[i, l]``, and the
 split constraints aggregated over each subtree (as in 3.7) rather than written
-per leaf ancestor (an equivalent, smaller form):
+per leaf ancestor (an equivalent, smaller form). Bertsimas & Dunn write the first
+leaf-size row per point (``z[i, l] <= leaf[l]``); summed over the points it is the
+same integer model with ``n`` times fewer rows, and its LP relaxation gives up
+nothing the model's bound uses (OCT-H's LP bound is 0 either way). The rows per
+point kept HiGHS's mod-k cut separator at the root for over 220 s past a 60 s
+fit's deadline (OCT-H, depth 2, 4,000 rows of phishing; 45 s past a 20 s fit on
+2,000 rows), where the sum ends within 0.2 s of it:
 
 OCT (``a[t, j]`` binary, ``sum_j a[t, j] = d[t]``, ``0 <= b[t] <= d[t]``)::
 

@@ -59,8 +59,8 @@ def add_leaf_labels(f, X, y, topo, min_samples_leaf, n_classes, point_weight=Non
     leaf = f.add_variables("leaf", ("L",), 0.0, 1.0, domain="binary")
     c = f.add_variables("c", ("K", "L"), 0.0, 1.0, domain="binary")
     loss = f.add_variables("loss", ("L",), 0.0, total)
-    f.add_constraints("leaf_used", ("I", "L"), [(z.columns, 1.0), (np.broadcast_to(leaf.columns, z.shape), -1.0)],
-                      upper=0.0, equation="z <= leaf")
+    f.add_constraints("leaf_used", ("L",), [(z.columns.T, 1.0), (leaf.columns, -float(n))],
+                      upper=0.0, equation="sum_i z <= n leaf")
     z_coef = 1.0 if point_weight is None or min_samples_leaf <= 1 else np.broadcast_to(v, (len(leaves), n))
     f.add_constraints("min_leaf", ("L",), [(z.columns.T, z_coef), (leaf.columns, -float(min_samples_leaf))],
                       lower=0.0, equation="N_l >= N_min leaf")

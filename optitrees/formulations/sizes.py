@@ -78,8 +78,8 @@ def loss_optimal_size(problem: LossOptimalProblem) -> ModelSize:
 def oct_size(problem: OCTProblem) -> ModelSize:
     """Rows and columns of :func:`~optitrees.formulations.oct.build` (OCT or OCT-H) for ``problem``.
 
-    The skeleton: routing to the ``2^d`` leaves, ``leaf``, ``c``, ``loss`` and their rows (``z <= leaf`` per
-    point and leaf, ``N_min``, one label, the loss per class and leaf); per branch node its split variables and
+    The skeleton: routing to the ``2^d`` leaves, ``leaf``, ``c``, ``loss`` and their rows (``sum_i z <= n leaf``
+    per leaf, ``N_min``, one label, the loss per class and leaf); per branch node its split variables and
     rows (OCT: ``a``, ``b``, ``d``; OCT-H: ``w``, ``b``, ``d``, ``w_pos`` / ``w_neg``, ``delta`` and the mirror
     row), the hierarchy, and a left and a right split row per node and point.
     """
@@ -87,7 +87,7 @@ def oct_size(problem: OCTProblem) -> ModelSize:
     n, p = problem.data.X.shape
     t, leaves, k = 2**spec.depth - 1, 2**spec.depth, spec.n_classes
     cols = n * leaves + leaves + k * leaves + leaves                     # z, leaf, c, loss
-    rows = n + n * leaves + leaves + leaves + k * leaves                 # routing, leaf_used, min_leaf, label, loss
+    rows = n + leaves + leaves + leaves + k * leaves                     # routing, leaf_used, min_leaf, label, loss
     if spec.oblique:
         cols += t * p + t + t + 2 * t * p + t * p                        # w, b, d, w_pos / w_neg, delta
         rows += t * p + t + 2 * t * p + t * p + t + 2 * t + t            # l1_split, l1_used, l0, used, node,
