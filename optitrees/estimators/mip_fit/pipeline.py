@@ -13,7 +13,8 @@ risk score cards, the oblique regression tree):
 4. :meth:`~MIPFit.starts`: the greedy start and, as ``warm_start`` asks, TAO and TMO (their share of the budget,
    :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best, refined on every row by the
    family's refinement where that lowers its objective (:mod:`.start_refinement`, a start of its own named
-   ``"<start>+<refinement>"``), is handed to the solver; then :meth:`~MIPFit.family_bound`, the family's own lower bound (no MIP needed);
+   ``"<start>+<refinement>"``), is handed to the solver; then :meth:`~MIPFit.family_bound`, the family's own
+   lower bound (no MIP needed);
 5. :meth:`~MIPFit.build`: the family's formulation with the user's ``constraints`` hook, within the budget (a
    build the budget cannot finish is left, :func:`~optitrees.budget.call_until`); with a hook, before the
    starts, so that a hook that fails does so first, and each start is completed for the variable groups the
