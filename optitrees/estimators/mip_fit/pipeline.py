@@ -11,10 +11,9 @@ risk score cards, the oblique regression tree):
 3. :meth:`~MIPFit.reduce`: where the full model is out of reach, the MIP of weighted representative rows
    (:mod:`.reduce`) that is in reach; the report says which rows the MIP saw (``mip_rows``);
 4. :meth:`~MIPFit.starts`: the greedy start and, as ``warm_start`` asks, TAO and TMO (their share of the budget,
-   :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best, refined on every row by the
-   family's refinement where that lowers its objective (:mod:`.start_refinement`, a start of its own named
-   ``"<start>+<refinement>"``), is handed to the solver; then :meth:`~MIPFit.family_bound`, the family's own
-   lower bound (no MIP needed);
+   :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best, refined on every row where
+   that lowers it (a start of its own, :mod:`.start_refinement`), is handed to the solver; then
+   :meth:`~MIPFit.family_bound`, the family's own lower bound (no MIP needed);
 5. :meth:`~MIPFit.build`: the family's formulation with the user's ``constraints`` hook, within the budget (a
    build the budget cannot finish is left, :func:`~optitrees.budget.call_until`); with a hook, before the
    starts, so that a hook that fails does so first, and each start is completed for the variable groups the
@@ -127,11 +126,10 @@ class MIPFit:
         objectives = {name: self.family.objective(problem, m) for name, m in finals.items()}
         self.budget.lap("starts")
         best = min(objectives, key=objectives.get)
-        refined = refined_start(self, problem, starts[best], objectives[best])
-        if refined is not None:
-            label = self.settings.greedy_name if best == "greedy" else best
-            best = f"{label}+{self.settings.refine_name}"
-            starts[best], finals[best], objectives[best] = refined
+        refined = refined_start(self, problem, best, starts[best], objectives[best])
+        if refined is not None:                                   # a start of its own, the best
+            best = refined[0]
+            starts[best], finals[best], objectives[best] = refined[1:]
         return starts, finals, objectives, best
 
     def reduce(self, problem, plan: SolvePlan | None, size) -> ReducedRows:
@@ -213,10 +211,8 @@ class MIPFit:
         return model, final
 
     def refine(self, problem, f, model):
-        """The family's refinement of the solver's model on every row (kept only where it satisfies the user's
-        constraints), or ``None``. It is left at the end of the budget: a refinement checks its deadline between
-        steps, and one step of TAO on every row of a reduced MIP's data can outlast what is left (OCT-H on 24,420
-        rows of adult: 2.6 s of a 5 s fit)."""
+        """The family's refinement of the solver's model on every row (kept where it satisfies the user's
+        constraints), or ``None``; left at the end of the budget (one TAO step can outlast it: 2.6 s of 5 s)."""
         by = self.budget.before_end(0.01)
         done, refined = call_until(by, self.hooks.refine, problem, model, self.budget.before_end(0.02))
         self.budget.lap("refine")

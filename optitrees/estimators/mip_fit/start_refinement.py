@@ -17,9 +17,10 @@ from ...budget import call_until
 __all__ = ["refined_start"]
 
 
-def refined_start(fit, problem, model, value):
-    """``(model, final, objective)`` of the family's refinement (``fit.hooks.refine``) of the best start ``model``
-    on every row, when its exact objective is lower than ``value``; ``None`` otherwise, with ``warm_start=False``
+def refined_start(fit, problem, name, model, value):
+    """``(name, model, final, objective)`` of the family's refinement (``fit.hooks.refine``) of the best start
+    ``model`` (named ``name``) on every row, named ``"<start>+<refinement>"``, when its exact objective is lower
+    than ``value``; ``None`` otherwise, with ``warm_start=False``
     (the greedy fallback alone) or a user's constraints (a start that satisfies them stays the start). Within
     ``Shares.start_refinement`` of the budget from now, taken from the solve's time."""
     settings = fit.settings
@@ -41,4 +42,7 @@ def refined_start(fit, problem, model, value):
         return None
     final = fit.family.finalize(problem, refined)
     objective = fit.family.objective(problem, final)
-    return (refined, final, objective) if objective < value - 1e-9 * max(1.0, abs(value)) else None
+    if not objective < value - 1e-9 * max(1.0, abs(value)):
+        return None
+    label = settings.greedy_name if name == "greedy" else name
+    return f"{label}+{settings.refine_name}", refined, final, objective
