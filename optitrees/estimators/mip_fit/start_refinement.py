@@ -20,9 +20,9 @@ __all__ = ["refined_start"]
 def refined_start(fit, problem, name, model, value):
     """``(name, model, final, objective)`` of the family's refinement (``fit.hooks.refine``) of the best start
     ``model`` (named ``name``) on every row, named ``"<start>+<refinement>"``, when its exact objective is lower
-    than ``value``; ``None`` otherwise, with ``warm_start=False``
-    (the greedy fallback alone) or a user's constraints (a start that satisfies them stays the start). Within
-    ``Shares.start_refinement`` of the budget from now, taken from the solve's time."""
+    than ``value``; ``None`` otherwise, with ``warm_start=False`` (the greedy fallback alone) or a user's
+    constraints (a start that satisfies them stays the start). Within ``Shares.start_refinement`` of the budget
+    from now, taken from the solve's time."""
     settings = fit.settings
     if settings.shares.start_refinement <= 0 or settings.constraints is not None \
             or not set(settings.start_methods) - {"greedy"}:
