@@ -1,4 +1,5 @@
-"""The MIP fit's stages: the best start refined on every row before the MIP (:meth:`MIPFit.refine_start`)."""
+"""The MIP fit's stages: the best start refined on every row before the MIP
+(:mod:`optitrees.estimators.mip_fit.start_refinement`)."""
 
 import time
 import types
