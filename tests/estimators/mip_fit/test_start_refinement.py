@@ -1,5 +1,5 @@
-"""The MIP fit's stages: the best start refined on every row before the MIP
-(:mod:`optitrees.estimators.mip_fit.start_refinement`)."""
+"""The best start refined on every row before the MIP (:mod:`optitrees.estimators.mip_fit.start_refinement`), a
+start of its own."""
 
 import time
 import types
