@@ -24,8 +24,7 @@ risk score cards, the oblique regression tree):
    :meth:`~MIPFit.solve`: the full MIP, warm-started by their best tree, until the budget less a reserve; the
    solver's model decoded and checked against its solution, and the best of its earlier incumbents by the exact
    objective (:mod:`.incumbents`);
-7. :meth:`~MIPFit.refine`: the family's local improvement (TAO, an exact intercept) of the solver's model on
-   all rows and the exact objective;
+7. :meth:`~MIPFit.refine`: the family's local improvement (TAO, an exact intercept) of the solver's model;
 8. :meth:`~MIPFit.bound`: the best valid lower bound on the exact objective, from an exact search, the solver
    (when it saw every row) and the family's own bound (:mod:`.bounds`), with its source;
 9. the report (the end of :meth:`~MIPFit.run`): every candidate (start, neighbourhood, solver, refined) scored by
