@@ -16,7 +16,6 @@ from dataclasses import replace
 
 from ..algorithms.fold_search import weighted_accuracy
 from ..budget import expired
-from ..formulations.identical_rows import misclassified_weight
 from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
 from ..solvers.plan import SUB_MIP_HEURISTICS_OFF
@@ -150,11 +149,10 @@ class _BaseOCT(TreeViews, MIPClassifier):
                      "lower bound and its tree a start")
         if counted is not None:
             tree = tree.with_counts(data.X, data.y, relabel="all" if rounded else "empty", sample_weight=data.weight)
-        if not proven:
-            bound = misclassified_weight(data.X, data.y, data.fit_weight) / problem.L_hat
+        if not proven:              # the fit's bound is then the family's (rows identical with another label)
             ran = "600 s, with no time limit" if limit is None else f"{limit:.3g} s"     # contree_tree's default
             log.note(f"ConTree's search ended at its time limit ({ran}) before its proof; its best tree "
-                     "is a start. Lower bound: the rows identical in features with another label")
+                     "is a start")
         return ExactSearch(tree, proven and not rounded, seconds, "contree", bound)
 
     def _refine(self, problem, tree, deadline):

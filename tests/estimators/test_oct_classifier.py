@@ -228,6 +228,8 @@ def test_contree_gets_the_budget_first_and_an_unfinished_search_reports_its_boun
     L_hat = 155 - 54                                     # weight outside the largest class (classes 50, 54, 51)
     assert r.outcome == "not proven optimal" and r.certified_by is None
     assert r.bound == pytest.approx(max(5 / L_hat, clf.solver_result_.bound or 0)) and r.bound <= r.objective
+    family = r.bound == pytest.approx(5 / L_hat)          # the family's bound, unless HiGHS proved more
+    assert r.bound_source == ("rows identical in features with different labels" if family else "highs")
     assert "contree" in r.starts and any("ConTree's search ended" in n for n in r.notes)
     assert "lower bound" in str(r)
 
