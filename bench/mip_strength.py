@@ -199,7 +199,12 @@ def main(argv=None):
                       flush=True)
     table = pd.DataFrame(rows)
     out = Path(args.out)
-    table.to_csv(out, mode="a", header=not out.exists(), index=False)
+    if out.exists():                      # the file's columns first (rows appended by column name, not position)
+        known = list(pd.read_csv(out, nrows=0).columns)
+        pd.concat([pd.read_csv(out), table[[c for c in table.columns]]], ignore_index=True)[
+            known + [c for c in table.columns if c not in known]].to_csv(out, index=False)
+    else:
+        table.to_csv(out, index=False)
     summarize(table, args.seconds)
 
 
