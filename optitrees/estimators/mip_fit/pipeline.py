@@ -370,7 +370,9 @@ class MIPFit:
         go to ``checks["neighbourhood_rounds"]``."""
         solve_by = self.budget.solve_deadline(self.settings.shares.reserve)
         by = time.perf_counter() + self.settings.shares.neighbourhood * remaining(solve_by)
-        search = NeighbourhoodSearch.of_family(f, problem, self.family, self.hooks.refine, self._round_solve,
+        plan = self.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None)    # a round's options: the whole model's
+        search = NeighbourhoodSearch.of_family(f, problem, self.family, self.hooks.refine,
+                                               lambda g, x0, by: self._round_solve(g, x0, by, plan),
                                                lambda m: self.start_vector(f, m, "neighbourhood round's"))
         objective = self.family.objective(problem, final)
         model, best, value = search.run(start, final, objective, by)
@@ -383,10 +385,10 @@ class MIPFit:
                           "tree")
         return None if value >= objective else (model, best)
 
-    def _round_solve(self, f, x0, deadline):
-        """The backend on a neighbourhood round's model from ``x0`` until ``deadline``, quietly."""
-        plan = self.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None)
-        return _solvers.solve(f, warm_start=x0, deadline=deadline, polish_deadline=deadline, progress=False,
+    def _round_solve(self, g, x0, deadline, plan):
+        """The backend on a neighbourhood round's model ``g`` from ``x0`` until ``deadline``, quietly, unpolished
+        (its tree is scored on every row), with the ``plan`` of the whole model."""
+        return _solvers.solve(g, warm_start=x0, deadline=deadline, polish=False, progress=False,
                               **self.settings.solve_options(plan, self.backend))
 
     def start_vector(self, f, model, what):

@@ -168,10 +168,10 @@ def test_a_fit_returns_the_best_of_its_rounds_and_never_worse_than_its_start(cls
     assert "neighbourhood_rounds" not in off.fit_report_.checks
 
 
-def test_a_start_inside_a_split_margin_gets_rounds_without_a_warm_start():
+def test_a_start_inside_a_split_margin_starts_its_rounds_with_the_violated_rows_widened():
     """OCT-H keeps a margin ``mu`` between the two sides of a split: a stump whose threshold sits within it of a
-    point cannot be expressed, so its first round has no warm start; the round frees the points nearest to the split
-    and returns a tree the model can express."""
+    point cannot be expressed; its rounds widen the rows it violates, so they start from it, and never return a worse
+    tree."""
     import time
 
     from optitrees.formulations import OCT_FAMILY
@@ -199,9 +199,7 @@ def test_a_start_inside_a_split_margin_gets_rounds_without_a_warm_start():
                                  lambda x: OCT_FAMILY.decode(f, x)[0], score)
     value = OCT_FAMILY.objective(f.problem, stump)
     model, _, objective = search.run(stump, stump, value, time.perf_counter() + 20.0, first_free=2)
-    assert given[0] is None                                         # no warm start the model cannot express
-    assert search.rounds[0].start_mip_objective is None
-    assert any(r.exact_objective is not None for r in search.rounds)
+    assert given[0] is not None and np.allclose(given[0], x0)       # the start, held by its widened rows
+    assert search.rounds[0].free_rows == 2
+    assert search.rounds[0].start_mip_objective == pytest.approx(f.objective_value(x0))
     assert objective <= value
-    if objective < value:
-        assert f.violation(OCT_FAMILY.start(f, model)) <= 1e-6

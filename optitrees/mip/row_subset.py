@@ -1,0 +1,205 @@
+"""A formulation solved on a subset of its rows: the rows left out checked at the solution and brought back.
+
+A MIP with most of its integers fixed (a neighbourhood round: every row of the data routed as the incumbent routes
+it but a few) carries rows that can no longer bind and rows that are far from binding, and with its presolve off
+(HiGHS on big models, :data:`~optitrees.solvers.highs.UNTIMED_STEPS_OFF`) the solver pays for every one of them in
+every simplex iteration. :class:`RowSubset` solves it on the rows that matter and proves the rest satisfied:
+
+* **implied rows** (:func:`implied_rows`): rows every point within the column bounds satisfies (a big-M row whose
+  binary is fixed at the value that relaxes it) are left out for good; they hold at any solution;
+* **far rows** (:func:`row_distances`): rows whose slack at the start ``x0``, over the norm of their coefficients
+  on the columns left free, is at least ``far``: left out at first, checked at every solution and brought back where
+  violated (constraint generation), until none is;
+* **defined columns**: a left-out equality row with one column that no kept row uses (the margin
+  ``s[t, i] = y_i (w_t x_i + b_t)`` of a node whose rows are all left out) defines that column; the column is
+  computed from its row at every solution (:meth:`RowSubset.complete`), and the row is brought back when the value
+  leaves the column's bounds.
+
+The loop (:func:`optitrees.solvers.row_generation.solve_by_row_generation`) ends with a solution of the whole
+formulation: every row holds at it (to :data:`VIOLATION_TOL`), so the subset's optimum there is the formulation's (the subset
+is a relaxation of it). Nothing is left
+out that touches a column whose bounds are not fixed and that is integer (a free routing binary), so the search of
+the integers left free sees all of their rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._formulation import Formulation
+from ._groups import ConstraintGroup
+
+__all__ = ["implied_rows", "row_distances", "RowSubset"]
+
+#: Relative tolerance of the implied-row test.
+ROW_TOL = 1e-7
+#: Violation (relative) above which a row left out is brought back: the solvers' primal feasibility tolerance.
+VIOLATION_TOL = 1e-6
+
+
+def _activity(A: sp.csr_matrix, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least and largest value of each row of ``A x`` over the box ``lower <= x <= upper`` (``-inf`` / ``inf``
+    where an unbounded column can take the row there)."""
+    pos, neg = A.maximum(0).tocsr(), A.minimum(0).tocsr()
+    finite = lambda v: np.where(np.isfinite(v), v, 0.0)                                   # noqa: E731
+    unbounded = lambda v: (~np.isfinite(v)).astype(float)                                 # noqa: E731
+    hits = lambda M, v: (M != 0).astype(float) @ unbounded(v)                              # noqa: E731
+    least = pos @ finite(lower) + neg @ finite(upper)
+    most = pos @ finite(upper) + neg @ finite(lower)
+    least[(hits(pos, lower) + hits(neg, upper)) > 0] = -np.inf
+    most[(hits(pos, upper) + hits(neg, lower)) > 0] = np.inf
+    return least, most
+
+
+def implied_rows(f: Formulation, lower=None, upper=None) -> np.ndarray:
+    """Mask of ``f``'s rows that hold at every point within its column bounds: ``lower <= min A_r x`` and
+    ``max A_r x <= upper`` over the box (to :data:`ROW_TOL`, relative; ``lower``, ``upper``: the rows' bounds,
+    ``f``'s when not given).
+
+    >>> from optitrees.mip import Formulation
+    >>> f = Formulation()
+    >>> _ = f.add_set("K", [0]); x = f.add_variables("x", ["K"], 0, 1); z = f.add_variables("z", ["K"], 0, 0)
+    >>> _ = f.add_constraints("big_m", ["K"], [(x.columns, 1.0), (z.columns, -5.0)], upper=1.0)   # x <= 1 + 5 z
+    >>> _ = f.add_constraints("tight", ["K"], [(x.columns, 1.0)], upper=0.5)
+    >>> implied_rows(f).tolist()
+    [True, False]
+    """
+    least, most = _activity(f.matrix, f.col_lower, f.col_upper)
+    lo = f.row_lower if lower is None else lower
+    up = f.row_upper if upper is None else upper
+    return (least >= lo - ROW_TOL * np.maximum(1.0, np.abs(lo))) & (most <= up + ROW_TOL * np.maximum(1.0, np.abs(up)))
+
+
+def row_distances(f: Formulation, x, lower=None, upper=None) -> np.ndarray:
+    """Each row's slack at ``x`` (to the nearer of its bounds ``lower``, ``upper``, ``f``'s when not given) over
+    the Euclidean norm of its coefficients on the columns whose bounds are not fixed: how far the free columns must
+    move from ``x`` before the row binds (``inf`` for a row on fixed columns only; negative where ``x`` violates
+    it)."""
+    x = np.asarray(x, dtype=float)
+    A = f.matrix
+    ax = A @ x
+    slack = np.minimum(ax - (f.row_lower if lower is None else lower), (f.row_upper if upper is None else upper) - ax)
+    moving = (f.col_upper > f.col_lower).astype(float)
+    norm = np.sqrt(A.multiply(A) @ moving)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(norm > 0, slack / norm, np.where(slack >= 0, np.inf, -np.inf))
+
+
+@dataclass
+class RowSubset:
+    """``f`` (whose column bounds are as the solve will see them) on its rows ``keep``, with the columns that the
+    equality rows ``defining`` define (``columns[k]`` by ``defining[k]``) computed from them (module docstring).
+    :meth:`of` chooses the subset."""
+
+    f: Formulation
+    keep: np.ndarray
+    defining: np.ndarray
+    columns: np.ndarray
+    #: The rows' bounds in the subset: ``f``'s, or widened to hold the start (:meth:`of` with ``hold``).
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    #: Rows brought back by each check (:meth:`bring_back`).
+    added: tuple = ()
+
+    @classmethod
+    def of(cls, f: Formulation, x0, far: float, hold: bool = False) -> "RowSubset":
+        """The subset of ``f`` for a solve from ``x0``: every row but the implied ones and those at distance ``far``
+        or more from ``x0`` (:func:`row_distances`), and every row on an integer column whose bounds are not fixed;
+        the columns left out equality rows define (module docstring). With ``hold``, each row ``x0`` violates is
+        widened to hold it (a start from outside the model: a tree whose weights exceed the bound the big-M values
+        come from), so ``x0`` is a solution of the subset wherever it is within the column bounds."""
+        A = f.matrix
+        lower, upper = f.row_lower.copy(), f.row_upper.copy()
+        if hold:
+            ax = A @ np.asarray(x0, dtype=float)
+            np.minimum(lower, ax, out=lower)
+            np.maximum(upper, ax, out=upper)
+        free_integer = f.integrality & (f.col_upper > f.col_lower)
+        on_free_integer = (A @ free_integer.astype(float)) != 0
+        implied = implied_rows(f, lower, upper)
+        equality = lower == upper
+        keep = on_free_integer | (~implied & ~equality & (row_distances(f, x0, lower, upper) < far))
+        return cls._with_definitions(f, keep, implied, lower, upper)
+
+    @classmethod
+    def _with_definitions(cls, f, keep, implied, lower, upper) -> "RowSubset":
+        """The subset ``keep`` with its defined columns: each equality row left out (and not implied) with exactly
+        one continuous column that no kept row and no other such row uses defines that column; every other equality
+        row is kept."""
+        A = f.matrix
+        used = np.zeros(f.n_cols, bool)
+        used[A[np.flatnonzero(keep)].indices] = True
+        rows = np.flatnonzero(~keep & ~implied & (lower == upper))
+        sub = A[rows]
+        in_rows = np.bincount(sub.indices, minlength=f.n_cols)
+        open_entry = ~used[sub.indices] & ~f.integrality[sub.indices] & (in_rows[sub.indices] == 1)
+        owner = np.repeat(np.arange(len(rows)), np.diff(sub.indptr))
+        count = np.bincount(owner, weights=open_entry, minlength=len(rows))
+        single = open_entry & (count[owner] == 1)
+        columns, defining = sub.indices[single], rows[owner[single]]
+        keep = keep.copy()
+        keep[rows[~np.isin(rows, defining)]] = True
+        return cls(f, keep, defining, columns, lower, upper)
+
+    def formulation(self, carried=()) -> Formulation:
+        """``f`` on the rows :attr:`keep`: the same columns (shared, with their bounds), objective, problem and
+        solve strategy, its rows one group ``kept_rows`` labelled by their index in ``f``, followed by the groups of
+        ``carried`` (rows a solve of an earlier subset added, such as a cut loop's cuts, valid in every subset)."""
+        f = self.f
+        rows = np.flatnonzero(self.keep)
+        g = Formulation(f.name, sets={**f.sets, "R": rows}, variables=f.variables, constraints={}, problem=f.problem,
+                        objective_offset=f.objective_offset, integrality_tol=f.integrality_tol,
+                        user_groups=f.user_groups)
+        g.n_cols, g._cost, g._quad = f.n_cols, list(f._cost), list(f._quad)
+        sub = f.matrix[rows].tocoo()
+        g.constraints["kept_rows"] = ConstraintGroup("kept_rows", ("R",), (len(rows),), 0, sub.row.astype(np.int64),
+                                                     sub.col.astype(np.int64), sub.data.astype(float),
+                                                     self.row_lower[rows].copy(), self.row_upper[rows].copy(),
+                                                     "the formulation's rows (a subset)")
+        g.n_rows = len(rows)
+        for group in carried:
+            g.constraints[group.name] = replace(group, start=g.n_rows)
+            g.n_rows += group.size
+        if getattr(f, "strategy", None) is not None:
+            g.strategy = f.strategy
+        return g
+
+    def complete(self, x) -> np.ndarray:
+        """``x`` with each defined column computed from its defining row (the row's other columns at ``x``)."""
+        x = np.array(x, dtype=float)
+        if self.defining.size:
+            A = self.f.matrix[self.defining]
+            coef = np.asarray(A[np.arange(len(self.columns)), self.columns]).ravel()
+            x[self.columns] = 0.0
+            x[self.columns] = (self.row_lower[self.defining] - A @ x) / coef
+        return x
+
+    def violated(self, x, tol: float = VIOLATION_TOL) -> np.ndarray:
+        """Rows left out that ``x`` (completed) violates by more than ``tol`` (relative), and the defining rows
+        of columns ``x`` puts outside their bounds."""
+        f = self.f
+        ax = f.matrix @ x
+        lo, up = self.row_lower, self.row_upper
+        bad = (ax < lo - tol * np.maximum(1.0, np.abs(lo))) | (ax > up + tol * np.maximum(1.0, np.abs(up)))
+        out = np.zeros(f.n_rows, bool)
+        out[bad & ~self.keep] = True
+        xc = x[self.columns]
+        off = (xc < f.col_lower[self.columns] - tol * np.maximum(1.0, np.abs(xc))) | \
+              (xc > f.col_upper[self.columns] + tol * np.maximum(1.0, np.abs(xc)))
+        out[self.defining[off]] = True
+        return out
+
+    def bring_back(self, rows: np.ndarray) -> None:
+        """Keep ``rows`` (a mask) from now on, with the defining rows of the defined columns they use; a defining row
+        brought back no longer defines its column."""
+        rows = rows.copy()
+        uses = np.zeros(self.f.n_cols, bool)
+        uses[self.f.matrix[np.flatnonzero(rows)].indices] = True
+        rows[self.defining[uses[self.columns]]] = True
+        self.keep = self.keep | rows
+        self.added = self.added + (int(rows.sum()),)
+        stay = ~self.keep[self.defining]
+        self.defining, self.columns = self.defining[stay], self.columns[stay]
