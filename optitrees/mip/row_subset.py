@@ -3,7 +3,8 @@
 A MIP with most of its integers fixed (a neighbourhood round: every row of the data routed as the incumbent routes
 it but a few) carries rows that can no longer bind and rows that are far from binding, and with its presolve off
 (HiGHS on big models, :data:`~optitrees.solvers.highs.UNTIMED_STEPS_OFF`) the solver pays for every one of them in
-every simplex iteration. :class:`RowSubset` solves it on the rows that matter and proves the rest satisfied:
+every simplex iteration. :class:`RowSubset` is the formulation on the rows that matter, the rest checked at its
+solutions:
 
 * **implied rows** (:func:`implied_rows`): rows every point within the column bounds satisfies (a big-M row whose
   binary is fixed at the value that relaxes it) are left out for good; they hold at any solution;
@@ -16,10 +17,9 @@ every simplex iteration. :class:`RowSubset` solves it on the rows that matter an
   leaves the column's bounds.
 
 The loop (:func:`optitrees.solvers.row_generation.solve_by_row_generation`) ends with a solution of the whole
-formulation: every row holds at it (to :data:`VIOLATION_TOL`), so the subset's optimum there is the formulation's (the subset
-is a relaxation of it). Nothing is left
-out that touches a column whose bounds are not fixed and that is integer (a free routing binary), so the search of
-the integers left free sees all of their rows.
+formulation: every row holds at it (to :data:`VIOLATION_TOL`), so the subset's optimum there is the formulation's
+(the subset is a relaxation of it). No row on an integer column whose bounds are not fixed (a free routing binary)
+is left out, so the search over the integers left free sees all of their rows.
 """
 
 from __future__ import annotations

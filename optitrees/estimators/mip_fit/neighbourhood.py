@@ -50,8 +50,8 @@ from ...solvers.row_generation import solve_by_row_generation
 from ...solvers.strategies import CutLoop
 from ...trees import Tree
 
-__all__ = ["split_distances", "nearest_rows", "next_free", "within_bounds", "fixed_routing", "NeighbourhoodRound", "NeighbourhoodSearch",
-           "FIRST_FREE_ROWS", "MIN_ROUND_SECONDS", "ROUND_SHARE", "FAR_ROWS", "ROUND_CUT_ROUNDS"]
+__all__ = ["split_distances", "nearest_rows", "next_free", "within_bounds", "fixed_routing", "NeighbourhoodRound",
+           "NeighbourhoodSearch", "FIRST_FREE_ROWS", "MIN_ROUND_SECONDS", "ROUND_SHARE", "FAR_ROWS", "ROUND_CUT_ROUNDS"]
 
 #: Rows set free in the first round (or all rows, when fewer).
 FIRST_FREE_ROWS = 8

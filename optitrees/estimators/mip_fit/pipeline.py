@@ -18,9 +18,10 @@ risk score cards, the oblique regression tree):
    build the budget cannot finish is left, :func:`~optitrees.budget.call_until`); with a hook, before the
    starts, so that a hook that fails does so first, and each start is completed for the variable groups the
    hook added (:meth:`~MIPFit.start_vector`);
-6. :meth:`~MIPFit.neighbourhoods`, for a tree family: MIP rounds near the best start, each with the rows
-   nearest to its splits set free and the others routed as it routes them, each tree refined and kept when its
-   exact objective is lower (:mod:`.neighbourhood`; ``Shares.neighbourhood`` of the solve's time);
+6. :meth:`~MIPFit.neighbourhoods`, for a tree family: MIP rounds near the best start, the first with every row
+   routed as it routes them (the refit), then each with the rows nearest to its splits set free, each on the rows
+   that can bind, each tree refined and kept when its exact objective is lower (:mod:`.neighbourhood`;
+   ``Shares.neighbourhood`` of the solve's time);
    :meth:`~MIPFit.solve`: the full MIP, warm-started by their best tree, until the budget less a reserve; the
    solver's model decoded and checked against its solution, and the best of its earlier incumbents by the exact
    objective (:mod:`.incumbents`);
@@ -370,26 +371,22 @@ class MIPFit:
         go to ``checks["neighbourhood_rounds"]``."""
         solve_by = self.budget.solve_deadline(self.settings.shares.reserve)
         by = time.perf_counter() + self.settings.shares.neighbourhood * remaining(solve_by)
-        plan = self.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None)    # a round's options: the whole model's
-        search = NeighbourhoodSearch.of_family(f, problem, self.family, self.hooks.refine,
-                                               lambda g, x0, by: self._round_solve(g, x0, by, plan),
-                                               lambda m: self.start_vector(f, m, "neighbourhood round's"))
+        # a round's model (a subset of f's rows) solved with the options of the whole model, quietly and unpolished
+        options = self.settings.solve_options(self.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None), self.backend)
+        search = NeighbourhoodSearch.of_family(
+            f, problem, self.family, self.hooks.refine, lambda g, x0, by: _solvers.solve(
+                g, warm_start=x0, deadline=by, polish=False, progress=False, **options),
+            lambda m: self.start_vector(f, m, "neighbourhood round's"))
         objective = self.family.objective(problem, final)
         model, best, value = search.run(start, final, objective, by)
         checks["neighbourhood_rounds"] = [r.as_dict() for r in search.rounds]
         self.budget.lap("neighbourhood search")
         if search.rounds:
             improved = sum(r.improved for r in search.rounds)
-            self.log.note(f"the MIP searched {len(search.rounds)} neighbourhoods of the incumbent (rows routed as it "
-                          f"does but the nearest to its splits) in {search.seconds:.3g} s; {improved} found a better "
-                          "tree")
+            self.log.note(f"the MIP searched {len(search.rounds)} neighbourhoods of the incumbent (its routing refit, "
+                          f"then rows routed as it does but the nearest to its splits) in {search.seconds:.3g} s; "
+                          f"{improved} found a better tree")
         return None if value >= objective else (model, best)
-
-    def _round_solve(self, g, x0, deadline, plan):
-        """The backend on a neighbourhood round's model ``g`` from ``x0`` until ``deadline``, quietly, unpolished
-        (its tree is scored on every row), with the ``plan`` of the whole model."""
-        return _solvers.solve(g, warm_start=x0, deadline=deadline, polish=False, progress=False,
-                              **self.settings.solve_options(plan, self.backend))
 
     def start_vector(self, f, model, what):
         """The column vector of ``model`` in ``f``, completed for the variable groups a user's hook added
