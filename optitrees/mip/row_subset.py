@@ -147,10 +147,14 @@ class RowSubset:
     def formulation(self, carried=()) -> Formulation:
         """``f`` on the rows :attr:`keep`: the same columns (shared, with their bounds), objective, problem and
         solve strategy, its rows one group ``kept_rows`` labelled by their index in ``f``, followed by the groups of
-        ``carried`` (rows a solve of an earlier subset added, such as a cut loop's cuts, valid in every subset)."""
+        ``carried`` (rows a solve of an earlier subset added, such as a cut loop's cuts, valid in every subset). An
+        integer group whose every column is fixed is continuous in it: with every integer fixed it is an LP, and the
+        solver's LP is not its MIP's root (cuts, heuristics)."""
         f = self.f
         rows = np.flatnonzero(self.keep)
-        g = Formulation(f.name, sets={**f.sets, "R": rows}, variables=f.variables, constraints={}, problem=f.problem,
+        variables = {name: replace(v, domain="continuous") if v.domain != "continuous" and np.all(v.lower == v.upper)
+                     else v for name, v in f.variables.items()}
+        g = Formulation(f.name, sets={**f.sets, "R": rows}, variables=variables, constraints={}, problem=f.problem,
                         objective_offset=f.objective_offset, integrality_tol=f.integrality_tol,
                         user_groups=f.user_groups)
         g.n_cols, g._cost, g._quad = f.n_cols, list(f._cost), list(f._quad)

@@ -75,6 +75,7 @@ def test_defined_columns_are_computed_from_their_rows():
     f, tree, x0 = _routed(olct)
     with fixed_routing(f, x0, np.zeros(f.problem.data.X.shape[0], bool)):
         subset = RowSubset.of(f, x0, 0.0)
+        assert f.integrality.any() and not subset.formulation().integrality.any()   # every integer fixed: an LP
         x = x0.copy()
         x[subset.columns] = 123.0
         done = subset.complete(x)
