@@ -71,9 +71,9 @@ FAR_ROWS = 0.5
 ROUND_CUT_ROUNDS = 3
 #: Nonzeros of the whole model from which rounds leave far rows out (:data:`FAR_ROWS`) and cut their cut loops
 #: (:data:`ROUND_CUT_ROUNDS`); a smaller model's rounds keep every row the fixing does not make implied and run their
-#: cut loops to the end. At Table 3.1's sizes (at most 40,000 rows, solved in well under a second) the re-solves of
-#: rows brought back and the shorter cut loops cost more than they save: MARGOT's training objective was 1.8% worse
-#: on average over the ten sets (30 s, split 0; 7.6% on parkinsons) with both at every size.
+#: cut loops to the end. On Table 3.1's models (up to 38,856 rows: OLCT on tic-tac-toe; HiGHS presolves them) the
+#: re-solves of rows brought back and the shorter cut loops cost more than they save: with both at every size,
+#: MARGOT's training objective was 1.8% worse on average over the ten sets (30 s, split 0; 7.6% on parkinsons).
 BIG_ROUND_NONZEROS = 300_000
 
 
