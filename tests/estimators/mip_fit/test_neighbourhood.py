@@ -147,6 +147,31 @@ def test_the_search_never_returns_a_worse_tree_and_records_its_rounds(small):
     assert search.rounds[-1].free_rows <= problem.data.X.shape[0]
 
 
+def test_the_first_round_refits_the_incumbents_routing(small):
+    """The refit round frees no row: its MIP objective is the optimum of the model with every row routed as the
+    incumbent routes it, solved on the whole model."""
+    f, tree = small
+    problem = f.problem
+    x0 = start(f, tree)
+    with fixed_routing(f, x0, np.zeros(problem.data.X.shape[0], bool)):
+        whole = solve(f, mip_gap=0.0, threads=1, progress=False)
+
+    def solve_round(formulation, x, deadline):
+        return solve(formulation, warm_start=x, deadline=deadline, threads=1, progress=False, mip_gap=0.0)
+
+    def score(model, deadline):
+        return model, model, tree_objective(problem, model)
+
+    import time
+    search = NeighbourhoodSearch(f, solve_round, lambda m: start(f, m), lambda x: LOSS_OPTIMAL.decode(f, x)[0], score)
+    search.run(tree, tree, tree_objective(problem, tree), time.perf_counter() + 20.0)
+    refit = search.rounds[0]
+    assert refit.free_rows == 0 and refit.status == "optimal"
+    assert refit.mip_objective == pytest.approx(whole.objective, rel=1e-7, abs=1e-7)
+    assert refit.model_rows < refit.all_model_rows == f.n_rows          # the rows the fixing makes implied left out
+    assert len(search.rounds) == 1 or search.rounds[1].free_rows == 8
+
+
 @pytest.mark.parametrize("cls", [OLCTClassifier, MARGOTClassifier])
 def test_a_fit_returns_the_best_of_its_rounds_and_never_worse_than_its_start(cls):
     from sklearn.datasets import load_breast_cancer
@@ -157,7 +182,7 @@ def test_a_fit_returns_the_best_of_its_rounds_and_never_worse_than_its_start(cls
     est.fit(X, y)
     report = est.fit_report_
     rounds = report.checks["neighbourhood_rounds"]
-    assert rounds and "neighbourhood search" in report.stages
+    assert rounds and "neighbourhood search" in report.stages and rounds[0]["free_rows"] == 0
     assert report.objective <= min(report.starts.values()) + 1e-9
     if report.method == "mip neighbourhood":
         best = min(r["exact_objective"] for r in rounds if r["improved"])
