@@ -44,13 +44,12 @@ def _activity(A: sp.csr_matrix, lower: np.ndarray, upper: np.ndarray) -> tuple[n
     """The least and largest value of each row of ``A x`` over the box ``lower <= x <= upper`` (``-inf`` / ``inf``
     where an unbounded column can take the row there)."""
     pos, neg = A.maximum(0).tocsr(), A.minimum(0).tocsr()
-    finite = lambda v: np.where(np.isfinite(v), v, 0.0)                                   # noqa: E731
-    unbounded = lambda v: (~np.isfinite(v)).astype(float)                                 # noqa: E731
-    hits = lambda M, v: (M != 0).astype(float) @ unbounded(v)                              # noqa: E731
-    least = pos @ finite(lower) + neg @ finite(upper)
-    most = pos @ finite(upper) + neg @ finite(lower)
-    least[(hits(pos, lower) + hits(neg, upper)) > 0] = -np.inf
-    most[(hits(pos, upper) + hits(neg, lower)) > 0] = np.inf
+    on_pos, on_neg = (pos != 0).astype(float), (neg != 0).astype(float)
+    lo_inf, up_inf = (~np.isfinite(lower)).astype(float), (~np.isfinite(upper)).astype(float)
+    lo, up = np.where(lo_inf > 0, 0.0, lower), np.where(up_inf > 0, 0.0, upper)
+    least, most = pos @ lo + neg @ up, pos @ up + neg @ lo
+    least[on_pos @ lo_inf + on_neg @ up_inf > 0] = -np.inf
+    most[on_pos @ up_inf + on_neg @ lo_inf > 0] = np.inf
     return least, most
 
 

@@ -338,14 +338,15 @@ class MIPFit:
                                   else "; the solver starts without it")))
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": final} if feasible or settings.constraints is None else {}
-        # neighbourhood rounds for a tree family's MIP (a routing group z); a start the model cannot express (a
-        # point inside a split's margin) gets its first round without a warm start, the rows nearest to its splits free
+        # neighbourhood rounds for a tree family's MIP (a routing group z); the solver starts from their best tree
+        # where the model can express it (rounds widen the rows their start violates), from the start otherwise
         if x0 is not None and self._rounds_planned() and "z" in f.variables and isinstance(start, Tree):
             found = self.neighbourhoods(problem, f, start, final, checks)
             if found is not None:
                 start, candidates["neighbourhood"] = found
-                x0 = self.start_vector(f, start, "neighbourhood search's")
-                feasible = x0 is not None and f.violation(x0) <= 1e-6
+                x_found = self.start_vector(f, start, "neighbourhood search's")
+                if x_found is not None and f.violation(x_found) <= 1e-6:
+                    x0, feasible = x_found, True
         result = self.solve(f, x0 if settings.hand_start and feasible else None)
         checks.update(result.checks)
         decoded = self.decode(problem, f, result, checks, rows.whole_rows)
