@@ -319,14 +319,13 @@ class Formulation:
         x = np.asarray(x, dtype=float)
         return float(self.cost @ x + self.objective_offset + self.quadratic @ (x * x))
 
-    def violation(self, x, integrality=True) -> float:
-        """Largest violation of bounds, rows and (optionally) integrality at ``x``."""
+    def violation(self, x, integrality=True, rows=True) -> float:
+        """Largest violation of column bounds, (optionally) rows and (optionally) integrality at ``x``."""
         x = np.asarray(x, dtype=float)
-        ax = self.matrix @ x
-        v = [
-            np.max(self.col_lower - x, initial=0.0), np.max(x - self.col_upper, initial=0.0),
-            np.max(self.row_lower - ax, initial=0.0), np.max(ax - self.row_upper, initial=0.0),
-        ]
+        v = [np.max(self.col_lower - x, initial=0.0), np.max(x - self.col_upper, initial=0.0)]
+        if rows:
+            ax = self.matrix @ x
+            v += [np.max(self.row_lower - ax, initial=0.0), np.max(ax - self.row_upper, initial=0.0)]
         if integrality:
             xi = x[self.integrality]
             v.append(np.max(np.abs(xi - np.round(xi)), initial=0.0))

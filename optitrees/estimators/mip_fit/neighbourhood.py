@@ -143,10 +143,7 @@ def next_free(k: int, n: int, status: SolveStatus, better: bool) -> int | None:
 
 def within_bounds(f, x, tol: float = 1e-6) -> bool:
     """Whether ``x`` is within ``f``'s column bounds (to ``tol``) and integral on its integer columns."""
-    x = np.asarray(x, dtype=float)
-    inside = np.all(x >= f.col_lower - tol) and np.all(x <= f.col_upper + tol)
-    xi = x[f.integrality]
-    return bool(inside and np.all(np.abs(xi - np.rint(xi)) <= tol))
+    return f.violation(x, rows=False) <= tol
 
 
 @contextmanager
