@@ -19,6 +19,7 @@ from ..algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
 from ..algorithms.local_search.tmo import tmo_loss_optimal
 from ..formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, layer_losses
 from ..formulations.loss_optimal_solution import LOSS_OPTIMAL
+from ..scaling import Scaling
 from ..solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ..solvers.registry import get_backend
 from ..trees import feature_importances, node_std
@@ -120,7 +121,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     _leaf_models_are_a_layer = True
 
     _family = LOSS_OPTIMAL
-    _scaling = "standard"
+    #: standardized, sparse columns only divided by their deviation (:data:`~optitrees.scaling.Scaling.STANDARD_SPARSE`)
+    _scaling = Scaling.STANDARD_SPARSE
     _default_start = "best"
     _refine_name = "tao"
     _presolve_stage = "held-out budget"

@@ -44,7 +44,7 @@ class MIPClassifier(OptitreesClassifier):
 
     #: The model family (build / start / decode / finalize / objective).
     _family = None
-    #: ``"standard"``, ``"unit"`` or ``None``: the scaling the family is formulated on.
+    #: A :class:`~optitrees.scaling.Scaling` (or its value) or ``None``: the scaling the family is formulated on.
     _scaling = None
     _binary = True
     #: How the fit divides the time limit (starts, the reserve after the solve ...).
