@@ -202,7 +202,13 @@ class Formulation:
         m = np.ones(g.size, bool) if mask is None else np.broadcast_to(np.asarray(mask, bool), g.shape).ravel()
         g.lower[m] = v[m]
         g.upper[m] = v[m]
-        self._cache.clear()
+        self.bounds_changed()
+
+    def bounds_changed(self) -> None:
+        """Forget the cached column bounds (after a group's ``lower`` / ``upper`` changed in place); the matrix and
+        everything else that depends on the structure stay cached."""
+        self._cache.pop("cl", None)
+        self._cache.pop("cu", None)
 
     # ---------------------------------------------------------- standard form
     def _cached(self, key, fn):

@@ -40,11 +40,20 @@ ROW_TOL = 1e-7
 VIOLATION_TOL = 1e-6
 
 
-def _activity(A: sp.csr_matrix, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The least and largest value of each row of ``A x`` over the box ``lower <= x <= upper`` (``-inf`` / ``inf``
-    where an unbounded column can take the row there)."""
-    pos, neg = A.maximum(0).tocsr(), A.minimum(0).tocsr()
-    on_pos, on_neg = (pos != 0).astype(float), (neg != 0).astype(float)
+def _signed_parts(f: Formulation) -> tuple:
+    """``(A+, A-, nonzero pattern of A+, of A-, A squared entrywise)`` of ``f``'s matrix, cached with it (a round
+    changes only column bounds)."""
+    def split():
+        A = f.matrix
+        pos, neg = A.maximum(0).tocsr(), A.minimum(0).tocsr()
+        return pos, neg, (pos != 0).astype(float), (neg != 0).astype(float), A.multiply(A).tocsr()
+    return f._cached("A+-", split)
+
+
+def _activity(f: Formulation, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least and largest value of each row of ``f``'s ``A x`` over the box ``lower <= x <= upper`` (``-inf`` /
+    ``inf`` where an unbounded column can take the row there)."""
+    pos, neg, on_pos, on_neg, _ = _signed_parts(f)
     lo_inf, up_inf = (~np.isfinite(lower)).astype(float), (~np.isfinite(upper)).astype(float)
     lo, up = np.where(lo_inf > 0, 0.0, lower), np.where(up_inf > 0, 0.0, upper)
     least, most = pos @ lo + neg @ up, pos @ up + neg @ lo
@@ -66,7 +75,7 @@ def implied_rows(f: Formulation, lower=None, upper=None) -> np.ndarray:
     >>> implied_rows(f).tolist()
     [True, False]
     """
-    least, most = _activity(f.matrix, f.col_lower, f.col_upper)
+    least, most = _activity(f, f.col_lower, f.col_upper)
     lo = f.row_lower if lower is None else lower
     up = f.row_upper if upper is None else upper
     return (least >= lo - ROW_TOL * np.maximum(1.0, np.abs(lo))) & (most <= up + ROW_TOL * np.maximum(1.0, np.abs(up)))
@@ -82,7 +91,7 @@ def row_distances(f: Formulation, x, lower=None, upper=None) -> np.ndarray:
     ax = A @ x
     slack = np.minimum(ax - (f.row_lower if lower is None else lower), (f.row_upper if upper is None else upper) - ax)
     moving = (f.col_upper > f.col_lower).astype(float)
-    norm = np.sqrt(A.multiply(A) @ moving)
+    norm = np.sqrt(_signed_parts(f)[4] @ moving)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(norm > 0, slack / norm, np.where(slack >= 0, np.inf, -np.inf))
 

@@ -207,3 +207,20 @@ def test_the_summary_shows_the_objective_terms():
     line = f.summary().splitlines()[1]
     assert line.startswith("  obj minimize ") and "3 * zeta x20" in line and " * w^2 x6" in line
     assert Formulation("empty").objective_terms() == "0 (a feasibility model)"
+
+
+def test_fixing_keeps_the_matrix_and_updates_the_column_bounds():
+    f = Formulation()
+    _ = f.add_set("K", [0, 1])
+    x = f.add_variables("x", ["K"], 0, 5)
+    f.add_constraints("cap", ["K"], [(x.columns, 1.0)], upper=3.0)
+    A = f.matrix
+    assert f.col_upper.tolist() == [5.0, 5.0]
+    f.fix(x, 2.0, mask=[True, False])
+    assert f.matrix is A                                    # a bound change assembles no new matrix
+    assert f.col_lower.tolist() == [2.0, 0.0] and f.col_upper.tolist() == [2.0, 5.0]
+    x.upper[1] = 4.0
+    f.bounds_changed()
+    assert f.col_upper.tolist() == [2.0, 4.0]
+    f.add_constraints("more", ["K"], [(x.columns, 2.0)], upper=9.0)
+    assert f.matrix is not A and f.matrix.shape == (4, 2)   # a structural change does

@@ -159,7 +159,7 @@ def fixed_routing(f, x, free):
         yield
     finally:
         z.lower[:], z.upper[:] = lower, upper
-        f._cache.clear()
+        f.bounds_changed()
 
 
 @dataclass(frozen=True)
