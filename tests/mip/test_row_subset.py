@@ -9,9 +9,12 @@ from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.estimators.mip_fit.neighbourhood import fixed_routing, nearest_rows, split_distances, within_bounds
 from optitrees.formulations import margot, olct
+from optitrees.algorithms.oct.cart import greedy_oblique_tree
 from optitrees.formulations.loss_optimal_solution import start
+from optitrees.formulations.oct import octh
+from optitrees.formulations.oct_solution import start as oct_start
 from optitrees.mip import Formulation
-from optitrees.mip.row_subset import RowSubset, implied_rows, row_distances
+from optitrees.mip.row_subset import RowSubset, implied_rows, row_distances, switched_off_rows
 from optitrees.solvers import solve
 from optitrees.solvers.row_generation import solve_by_row_generation
 
@@ -98,3 +101,43 @@ def test_a_start_outside_the_model_is_held_by_widened_rows():
         assert held.formulation().violation(x) <= 1e-9 and not held.violated(x).any()
         strict = RowSubset.of(f, x, np.inf)
         assert strict.formulation().violation(x) > 1.0
+
+
+def _octh_routed(seed=3, n=30):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.6).astype(int)
+    y[:3] = 1 - y[:3]
+    f = octh(X, y, depth=2)
+    tree = greedy_oblique_tree(X, y, 2, 2, random_state=0).with_counts(X, y)
+    return f, tree, oct_start(f, tree)
+
+
+@pytest.mark.parametrize("routed, implied_anyway", [(lambda: _routed(olct), True), (lambda: _routed(_margot), True),
+                                                    (_octh_routed, False)], ids=["OLCT", "MARGOT", "OCT-H"])
+def test_rows_the_routing_switches_off_are_left_out_and_the_optimum_is_the_whole_models(routed, implied_anyway):
+    """The loss-optimal family bounds its margins ``s`` by columns, so the column bounds already show its switched-off
+    rows implied; OCT-H's splits ``w x_i`` are bounded only by the row ``||w_t||_1 <= 1``."""
+    f, tree, x0 = routed()
+    z = f.variables["z"]
+    free = nearest_rows(split_distances(tree, f.problem.data.X), 4)
+    with fixed_routing(f, x0, free):
+        whole = _solve(f, x0, None)                  # first: MARGOT's cut loop adds its cuts to f
+        off = switched_off_rows(f, z.columns)
+        # a switched-off row has routing entries, all fixed at 0, of the relaxing sign; none is on a free row's z
+        A = f.matrix.tocsr()
+        on_z = np.zeros(f.n_cols, bool)
+        on_z[z.columns.ravel()] = True
+        for r in np.flatnonzero(off)[:50]:
+            cols = A.indices[A.indptr[r]:A.indptr[r + 1]]
+            assert on_z[cols].any() and np.all(f.col_upper[cols[on_z[cols]]] == 0)
+        assert off.any()
+        switched = RowSubset.of(f, x0, np.inf, switches=z.columns)
+        plain = RowSubset.of(f, x0, np.inf)
+        assert not (switched.keep & off).any()
+        assert np.all(implied_rows(f)[off]) == implied_anyway
+        assert (switched.keep.sum() == plain.keep.sum()) == implied_anyway
+        part = solve_by_row_generation(switched, _solve, x0, None)
+        assert whole.status == part.status == "optimal"
+        assert part.objective == pytest.approx(whole.objective, rel=1e-6, abs=1e-6)
+        assert f.violation(part.x) <= 1e-5

@@ -250,7 +250,8 @@ class NeighbourhoodSearch:
             t0 = time.perf_counter()
             with fixed_routing(self.f, x0, free):
                 # the rows the incumbent violates (a tree outside the model's weight bound) widened to hold it
-                subset = RowSubset.of(self.f, x0, FAR_ROWS if k > 0 and big else np.inf, hold=True)
+                subset = RowSubset.of(self.f, x0, FAR_ROWS if k > 0 and big else np.inf, hold=True,
+                                      switches=self.f.variables["z"].columns)
                 feasible = within_bounds(self.f, x0)
                 result = solve_by_row_generation(subset, self._solve_round, x0 if feasible else None, round_by)
             start_value = float(self.f.objective_value(x0)) if feasible else None
