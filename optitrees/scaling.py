@@ -23,7 +23,7 @@ __all__ = ["Scaling", "standardize", "scale_unit", "scale_small_spans", "power_o
 class Scaling(TextEnum):
     """How :meth:`ScaledData.create` scales the features (``None``: not at all)."""
 
-    #: ``(x - mean) / std`` (:func:`standardize`): the loss-optimal trees (seed 002's preprocessing).
+    #: ``(x - mean) / std`` (:func:`standardize`; seed 002's preprocessing): the loss-optimal regressor.
     STANDARD = "standard"
     #: :data:`STANDARD`, except that a column at least half zeros (weighted) is only divided by its deviation
     #: (:func:`standardize` with ``keep_sparse=True``): the loss-optimal trees. Their hyperplanes have a free

@@ -26,8 +26,9 @@ routing (an LP, or the squared l2's cut loop), which TAO's node-by-node steps ne
 phishing: its TAO-refined start 998.7, the refit 984.7 in the model's objective).
 
 A round's model keeps only the rows that can bind near the incumbent (:class:`~optitrees.mip.row_subset.RowSubset`:
-the rows the fixing makes implied are left out, and those far from binding are left out until a solution violates
-them, :func:`~optitrees.solvers.row_generation.solve_by_row_generation`), so that a round at the users' sizes gets
+the rows the fixing makes implied are left out, and those far from binding or switched off by the fixed routing
+(big-M rows of points routed elsewhere) are left out until a solution violates them,
+:func:`~optitrees.solvers.row_generation.solve_by_row_generation`), so that a round at the users' sizes gets
 past HiGHS's root: the whole model's rows of the fixed routing, with the solver's presolve off on big models, did not
 in 30 s on that phishing model.
 
