@@ -52,6 +52,8 @@ def best_clear_split(values, y, weight, mu, min_samples_leaf=1):
     (1.0, 0.3)
     """
     values, y, weight = np.asarray(values, float), np.asarray(y), np.asarray(weight, float)
+    if len(values) < 2:
+        return None
     order = np.argsort(values, kind="stable")
     s, labels, v = values[order], np.unique(y[order], return_inverse=True)[1], weight[order]
     counts = np.zeros((len(s), labels.max() + 1))
@@ -74,9 +76,10 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
 
     At each node the candidates are CART's best stump and one l1-logistic
     hyperplane per class (that class against the rest) fitted on the node's
-    points; each is normalized to ``||a||_1 = 1``, shifted so that no point lies
-    in the margin ``(b - mu, b)``, and scored by the misclassification of the
-    two children's majority labels. The node splits with the best candidate
+    points; each direction is normalized to ``||a||_1 = 1`` and given the
+    threshold ``b`` of fewest misclassifications of the two children's majority
+    labels among those that leave no point in the margin ``(b - mu, b)``
+    (:func:`best_clear_split`). The node splits with the best candidate
     that lowers the node's error and leaves ``min_samples_leaf`` points on each
     side, and is unused (all points right) otherwise. Leaves get their majority class.
     Once ``deadline`` (a ``time.perf_counter()`` value) passes, the nodes left
@@ -114,19 +117,18 @@ def greedy_oblique_tree(X01, y, depth, n_classes, min_samples_leaf=1, mu=0.005, 
             stump = cart_tree(Xn, yn, 1, min_samples_leaf, random_state,
                               sample_weight=None if sample_weight is None else vn)
             if not stump.is_leaf[0]:
-                a = stump.weights[0]
-                cands.append((a, float((Xn @ a)[Xn @ a > stump.threshold[0]].min())))
+                cands.append(stump.weights[0])
             classes = np.unique(yn)
             for k in (classes if len(classes) > 2 else classes[1:]):
                 done, fitted = call_until(deadline, fit_sparse_l1_logistic, Xn, np.where(yn == k, 1.0, -1.0), 10.0,
                                           max_features, random_state, None if sample_weight is None else vn)
                 if not done:
                     break
-                w_k, c_k = fitted
+                w_k = fitted[0]
                 norm = np.abs(w_k).sum()
                 if norm > 0:
-                    cands.append((w_k / norm, -c_k / norm))
-            for a, _ in cands:
+                    cands.append(w_k / norm)
+            for a in cands:
                 found = best_clear_split(Xn @ a, yn, vn, mu, min_samples_leaf)
                 if found is not None and found[0] < base and (best is None or found[0] < best[0]):
                     best = (found[0], a, found[1])
