@@ -2,8 +2,8 @@
 
 Loss-optimal trees work on standardized features (seed 002's preprocessing; columns that are at least half
 zeros only divided by their deviation, so that one-hot and sparse data keep their zeros), OCT / OCT-H and OGRS on
-features scaled to ``[0, 1]`` (Bertsimas & Dunn; seed 002, 4.3), ORS on the raw binary features. :class:`ScaledData` holds the scaled
-training data with the original and the affine map between them, so fitted
+features scaled to ``[0, 1]`` (Bertsimas & Dunn; seed 002, 4.3), ORS on the raw binary features.
+:class:`ScaledData` holds the scaled training data with the original and the affine map between them, so fitted
 models are reported in original units.
 """
 
