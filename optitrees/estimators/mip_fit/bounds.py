@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LowerBound", "best_bound", "NON_NEGATIVE"]
+import numpy as np
+
+__all__ = ["LowerBound", "best_bound", "bounds_of", "fit_bound", "NON_NEGATIVE"]
 
 #: The source named for the bound every fit has.
 NON_NEGATIVE = "non-negative objective"
@@ -43,3 +45,35 @@ def best_bound(known) -> LowerBound:
     'non-negative objective'
     """
     return max([*known, LowerBound(0.0, NON_NEGATIVE)], key=lambda b: b.value)
+
+
+def bounds_of(value: float, known) -> tuple[LowerBound, list]:
+    """``(best bound, notes)``: :func:`best_bound` of the bounds of ``known`` that a model of exact objective
+    ``value`` respects, and a note for each one above it (beyond a relative ``1e-6``), set aside. A bound holds over
+    the MIP's model class; a model below one lies outside that class (a refined start or a round's tree with weights
+    beyond the bound ``W`` the big-M values come from, held in its rounds), so that bound says nothing of it and
+    proves nothing.
+
+    >>> best, notes = bounds_of(9.0, [LowerBound(9.5, "highs"), LowerBound(4.0, "root layer")])
+    >>> best.source, len(notes)
+    ('root layer', 1)
+    >>> bounds_of(9.0, [LowerBound(9.0 + 1e-9, "highs")])[0].source
+    'highs'
+    """
+    above = [b for b in known if b.value > value + 1e-6 * max(1.0, abs(value))]
+    notes = [f"the returned model's objective {value:.6g} is below the {b.source} bound {b.value:.6g}, which holds "
+             "over the MIP's model class: the model lies outside it (weights beyond the bound its big-M values come "
+             "from), so that bound is not reported for it" for b in above]
+    return best_bound([b for b in known if b not in above]), notes
+
+
+def fit_bound(value: float, result, whole_rows: bool, exact=None, own: LowerBound | None = None) -> tuple:
+    """``(bound, notes)`` of a fit whose returned model has exact objective ``value``: :func:`bounds_of` an exact
+    search's bound (``exact.bound``, named by ``exact.engine``), the solver's (``result.bound``) when the MIP saw every
+    row with its own weight (``whole_rows``), and the family's own ``own``."""
+    known = []
+    if exact is not None and exact.bound is not None:
+        known.append(LowerBound(exact.bound, exact.engine))
+    if result.bound is not None and whole_rows and np.isfinite(result.bound):
+        known.append(LowerBound(float(result.bound), result.solver))
+    return bounds_of(value, known + ([] if own is None else [own]))

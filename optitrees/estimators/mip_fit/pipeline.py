@@ -26,8 +26,8 @@ risk score cards, the oblique regression tree):
    solver's model decoded and checked against its solution, and the best of its earlier incumbents by the exact
    objective (:mod:`.incumbents`);
 7. :meth:`~MIPFit.refine`: the family's local improvement (TAO, an exact intercept) of the solver's model;
-8. :meth:`~MIPFit.bound`: the best valid lower bound on the exact objective, from an exact search, the solver
-   (when it saw every row) and the family's own bound (:mod:`.bounds`), with its source;
+8. :func:`.bounds.fit_bound`: the best valid lower bound on the returned model's exact objective, from an exact
+   search, the solver (when it saw every row) and the family's own bound, with its source;
 9. the report (the end of :meth:`~MIPFit.run`): every candidate (start, neighbourhood, solver, refined) scored by
    the exact training objective, the best returned; its status, bound and notes
    (:class:`~optitrees.estimators._report.FitReport`).
@@ -52,7 +52,7 @@ from ...solvers.registry import get_backend
 from ...solvers.results import SolveStatus, TerminationCondition
 from ...trees import Tree
 from .._report import ExactSearch, FitLog, FitOutcome, FitReport
-from .bounds import LowerBound, best_bound
+from .bounds import LowerBound, fit_bound
 from .certified import certified
 from .incumbents import best_earlier_incumbent, polisher
 from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
@@ -236,16 +236,6 @@ class MIPFit:
         self.budget.lap("bound")
         return None if own is None else LowerBound(float(own[0]), own[1])
 
-    def bound(self, result, rows: ReducedRows, exact: ExactSearch | None, own: LowerBound | None) -> LowerBound:
-        """The best valid lower bound on the exact objective: an exact search's, the solver's when it saw every
-        row, the family's own and ``0`` (:func:`.bounds.best_bound`)."""
-        known = []
-        if exact is not None and exact.bound is not None:
-            known.append(LowerBound(exact.bound, exact.engine))
-        if result.bound is not None and rows.whole_rows and np.isfinite(result.bound):
-            known.append(LowerBound(float(result.bound), result.solver))
-        return best_bound(known + ([] if own is None else [own]))
-
     # --------------------------------------------------------------------- run
     def run(self, prepared, training) -> MIPFitOutcome:
         """Every stage in order (module docstring)."""
@@ -295,8 +285,9 @@ class MIPFit:
         if returned != "start":
             self.notes += agreement
         self.notes += status_notes(result, returned, objectives, label, unsolved)
-        lower = self.bound(result, rows, exact, own)
         value = objectives[returned]
+        lower, bound_notes = fit_bound(value, result, rows.whole_rows, exact, own)
+        self.log.notes.extend(bound_notes)
         proven = value <= lower.value + 1e-6 * max(1.0, abs(lower.value))
         if result.status is SolveStatus.OPTIMAL and not proven and result.bound is not None and rows.whole_rows:
             self.log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "

@@ -58,3 +58,19 @@ def test_the_bound_is_at_most_the_brute_force_optimum(seed):
     optimum = brute_force_oct(X, y, 2, 0.05, 1)
     assert est.fit_report_.bound <= optimum + 1e-9
     assert est.objective_ >= optimum - 1e-9
+
+
+def test_a_model_outside_the_mips_class_is_not_proven_by_that_classs_bound():
+    """A weight bound W so small that the refined start's unconstrained leaf fits leave the MIP's class: the solver's
+    and the root layer's bounds hold over the class and exceed the start's objective; the fit claimed that start
+    proven optimal (its gap clipped at 0) until those bounds were set aside."""
+    from optitrees import LossOptimalTreeClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    est = fit_quiet(LossOptimalTreeClassifier(max_depth=1, weight_bound=0.05, time_limit=20, threads=1,
+                                              random_state=0), X[:80, :3], y[:80])
+    report = est.fit_report_
+    assert est.solver_result_.status == "optimal" and est.solver_result_.bound > report.objective
+    assert report.returned == "start" and report.outcome.value == "not proven optimal" and report.certified_by is None
+    assert report.bound <= report.objective and report.bound_source == "non-negative objective"
+    assert any("outside" in note and "highs bound" in note for note in report.notes)
