@@ -13,7 +13,7 @@ from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.estimators.mip_fit.neighbourhood import (NeighbourhoodSearch, fixed_routing, nearest_rows,
                                                         split_distances)
-from optitrees.formulations import LOSS_OPTIMAL, olct
+from optitrees.formulations import LOSS_OPTIMAL, loss_optimal_tree, olct
 from optitrees.formulations.loss_optimal_solution import start, tree_objective
 from optitrees.solvers import SolveOptions, solve
 from optitrees.solvers.polish import polish
@@ -228,3 +228,43 @@ def test_a_start_inside_a_split_margin_starts_its_rounds_with_the_violated_rows_
     assert search.rounds[0].free_rows == 2
     assert search.rounds[0].start_mip_objective == pytest.approx(f.objective_value(x0))
     assert objective <= value
+
+
+def test_the_refit_keeps_the_incumbents_features_and_is_an_lp():
+    """With a feature budget (3.14's HFS) the refit round fixes the indicators ``delta`` at the incumbent's support as
+    well as the routing: its model is an LP, and its optimum is the whole model's with both fixed (left free, the
+    refit was a MIP over ``delta`` and ran out of its time at the users' sizes)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(16, 3))
+    y = np.where(X[:, 0] - 0.7 * X[:, 2] > 0.1, 1.0, -1.0)
+    y[:2] = -y[:2]
+    f = loss_optimal_tree(X, y, depth=2, loss="logistic", regularizer="l1", tangents="V0", feature_selection="hard",
+                          max_features=1)
+    problem = f.problem
+    tree = greedy_tree(problem, node_fitter(problem.spec, 0))
+    x0 = start(f, tree)
+    delta = f.variables["delta"]
+    lower, upper = delta.lower.copy(), delta.upper.copy()
+    with fixed_routing(f, x0, np.zeros(16, bool), every_integer=True):
+        assert np.array_equal(delta.lower, np.rint(x0[delta.columns.ravel()]))
+        assert np.array_equal(delta.lower, delta.upper)
+        whole = solve(f, mip_gap=0.0, threads=1, progress=False)
+    np.testing.assert_array_equal(delta.lower, lower)            # restored
+    np.testing.assert_array_equal(delta.upper, upper)
+
+    models = []
+
+    def solve_round(formulation, x, deadline):
+        models.append(formulation)
+        return solve(formulation, warm_start=x, deadline=deadline, threads=1, progress=False, mip_gap=0.0)
+
+    import time
+    search = NeighbourhoodSearch(f, solve_round, lambda m: start(f, m), lambda x: LOSS_OPTIMAL.decode(f, x)[0],
+                                 lambda model, deadline: (model, model, tree_objective(problem, model)))
+    search.run(tree, tree, tree_objective(problem, tree), time.perf_counter() + 20.0)
+    refit = search.rounds[0]
+    assert refit.free_rows == 0 and refit.status == "optimal"
+    assert not models[0].integrality.any()                       # every integer fixed: an LP
+    assert refit.mip_objective == pytest.approx(whole.objective, rel=1e-7, abs=1e-7)
+    if len(models) > 1:
+        assert models[1].integrality.any()                       # a later round frees rows and the budget's features
