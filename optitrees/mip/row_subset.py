@@ -32,7 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._formulation import Formulation
 from ._groups import ConstraintGroup

@@ -289,7 +289,8 @@ class MIPFit:
         lower, bound_notes = fit_bound(value, result, rows.whole_rows, exact, own)
         self.log.notes.extend(bound_notes)
         proven = value <= lower.value + 1e-6 * max(1.0, abs(lower.value))
-        if result.status is SolveStatus.OPTIMAL and not proven and result.bound is not None and rows.whole_rows:
+        if result.status is SolveStatus.OPTIMAL and not proven and result.bound is not None and rows.whole_rows \
+                and value > result.bound:             # (a model below the bound lies outside its class: noted above)
             self.log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "
                           f"underestimates the exact one (the returned model's is {value:.6g}): the "
                           "returned model is not proven optimal")

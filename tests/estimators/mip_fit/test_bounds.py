@@ -74,3 +74,4 @@ def test_a_model_outside_the_mips_class_is_not_proven_by_that_classs_bound():
     assert report.returned == "start" and report.outcome.value == "not proven optimal" and report.certified_by is None
     assert report.bound <= report.objective and report.bound_source == "non-negative objective"
     assert any("outside" in note and "highs bound" in note for note in report.notes)
+    assert not any("underestimates the exact one" in note for note in report.notes)    # it does not: it is above
