@@ -1,8 +1,9 @@
 """The readable default of the oblique and logistic estimators: ``max_features="auto"``, a feature budget per
 hyperplane chosen on held-out folds within the fit (:func:`~optitrees.algorithms.fold_search.scores_on_folds`).
 
-The candidates are :data:`BUDGETS`; the one of fewest features whose mean held-out accuracy is within
-:data:`TOLERANCE` of the best candidate's is taken (:func:`~optitrees.algorithms.fold_search.fewest_within`), so a
+The candidates are :data:`BUDGETS`; the one of fewest features whose mean held-out balanced accuracy
+(:func:`~optitrees.algorithms.fold_search.balanced_accuracy`) is within :data:`TOLERANCE` of the best candidate's is
+taken (:func:`~optitrees.algorithms.fold_search.fewest_within`), so a
 dense hyperplane is chosen only where fewer features cost more than that on held-out rows. No budget is scored
 first on each fold: a choice its deadline cuts short in the first fold compares the budgets it reached with the
 dense tree, not only the smallest budgets with each other (which chose 3 features on tic-tac-toe for OCT-H at
@@ -27,7 +28,7 @@ from ..algorithms.fold_search import fewest_within, scores_on_folds
 #: tree on Table 3.1's sets against 0.03-0.12 s for the others, which would take most of the choice's share of a
 #: 10 s fit.
 BUDGETS = (None, 2, 3, 5, 8)
-#: Held-out accuracy (a share, 0.01 = 1 point) a smaller budget may give up against the best candidate.
+#: Held-out balanced accuracy (a share, 0.01 = 1 point) a smaller budget may give up against the best candidate.
 TOLERANCE = 0.01
 #: Share of ``time_limit`` the choice may use.
 SHARE = 0.15
@@ -35,10 +36,17 @@ SHARE = 0.15
 FALLBACK = 3
 #: Folds of the choice.
 FOLDS = 4
-#: The most rows the choice fits on (a stratified sample of the distinct rows beyond it). Oblique TAO fits 30,000
-#: rows of adult in 3.6 s, so scoring 5 budgets on 4 folds of every row took 72 s of a fit without a time limit,
-#: and a 5 s limit's share scored no fold; the greedy trees of the loss-optimal family take 1-3 s there.
+#: The most rows the choice of OCT-H and oblique TAO fits on (a stratified sample of the rows beyond it). Oblique
+#: TAO fits 30,000 rows of adult in 3.6 s, so scoring 5 budgets on 4 folds of every row took 72 s of a fit without
+#: a time limit, and a 5 s limit's share scored no fold.
 ROWS = 2000
+#: The most rows the loss-optimal family's choice fits its greedy trees on. A dense hyperplane needs more rows than
+#: a sparse one, so a sample smaller than the fit's rows favours the budget: OLCT's default on 4,000 rows of phishing
+#: chose 3 features per split on 2,000 of them (the greedy trees' held-out balanced accuracy 91.3 against 92.2
+#: dense; 91.5 against 93.6 on every row) and its test balanced accuracy was 91.6 against 94.2 for the dense fit.
+#: The whole choice took 1.0-1.9 s on 2,000 rows of adult, a2a, a4a and phishing (4,000-28,000 rows) and 1.2-9.4 s on
+#: 8,000 (one thread; 11-23 s on every row of 16,000-28,000), within the 9 s share of a 60 s fit.
+LOSS_OPTIMAL_ROWS = 8000
 
 
 def features(budgets) -> list:
@@ -46,17 +54,18 @@ def features(budgets) -> list:
     return [float("inf") if b is None else float(b) for b in budgets]
 
 
-def sample(y, seed) -> np.ndarray | None:
-    """The rows the choice fits on: ``None`` (every row) up to :data:`ROWS`, else a sample of :data:`ROWS` rows
-    stratified by ``y`` (uniform when a class has a single row), in increasing order."""
+def sample(y, seed, most=None) -> np.ndarray | None:
+    """The rows the choice fits on: ``None`` (every row) up to ``most`` (default :data:`ROWS`), else a sample of
+    ``most`` rows stratified by ``y`` (uniform when a class has a single row), in increasing order."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
+    most = ROWS if most is None else int(most)
     y = np.asarray(y)
-    if len(y) <= ROWS:
+    if len(y) <= most:
         return None
     if np.unique(y, return_counts=True)[1].min() < 2:
-        return np.sort(np.random.default_rng(seed).choice(len(y), ROWS, replace=False))
-    rows, _ = next(StratifiedShuffleSplit(1, train_size=ROWS, random_state=seed).split(np.zeros(len(y)), y))
+        return np.sort(np.random.default_rng(seed).choice(len(y), most, replace=False))
+    rows, _ = next(StratifiedShuffleSplit(1, train_size=most, random_state=seed).split(np.zeros(len(y)), y))
     return np.sort(rows)
 
 
@@ -68,8 +77,9 @@ def is_auto(max_features) -> bool:
 def choose(y, fit_and_score, budget, seed):
     """``(chosen budget, budget_results_)`` of the label trees of the rows labelled ``y``:
     ``fit_and_score(max_features, train, test)`` fits a tree with that budget on the rows ``train`` and returns its
-    weighted accuracy on ``test``; the folds are drawn from at most :data:`ROWS` rows (:func:`sample`); the search
-    ends within :data:`SHARE` of ``budget`` (a :class:`~optitrees.budget.Budget`), which laps ``"held-out budget"``."""
+    balanced accuracy on ``test`` (:func:`~optitrees.algorithms.fold_search.balanced_accuracy`); the folds are drawn
+    from at most :data:`ROWS` rows (:func:`sample`); the search ends within :data:`SHARE` of ``budget`` (a
+    :class:`~optitrees.budget.Budget`), which laps ``"held-out budget"``."""
     rows = sample(y, seed)
     if rows is None:
         def score(k, train, test):
@@ -87,9 +97,9 @@ def choose(y, fit_and_score, budget, seed):
 
 
 def results(choice_candidates, compared, folds_scored) -> dict:
-    """``budget_results_`` of a fit: the candidates, their mean held-out accuracy (``nan``: not compared), the
-    folds scored and the candidates compared."""
+    """``budget_results_`` of a fit: the candidates, their mean held-out balanced accuracy (``nan``: not compared),
+    the folds scored and the candidates compared."""
     mean = np.full(len(choice_candidates), np.nan)
     mean[:len(compared)] = compared
-    return {"max_features": list(choice_candidates), "mean_held_out_accuracy": mean, "folds_scored": folds_scored,
-            "candidates_scored": len(compared)}
+    return {"max_features": list(choice_candidates), "mean_held_out_balanced_accuracy": mean,
+            "folds_scored": folds_scored, "candidates_scored": len(compared)}

@@ -114,5 +114,5 @@ LOSS_OPTIMAL_ATTRIBUTES_DOC = """    Attributes
         ``max_features="auto"``); ``None``: no budget.
     budget_results_ : dict
         Two classes and ``max_features="auto"``: ``"max_features"`` (the
-        candidates), ``"mean_held_out_accuracy"`` (``nan``: not compared),
+        candidates), ``"mean_held_out_balanced_accuracy"`` (``nan``: not compared),
         ``"folds_scored"`` and ``"candidates_scored"``."""

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.fold_search import weighted_accuracy
+from ..algorithms.fold_search import balanced_accuracy
 from ..algorithms.oct.cart import cart_tree
 from ..algorithms.fixed_tree import FixedTree
 from ..algorithms.local_search.tao import label_objective, tao_label_tree
@@ -125,7 +125,7 @@ class TAOClassifier(_LocalSearchTree):
         With ``oblique=True``: the budget of each split (chosen with ``"auto"``); ``None``: no budget.
     budget_results_ : dict
         With ``oblique=True`` and ``max_features="auto"``: ``"max_features"`` (the candidates),
-        ``"mean_held_out_accuracy"``, ``"folds_scored"`` and ``"candidates_scored"``.
+        ``"mean_held_out_balanced_accuracy"``, ``"folds_scored"`` and ``"candidates_scored"``.
 
     Examples
     --------
@@ -190,7 +190,7 @@ class TAOClassifier(_LocalSearchTree):
 
     def _choose_budget(self, data, allowed, budget):
         """``max_features="auto"``: the fewest features per split whose TAO trees (CART, then TAO, as the fit)
-        keep the held-out weighted accuracy (:func:`._auto_budget.choose`); sets ``budget_results_``."""
+        keep the held-out balanced accuracy (:func:`._auto_budget.choose`); sets ``budget_results_``."""
         X, y, v = data.X, data.y, data.fit_weight
         weight = np.ones(len(y)) if v is None else v
         deadline = budget.until(auto.SHARE)
@@ -201,7 +201,7 @@ class TAOClassifier(_LocalSearchTree):
             L_hat = max(totals.sum() - totals.max(), 1)
             start = self._cart(X[train], y[train], v_train, allowed)
             tree = self._tao(start, X[train], y[train], v_train, allowed, L_hat, max_features, deadline)
-            return weighted_accuracy(y[test], tree.predict(X[test]), weight[test])
+            return balanced_accuracy(y[test], tree.predict(X[test]), weight[test])
 
         seed = 0 if self.random_state is None else int(self.random_state)
         chosen, self.budget_results_ = auto.choose(y, fit_and_score, budget, seed)

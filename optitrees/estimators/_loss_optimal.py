@@ -76,7 +76,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         with ``feature_selection=None`` it means ``"hard"``. The greedy start,
         TAO and the refits keep to it too. ``"auto"``: chosen on held-out
         folds within the fit, the fewest of ``(2, 3, 5, 8, None)`` features per
-        hyperplane whose greedy trees keep the held-out accuracy
+        hyperplane whose greedy trees keep the held-out balanced accuracy
         (:mod:`optitrees.estimators._auto_budget`,
         :func:`~optitrees.algorithms.loss_optimal.held_out.choose_budget`);
         ``max_features_`` and ``budget_results_`` report the choice.
@@ -241,15 +241,15 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         self.__dict__.pop("budget_results_", None)
         if self._auto_budget():
             deadline = budget.until(auto.SHARE)
-            rows = auto.sample(problem.data.y, self._seed)          # at most auto.ROWS rows
+            rows = auto.sample(problem.data.y, self._seed, auto.LOSS_OPTIMAL_ROWS)
             choice = choose_budget(problem if rows is None else problem.on_rows(rows), auto.BUDGETS,
                                    lambda p: self._fitter(p, deadline=deadline),
                                    tolerance=auto.TOLERANCE, n_folds=auto.FOLDS,
                                    fallback=auto.BUDGETS.index(auto.FALLBACK), random_state=self._seed,
                                    deadline=deadline)
             problem = problem.with_budget(choice.budget)
-            self.budget_results_ = auto.results(choice.candidates, choice.mean_accuracy[:choice.candidates_scored],
-                                                choice.folds_scored)
+            scored = choice.mean_balanced_accuracy[:choice.candidates_scored]
+            self.budget_results_ = auto.results(choice.candidates, scored, choice.folds_scored)
         spec_budget = problem.spec.budget
         self.max_features_ = None if spec_budget is None else [int(b) for b in spec_budget]
         return problem

@@ -14,7 +14,7 @@ from ..algorithms.local_search.tao import tao_label_tree
 from ..algorithms.local_search.tmo import tmo_label_tree
 from dataclasses import replace
 
-from ..algorithms.fold_search import weighted_accuracy
+from ..algorithms.fold_search import balanced_accuracy
 from ..budget import expired
 from ..formulations.oct import OCTProblem, OCTSpec
 from ..formulations.oct_solution import OCT_FAMILY
@@ -219,7 +219,7 @@ _DOC = """{summary}
     max_features_ : int or None
         OCT-H: the budget of each split the fit used (chosen with ``max_features="auto"``); ``None``: none.
     budget_results_ : dict
-        OCT-H with ``max_features="auto"``: ``"max_features"`` (the candidates), ``"mean_held_out_accuracy"``,
+        OCT-H with ``max_features="auto"``: ``"max_features"`` (the candidates), ``"mean_held_out_balanced_accuracy"``,
         ``"folds_scored"`` and ``"candidates_scored"``.
 
     Examples
@@ -267,7 +267,7 @@ class OCTHClassifier(_BaseOCT):
 
     def _presolve(self, problem, budget):
         """``max_features="auto"``: the problem with the fewest features per split whose starts (the greedy oblique
-        tree, then TAO, as the fit's), fitted on 3 of 4 folds, keep the held-out weighted accuracy
+        tree, then TAO, as the fit's), fitted on 3 of 4 folds, keep the held-out balanced accuracy
         (:func:`._auto_budget.choose`). Sets ``max_features_`` and, when chosen, ``budget_results_``."""
         self.__dict__.pop("budget_results_", None)
         if auto.is_auto(self.max_features):
@@ -279,7 +279,7 @@ class OCTHClassifier(_BaseOCT):
                 sub = replace(sub, spec=replace(sub.spec, max_features=max_features))
                 tree = self._starts(sub, deadline, ("tao",))
                 tree = tree.get("tao", tree["greedy"])
-                return weighted_accuracy(problem.data.y[test], tree.predict(problem.data.X[test]), weight[test])
+                return balanced_accuracy(problem.data.y[test], tree.predict(problem.data.X[test]), weight[test])
 
             chosen, self.budget_results_ = auto.choose(problem.data.y, fit_and_score, budget, self._seed)
             problem = replace(problem, spec=replace(problem.spec, max_features=chosen))
@@ -317,7 +317,7 @@ OCTHClassifier.__doc__ = _DOC.format(
         TAO keep to it too. ``None``: any number, priced by ``alpha``.
         ``"auto"``: the fewest of ``(2, 3, 5, 8, None)`` features per split
         whose starts (greedy oblique, then TAO), fitted on 3 of 4 stratified
-        folds, keep the held-out weighted accuracy within a point of the best
+        folds, keep the held-out balanced accuracy within a point of the best
         candidate's, chosen within 15% of ``time_limit``
         (:mod:`optitrees.estimators._auto_budget`; ``max_features_``,
         ``budget_results_``; ``build_formulation`` gives the model before the

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
 
-from optitrees.algorithms.fold_search import fewest_within, scores_on_folds, weighted_accuracy
+from optitrees.algorithms.fold_search import balanced_accuracy, fewest_within, scores_on_folds
 
 
 def _labels(n=40):
@@ -63,8 +63,18 @@ def test_fewest_within_takes_the_first_score_within_the_tolerance_of_the_best(sc
     assert fewest_within(scores, tolerance) == expected
 
 
-def test_weighted_accuracy():
-    assert weighted_accuracy([0, 1, 1], [0, 0, 1], [1.0, 3.0, 1.0]) == pytest.approx(2 / 5)
+def test_balanced_accuracy_weighs_each_class_equally():
+    # class 0: 1 of 1 right; class 1: weight 1 of 4 right
+    assert balanced_accuracy([0, 1, 1], [0, 0, 1], [1.0, 3.0, 1.0]) == pytest.approx((1.0 + 1 / 4) / 2)
+    # scikit-learn's, with unit weights and three classes
+    from sklearn.metrics import balanced_accuracy_score
+    rng = np.random.default_rng(0)
+    y, p = rng.integers(0, 3, 50), rng.integers(0, 3, 50)
+    assert balanced_accuracy(y, p, np.ones(50)) == pytest.approx(balanced_accuracy_score(y, p))
+    # with each class's weights summing to one it is the weighted accuracy (balanced class weights)
+    w = rng.uniform(0.5, 2.0, 50)
+    w /= np.bincount(y, weights=w)[y]
+    assert balanced_accuracy(y, p, w) == pytest.approx(w @ (y == p) / w.sum())
 
 
 def test_fewest_within_by_size_takes_the_smallest_within_the_tolerance():

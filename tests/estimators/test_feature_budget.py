@@ -25,9 +25,9 @@ def _features_per_node(tree):
 
 
 def _the_rule_holds(results, chosen):
-    """The budget chosen is within a point of the best held-out accuracy, and every budget of fewer features is
+    """The budget chosen is within a point of the best held-out balanced accuracy, and every budget of fewer features is
     not (no budget counting as the most)."""
-    mean, budgets = results["mean_held_out_accuracy"], results["max_features"]
+    mean, budgets = results["mean_held_out_balanced_accuracy"], results["max_features"]
     size = [np.inf if b is None else b for b in budgets]
     k = budgets.index(chosen)
     assert mean[k] >= np.nanmax(mean) - 0.01, results
@@ -116,7 +116,8 @@ def test_a_choice_with_no_time_uses_the_fallback_budget(cancer, monkeypatch):
     X, y = cancer
     monkeypatch.setattr(_auto_budget, "SHARE", 1e-9)
     clf = OLCTClassifier(max_depth=1, time_limit=10, random_state=0).fit(X, y)
-    assert clf.budget_results_["folds_scored"] == 0 and np.all(np.isnan(clf.budget_results_["mean_held_out_accuracy"]))
+    results = clf.budget_results_
+    assert results["folds_scored"] == 0 and np.all(np.isnan(results["mean_held_out_balanced_accuracy"]))
     assert clf.max_features_ == [_auto_budget.FALLBACK]
     assert np.all(_features_per_node(clf.tree_) <= _auto_budget.FALLBACK)
 
@@ -140,8 +141,8 @@ def test_the_cv_estimator_chooses_C_then_the_budget_with_it(cancer):
     assert clf.cv_results_["folds_scored"] == 4 and clf.budget_results_["folds_scored"] == 4
     assert np.all(_features_per_node(clf.tree_) <= clf.max_features_[0])
     olct = OLCTClassifier(max_depth=1, C=clf.C_, time_limit=30, random_state=0).fit(X, y)
-    np.testing.assert_allclose(olct.budget_results_["mean_held_out_accuracy"],
-                               clf.budget_results_["mean_held_out_accuracy"], rtol=1e-12)
+    np.testing.assert_allclose(olct.budget_results_["mean_held_out_balanced_accuracy"],
+                               clf.budget_results_["mean_held_out_balanced_accuracy"], rtol=1e-12)
     assert olct.max_features_ == clf.max_features_
 
 
@@ -251,3 +252,20 @@ def test_the_choice_fits_on_a_stratified_sample_of_at_most_rows_rows(cancer, mon
                         lambda y_, *a, **k: seen.append(len(y_)) or real(y_, *a, **k))
     clf = TAOClassifier(max_depth=2, oblique=True, random_state=0).fit(X, yc)
     assert seen == [100] and clf.budget_results_["folds_scored"] == 4
+
+
+def test_the_loss_optimal_choice_fits_on_at_most_its_own_rows(cancer, monkeypatch):
+    from optitrees.estimators import _loss_optimal
+
+    X, y = cancer
+    seen = []
+    real = _loss_optimal.choose_budget
+    monkeypatch.setattr(_loss_optimal, "choose_budget", lambda problem, *a, **k: seen.append(
+        (len(problem.data.y), problem.data.weight.sum())) or real(problem, *a, **k))
+    # every row up to LOSS_OPTIMAL_ROWS, beyond the families' ROWS
+    monkeypatch.setattr(_auto_budget, "ROWS", 50)
+    OLCTClassifier(max_depth=1, time_limit=10, random_state=0).fit(X, y)
+    assert seen[-1] == (len(y), pytest.approx(len(y)))
+    monkeypatch.setattr(_auto_budget, "LOSS_OPTIMAL_ROWS", 60)
+    clf = OLCTClassifier(max_depth=1, time_limit=10, random_state=0).fit(X, y)
+    assert seen[-1] == (60, pytest.approx(60)) and clf.budget_results_["folds_scored"] == 4

@@ -1,6 +1,7 @@
 """Settings of a loss-optimal tree chosen on held-out rows: the loss weights ``C_h`` (seed 002, Section 3.3:
 "hyperparameters have been tuned by cross-validation over a grid of values", ``C_h in {10^i, i = -2, ..., 2}``)
-and the feature budget ``B`` of 3.14 (the fewest features per hyperplane that keep the held-out accuracy).
+and the feature budget ``B`` of 3.14 (the fewest features per hyperplane that keep the held-out balanced
+accuracy).
 
 Each candidate ``C`` is scored by the greedy tree (:func:`~optitrees.algorithms.loss_optimal.greedy.greedy_tree`,
 0.15-0.8 s on 4,000 rows of adult) fitted on ``k - 1`` folds: the weighted mean loss of its last layer, the
@@ -18,10 +19,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from ...formulations.loss_optimal_solution import layer_loss_functions
-from ..fold_search import fewest_within, scores_on_folds
+from ..fold_search import balanced_accuracy, fewest_within, scores_on_folds
 from .greedy import greedy_tree
 
-__all__ = ["HeldOutChoice", "BudgetChoice", "held_out_loss", "held_out_accuracy", "choose_C", "choose_budget"]
+__all__ = ["HeldOutChoice", "BudgetChoice", "held_out_loss", "held_out_balanced_accuracy", "choose_C", "choose_budget"]
 
 
 @dataclass(frozen=True)
@@ -63,15 +64,16 @@ def held_out_loss(problem, tree, rows) -> float:
 
 
 
-def held_out_accuracy(problem, tree, rows) -> float:
-    """Weighted accuracy of ``tree``'s last layer on ``problem``'s rows ``rows``: the share of the rows' weight
-    (class weight, ``sample_weight``, multiplicity) whose margin ``y_i (w_t x_i + b_t)`` at the last-layer node
-    is positive, as the fitted classifier predicts."""
+def held_out_balanced_accuracy(problem, tree, rows) -> float:
+    """Balanced accuracy (:func:`~optitrees.algorithms.fold_search.balanced_accuracy`) of ``tree``'s last layer on
+    ``problem``'s rows ``rows``: per class, the share of its rows' weight (class weight, ``sample_weight``,
+    multiplicity) whose margin ``y_i (w_t x_i + b_t)`` at the last-layer node is positive, as the fitted
+    classifier predicts; the mean over the classes."""
     data = problem.data
     _, values = tree.path_values(data.X[rows])
-    right = data.y[rows] * values[:, -1] > 0
-    weight = data.weight[rows]
-    return float(weight @ right / weight.sum())
+    y = data.y[rows]
+    predicted = np.where(y * values[:, -1] > 0, y, -y)
+    return balanced_accuracy(y, predicted, data.weight[rows])
 
 
 def _score_on_folds(problem, problems, fitter_for, score, n_folds, random_state, deadline):
@@ -139,24 +141,24 @@ class BudgetChoice:
         The chosen features per hyperplane (``None``: no budget).
     candidates : tuple
         Every candidate, in the order given.
-    mean_accuracy : ndarray of shape (n_candidates,)
-        Mean held-out weighted accuracy of each candidate over the folds compared (``nan``: not compared).
+    mean_balanced_accuracy : ndarray of shape (n_candidates,)
+        Mean held-out balanced accuracy of each candidate over the folds compared (``nan``: not compared).
     folds_scored, candidates_scored : int
         As in :class:`HeldOutChoice` (``0`` folds: the fallback was used).
     """
 
     budget: int | None
     candidates: tuple
-    mean_accuracy: np.ndarray
+    mean_balanced_accuracy: np.ndarray
     folds_scored: int
     candidates_scored: int
 
 
 def choose_budget(problem, candidates, fitter_for, *, tolerance=0.01, n_folds=4, fallback=0, random_state=0,
                   deadline=None) -> BudgetChoice:
-    """The fewest features per hyperplane whose greedy trees keep the held-out accuracy: the candidate of fewest
-    features (``None`` counting as infinitely many) whose mean held-out weighted accuracy
-    (:func:`held_out_accuracy`) is within ``tolerance`` of the best candidate's.
+    """The fewest features per hyperplane whose greedy trees keep the held-out balanced accuracy: the candidate of
+    fewest features (``None`` counting as infinitely many) whose mean held-out balanced accuracy
+    (:func:`held_out_balanced_accuracy`) is within ``tolerance`` of the best candidate's.
 
     Each candidate budget ``B`` is the HFS budget of 3.14 on every layer (``None``: no budget), and is scored
     by the greedy tree of ``problem`` with it (the greedy fits keep at most ``B`` features per node,
@@ -169,7 +171,7 @@ def choose_budget(problem, candidates, fitter_for, *, tolerance=0.01, n_folds=4,
     if not candidates:
         raise ValueError("at least one candidate budget is needed")
     problems = [problem.with_budget(b) for b in candidates]
-    compared, folds_scored = _score_on_folds(problem, problems, fitter_for, held_out_accuracy, n_folds,
+    compared, folds_scored = _score_on_folds(problem, problems, fitter_for, held_out_balanced_accuracy, n_folds,
                                              random_state, deadline)
     mean = np.full(len(problems), np.nan)
     mean[:len(compared)] = compared

@@ -11,7 +11,7 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 
 from optitrees.algorithms.loss_optimal.greedy import greedy_tree
-from optitrees.algorithms.loss_optimal.held_out import choose_C, choose_budget, held_out_accuracy, held_out_loss
+from optitrees.algorithms.loss_optimal.held_out import choose_C, choose_budget, held_out_balanced_accuracy, held_out_loss
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec
 from optitrees.formulations.loss_optimal_solution import tree_objective
@@ -137,14 +137,18 @@ def _sum_problem(n_informative, n=300, p=12, seed=3):
     return LossOptimalProblem.create(spec, ScaledData.create(X, y, None))
 
 
-def test_the_held_out_accuracy_is_the_weighted_share_of_rows_the_leaves_classify_right():
+def test_the_held_out_balanced_accuracy_is_each_class_weighted_share_the_leaves_classify_right():
     weight = np.random.default_rng(1).integers(1, 4, 80).astype(float)
     problem = _problem(weight=weight)
     tree = greedy_tree(problem, _fitter(problem))
     rows = np.arange(5, 75)
     _, values = tree.path_values(problem.data.X[rows])
-    right = (values[:, -1] > 0) == (problem.data.y[rows] > 0)
-    assert held_out_accuracy(problem, tree, rows) == pytest.approx(weight[rows] @ right / weight[rows].sum())
+    y = problem.data.y[rows]
+    right = (values[:, -1] > 0) == (y > 0)
+    w = weight[rows]
+    by_class = [w[y == c] @ right[y == c] / w[y == c].sum() for c in (-1.0, 1.0)]
+    assert 0 < min(by_class) < 1 and by_class[0] != pytest.approx(by_class[1])
+    assert held_out_balanced_accuracy(problem, tree, rows) == pytest.approx(np.mean(by_class))
 
 
 @pytest.mark.parametrize("informative, allowed", [(1, (1,)), (10, (8, None))])
@@ -153,7 +157,7 @@ def test_the_budget_chosen_is_the_fewest_features_within_the_tolerance_of_the_be
     candidates = (1, 2, 3, 5, 8, None)
     choice = choose_budget(problem, candidates, _fitter, tolerance=0.01, n_folds=4, random_state=0)
     assert choice.folds_scored == 4 and choice.candidates_scored == 6
-    mean = choice.mean_accuracy
+    mean = choice.mean_balanced_accuracy
     k = candidates.index(choice.budget)
     # the rule, on the reported means: the first candidate within 1 point of the best
     assert mean[k] >= mean.max() - 0.01 and np.all(mean[:k] < mean.max() - 0.01)
@@ -175,15 +179,15 @@ def test_the_budget_choice_scores_the_greedy_trees_by_hand():
             sub = p.on_rows(train)
             tree = greedy_tree(sub, _fitter(sub))
             assert np.all(np.count_nonzero(tree.weights, axis=1) <= budget)
-            scores.append(held_out_accuracy(p, tree, test))
+            scores.append(held_out_balanced_accuracy(p, tree, test))
         by_hand.append(np.mean(scores))
-    np.testing.assert_allclose(choice.mean_accuracy, by_hand, rtol=1e-12)
+    np.testing.assert_allclose(choice.mean_balanced_accuracy, by_hand, rtol=1e-12)
 
 
 def test_no_fold_scored_gives_the_fallback_budget():
     problem = _sum_problem(2)
     choice = choose_budget(problem, (1, 3, None), _fitter, fallback=1, deadline=time.perf_counter() - 1.0)
-    assert choice.budget == 3 and choice.folds_scored == 0 and np.all(np.isnan(choice.mean_accuracy))
+    assert choice.budget == 3 and choice.folds_scored == 0 and np.all(np.isnan(choice.mean_balanced_accuracy))
     with pytest.raises(ValueError, match="at least one candidate"):
         choose_budget(problem, (), _fitter)
 
