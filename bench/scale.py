@@ -22,8 +22,9 @@ Part ``loss``: ``OLCTClassifier`` depth 2 (its defaults), or with ``--estimator 
 (``C`` chosen on held-out folds within the fit), 60 s per fit, at 4k-28k
 training rows of a2a_test, a4a_test, phishing, spambase and adult (the rest of each set, 600 rows or more, is
 the test set),
-against the greedy tree it starts from: exact training objective and its terms (each layer's weighted loss,
-the leaves' last, and the penalty), test balanced accuracy and log loss, lower bound; ``--class-weight
+against the greedy tree it starts from (``max_features``: the features per hyperplane the fit chose): exact
+training objective and its terms (each layer's weighted loss, the leaves' last, and the penalty), test balanced
+accuracy and log loss, lower bound; ``--class-weight
 balanced`` fits with balanced class weights (scored with them); ``--splits 0 1 2`` fits each set and N on
 each of these random train / test splits (one test split's balanced accuracy moves by about half a point
 between two trees that differ little).
@@ -448,6 +449,13 @@ def model_coefficients(estimator, X, y):
     return sum(len(g.vals) for g in f.constraints.values())
 
 
+def _budget_label(model) -> str:
+    """The features per hyperplane ``model`` was fitted with: ``"dense"`` (no budget), or the budget of each
+    layer (chosen on held-out folds with ``max_features="auto"``, the default)."""
+    chosen = getattr(model, "max_features_", None)
+    return "dense" if chosen is None else "/".join(str(b) for b in chosen)
+
+
 def part_loss(args):
     from sklearn.base import clone
     from sklearn.metrics import balanced_accuracy_score
@@ -482,7 +490,7 @@ def part_loss(args):
                 greedy, problem = greedy_model(m, X[train], y[train])
                 nnz = re.search(r"(\d+) (?:nonzeros|coefficients)", m.formulation_summary_)
                 return dict(time=t, nnz=int(nnz.group(1)) if nnz else None, objective=r.objective,
-                            greedy=r.starts.get("greedy"),
+                            greedy=r.starts.get("greedy"), max_features=_budget_label(m),
                             bound=r.bound, method=r.method, outcome=str(r.outcome), rows=r.rows,
                             distinct=r.distinct_rows, test_rows=len(test),
                             **({"C": float(m.C_[0]), "folds_scored": m.cv_results_["folds_scored"]}

@@ -19,7 +19,7 @@ from .root_bounds import root_layer_bound
 from .sizes import loss_optimal_size
 from .tangents import logistic_loss
 
-__all__ = ["decode", "start", "objective", "tree_objective", "finalize", "layer_loss_functions",
+__all__ = ["decode", "start", "within_class", "objective", "tree_objective", "finalize", "layer_loss_functions",
            "tree_from_hyperplanes", "LOSS_OPTIMAL"]
 
 
@@ -126,6 +126,41 @@ def start(f, tree: Tree) -> np.ndarray:
     return f.vector(out)
 
 
+def within_class(problem: LossOptimalProblem, tree: Tree) -> Tree:
+    """A tree of the MIP's class that routes and labels every training point as ``tree`` (standardized units) does,
+    where one exists: a start for the solver from a tree outside the class (a TAO or TMO tree whose hyperplanes
+    exceed ``||w_t||_1 <= W``, or whose inner classifier's own intercept disagrees with its routing).
+
+    Each hyperplane ``(w_t, b_t)`` is divided by ``max(1, ||w_t||_1 / W, |b_t| / B)`` (the ``l1_bound`` row and the
+    intercept's bounds; a positive factor changes no margin's sign, so no routing or label), then each inner node's
+    intercept moves, as little as it can, into the interval that puts the margins of the points it sends left at
+    ``<= 0`` and of those it sends right at ``>= eps`` (3.7a-b), which exists when the two sides' values ``w_t x``
+    lie ``eps`` apart (and then stays within the default ``B = W max|x| + 1``). Its losses are the class's, higher than the
+    tree's. Where a node's two sides lie closer, the tree returned still
+    violates (3.7) there and :func:`start` of it is no feasible start (the caller checks).
+    """
+    c = to_complete(tree, problem.spec.depth - 1)
+    X = problem.data.X
+    weights = np.vstack([c.split_weights, c.leaf_weights])
+    intercepts = np.concatenate([c.split_intercept, c.leaf_intercepts])
+    scale = np.maximum.reduce([np.ones(len(intercepts)), np.abs(weights).sum(axis=1) / problem.spec.weight_bound,
+                               np.abs(intercepts) / problem.intercept_bound])
+    weights, intercepts = weights / scale[:, None], intercepts / scale
+    levels = problem.spec.depth - 1
+    leaf = c.position[tree.apply(X)]                    # breadth-first ids from 1, the last level's
+    for level in range(levels):
+        node = leaf >> (levels - level)                 # the node each point passes at this level
+        right = ((leaf >> (levels - level - 1)) & 1).astype(bool)
+        for t in np.unique(node):
+            here = node == t
+            values = X[here] @ weights[t - 1]
+            most_left = values[~right[here]].max(initial=-np.inf)
+            least_right = values[right[here]].min(initial=np.inf)
+            if least_right - most_left >= problem.eps:
+                intercepts[t - 1] = min(max(intercepts[t - 1], problem.eps - least_right), -most_left)
+    return tree_from_hyperplanes(problem, weights, intercepts)
+
+
 #: Relative increase of the exact objective that shortening a tree's numbers may cost.
 READABLE_TOLERANCE = 1e-7
 
@@ -171,4 +206,5 @@ def _without_negligible_weights(problem, tree: Tree, limit: float) -> Tree:
 
 
 LOSS_OPTIMAL = MIPFamily("loss_optimal", build=build, start=start, decode=decode, finalize=finalize,
-                         objective=objective, size=loss_optimal_size, lower_bound=root_layer_bound)
+                         objective=objective, size=loss_optimal_size, lower_bound=root_layer_bound,
+                         within_class=within_class)

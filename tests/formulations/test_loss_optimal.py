@@ -6,7 +6,8 @@ import pytest
 from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.formulations import loss_optimal_tree, margot, olct
-from optitrees.formulations.loss_optimal_solution import decode, start, tree_objective
+from optitrees.formulations.loss_optimal_solution import (decode, start, tree_from_hyperplanes, tree_objective,
+                                                          within_class)
 from optitrees.solvers import solve
 
 
@@ -67,6 +68,43 @@ def test_greedy_start_is_feasible_and_scored_exactly(data, kwargs):
     x = start(f, tree)
     assert f.violation(x) < 1e-9
     assert f.objective_value(x) == pytest.approx(tree_objective(f.problem, tree, surrogate=True), rel=1e-9)
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_a_tree_beyond_the_weight_bound_is_scaled_into_the_class_with_its_routing_and_labels(data, depth):
+    X, y = data
+    f = olct(X, y, depth=depth, weight_bound=2.0)
+    problem = f.problem
+    tree = greedy_tree(problem, node_fitter(problem.spec, 0))
+    # outside the class: every hyperplane 5 times longer than the bound, the inner intercepts off their routing
+    rng = np.random.default_rng(depth)
+    W = rng.normal(size=(2**depth - 1, X.shape[1]))
+    W *= 5 * problem.spec.weight_bound / np.abs(W).sum(axis=1, keepdims=True)
+    b = rng.normal(size=2**depth - 1)
+    outside = tree_from_hyperplanes(problem, W, b)
+    thresholds = outside.threshold.copy()
+    thresholds[~outside.is_leaf] += 0.1                       # routing no longer at eps / 2 - b
+    outside = outside.with_nodes(np.arange(outside.n_nodes), threshold=thresholds)
+    assert f.violation(start(f, outside)) > 1.0
+    scaled = within_class(problem, outside)
+    assert f.violation(start(f, scaled)) < 1e-9
+    assert np.array_equal(scaled.apply(X), outside.apply(X)) and np.array_equal(scaled.predict(X), outside.predict(X))
+    assert np.all(np.abs(scaled.weights).sum(axis=1) <= problem.spec.weight_bound * (1 + 1e-12))
+    # a tree inside the class keeps its hyperplanes
+    kept = within_class(problem, tree)
+    assert np.allclose(kept.weights, tree.weights) and np.allclose(kept.intercept, tree.intercept)
+
+
+def test_a_node_whose_sides_lie_closer_than_the_margin_stays_outside_the_class():
+    X = np.array([[0.0], [1e-5], [1.0], [2.0]])
+    y = np.array([-1.0, 1.0, -1.0, 1.0])
+    f = olct(X, y, depth=2, weight_bound=1.0)
+    problem = f.problem
+    # the root splits between 0 and 1e-5, far closer than eps with |w| <= 1
+    tree = tree_from_hyperplanes(problem, np.array([[1.0], [1.0], [1.0]]), np.array([-0.5e-5, 0.0, 0.0]))
+    tree = tree.with_nodes([0], threshold=np.array([0.5e-5]))
+    assert problem.eps > 1e-5 and tree.apply(X)[0] != tree.apply(X)[1]
+    assert f.violation(start(f, within_class(problem, tree))) > 0
 
 
 def test_bad_settings(data):

@@ -54,6 +54,7 @@ from ...trees import Tree
 from .._report import ExactSearch, FitLog, FitOutcome, FitReport
 from .bounds import LowerBound, fit_bound
 from .certified import certified
+from .class_start import start_within_class
 from .incumbents import best_earlier_incumbent, polisher
 from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
 from .notes import agreement_notes, formulation_summary, status_notes
@@ -324,10 +325,14 @@ class MIPFit:
             self.notes.append((WarmStartWarning, f"the {label} start could not be completed for the variables the "
                                f"constraints hook added ({', '.join(f.user_groups)}): the solver starts without it, "
                                "and it is not returned"))
-        elif not feasible:
+        handed = x0 if feasible or settings.constraints is not None else start_within_class(
+            self.family, problem, f, start, lambda m: self.start_vector(f, m, f"{label} start within the class"))
+        if x0 is not None and not feasible:
             self.notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g}"
                                + (" (a user constraint?); it is not returned" if settings.constraints is not None
-                                  else "; the solver starts without it")))
+                                  else "; the solver starts without it" if handed is None
+                                  else "; the solver starts from it scaled into the MIP's class (the same routing "
+                                       "and labels)")))
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": final} if feasible or settings.constraints is None else {}
         # neighbourhood rounds for a tree family's MIP (a routing group z); the solver starts from their best tree
@@ -338,8 +343,8 @@ class MIPFit:
                 start, candidates["neighbourhood"] = found
                 x_found = self.start_vector(f, start, "neighbourhood search's")
                 if x_found is not None and f.violation(x_found) <= 1e-6:
-                    x0, feasible = x_found, True
-        result = self.solve(f, x0 if settings.hand_start and feasible else None)
+                    handed = x_found
+        result = self.solve(f, handed if settings.hand_start else None)
         checks.update(result.checks)
         decoded = self.decode(problem, f, result, checks, rows.whole_rows)
         agreement = []
