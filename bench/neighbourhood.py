@@ -103,7 +103,8 @@ def run_one(task: dict) -> dict:
                 nodes=est.solver_result_.node_count, rounds=len(rounds),
                 rounds_improved=sum(x["improved"] for x in rounds),
                 free_rows=" ".join(str(x["free_rows"]) for x in rounds),
-                test_bacc=float(balanced_accuracy_score(yte, est.predict(Xte))), highs_alive_after_fit=lingering)
+                test_bacc=float(balanced_accuracy_score(yte, est.predict(Xte))), highs_alive_after_fit=lingering,
+                start_scaled_into_class=any("scaled into the MIP's class" in note for note in r.notes))
 
 
 def main(argv=None):

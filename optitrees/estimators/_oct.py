@@ -219,8 +219,8 @@ _DOC = """{summary}
     max_features_ : int or None
         OCT-H: the budget of each split the fit used (chosen with ``max_features="auto"``); ``None``: none.
     budget_results_ : dict
-        OCT-H with ``max_features="auto"``: ``"max_features"`` (the candidates), ``"mean_held_out_balanced_accuracy"``,
-        ``"folds_scored"`` and ``"candidates_scored"``.
+        OCT-H with ``max_features="auto"``: ``"max_features"`` (the candidates),
+        ``"mean_held_out_balanced_accuracy"``, ``"folds_scored"`` and ``"candidates_scored"``.
 
     Examples
     --------

@@ -22,7 +22,8 @@ from ...formulations.loss_optimal_solution import layer_loss_functions
 from ..fold_search import balanced_accuracy, fewest_within, scores_on_folds
 from .greedy import greedy_tree
 
-__all__ = ["HeldOutChoice", "BudgetChoice", "held_out_loss", "held_out_balanced_accuracy", "choose_C", "choose_budget"]
+__all__ = ["HeldOutChoice", "BudgetChoice", "held_out_loss", "held_out_balanced_accuracy", "choose_C",
+           "choose_budget"]
 
 
 @dataclass(frozen=True)

@@ -325,7 +325,7 @@ class MIPFit:
             self.notes.append((WarmStartWarning, f"the {label} start could not be completed for the variables the "
                                f"constraints hook added ({', '.join(f.user_groups)}): the solver starts without it, "
                                "and it is not returned"))
-        handed = x0 if feasible or settings.constraints is not None else start_within_class(
+        handed = x0 if feasible else None if settings.constraints is not None else start_within_class(
             self.family, problem, f, start, lambda m: self.start_vector(f, m, f"{label} start within the class"))
         if x0 is not None and not feasible:
             self.notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g}"

@@ -11,7 +11,8 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 
 from optitrees.algorithms.loss_optimal.greedy import greedy_tree
-from optitrees.algorithms.loss_optimal.held_out import choose_C, choose_budget, held_out_balanced_accuracy, held_out_loss
+from optitrees.algorithms.loss_optimal.held_out import (choose_C, choose_budget, held_out_balanced_accuracy,
+                                                        held_out_loss)
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec
 from optitrees.formulations.loss_optimal_solution import tree_objective
