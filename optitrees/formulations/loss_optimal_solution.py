@@ -136,8 +136,8 @@ def within_class(problem: LossOptimalProblem, tree: Tree) -> Tree:
     intercept moves, as little as it can, into the interval that puts the margins of the points it sends left at
     ``<= 0`` and of those it sends right at ``>= eps`` (3.7a-b), which exists when the two sides' values ``w_t x``
     lie ``eps`` apart (and then stays within the default ``B = W max|x| + 1``). Its losses are the class's, higher
-    than the tree's. Where a node's two sides lie closer, the tree returned still
-    violates (3.7) there and :func:`start` of it is no feasible start (the caller checks).
+    than the tree's. Where a node's two sides lie closer, the tree returned still violates (3.7) there and
+    :func:`start` of it is no feasible start (the caller checks).
     """
     c = to_complete(tree, problem.spec.depth - 1)
     X = problem.data.X
