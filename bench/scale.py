@@ -18,8 +18,8 @@ Part ``risk``: ``RiskScoreClassifier`` at T = 3, 5, 7 on rs_adult and rs_mushroo
 10^6 rows drawn from rs_adult (rows resampled: the card sees them merged into weighted distinct rows),
 beside FasterRisk (its own environment, ``--peer-python``).
 
-Part ``loss``: ``OLCTClassifier`` depth 2 (its defaults; ``--dense``: ``max_features=None``), or with ``--estimator olct-cv`` ``OLCTClassifierCV``
-(``C`` chosen on held-out folds within the fit), 60 s per fit, at 4k-28k
+Part ``loss``: ``OLCTClassifier`` depth 2 (its defaults; ``--dense``: ``max_features=None``), or with ``--estimator
+olct-cv`` ``OLCTClassifierCV`` (``C`` chosen on held-out folds within the fit), 60 s per fit, at 4k-28k
 training rows of a2a_test, a4a_test, phishing, spambase and adult (the rest of each set, 600 rows or more, is
 the test set),
 against the greedy tree it starts from (``max_features``: the features per hyperplane the fit chose): exact
@@ -469,8 +469,8 @@ def part_loss(args):
     if earlier is not None:                       # rows written before splits were recorded are split 0
         earlier["split"] = earlier["split"].fillna(0).astype(int) if "split" in earlier else 0
     olct = (OLCTClassifierCV if args.estimator == "olct-cv" else OLCTClassifier)(
-        max_depth=2, time_limit=args.time_limit, threads=1, random_state=0, class_weight="balanced" if balanced else None,
-        max_features=None if args.dense else "auto")
+        max_depth=2, time_limit=args.time_limit, threads=1, random_state=0,
+        class_weight="balanced" if balanced else None, max_features=None if args.dense else "auto")
     # one small fit first, here: the modules a fit imports on its first call (HiGHS, glum, formulaic: 17 MiB
     # of code) are then loaded before the forks, so no fit's peak counts them
     X, y, _ = load_numeric(LOSS_SETS[0][0])
