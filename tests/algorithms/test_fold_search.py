@@ -1,6 +1,7 @@
 """The fold search every held-out choice shares (:mod:`optitrees.algorithms.fold_search`)."""
 
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -75,6 +76,10 @@ def test_balanced_accuracy_weighs_each_class_equally():
     w = rng.uniform(0.5, 2.0, 50)
     w /= np.bincount(y, weights=w)[y]
     assert balanced_accuracy(y, p, w) == pytest.approx(w @ (y == p) / w.sum())
+    # a class predicted but absent from the held-out rows counts for nothing, without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert balanced_accuracy([0, 0, 1], [2, 0, 1], np.ones(3)) == pytest.approx((0.5 + 1.0) / 2)
 
 
 def test_fewest_within_by_size_takes_the_smallest_within_the_tolerance():
