@@ -25,7 +25,8 @@ __all__ = ["FitOutcome", "FitReport", "FitLog", "FitProgress", "ExactSearch"]
 class FitOutcome(TextEnum):
     """How far the returned model's claim goes."""
 
-    #: An exact engine proved the returned model optimal in the exact training objective.
+    #: An exact engine proved the returned model optimal in the exact training objective, within the fit's relative
+    #: gap (``mip_gap``, default 1e-4, as a solver's "optimal"; :func:`~optitrees.solvers.verify.gap_closed`).
     PROVEN_OPTIMAL = "proven optimal"
     #: An exact method stopped before a proof (time or node limit, or optimal only in a surrogate objective).
     NOT_PROVEN = "not proven optimal"
@@ -97,10 +98,11 @@ class FitReport:
     solved_by : str or None
         The engine that searched for the optimum (``highs``, ``scip``, ``contree`` ...; ``None``: none did).
     certified_by : str or None
-        Who proved the returned model optimal in the exact training objective, or ``None``.
+        Who proved the returned model optimal in the exact training objective (within the fit's ``mip_gap``),
+        or ``None``.
     bound : float or None
         A valid lower bound on the exact training objective of every model the fit searched (the MIP's
-        best bound, an exact search's bound, a family's own bound; the objective itself when proven); ``None``
+        best bound, an exact search's bound, a family's own bound; at most the objective); ``None``
         where none is known (the heuristics).
     bound_source : str or None
         Who found ``bound``: the solver (``highs`` ...), an exact search (``contree``), the family's own bound

@@ -47,9 +47,11 @@ from ...budget import Budget, call_until, remaining
 from ...exceptions import WarmStartWarning
 from ...mip import BuildInterrupted, build_deadline
 from ...solvers import SolverResult
+from ...solvers.options import DEFAULT_MIP_GAP
 from ...solvers.plan import SolvePlan
 from ...solvers.registry import get_backend
 from ...solvers.results import SolveStatus, TerminationCondition
+from ...solvers.verify import gap_closed
 from ...trees import Tree
 from .._report import ExactSearch, FitLog, FitOutcome, FitReport
 from .bounds import LowerBound, fit_bound
@@ -289,7 +291,8 @@ class MIPFit:
         value = objectives[returned]
         lower, bound_notes = fit_bound(value, result, rows.whole_rows, exact, own)
         self.log.notes.extend(bound_notes)
-        proven = value <= lower.value + 1e-6 * max(1.0, abs(lower.value))
+        # proven as the library proves a solver's claim (solvers.verify): within the relative gap the fit asked for
+        proven = gap_closed(value, lower.value, DEFAULT_MIP_GAP if settings.mip_gap is None else settings.mip_gap)
         if result.status is SolveStatus.OPTIMAL and not proven and result.bound is not None and rows.whole_rows \
                 and value > result.bound:             # (a model below the bound lies outside its class: noted above)
             self.log.note(f"the MIP is solved to optimality in its own objective (bound {result.bound:.6g}), which "
@@ -306,7 +309,7 @@ class MIPFit:
             weighted=training.weighted, starts=start_objectives, objectives={**objectives, "returned": value},
             solved_by=result.solver if f is not None and unsolved is None else None,
             certified_by=lower.source if proven else None,
-            bound=value if proven else lower.value, bound_source=lower.source,
+            bound=min(value, lower.value), bound_source=lower.source,
             mip_rows=None if unsolved is not None else rows.n_rows,
             stages=dict(budget.stages), checks={**checks, **self.hooks.report_checks(problem)},
             notes=tuple(dict.fromkeys(self.log.notes + [note for _, note in self.notes])))

@@ -75,3 +75,17 @@ def test_a_model_outside_the_mips_class_is_not_proven_by_that_classs_bound():
     assert report.bound <= report.objective and report.bound_source == "non-negative objective"
     assert any("outside" in note and "highs bound" in note for note in report.notes)
     assert not any("underestimates the exact one" in note for note in report.notes)    # it does not: it is above
+
+
+def test_a_fit_is_proven_within_the_gap_it_asked_for_and_reports_its_true_bound():
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:120, :5], y[:120]
+    # a gap of 90%: the root layer's bound alone proves any tree whose objective is within it
+    est = fit_quiet(OLCTClassifier(max_depth=2, max_features=None, mip_gap=0.9, time_limit=10,
+                                   solver_options={"mip_max_nodes": 2}), X, y)
+    report = est.fit_report_
+    assert report.bound <= report.objective
+    assert (report.objective - report.bound) <= 0.9 * report.objective
+    assert report.outcome.value == "proven optimal" and report.certified_by == report.bound_source
+    # the bound reported is the bound found, not the objective: the gap within the tolerance stays visible
+    assert report.gap > 1e-4
