@@ -11,16 +11,36 @@ loss weights and feature budget with it (:mod:`.loss_optimal.held_out`), TAO and
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
 from ..budget import call_until, expired
 
-__all__ = ["scores_on_folds", "fewest_within", "balanced_accuracy"]
+__all__ = ["FoldScores", "scores_on_folds", "fewest_within", "balanced_accuracy"]
 
 
-def scores_on_folds(y, n_candidates: int, fit_and_score, *, n_folds=4, random_state=0, deadline=None):
+class FoldScores(NamedTuple):
+    """What :func:`scores_on_folds` returns.
+
+    Attributes
+    ----------
+    compared : ndarray of shape (n_compared,)
+        The mean score of each candidate over the folds every candidate completed before the deadline; when none
+        did, the first fold's scores of the candidates it reached (the first ones); empty when nothing was scored.
+    folds_scored : int
+        How many folds ``compared`` is the mean of (``0``: nothing scored).
+    table : ndarray of shape (folds_scored, n_compared)
+        The scores ``compared`` is the mean of, one row per fold.
+    """
+
+    compared: np.ndarray
+    folds_scored: int
+    table: np.ndarray
+
+
+def scores_on_folds(y, n_candidates: int, fit_and_score, *, n_folds=4, random_state=0, deadline=None) -> FoldScores:
     """Each candidate's mean held-out score over stratified folds of the rows labelled ``y``.
 
     Parameters
@@ -40,11 +60,8 @@ def scores_on_folds(y, n_candidates: int, fit_and_score, *, n_folds=4, random_st
 
     Returns
     -------
-    compared : ndarray
-        The mean score of each candidate over the folds every candidate completed before ``deadline``; when none
-        did, the first fold's scores of the candidates it reached (the first ones); empty when nothing was scored.
-    folds_scored : int
-        How many folds ``compared`` is the mean of (``0``: nothing scored).
+    FoldScores
+        The mean scores, the folds they are the mean of and the scores per fold.
     """
     y = np.asarray(y)
     counts = np.unique(y, return_counts=True)[1]
@@ -63,16 +80,34 @@ def scores_on_folds(y, n_candidates: int, fit_and_score, *, n_folds=4, random_st
         if len(scores[-1]) < n_candidates or expired(deadline):
             break
     complete = [row for row in scores if len(row) == n_candidates]
-    compared = np.mean(complete, axis=0) if complete else np.asarray(scores[0] if scores else [], float)
-    return compared, (len(complete) if complete else int(len(compared) > 0))
+    table = np.asarray(complete if complete else scores[:1] if scores and scores[0] else np.zeros((0, 0)), float)
+    return FoldScores(table.mean(axis=0) if len(table) else np.zeros(0), len(table), table)
 
 
-def fewest_within(compared, tolerance: float, sizes=None) -> int:
+def fewest_within(compared, tolerance: float, sizes=None, table=None) -> int:
     """Index of the smallest candidate whose score in ``compared`` is within ``tolerance`` of the largest: the one
     of least ``sizes[k]`` (e.g. features per hyperplane; ties go to the earlier one), or without ``sizes`` the
-    first. ``compared`` is not empty; ``sizes`` may be longer (the candidates not compared are not taken)."""
+    first. ``compared`` is not empty; ``sizes`` may be longer (the candidates not compared are not taken).
+
+    With ``table`` (the per-fold scores ``compared`` is the mean of, :class:`FoldScores`) of two folds or more, a
+    candidate is also within when its shortfall against the best is within one standard error of that shortfall
+    over the folds (the folds are shared, so the error is of the paired differences): the one-standard-error rule
+    of CART's cost-complexity pruning, paired. On noisy folds (a minority class of a few rows per fold) a larger
+    candidate is then taken only where the folds agree it is better.
+
+    >>> fewest_within([0.80, 0.78], 0.01, [9, 2])
+    0
+    >>> fewest_within([0.80, 0.78], 0.01, [9, 2], table=[[0.70, 0.74], [0.90, 0.82]])   # differences -0.04, 0.08
+    1
+    """
     compared = np.asarray(compared, float)
-    within = np.flatnonzero(compared >= compared.max() - tolerance)
+    best = int(np.argmax(compared))
+    slack = np.full(len(compared), float(tolerance))
+    table = None if table is None else np.asarray(table, float)
+    if table is not None and table.ndim == 2 and table.shape[0] >= 2 and table.shape[1] == len(compared):
+        shortfall = table[:, [best]] - table
+        slack = np.maximum(slack, shortfall.std(axis=0, ddof=1) / np.sqrt(len(table)))
+    within = np.flatnonzero(compared >= compared[best] - slack)
     if sizes is None:
         return int(within[0])
     size = np.asarray(sizes, float)[within]

@@ -115,4 +115,5 @@ LOSS_OPTIMAL_ATTRIBUTES_DOC = """    Attributes
     budget_results_ : dict
         Two classes and ``max_features="auto"``: ``"max_features"`` (the
         candidates), ``"mean_held_out_balanced_accuracy"`` (``nan``: not compared),
-        ``"folds_scored"`` and ``"candidates_scored"``."""
+        ``"folds_scored"``, ``"candidates_scored"`` and
+        ``"held_out_balanced_accuracy_per_fold"`` (one row per fold scored)."""

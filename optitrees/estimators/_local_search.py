@@ -125,7 +125,8 @@ class TAOClassifier(_LocalSearchTree):
         With ``oblique=True``: the budget of each split (chosen with ``"auto"``); ``None``: no budget.
     budget_results_ : dict
         With ``oblique=True`` and ``max_features="auto"``: ``"max_features"`` (the candidates),
-        ``"mean_held_out_balanced_accuracy"``, ``"folds_scored"`` and ``"candidates_scored"``.
+        ``"mean_held_out_balanced_accuracy"``, ``"folds_scored"``, ``"candidates_scored"`` and
+        ``"held_out_balanced_accuracy_per_fold"`` (one row per fold scored).
 
     Examples
     --------

@@ -249,7 +249,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
                                    deadline=deadline)
             problem = problem.with_budget(choice.budget)
             scored = choice.mean_balanced_accuracy[:choice.candidates_scored]
-            self.budget_results_ = auto.results(choice.candidates, scored, choice.folds_scored)
+            self.budget_results_ = auto.results(choice.candidates, scored, choice.folds_scored, choice.fold_scores)
         spec_budget = problem.spec.budget
         self.max_features_ = None if spec_budget is None else [int(b) for b in spec_budget]
         return problem

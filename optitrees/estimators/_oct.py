@@ -220,7 +220,8 @@ _DOC = """{summary}
         OCT-H: the budget of each split the fit used (chosen with ``max_features="auto"``); ``None``: none.
     budget_results_ : dict
         OCT-H with ``max_features="auto"``: ``"max_features"`` (the candidates),
-        ``"mean_held_out_balanced_accuracy"``, ``"folds_scored"`` and ``"candidates_scored"``.
+        ``"mean_held_out_balanced_accuracy"``, ``"folds_scored"``, ``"candidates_scored"`` and
+        ``"held_out_balanced_accuracy_per_fold"`` (one row per fold scored).
 
     Examples
     --------

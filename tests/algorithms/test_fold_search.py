@@ -22,13 +22,15 @@ def test_each_candidate_is_scored_on_the_stratified_folds_by_hand():
         seen.append((k, tuple(test)))
         return float(k + y[test].mean())
 
-    compared, folds = scores_on_folds(y, 3, fit_and_score, n_folds=4, random_state=7)
+    compared, folds, _ = scores_on_folds(y, 3, fit_and_score, n_folds=4, random_state=7)
     splits = list(StratifiedKFold(4, shuffle=True, random_state=7).split(np.zeros(len(y)), y))
     expected = [np.mean([k + y[test].mean() for _, test in splits]) for k in range(3)]
     np.testing.assert_allclose(compared, expected, rtol=1e-12)
     assert folds == 4
     # fold by fold: every candidate on a fold before the next fold
     assert [k for k, _ in seen] == [0, 1, 2] * 4 and seen[0][1] == seen[2][1] != seen[3][1]
+    table = scores_on_folds(y, 3, fit_and_score, n_folds=4, random_state=7).table
+    np.testing.assert_allclose(table, [[k + y[test].mean() for k in range(3)] for _, test in splits], rtol=1e-12)
 
 
 def test_a_deadline_within_the_first_fold_compares_the_candidates_it_reached():
@@ -37,23 +39,23 @@ def test_a_deadline_within_the_first_fold_compares_the_candidates_it_reached():
             time.sleep(3.0)
         return float(k)
 
-    compared, folds = scores_on_folds(_labels(), 4, fit_and_score, deadline=time.perf_counter() + 1.0)
-    assert compared.tolist() == [0.0, 1.0] and folds == 1
+    compared, folds, table = scores_on_folds(_labels(), 4, fit_and_score, deadline=time.perf_counter() + 1.0)
+    assert compared.tolist() == [0.0, 1.0] and folds == 1 and table.tolist() == [[0.0, 1.0]]
 
 
 def test_nothing_is_scored_with_one_row_in_a_class_one_class_or_a_passed_deadline():
     y = np.array([0] * 10 + [1])
-    compared, folds = scores_on_folds(y, 2, lambda k, train, test: 1.0)
+    compared, folds, table = scores_on_folds(y, 2, lambda k, train, test: 1.0)
+    assert compared.size == 0 and folds == 0 and table.size == 0
+    compared, folds, _ = scores_on_folds(np.zeros(12, int), 2, lambda k, train, test: 1.0)
     assert compared.size == 0 and folds == 0
-    compared, folds = scores_on_folds(np.zeros(12, int), 2, lambda k, train, test: 1.0)
-    assert compared.size == 0 and folds == 0
-    compared, folds = scores_on_folds(_labels(), 2, lambda k, train, test: 1.0, deadline=time.perf_counter() - 1)
+    compared, folds, _ = scores_on_folds(_labels(), 2, lambda k, train, test: 1.0, deadline=time.perf_counter() - 1)
     assert compared.size == 0 and folds == 0
 
 
 def test_folds_are_lowered_to_the_smallest_class():
     y = np.array([0] * 10 + [1] * 3)
-    _, folds = scores_on_folds(y, 1, lambda k, train, test: 1.0, n_folds=5)
+    _, folds, _ = scores_on_folds(y, 1, lambda k, train, test: 1.0, n_folds=5)
     assert folds == 3
 
 
@@ -87,3 +89,21 @@ def test_fewest_within_by_size_takes_the_smallest_within_the_tolerance():
     assert fewest_within([0.91, 0.85, 0.905, 0.91], 0.01, [np.inf, 2, 3, 5]) == 2
     assert fewest_within([0.91, 0.85], 0.01, [np.inf, 2, 3, 5]) == 0          # only those compared
     assert fewest_within([0.9, 0.9, 0.9], 0.0, [3, 2, 2]) == 1                # ties: the earlier
+
+
+def test_fewest_within_one_standard_error_of_the_paired_shortfall():
+    # dense [0] is best on the mean; budget 2 [1] is 2 points behind: outside the 1-point tolerance
+    mean = [0.80, 0.78]
+    assert fewest_within(mean, 0.01, [np.inf, 2]) == 0
+    # folds that agree (shortfalls 0.02, 0.02, 0.02, 0.02): standard error 0, dense stays
+    agree = [[0.70, 0.68], [0.90, 0.88], [0.75, 0.73], [0.85, 0.83]]
+    assert fewest_within(mean, 0.01, [np.inf, 2], agree) == 0
+    # folds that disagree (shortfalls 0.10, -0.06, 0.08, -0.04): standard error sqrt(var / 4) = 0.0408 > 0.02
+    noisy = [[0.70, 0.60], [0.90, 0.96], [0.75, 0.67], [0.85, 0.89]]
+    assert np.mean(noisy, axis=0) == pytest.approx(mean)
+    assert np.std([0.10, -0.06, 0.08, -0.04], ddof=1) / 2 == pytest.approx(0.0408, abs=1e-4)
+    assert fewest_within(mean, 0.01, [np.inf, 2], noisy) == 1
+    # one fold (a search cut short) has no standard error: the tolerance alone
+    assert fewest_within(mean, 0.01, [np.inf, 2], noisy[:1]) == 0
+    # a table of other candidates than ``compared`` is not used
+    assert fewest_within(mean, 0.01, [np.inf, 2], [[0.7], [0.9]]) == 0

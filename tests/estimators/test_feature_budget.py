@@ -7,8 +7,9 @@ from sklearn.datasets import load_breast_cancer
 
 from optitrees import (LossOptimalTreeClassifier, MARGOTClassifier, OCTHClassifier, OLCTClassifier, OLCTClassifierCV,
                        TAOClassifier)
-from optitrees.estimators import _auto_budget
+from optitrees.algorithms.fold_search import fewest_within
 from optitrees.algorithms.node_fit import fit_l1_logistic, fit_sparse_l1_logistic, top_features
+from optitrees.estimators import _auto_budget
 from optitrees.formulations.loss_optimal import LossOptimalSpec
 
 
@@ -128,6 +129,14 @@ def test_auto_budget_on_the_general_estimator_and_its_conflicts(cancer):
                                     random_state=0).fit(X, y)
     chosen = None if clf.max_features_ is None else clf.max_features_[0]
     assert chosen in _auto_budget.BUDGETS and clf.budget_results_["folds_scored"] == 4
+    # the per-fold scores are those the means are of, and the choice is the rule's on them
+    results = clf.budget_results_
+    table, scored = results["held_out_balanced_accuracy_per_fold"], results["candidates_scored"]
+    assert table.shape == (4, scored)
+    np.testing.assert_allclose(table.mean(axis=0), results["mean_held_out_balanced_accuracy"][:scored], rtol=1e-12)
+    rule = fewest_within(table.mean(axis=0), _auto_budget.TOLERANCE, _auto_budget.features(_auto_budget.BUDGETS),
+                         table)
+    assert chosen == _auto_budget.BUDGETS[rule]
     assert np.all(_features_per_node(clf.tree_) <= (X.shape[1] if chosen is None else chosen))
     with pytest.raises(ValueError, match="max_features='auto' chooses an HFS budget"):
         LossOptimalTreeClassifier(max_depth=1, feature_selection="soft", alpha=1.0, max_features="auto").fit(X, y)

@@ -79,8 +79,8 @@ def held_out_balanced_accuracy(problem, tree, rows) -> float:
 
 def _score_on_folds(problem, problems, fitter_for, score, n_folds, random_state, deadline):
     """Each of ``problems``' greedy trees fitted on ``n_folds - 1`` stratified folds of ``problem``'s rows and
-    ``score``d on the held-out fold (:func:`~optitrees.algorithms.fold_search.scores_on_folds`): ``(compared,
-    folds_scored)``."""
+    ``score``d on the held-out fold (:func:`~optitrees.algorithms.fold_search.scores_on_folds`, a
+    :class:`~optitrees.algorithms.fold_search.FoldScores`)."""
     fold = {}
 
     def fit_and_score(k, train, test):
@@ -123,8 +123,8 @@ def choose_C(problem, candidates, fitter_for, *, n_folds=4, fallback=0, random_s
     ``n_folds`` is lowered to the rows of the smaller class; with one row there, no fold is scored.
     """
     problems = [problem.with_C(C) for C in candidates]
-    compared, folds_scored = _score_on_folds(problem, problems, fitter_for, held_out_loss, n_folds, random_state,
-                                             deadline)
+    compared, folds_scored, _ = _score_on_folds(problem, problems, fitter_for, held_out_loss, n_folds, random_state,
+                                                deadline)
     mean = np.full(len(problems), np.nan)
     mean[:len(compared)] = compared
     best = int(np.argmin(compared)) if len(compared) else int(fallback)
@@ -146,6 +146,8 @@ class BudgetChoice:
         Mean held-out balanced accuracy of each candidate over the folds compared (``nan``: not compared).
     folds_scored, candidates_scored : int
         As in :class:`HeldOutChoice` (``0`` folds: the fallback was used).
+    fold_scores : ndarray of shape (folds_scored, candidates_scored)
+        The held-out balanced accuracy of each candidate compared on each fold compared.
     """
 
     budget: int | None
@@ -153,13 +155,15 @@ class BudgetChoice:
     mean_balanced_accuracy: np.ndarray
     folds_scored: int
     candidates_scored: int
+    fold_scores: np.ndarray
 
 
 def choose_budget(problem, candidates, fitter_for, *, tolerance=0.01, n_folds=4, fallback=0, random_state=0,
                   deadline=None) -> BudgetChoice:
     """The fewest features per hyperplane whose greedy trees keep the held-out balanced accuracy: the candidate of
     fewest features (``None`` counting as infinitely many) whose mean held-out balanced accuracy
-    (:func:`held_out_balanced_accuracy`) is within ``tolerance`` of the best candidate's.
+    (:func:`held_out_balanced_accuracy`) is within ``tolerance`` of the best candidate's, or within one standard
+    error of its paired shortfall over the folds (:func:`~optitrees.algorithms.fold_search.fewest_within`).
 
     Each candidate budget ``B`` is the HFS budget of 3.14 on every layer (``None``: no budget), and is scored
     by the greedy tree of ``problem`` with it (the greedy fits keep at most ``B`` features per node,
@@ -172,10 +176,10 @@ def choose_budget(problem, candidates, fitter_for, *, tolerance=0.01, n_folds=4,
     if not candidates:
         raise ValueError("at least one candidate budget is needed")
     problems = [problem.with_budget(b) for b in candidates]
-    compared, folds_scored = _score_on_folds(problem, problems, fitter_for, held_out_balanced_accuracy, n_folds,
-                                             random_state, deadline)
+    compared, folds_scored, table = _score_on_folds(problem, problems, fitter_for, held_out_balanced_accuracy,
+                                                    n_folds, random_state, deadline)
     mean = np.full(len(problems), np.nan)
     mean[:len(compared)] = compared
     sizes = [np.inf if b is None else np.max(b) for b in candidates]
-    chosen = fewest_within(compared, tolerance, sizes) if len(compared) else int(fallback)
-    return BudgetChoice(candidates[chosen], candidates, mean, folds_scored, len(compared))
+    chosen = fewest_within(compared, tolerance, sizes, table) if len(compared) else int(fallback)
+    return BudgetChoice(candidates[chosen], candidates, mean, folds_scored, len(compared), table)
