@@ -80,7 +80,12 @@ def scores_on_folds(y, n_candidates: int, fit_and_score, *, n_folds=4, random_st
         if len(scores[-1]) < n_candidates or expired(deadline):
             break
     complete = [row for row in scores if len(row) == n_candidates]
-    table = np.asarray(complete if complete else scores[:1] if scores and scores[0] else np.zeros((0, 0)), float)
+    if complete:
+        table = np.asarray(complete, float)
+    elif scores and scores[0]:                    # no fold completed: the first fold's candidates it reached
+        table = np.asarray(scores[:1], float)
+    else:
+        table = np.zeros((0, 0))
     return FoldScores(table.mean(axis=0) if len(table) else np.zeros(0), len(table), table)
 
 
