@@ -11,6 +11,11 @@ one solver thread, two fits at a time.
 
     python bench/budget_rule.py [--models "TAO oblique" OLCT OCT-H] [--splits 3] [--time-limit 10]
                                 [--out bench/results/budget_rule.csv]
+    python bench/budget_rule.py --users-sizes
+
+``--users-sizes`` runs only OLCT's held-out choice (its share of a 60 s fit) on the settings of
+``bench/scale.py --part loss`` (4,000-28,000 rows, split 0) and prints both rules' budgets: where they agree, the
+fits ``scale.py`` measured are the default's under either rule.
 
 Prints, per model, the mean test balanced accuracy and features per hyperplane of each rule and the paired
 difference (mean +- standard error over the fits), and per set where the rules differ.
@@ -85,6 +90,35 @@ def one(task):
                 seconds=round(time.perf_counter() - t0, 1))
 
 
+def users_sizes():
+    """Both rules' budgets for OLCT's default on the users' sizes (only the choice is run)."""
+    from scale import LOSS_SETS
+
+    from optitrees import OLCTClassifier
+    from optitrees.algorithms.fold_search import fewest_within
+    from optitrees.budget import Budget
+    from optitrees.estimators import _auto_budget as auto
+
+    from _data import load_numeric
+
+    sizes = auto.features(auto.BUDGETS)
+    for name, ns in LOSS_SETS:
+        X, y, _ = load_numeric(name)
+        for n in ns:
+            train = np.random.default_rng(0).permutation(len(y))[:n]          # scale.py's split 0
+            model = OLCTClassifier(max_depth=2, time_limit=60, threads=1, random_state=0)
+            model._validate_params()
+            model._choose_budget(model._prepare(X[train], y[train])[0], Budget(60.0))
+            results = model.budget_results_
+            scored = results["candidates_scored"]
+            mean, table = results["mean_held_out_balanced_accuracy"][:scored], \
+                results["held_out_balanced_accuracy_per_fold"]
+            print(f"{name} {n}: {results['folds_scored']} folds, within 1 point: "
+                  f"{auto.BUDGETS[fewest_within(mean, auto.TOLERANCE, sizes)]}, within 1 point or 1 SE: "
+                  f"{auto.BUDGETS[fewest_within(mean, auto.TOLERANCE, sizes, table)]}; mean held-out BAcc "
+                  f"{np.round(100 * mean, 2).tolist()}", flush=True)
+
+
 def summary(table: pd.DataFrame):
     for kind, part in table.groupby("model", sort=False):
         diff = 100 * (part.test_bacc_one_se - part.test_bacc_tolerance)
@@ -106,8 +140,12 @@ def main():
     parser.add_argument("--time-limit", type=float, default=10)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", default=str(RESULTS / "budget_rule.csv"))
+    parser.add_argument("--users-sizes", action="store_true", help="only OLCT's choice at bench/scale.py's sizes")
     args = parser.parse_args()
     require_shared()
+    if args.users_sizes:
+        users_sizes()
+        return
     tasks = [(name, seed, kind, args.depth, args.time_limit) for kind in args.models for name in SETS
              for seed in range(args.splits)]
     rows = []
