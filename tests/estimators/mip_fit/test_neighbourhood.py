@@ -268,3 +268,31 @@ def test_the_refit_keeps_the_incumbents_features_and_is_an_lp():
     assert refit.mip_objective == pytest.approx(whole.objective, rel=1e-7, abs=1e-7)
     if len(models) > 1:
         assert models[1].integrality.any()                       # a later round frees rows and the budget's features
+
+
+def test_a_closed_neighbourhood_is_not_solved_again_around_the_same_incumbent(small):
+    """Rounds that find nothing: 4 rows free close, 8 run to their time limit, and the next size named (4 again, the
+    same neighbourhood of the same incumbent) ends the rounds instead of cycling 4, 8, 4, 8 to the deadline."""
+    import time
+
+    from optitrees.solvers import SolverResult
+    from optitrees.solvers.results import SolutionStatus, TerminationCondition
+
+    f, tree = small
+    problem = f.problem
+
+    def solve_round(formulation, x0, deadline):         # the incumbent back: rounds 1, 3, ... closed, 2, 4, ... not
+        closed = len(search.rounds) % 2 == 0
+        return SolverResult(solver="stub", x=np.array(x0, float), objective=float(formulation.objective_value(x0)),
+                            termination=TerminationCondition.OPTIMAL if closed else TerminationCondition.TIME_LIMIT,
+                            solution_status=SolutionStatus.OPTIMAL if closed else SolutionStatus.FEASIBLE)
+
+    def score(model, deadline):
+        return model, model, tree_objective(problem, model)
+
+    search = NeighbourhoodSearch(f, solve_round, lambda m: start(f, m), lambda x: LOSS_OPTIMAL.decode(f, x)[0], score)
+    value = tree_objective(problem, tree)
+    model, final, objective = search.run(tree, tree, value, time.perf_counter() + 30.0, first_free=4)
+    assert [r.free_rows for r in search.rounds] == [4, 8]
+    assert [r.status for r in search.rounds] == ["optimal", "time_limit_feasible"]
+    assert not any(r.improved for r in search.rounds) and objective == value
