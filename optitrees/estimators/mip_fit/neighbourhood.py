@@ -14,8 +14,9 @@ node-by-node step does.
 A round is warm-started from the incumbent (feasible: its own routing is the fixed one), so it never returns a
 worse MIP objective; its tree is refined on every row by the family's refinement (TAO) and kept only when its exact
 objective on every row is lower (:class:`NeighbourhoodSearch`). A round that closes its neighbourhood without a
-better tree doubles ``k``; one that ends at its time limit halves it; the rounds end when a neighbourhood of every
-row closes, or the solver stops a round on a limit of its own (:func:`next_free`). An incumbent the model cannot
+better tree doubles ``k``; one that ends at its time limit halves it; the rounds end when doubling would set free more than
+a quarter of the rows (the full MIP, every row free, gets the time instead), or the solver stops a round on a limit
+of its own (:func:`next_free`). An incumbent the model cannot
 express (a refined start's leaf weights beyond the weight bound the big-M values come from; TAO and TMO trees may put
 a point inside OCT-H's split margin) has the rows it violates widened to hold it in its rounds, so they start from
 it too; one whose values leave a column's bounds starts its rounds without a warm start, and ``k`` doubles until a
@@ -54,11 +55,17 @@ from ...solvers.strategies import CutLoop
 from ...trees import Tree
 
 __all__ = ["split_distances", "nearest_rows", "next_free", "within_bounds", "fixed_routing", "NeighbourhoodRound",
-           "NeighbourhoodSearch", "FIRST_FREE_ROWS", "MIN_ROUND_SECONDS", "ROUND_SHARE", "FAR_ROWS", "ROUND_CUT_ROUNDS",
+           "NeighbourhoodSearch", "most_free", "FIRST_FREE_ROWS", "MAX_FREE_SHARE", "MIN_ROUND_SECONDS", "ROUND_SHARE", "FAR_ROWS", "ROUND_CUT_ROUNDS",
            "BIG_ROUND_NONZEROS"]
 
 #: Rows set free in the first round (or all rows, when fewer).
 FIRST_FREE_ROWS = 8
+#: The largest share of the rows a round sets free (:func:`most_free`). A round with more frees so many that it is
+#: nearly the full MIP, which gets the time instead: at 300 s (one thread) OLCT on parkinsons (146 rows) spent 49 s
+#: with 64 rows free and MARGOT on climate (405 rows) 46 s with 128, both ending on their time limit with no better
+#: tree, while the better trees came with at most 32 and 64 rows free; and the full MIP's time is what closed gaps
+#: (``Shares.neighbourhood`` 0.5 to 0.2: median gap 14.3% to 8.9% on 12 fits).
+MAX_FREE_SHARE = 0.25
 #: The shortest round worth starting (a solve set up in less would not get past HiGHS's root).
 MIN_ROUND_SECONDS = 1.0
 #: The most of the rounds' time one round may take (the refit round, the first, may take all of it).
@@ -117,17 +124,28 @@ def nearest_rows(distances, k: int) -> np.ndarray:
     return free
 
 
+def most_free(n: int) -> int:
+    """The most rows a round of ``n`` rows sets free: :data:`MAX_FREE_SHARE` of them, and at least
+    :data:`FIRST_FREE_ROWS` (or ``n``, when fewer).
+
+    >>> most_free(146), most_free(405), most_free(20), most_free(5)
+    (36, 101, 8, 5)
+    """
+    return min(n, max(FIRST_FREE_ROWS, int(MAX_FREE_SHARE * n)))
+
+
 def next_free(k: int, n: int, status: SolveStatus, better: bool) -> int | None:
     """Rows to set free in the next round after one with ``k`` of ``n`` free ended with ``status``: as many after
     a better tree; twice as many after a closed neighbourhood (optimal, or no tree exists) or a time limit with no
-    tree found; half as many after a time limit with a tree; ``None`` (no more rounds) when that neighbourhood was
-    every row or a single row, or the solver stopped on a limit of its own (nodes, solutions: every round would).
+    tree found; half as many after a time limit with a tree; ``None`` (no more rounds) when twice as many would be
+    more than :func:`most_free` (the full MIP is the neighbourhood of every row), when that neighbourhood was a single
+    row, or when the solver stopped on a limit of its own (nodes, solutions: every round would).
     After the refit round (``k = 0``: every row routed as the incumbent routes it), :data:`FIRST_FREE_ROWS`, unless it
     ended on a limit (the larger rounds would too).
 
     >>> next_free(8, 100, SolveStatus.OPTIMAL, False), next_free(8, 100, SolveStatus.TIME_LIMIT_FEASIBLE, False)
     (16, 4)
-    >>> next_free(100, 100, SolveStatus.OPTIMAL, False) is None, next_free(8, 100, SolveStatus.FEASIBLE, False)
+    >>> next_free(16, 100, SolveStatus.OPTIMAL, False) is None, next_free(8, 100, SolveStatus.FEASIBLE, False)
     (True, None)
     >>> next_free(0, 100, SolveStatus.OPTIMAL, True), next_free(0, 100, SolveStatus.TIME_LIMIT_FEASIBLE, False)
     (8, None)
@@ -138,7 +156,7 @@ def next_free(k: int, n: int, status: SolveStatus, better: bool) -> int | None:
     if better:
         return k
     if status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE, SolveStatus.TIME_LIMIT_NO_SOLUTION):
-        return None if k >= n else min(n, 2 * k)
+        return None if 2 * k > most_free(n) else 2 * k
     if status is SolveStatus.TIME_LIMIT_FEASIBLE:
         return None if k <= 1 else k // 2
     return None
@@ -238,8 +256,7 @@ class NeighbourhoodSearch:
     def run(self, model, final, objective: float, deadline: float | None, first_free: int = 0):
         """``(model, final, objective)``: the best tree found from ``model`` (the problem's units; ``final`` as
         returned, ``objective`` its exact objective on every row), the incumbent itself when no round beats it.
-        Rounds run until ``deadline`` (``None``: each to its end, until one with every row free closes without a
-        better tree), the first with ``first_free`` rows free (0: the refit round, then :data:`FIRST_FREE_ROWS`).
+        Rounds run until ``deadline`` (``None``: each to its end, until :func:`next_free` ends them), the first with ``first_free`` rows free (0: the refit round, then :data:`FIRST_FREE_ROWS`).
         A neighbourhood that closed without a better tree is not solved again around the same incumbent (the same
         rows free, the same model: the same answer): when :func:`next_free` names one, the rounds end and their time
         goes to the full MIP (OLCT on parkinsons, 300 s: 32 rows free closed at 60 s, 64 ran to its time limit,

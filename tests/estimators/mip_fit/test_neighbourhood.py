@@ -296,3 +296,31 @@ def test_a_closed_neighbourhood_is_not_solved_again_around_the_same_incumbent(sm
     assert [r.free_rows for r in search.rounds] == [4, 8]
     assert [r.status for r in search.rounds] == ["optimal", "time_limit_feasible"]
     assert not any(r.improved for r in search.rounds) and objective == value
+
+
+def test_rounds_stop_doubling_before_they_free_more_than_a_quarter_of_the_rows():
+    """Rounds that close without a better tree double the rows set free until twice as many would be more than
+    MAX_FREE_SHARE of the rows (the full MIP gets the time): on 80 rows, 4, 8, 16 and not 32."""
+    import time
+
+    from optitrees.estimators.mip_fit.neighbourhood import MAX_FREE_SHARE, most_free, next_free
+    from optitrees.solvers import SolverResult
+    from optitrees.solvers.results import SolutionStatus, SolveStatus, TerminationCondition
+
+    assert most_free(80) == int(MAX_FREE_SHARE * 80) == 20
+    assert next_free(16, 80, SolveStatus.OPTIMAL, False) is None and next_free(8, 80, SolveStatus.OPTIMAL, False) == 16
+    assert next_free(16, 80, SolveStatus.OPTIMAL, True) == 16          # a better tree: the same size again
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 2))
+    y = np.where(X[:, 0] - X[:, 1] > 0, 1.0, -1.0)
+    f = olct(X, y, depth=2, tangents="V0")
+    tree = greedy_tree(f.problem, node_fitter(f.problem.spec, 0))
+
+    def solve_round(formulation, x0, deadline):         # every neighbourhood closes on the incumbent
+        return SolverResult(solver="stub", x=np.array(x0, float), objective=float(formulation.objective_value(x0)),
+                            termination=TerminationCondition.OPTIMAL, solution_status=SolutionStatus.OPTIMAL)
+
+    search = NeighbourhoodSearch(f, solve_round, lambda m: start(f, m), lambda x: LOSS_OPTIMAL.decode(f, x)[0],
+                                 lambda m, deadline: (m, m, tree_objective(f.problem, m)))
+    search.run(tree, tree, tree_objective(f.problem, tree), time.perf_counter() + 30.0, first_free=4)
+    assert [r.free_rows for r in search.rounds] == [4, 8, 16]
