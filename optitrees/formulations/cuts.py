@@ -127,6 +127,15 @@ class SquareCuts:
         below = (wv * wv - x[q.columns]) > self.tol * np.abs(wv * wv).clip(min=1e-12)
         add_square_cuts(f, q, w, np.where(below, wv, 0.0))   # a cut at 0 is q >= 0, already implied
 
+    def seed(self, f, x):
+        """Tangents at ``x``'s values (other than 0, whose tangent ``q >= 0`` holds already), where the first solve
+        starts: the outer approximation is exact at the start, so the search's bound and its solutions near it
+        are measured by the term itself rather than by the initial tangents (:func:`~optitrees.solvers.cut_loop.
+        run_cut_loop`)."""
+        wv = x[f.variables[self.value].columns]
+        if np.any(wv != 0):
+            add_square_cuts(f, f.variables[self.epigraph], f.variables[self.value], wv)
+
     def repair(self, f, x):
         x[f.variables[self.epigraph].columns] = x[f.variables[self.value].columns] ** 2
 
@@ -164,6 +173,10 @@ class LogisticCuts:
         under = exact - x[cols] > self.tol * np.maximum(exact, 1e-12)
         if under.any():
             add_logistic_cuts(f, nodes[under], points[under], margins[under])
+
+    def seed(self, f, x):
+        """Tangents at ``x``'s margins where the tangents so far under-estimate the loss there (:meth:`add`)."""
+        self.add(f, x)
 
     def repair(self, f, x):
         _, _, margins, cols, _ = self._visited(f, x)

@@ -8,7 +8,8 @@ runs this loop: solve, measure each term's relative error at the solution
 (exact minus approximated, over exact), stop when every error is at most its
 tolerance (or the time is up, or a round ends without a solution), otherwise
 add cuts at the solution and re-solve, warm-started from the previous
-solution repaired to satisfy the new cuts. A round that stops on a node or gap
+solution repaired to satisfy the new cuts; a warm start gets its tangents before the first solve (each
+cutter's ``seed``), so the first search measures the term exactly at the start. A round that stops on a node or gap
 limit still yields cuts, so the loop is deterministic under a node limit. The
 result carries the exact objective of the solution (the terms evaluated, not
 their tangents), the best bound over the rounds, the gap, and per term
@@ -42,6 +43,11 @@ def run_cut_loop(formulation, cutters, solve_once, *, max_rounds=50, warm_start=
         stopped by the deadline reports ``time_limit_feasible``, one stopped otherwise ``feasible``.
     """
     start = warm_start
+    if start is not None:               # the tangents exact at the start (MARGOT's w**2 there), then its values
+        start = start.copy()
+        for c in cutters:
+            c.seed(formulation, start)
+            c.repair(formulation, start)
     totals: dict[str, float] = {}
     last, best, best_exact, rounds, best_bound, trace, t0 = None, None, None, 0, None, [], 0.0
     out_of_time = converged = False

@@ -31,7 +31,12 @@ def test_margot_same_optimum_exact_and_outer(cancer):
     err = b.solver_result_.checks["l2_relative_error"]
     assert err <= 1e-4
     assert b.solver_result_.objective == pytest.approx(a.solver_result_.objective, rel=2e-4)
-    assert b.objective_ == pytest.approx(b.solver_result_.objective, rel=1e-6)     # refine off: same tree, rounded
+    # refine off: the solver's tree, rounded, unless a neighbourhood round's tree is better in the exact objective
+    # (the outer approximation's optimum is within l2_tol of the l2 term, not exact)
+    if b.fit_report_.returned == "solver":
+        assert b.objective_ == pytest.approx(b.solver_result_.objective, rel=1e-6)
+    else:
+        assert b.fit_report_.returned == "neighbourhood" and b.objective_ < b.solver_result_.objective
     for clf in (a, b):
         checks = clf.fit_report_.checks
         assert checks["routing_mismatches"] == 0

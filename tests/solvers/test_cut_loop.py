@@ -148,3 +148,33 @@ def test_a_round_worse_than_an_earlier_one_neither_replaces_it_nor_starts_the_ne
     np.testing.assert_array_equal(result.x, [1.0, 0.0])
     assert result.objective == 1.0 and result.status == "time_limit_feasible"
     assert result.checks["oa_rounds"] == 3 and result.checks["l2_relative_error"] == 1.0
+
+
+def test_a_warm_start_gets_its_tangents_before_the_first_solve():
+    """On ``min q, q >= w**2`` (tangent at 3), a loop started from ``w = 1.5`` solves first with the tangent at 1.5
+    too, so its first round's model values the start exactly (``q = 2.25``, not the initial tangent's 0 there);
+    the start handed to the solver is repaired (``q = w**2``), and the caller's vector is left as it was."""
+    from optitrees.formulations.cuts import SquareCuts, add_square_outer_approximation
+    from optitrees.mip import Formulation
+    from optitrees.solvers.cut_loop import run_cut_loop
+    from optitrees.solvers.results import SolutionStatus, SolverResult, TerminationCondition
+
+    f = Formulation()
+    f.add_set("J", [0])
+    w = f.add_variables("w", ("J",), -5.0, 5.0)
+    add_square_outer_approximation(f, w, 1.0, (3.0,))
+    seen = []
+
+    def solve_once(start):
+        seen.append((start.copy(), f.matrix.toarray(), f.row_lower.copy()))
+        return SolverResult("scripted", termination=TerminationCondition.OPTIMAL,
+                            solution_status=SolutionStatus.OPTIMAL, x=start.copy(), objective=start[1], bound=0.0)
+
+    given = np.array([1.5, 0.0])
+    result = run_cut_loop(f, (SquareCuts(value="w", epigraph="q"),), solve_once, warm_start=given)
+    start, A, lower = seen[0]
+    np.testing.assert_array_equal(start, [1.5, 2.25])
+    np.testing.assert_array_equal(given, [1.5, 0.0])
+    at_start = A @ np.array([1.5, 2.0])               # q = 2 < 2.25: violated only by the tangent at 1.5
+    assert (at_start < lower - 1e-12).sum() == 1
+    assert len(seen) == 1 and result.objective == pytest.approx(2.25) and result.checks["oa_rounds"] == 1
