@@ -14,11 +14,10 @@ node-by-node step does.
 A round is warm-started from the incumbent (feasible: its own routing is the fixed one), so it never returns a
 worse MIP objective; its tree is refined on every row by the family's refinement (TAO) and kept only when its exact
 objective on every row is lower (:class:`NeighbourhoodSearch`). A round that closes its neighbourhood without a
-better tree doubles ``k``; one that ends at its time limit halves it; the rounds end when doubling would set free more than
-a quarter of the rows (the full MIP, every row free, gets the time instead), or the solver stops a round on a limit
-of its own (:func:`next_free`). An incumbent the model cannot
-express (a refined start's leaf weights beyond the weight bound the big-M values come from; TAO and TMO trees may put
-a point inside OCT-H's split margin) has the rows it violates widened to hold it in its rounds, so they start from
+better tree doubles ``k``; one that ends at its time limit halves it; the rounds end when doubling would set free
+more than a quarter of the rows (the full MIP, every row free, gets the time instead), or the solver stops a round on
+a limit of its own (:func:`next_free`). An incumbent the model cannot express (a refined start's leaf weights beyond
+the weight bound the big-M values come from; TAO and TMO trees may put a point inside OCT-H's split margin) has the rows it violates widened to hold it in its rounds, so they start from
 it too; one whose values leave a column's bounds starts its rounds without a warm start, and ``k`` doubles until a
 round finds a tree.
 
@@ -55,8 +54,8 @@ from ...solvers.strategies import CutLoop
 from ...trees import Tree
 
 __all__ = ["split_distances", "nearest_rows", "next_free", "within_bounds", "fixed_routing", "NeighbourhoodRound",
-           "NeighbourhoodSearch", "most_free", "FIRST_FREE_ROWS", "MAX_FREE_SHARE", "MIN_ROUND_SECONDS", "ROUND_SHARE", "FAR_ROWS", "ROUND_CUT_ROUNDS",
-           "BIG_ROUND_NONZEROS"]
+           "NeighbourhoodSearch", "most_free", "FIRST_FREE_ROWS", "MAX_FREE_SHARE", "MIN_ROUND_SECONDS", "ROUND_SHARE",
+           "FAR_ROWS", "ROUND_CUT_ROUNDS", "BIG_ROUND_NONZEROS"]
 
 #: Rows set free in the first round (or all rows, when fewer).
 FIRST_FREE_ROWS = 8
@@ -256,7 +255,8 @@ class NeighbourhoodSearch:
     def run(self, model, final, objective: float, deadline: float | None, first_free: int = 0):
         """``(model, final, objective)``: the best tree found from ``model`` (the problem's units; ``final`` as
         returned, ``objective`` its exact objective on every row), the incumbent itself when no round beats it.
-        Rounds run until ``deadline`` (``None``: each to its end, until :func:`next_free` ends them), the first with ``first_free`` rows free (0: the refit round, then :data:`FIRST_FREE_ROWS`).
+        Rounds run until ``deadline`` (``None``: each to its end, until :func:`next_free` ends them), the first with
+        ``first_free`` rows free (0: the refit round, then :data:`FIRST_FREE_ROWS`).
         A neighbourhood that closed without a better tree is not solved again around the same incumbent (the same
         rows free, the same model: the same answer): when :func:`next_free` names one, the rounds end and their time
         goes to the full MIP (OLCT on parkinsons, 300 s: 32 rows free closed at 60 s, 64 ran to its time limit,
