@@ -11,15 +11,15 @@ the tangent rows without big-M: the round's LP is tight where the full MIP's is 
 closes it in seconds. Every split and leaf model moves at once, jointly with the free rows' routing, which no
 node-by-node step does.
 
-A round is warm-started from the incumbent (feasible: its own routing is the fixed one), so it never returns a
-worse MIP objective; its tree is refined on every row by the family's refinement (TAO) and kept only when its exact
+A round is warm-started from the incumbent (feasible: its own routing is the fixed one), so it never returns a worse
+MIP objective; its tree is refined on every row by the family's refinement (TAO) and kept only when its exact
 objective on every row is lower (:class:`NeighbourhoodSearch`). A round that closes its neighbourhood without a
 better tree doubles ``k``; one that ends at its time limit halves it; the rounds end when doubling would set free
 more than a quarter of the rows (the full MIP, every row free, gets the time instead), or the solver stops a round on
 a limit of its own (:func:`next_free`). An incumbent the model cannot express (a refined start's leaf weights beyond
-the weight bound the big-M values come from; TAO and TMO trees may put a point inside OCT-H's split margin) has the rows it violates widened to hold it in its rounds, so they start from
-it too; one whose values leave a column's bounds starts its rounds without a warm start, and ``k`` doubles until a
-round finds a tree.
+the weight bound the big-M values come from; TAO and TMO trees may put a point inside OCT-H's split margin) has the
+rows it violates widened to hold it in its rounds, so they start from it too; one whose values leave a column's
+bounds starts its rounds without a warm start, and ``k`` doubles until a round finds a tree.
 
 The first round sets no row free: the *refit*, every split and leaf model re-optimized jointly for the incumbent's
 routing and its other integer choices (the features a budget lets each hyperplane use, OCT's leaf labels): an LP, or
