@@ -66,7 +66,10 @@ def test_the_subset_solved_with_rows_brought_back_has_the_whole_models_optimum(b
         assert subset.keep.sum() < f.n_rows                    # the fixing makes rows implied: they are left out
         part = solve_by_row_generation(subset, _solve, x0, None)
         assert whole.status == part.status == "optimal"
-        assert part.objective == pytest.approx(whole.objective, rel=1e-6, abs=1e-6)
+        # MARGOT's cut loop ends within l2_tol of its squared term, at a point that depends on the cuts each solve
+        # added (each seeds the tangents at its start): its two optima agree to that tolerance, OLCT's exactly
+        rel = f.strategy.cutters[0].tol if getattr(f, "strategy", None) is not None else 1e-6
+        assert part.objective == pytest.approx(whole.objective, rel=rel, abs=1e-6)
         assert f.violation(part.x) <= 1e-5                     # a solution of the whole model, defined columns too
         assert part.checks["subset_violated_rows"] == 0 and part.checks["subset_rows"] == subset.keep.sum()
         if far == 0.0:
