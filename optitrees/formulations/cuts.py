@@ -23,8 +23,8 @@ import numpy as np
 from ..mip import VariableGroup
 from .tangents import logistic_derivative, logistic_loss
 
-__all__ = ["add_square_outer_approximation", "add_square_cuts", "add_logistic_cuts", "SquareCuts", "LogisticCuts",
-           "squares_error"]
+__all__ = ["add_square_outer_approximation", "add_square_cuts", "least_epigraph", "add_logistic_cuts", "SquareCuts",
+           "LogisticCuts", "squares_error"]
 
 
 def add_square_outer_approximation(f, w: VariableGroup, penalty, points, epigraph: str = "q"):
@@ -96,6 +96,21 @@ def add_logistic_cuts(f, nodes, points, at) -> str:
     return name
 
 
+def least_epigraph(f, q: VariableGroup, x) -> np.ndarray:
+    """The least value of each column of ``q`` (shape of ``q``) that ``f``'s rows with a lower bound allow, the other
+    columns at their values in ``x``: for an epigraph of tangent rows ``q >= 2 a w - a**2``, the outer
+    approximation's value at ``x``'s ``w`` (``-inf`` where no such row holds ``q``)."""
+    cols = q.columns.ravel()
+    rest = np.array(x, dtype=float)
+    rest[cols] = 0.0
+    need = f.row_lower - f.matrix @ rest
+    on_q = f.matrix[:, cols].tocoo()
+    held = (on_q.data > 0) & np.isfinite(need[on_q.row])
+    out = np.full(cols.size, -np.inf)
+    np.maximum.at(out, on_q.col[held], need[on_q.row[held]] / on_q.data[held])
+    return out.reshape(q.shape)
+
+
 def squares_error(formulation, x, value: str = "w", epigraph: str = "q") -> tuple[float, float, float]:
     """``(exact, approximated, relative error)`` of ``sum c_k value_k**2`` at ``x``, ``c`` the objective weights
     of the epigraph group (MARGOT's ``sum lam_t w[t, j]**2`` by default)."""
@@ -128,13 +143,16 @@ class SquareCuts:
         add_square_cuts(f, q, w, np.where(below, wv, 0.0))   # a cut at 0 is q >= 0, already implied
 
     def seed(self, f, x):
-        """Tangents at ``x``'s values (other than 0, whose tangent ``q >= 0`` holds already), where the first solve
-        starts: the outer approximation is exact at the start, so the search's bound and its solutions near it
-        are measured by the term itself rather than by the initial tangents (:func:`~optitrees.solvers.cut_loop.
-        run_cut_loop`)."""
-        wv = x[f.variables[self.value].columns]
-        if np.any(wv != 0):
-            add_square_cuts(f, f.variables[self.epigraph], f.variables[self.value], wv)
+        """Tangents at ``x``'s values where the tangents so far under-estimate the squares there by more than
+        ``tol`` (:func:`least_epigraph`), before the first solve from ``x``: the outer approximation is exact at the
+        start, so the search's bound and its solutions near it are measured by the term itself rather than by the
+        initial tangents (:func:`~optitrees.solvers.cut_loop.run_cut_loop`). A start seeded already (a round's
+        re-solve after rows were brought back) adds nothing."""
+        q, w = f.variables[self.epigraph], f.variables[self.value]
+        wv = x[w.columns]
+        below = (wv * wv - least_epigraph(f, q, x)) > self.tol * np.abs(wv * wv).clip(min=1e-12)
+        if below.any():
+            add_square_cuts(f, q, w, np.where(below, wv, 0.0))   # a cut at 0 is q >= 0, already implied
 
     def repair(self, f, x):
         x[f.variables[self.epigraph].columns] = x[f.variables[self.value].columns] ** 2

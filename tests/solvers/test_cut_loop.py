@@ -178,3 +178,9 @@ def test_a_warm_start_gets_its_tangents_before_the_first_solve():
     at_start = A @ np.array([1.5, 2.0])               # q = 2 < 2.25: violated only by the tangent at 1.5
     assert (at_start < lower - 1e-12).sum() == 1
     assert len(seen) == 1 and result.objective == pytest.approx(2.25) and result.checks["oa_rounds"] == 1
+    # the same start seeded again (a round's re-solve after rows were brought back) adds no row: it is held already
+    rows = f.n_rows
+    SquareCuts(value="w", epigraph="q").seed(f, np.array([1.5, 0.0]))
+    assert f.n_rows == rows
+    SquareCuts(value="w", epigraph="q").seed(f, np.array([-0.5, 0.0]))   # a new point: its tangent is added
+    assert f.n_rows == rows + 1
