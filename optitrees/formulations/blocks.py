@@ -12,21 +12,19 @@ block                         adds                                    equations
 :func:`add_l1_split`          ``w_pos``, ``w_neg``, ``l1_split``       3.16
 :class:`Scores`               ``s[t, i] = y_i (w_t x_i + b_t)``        --
 :func:`add_forwarding`        ``forward_left``, ``forward_right``      3.7
-:func:`add_logistic_slacks`   ``xi[i, h]``, ``logistic_tangent``       3.15
-:func:`add_hinge_slacks`      ``zeta[i, h]``, ``hinge``                3.13
-:func:`add_misclassification_slacks`  ``e[i, h]``, ``misclassification``  3.9
 :func:`add_l0_indicators`     ``delta[t, j]``, ``l0_upper/lower``      3.14
 :func:`forbid_features`       bounds ``w[t, j] = 0``                    --
 ============================  ======================================  ==========
 
-Cuts added between solves (tangents of ``w**2``, tangents of the logistic loss
-at a solution's margins) are in :mod:`optitrees.formulations.cuts`.
+The loss slacks of each layer (3.9, 3.13, 3.15) are in
+:mod:`optitrees.formulations.layer_slacks`; cuts added between solves (tangents
+of ``w**2``, tangents of the logistic loss at a solution's margins) are in
+:mod:`optitrees.formulations.cuts`.
 
 Big-M values are derived from the data and the variable bounds, one per row:
 with ``||w_t||_1 <= W`` (the ``l1_bound`` row) and ``|b_t| <= B`` the score of
 point ``i`` is bounded by ``S_i = W ||x_i||_inf + B``, which is the ``M`` of its
-forwarding rows; tangent rows use the smallest ``M`` that deactivates them,
-``max(0, c_k + |a_k| S_i)``.
+forwarding rows.
 """
 
 from __future__ import annotations
@@ -34,11 +32,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..mip import Formulation, VariableGroup
-from .tangents import TangentLines
 
 __all__ = [
-    "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding", "add_layer_slacks",
-    "add_logistic_slacks", "add_hinge_slacks", "add_misclassification_slacks", "add_l0_indicators",
+    "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding", "add_l0_indicators",
     "forbid_features", "score_bounds",
 ]
 
@@ -206,149 +202,6 @@ def add_forwarding(f, topology, scores: Scores, z: VariableGroup, bound, eps):
         "forward_right", ("T_inner", "I"),
         scores.terms(node_idx, np.broadcast_to(y, (k, len(y)))) + _subset_sum_terms(z, right, -Mr),
         lower=(eps - Mr).ravel(), equation="3.7b")
-
-
-def _layer_slack_variables(f, topology, layers, var, C, binary=False, point_weight=None):
-    """Slack group ``var[i, h]`` over chosen layers, weighted ``C_h`` (times ``point_weight[i]``) in the objective.
-
-    Declares ``H``/``T`` for the full range of layers, otherwise ``H_<var>`` and
-    ``T_<var>`` (the layers and their branch nodes).
-
-    Returns
-    -------
-    (VariableGroup, layers, h_set, t_set, node_idx, nodes)
-        ``node_idx`` are the positions of ``nodes`` in the set ``T``.
-    """
-    depth = topology.depth
-    layers = np.arange(1, depth + 1) if layers is None else np.asarray(layers, int)
-    full_range = len(layers) == depth
-    h_set = "H" if full_range else f"H_{var}"
-    t_set = "T" if full_range else f"T_{var}"
-    f.add_set(h_set, layers)
-    all_nodes = f.sets["T"]
-    node_idx = np.flatnonzero(np.isin(topology.layer_of(all_nodes), layers))
-    nodes = f.add_set(t_set, all_nodes[node_idx])
-    if binary:
-        slack = f.add_variables(var, ("I", h_set), 0.0, 1.0, domain="binary")
-    else:
-        slack = f.add_variables(var, ("I", h_set), 0.0, np.inf)
-    coef = np.asarray(C, float)[layers - 1][None, :]
-    if point_weight is not None:
-        coef = np.asarray(point_weight, float)[:, None] * coef
-    f.add_objective(slack, np.broadcast_to(coef, slack.shape))
-    return slack, layers, h_set, t_set, node_idx, nodes
-
-
-def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, intercepts, C, *, var="xi",
-                     layers=None, row_name="logistic_tangent", labels=None, equation="3.15", point_weight=None):
-    """Convex piecewise-linear slacks ``var[i, h] >= max_k (c_k + a_k s[t, i])`` on chosen layers.
-
-    The common form of the logistic tangent slacks (3.15) and of the hinge
-    slacks (3.13, a single line ``1 - s``). Adds ``var[i, h] >= 0`` over the
-    layers ``h`` in ``layers`` with objective weight ``C_h`` and, for every branch
-    node ``t`` of those layers and every line ``k``:
-
-    ``row_name[t, k, i]: var[i, h] >= c_k + a_k s[t, i] - M_ik (1 - sum_{s in T_d(t)} z[i, s])``
-
-    with ``M_ik = max(0, c_k + |a_k| S_i)``, the smallest value that deactivates
-    the row. At the root ``sum z = 1`` by (3.6a), so its rows carry no big-M
-    term. With ``labels=None`` (one line) the rows are indexed ``(t, i)``.
-
-    Parameters
-    ----------
-    slopes, intercepts : array of shape (K,)
-        ``a_k`` and ``c_k``.
-    C : array of shape (depth,)
-        Loss weight ``C_h`` per layer.
-    point_weight : array of shape (n,), optional
-        Each point's weight: its slack costs ``C_h point_weight[i]`` (a weighted loss; default 1).
-    var : str
-        Name of the slack group (``xi`` logistic, ``zeta`` hinge).
-    layers : array of int, optional
-        1-based layers carrying this loss; default all. Sets ``H`` and ``T``
-        name the full ranges, otherwise ``H_<var>`` and ``T_<var>`` are declared.
-    """
-    slack, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, var, C,
-                                                                          point_weight=point_weight)
-    n = len(scores.y)
-    node_layer = topology.layer_of(f.sets["T"])
-
-    slopes = np.asarray(slopes, float)
-    intercepts = np.asarray(intercepts, float)
-    targets = f.sets[z.dims[1]]
-    below = topology.descendant_mask(targets, nodes).astype(float)      # T_d(t)
-    full = below.all(axis=1)                                             # rows without big-M
-    col_of_layer = np.searchsorted(layers, node_layer[node_idx])
-    K, T = len(slopes), len(nodes)
-    # rows ordered (t, k, i)
-    row_node = np.repeat(node_idx, K)
-    slope = np.tile(slopes, T)
-    icpt = np.tile(intercepts, T)
-    M = np.maximum(0.0, icpt[:, None] + np.abs(slope)[:, None] * scores.bound[None, :])  # (T*K, n)
-    M = np.where(np.repeat(full, K)[:, None], 0.0, M)
-    slack_cols = slack.columns[:, col_of_layer].T                        # (T, n)
-    terms = [(np.repeat(slack_cols, K, axis=0), 1.0)]
-    terms += scores.terms(row_node, np.broadcast_to(-slope[:, None], (T * K, n)))
-    terms += _subset_sum_terms(z, np.repeat(below, K, axis=0), -M)
-    if labels is None:
-        if K != 1:
-            raise ValueError("labels are needed for more than one line")
-        dims = (t_set, "I")
-    else:
-        f.add_set("V", labels)
-        dims = (t_set, "V", "I")
-    f.add_constraints(row_name, dims, terms, lower=(icpt[:, None] - M).ravel(), equation=equation)
-    return slack
-
-
-def add_logistic_slacks(f, topology, scores: Scores, z: VariableGroup, lines: TangentLines, C, layers=None,
-                        point_weight=None):
-    """Logistic-loss slacks ``xi[i, h]`` by the tangent lines of ``lines`` (3.15).
-
-    See :func:`add_layer_slacks`; the line at ``+inf`` is the bound ``xi >= 0``
-    and the line at ``-inf`` is ``xi >= -s``.
-    """
-    return add_layer_slacks(f, topology, scores, z, lines.slopes, lines.intercepts, C, var="xi", layers=layers,
-                            row_name="logistic_tangent", labels=lines.labels, equation="3.15",
-                            point_weight=point_weight)
-
-
-def add_hinge_slacks(f, topology, scores: Scores, z: VariableGroup, C, layers=None, point_weight=None):
-    """Hinge-loss slacks ``zeta[i, h] >= max(0, 1 - s[t, i])`` on the node of layer ``h`` a point visits (3.13)."""
-    return add_layer_slacks(f, topology, scores, z, [-1.0], [1.0], C, var="zeta", layers=layers,
-                            row_name="hinge", labels=None, equation="3.13", point_weight=point_weight)
-
-
-def add_misclassification_slacks(f, topology, scores: Scores, z: VariableGroup, C, eps, layers=None,
-                                 point_weight=None):
-    """Misclassification indicators ``e[i, h]`` binary (3.9, written on the margins).
-
-    For every node ``t`` of a chosen layer ``h``:
-
-    ``misclassification[t, i]: s[t, i] + M_i e[i, h] >= eps - M_i (1 - sum_{s in T_d(t)} z[i, s])``
-
-    with ``M_i = S_i + eps``: a point that reaches ``t`` and has ``e = 0`` is on
-    its class's side with margin ``eps`` (``y_i (w_t x_i + b_t) >= eps``). This is
-    (3.9a-c) with ``yhat_i = y_i (1 - 2 e_i)`` substituted, so ``xi = e``; the
-    margin ``eps`` (the forwarding margin of 3.7b) keeps ``w = 0, b = 0`` from
-    classifying every point "correctly" on the boundary, as ``yhat`` may do in
-    (3.9a-b).
-    """
-    e, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, "e", C, binary=True,
-                                                                      point_weight=point_weight)
-    n = len(scores.y)
-    node_layer = topology.layer_of(f.sets["T"])
-    targets = f.sets[z.dims[1]]
-    below = topology.descendant_mask(targets, nodes).astype(float)
-    full = below.all(axis=1)
-    T = len(nodes)
-    M = np.broadcast_to(scores.bound[None, :] + eps, (T, n))
-    Mz = np.where(full[:, None], 0.0, M)
-    e_cols = e.columns[:, np.searchsorted(layers, node_layer[node_idx])].T
-    terms = [(e_cols, M)] + scores.terms(node_idx, np.ones((T, n)))
-    terms += _subset_sum_terms(z, below, -Mz)
-    f.add_constraints("misclassification", (t_set, "I"), terms, lower=(eps - Mz).ravel(), equation="3.9")
-    return e
 
 
 def add_l0_indicators(f, w: VariableGroup, weight_bound: float, budget=None, penalty=None):

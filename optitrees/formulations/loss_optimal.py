@@ -22,10 +22,12 @@ one of Sato's tangent sets V0..V3 (``+inf`` is ``xi >= 0``, ``-inf`` is
 ``xi >= -s``). The univariate variant (Remark 2) adds the l0 indicators (3.14)
 with ``sum_j delta[t, j] <= 1``.
 
-Two modelling choices complete the seed's model and are documented where they
+Three modelling choices complete the seed's model and are documented where they
 are made: ``||w_t||_1 <= W`` bounds the weights (the seed uses a fixed
-``M = 100`` instead), from which every big-M is derived per row; and
-``eps`` is set above the solver's integrality tolerance times the largest M.
+``M = 100`` instead), from which every big-M is derived per row; ``eps`` is set
+above the solver's integrality tolerance times the largest M; and below the
+root, (3.15) is written on the visited node's margin, forwarded once per layer
+(:mod:`~optitrees.formulations.layer_slacks`), not per node and tangent.
 
 The settings are a typed :class:`LossOptimalSpec`; :class:`LossOptimalProblem`
 adds the data and the derived constants (tangent lines, big-M, ``eps``), and
@@ -45,6 +47,7 @@ from ..scaling import ScaledData
 from ..solvers.strategies import CutLoop
 from ..topology import Topology
 from . import blocks, cuts
+from .layer_slacks import add_hinge_slacks, add_logistic_slacks, add_misclassification_slacks
 from .tangents import TANGENT_SETS, TangentLines, logistic_tangents
 
 __all__ = ["LossOptimalSpec", "LossOptimalProblem", "build", "loss_optimal_tree", "olct", "margot",
@@ -100,15 +103,11 @@ class LossOptimalSpec:
     C, lam : ndarray of shape (depth,)
         Loss weight ``C_h`` and regularization weight ``lam_h`` per layer.
     feature_selection : {None, "hard", "soft"}
-    budget : ndarray of shape (depth,) or None
-        HFS budget ``B`` per layer (``max_features``).
-    alpha : ndarray of shape (depth,) or None
-        SFS penalty per layer.
+    budget, alpha : ndarray of shape (depth,) or None
+        HFS budget ``B`` per layer (``max_features``); SFS penalty per layer.
     tangents : str or tuple of float
-        Tangent set of the logistic loss (3.15): ``"V0"``..``"V3"``, explicit
-        points, or ``"adaptive"`` (V1, then tangents at the solution's own
-        margins added by :class:`~optitrees.formulations.cuts.LogisticCuts` in the cut loop the formulation
-        declares).
+        Tangent set of the logistic loss (3.15): ``"V0"``..``"V3"``, explicit points, or ``"adaptive"`` (V1, then
+        tangents at the solution's own margins added by :class:`~optitrees.formulations.cuts.LogisticCuts`).
     weight_bound : float
         ``W`` in ``||w_t||_1 <= W``.
     l2_method : {"exact", "outer"}
@@ -121,6 +120,9 @@ class LossOptimalSpec:
         Integrality tolerance ``eps`` is sized for.
     forbidden : tuple of int
         Features no split may use (``w[t, j] = 0``).
+    forward_margins : bool
+        Logistic tangents below the root written on the visited node's margin, forwarded once per layer, where
+        that makes the model smaller (:mod:`~optitrees.formulations.layer_slacks`); the same optima.
     """
 
     depth: int
@@ -138,12 +140,13 @@ class LossOptimalSpec:
     score_variables: bool = True
     feasibility_tol: float = DEFAULT_FEASIBILITY_TOL
     forbidden: tuple = ()
+    forward_margins: bool = True
 
     @classmethod
     def create(cls, depth=2, loss="logistic", regularizer="l1", C=1.0, lam=1.0, feature_selection=None,
                max_features=None, alpha=None, tangents="V0", weight_bound=10.0, l2_method="exact",
                score_variables=True, feasibility_tol=DEFAULT_FEASIBILITY_TOL, forbidden=(),
-               l2_tol=1e-4) -> "LossOptimalSpec":
+               l2_tol=1e-4, forward_margins=True) -> "LossOptimalSpec":
         """Check and normalize the settings (a clear ``ValueError`` names the bad one)."""
         if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
             raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
@@ -178,7 +181,8 @@ class LossOptimalSpec:
             raise ValueError(f"weight_bound must be a positive number, got {weight_bound!r}")
         return cls(depth, losses, regularizer, per_layer(C, depth, "C"), per_layer(lam, depth, "lam"),
                    feature_selection, budget, alpha_h, tangents, float(weight_bound), l2_method, float(l2_tol),
-                   bool(score_variables), float(feasibility_tol), tuple(int(j) for j in forbidden))
+                   bool(score_variables), float(feasibility_tol), tuple(int(j) for j in forbidden),
+                   bool(forward_margins))
 
     @property
     def univariate(self) -> bool:
@@ -318,11 +322,12 @@ def build(problem: LossOptimalProblem) -> Formulation:
     for kind in kinds:
         layers = np.array([h + 1 for h, v in enumerate(spec.losses) if v == kind])
         if kind == "logistic":
-            blocks.add_logistic_slacks(f, topo, scores, z, problem.lines, spec.C, layers, point_weight=weight)
+            add_logistic_slacks(f, topo, scores, z, problem.lines, spec.C, layers, point_weight=weight,
+                                forward=spec.forward_margins)
         elif kind == "hinge":
-            blocks.add_hinge_slacks(f, topo, scores, z, spec.C, layers, point_weight=weight)
+            add_hinge_slacks(f, topo, scores, z, spec.C, layers, point_weight=weight)
         else:
-            blocks.add_misclassification_slacks(f, topo, scores, z, spec.C, problem.eps, layers, point_weight=weight)
+            add_misclassification_slacks(f, topo, scores, z, spec.C, problem.eps, layers, point_weight=weight)
     # tangents of convex terms the solution must be checked against: a cut loop solves the model
     cutters = ((cuts.SquareCuts(spec.l2_tol),) if spec.regularizer == "l2" and spec.l2_method == "outer" else ()) + \
         ((cuts.LogisticCuts(),) if spec.adaptive else ())
@@ -335,7 +340,8 @@ def loss_optimal_tree(X, y, depth: int = 2, loss="logistic", regularizer="l1", C
                       feature_selection=None, max_features=None, alpha=None, tangents="V0", l2_method: str = "exact",
                       weight_bound: float = 10.0, intercept_bound: float | None = None, eps: float | None = None,
                       score_variables: bool = True, feasibility_tol: float = DEFAULT_FEASIBILITY_TOL,
-                      forbidden=(), feature_names=None, l2_tol: float = 1e-4) -> Formulation:
+                      forbidden=(), feature_names=None, l2_tol: float = 1e-4,
+                      forward_margins: bool = True) -> Formulation:
     """Build the general loss-optimal tree (3.12) on ``X`` as given (the estimators standardize it first).
 
     Parameters
@@ -344,7 +350,7 @@ def loss_optimal_tree(X, y, depth: int = 2, loss="logistic", regularizer="l1", C
     y : array-like of shape (n_points,)
         Labels in {-1, +1}.
     depth, loss, regularizer, C, lam, feature_selection, max_features, alpha, tangents, l2_method, weight_bound,
-    score_variables, feasibility_tol, forbidden, l2_tol
+    score_variables, feasibility_tol, forbidden, l2_tol, forward_margins
         See :class:`LossOptimalSpec` (``loss``: a name or one per layer;
         ``max_features``: the HFS budget, ``1`` gives univariate splits).
     intercept_bound, eps : float, optional
@@ -358,7 +364,8 @@ def loss_optimal_tree(X, y, depth: int = 2, loss="logistic", regularizer="l1", C
         With ``problem`` a :class:`LossOptimalProblem`.
     """
     spec = LossOptimalSpec.create(depth, loss, regularizer, C, lam, feature_selection, max_features, alpha, tangents,
-                                  weight_bound, l2_method, score_variables, feasibility_tol, forbidden, l2_tol)
+                                  weight_bound, l2_method, score_variables, feasibility_tol, forbidden, l2_tol,
+                                  forward_margins)
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")

@@ -79,11 +79,15 @@ def decode(f, x) -> tuple[Tree, dict]:
     ``checks["routing_mismatches"]`` counts training points the hyperplanes
     route to another last-layer node than ``z`` does; ``objective_recomputed``
     is the MIP objective (tangent losses) recomputed from the tree -- the exact
-    one with adaptive tangents, whose loop reports the exact objective.
+    one with adaptive tangents, whose loop reports the exact objective. With
+    l0 indicators, the weights whose indicator is off are zero.
     """
     problem = f.problem
     v = f.values(x)
-    tree = tree_from_hyperplanes(problem, v["w"], v["b"])
+    # a weight whose l0 indicator (3.14) is off is zero: the solver leaves such weights within its tolerance of 0
+    # (1e-10 and below), and a tree that kept them would use features outside its budget
+    w = v["w"] if "delta" not in v else np.where(v["delta"] > 0.5, v["w"], 0.0)
+    tree = tree_from_hyperplanes(problem, w, v["b"])
     routing = f.sets["T_last"][np.argmax(v["z"], axis=1)]
     reached = to_complete(tree, problem.spec.depth - 1).position[tree.apply(problem.data.X)]
     checks = {"routing_mismatches": int(np.sum(reached != routing)),
@@ -119,6 +123,10 @@ def start(f, tree: Tree) -> np.ndarray:
                 else per_layer[:, cols]
     if "s" in f.variables:
         out["s"] = s
+    if "xi_margin" in f.variables:                       # the visited margin, forwarded (layer_slacks)
+        m = f.variables["xi_margin"]
+        upper = f.col_upper[m.columns]
+        out["xi_margin"] = np.minimum(visited[:, f.sets[m.dims[1]] - 1], upper)
     if "delta" in f.variables:
         out["delta"] = (W != 0).astype(float)
     if "q" in f.variables:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .layer_slacks import forwarded_layers
 from .loss_optimal import SQUARE_POINTS, LossOptimalProblem
 from .oblique_regression import RESIDUAL_POINTS, ObliqueRegressionProblem, RegressionLoss
 from .oct import OCTProblem
@@ -51,7 +52,9 @@ def loss_optimal_size(problem: LossOptimalProblem) -> ModelSize:
     Beyond the skeleton: the squared l2 by tangents (``q`` and one cut per point of ``SQUARE_POINTS``), the l0
     indicators (3.14: ``delta``, two rows per weight and a budget row per node), ``s`` inlined when
     ``score_variables`` is off, and per loss one slack per point and layer with, per node of its layers, one row
-    per tangent line (3.15) or one row (hinge 3.13, misclassification 3.9).
+    per tangent line (3.15) or one row (hinge 3.13, misclassification 3.9); a logistic layer with a forwarded
+    margin (:func:`~optitrees.formulations.layer_slacks.forwarded_layers`) has instead ``m[i, h]``, one link row per
+    node and one row per line.
     """
     spec = problem.spec
     n, p = problem.data.X.shape
@@ -71,7 +74,12 @@ def loss_optimal_size(problem: LossOptimalProblem) -> ModelSize:
         mine = losses == kind
         lines = len(problem.lines.slopes) if kind == "logistic" else 1
         cols += n * int(mine.sum())
-        rows += lines * n * int(layer_nodes[mine].sum())
+        ahead = np.zeros(spec.depth, bool)
+        if kind == "logistic" and spec.forward_margins:      # m[i, h], a link row per node, the lines on m
+            ahead[forwarded_layers(lines, np.flatnonzero(mine) + 1) - 1] = True
+            cols += n * int(ahead.sum())
+            rows += n * int(layer_nodes[ahead].sum()) + lines * n * int(ahead.sum())
+        rows += lines * n * int(layer_nodes[mine & ~ahead].sum())
     return ModelSize(int(rows), int(cols))
 
 

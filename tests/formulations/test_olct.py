@@ -79,10 +79,12 @@ def test_depth1_equals_independent_lp(small_data, tangents, points):
 
 
 @pytest.mark.parametrize("score_variables", [False, True])
-def test_depth2_equals_brute_force_over_routings(tiny_xor, score_variables):
+@pytest.mark.parametrize("forward_margins", [True, False])
+def test_depth2_equals_brute_force_over_routings(tiny_xor, score_variables, forward_margins):
     X, y = tiny_xor
     C = [2.0, 1.0]
-    f = olct(X, y, depth=2, tangents="V1", C=C, score_variables=score_variables)
+    f = olct(X, y, depth=2, tangents="V1", C=C, score_variables=score_variables, forward_margins=forward_margins)
+    assert ("xi_margin" in f.variables) == forward_margins
     m = f.problem
     W, B, eps = m.spec.weight_bound, m.intercept_bound, m.eps
     lines = _tangents([0.0, 1.9, -1.9])
@@ -142,6 +144,55 @@ def test_big_m_and_eps_are_derived_from_data():
     assert f.problem.eps >= 10 * 1e-6 * f.problem.bound.max()
     rows = f.constraints["forward_left"]
     assert np.allclose(rows.upper, f.problem.bound)
+
+
+@pytest.mark.parametrize("depth, tangents", [(2, "V3"), (3, "V0"), (3, "V2")])
+def test_forwarded_margins_same_optimum_as_rows_per_node(small_data, depth, tangents):
+    """The margin forwarded once per layer (layer_slacks) against a big-M row per node and line: the same optimum,
+    its tree priced the same, and a start from that tree feasible in both with the same objective."""
+    X, y = small_data
+    models = [olct(X[:12], y[:12], depth=depth, tangents=tangents, C=[2.0, 1.0, 0.5][:depth], forward_margins=fw)
+              for fw in (True, False)]
+    assert "xi_margin" in models[0].variables and "xi_margin" not in models[1].variables
+    assert models[0].n_rows < models[1].n_rows
+    results = [solvers.solve(f, mip_gap=0, time_limit=120) for f in models]
+    assert [r.status for r in results] == ["optimal", "optimal"]
+    assert results[0].objective == pytest.approx(results[1].objective, rel=1e-6)
+    tree, checks = decode(models[0], results[0].x)
+    assert checks["routing_mismatches"] == 0
+    assert tree_objective(models[0].problem, tree, surrogate=True) == pytest.approx(results[0].objective, rel=1e-6)
+    for f in models:
+        x0 = start(f, tree)
+        assert f.violation(x0) < 1e-7
+        assert f.objective_value(x0) == pytest.approx(results[0].objective, rel=1e-6)
+
+
+def test_forwarded_margin_is_capped_where_the_loss_reaches_zero(small_data):
+    """``m <= v*``, the margin beyond which every tangent is below 0 (``2 log 2`` for V0), and its link row's big-M
+    is ``v* + S_i``: the least that leaves it slack when the point goes elsewhere (``m <= v*``, ``s >= -S_i``)."""
+    X, y = small_data
+    f = olct(X, y, depth=3, tangents="V0")
+    m = f.variables["xi_margin"]
+    S = f.problem.bound
+    assert np.allclose(f.col_upper[m.columns], np.minimum(2 * np.log(2), S)[:, None])
+    assert np.allclose(f.col_lower[m.columns], -S[:, None])
+    link = f.constraints["xi_margin_link"]
+    assert np.allclose(link.upper.reshape(-1, len(y)), np.minimum(2 * np.log(2), S) + S)
+
+
+def test_a_weight_whose_indicator_is_off_decodes_to_zero(small_data):
+    """The solver leaves a weight within its tolerance of 0 when its l0 indicator is 0; the decoded tree drops it, so
+    it uses no feature beyond its budget (a start built from such a tree would count it as a feature)."""
+    X, y = small_data
+    f = olct(X[:12], y[:12], depth=2, tangents="V0", univariate=True)
+    res = solvers.solve(f, mip_gap=0, time_limit=60)
+    x = res.x.copy()
+    w, delta = f.variables["w"], f.variables["delta"]
+    off = np.argwhere(x[delta.columns] < 0.5)[0]
+    x[w.columns[tuple(off)]] = 1e-10
+    tree, _ = decode(f, x)
+    assert (np.count_nonzero(tree.weights, axis=1) <= 1).all()
+    assert f.violation(start(f, tree)) < 1e-7
 
 
 def test_inline_and_score_variables_same_optimum(small_data):

@@ -46,9 +46,22 @@ def test_loss_optimal_size_counts_the_distinct_rows_of_weighted_data():
     problem = lo.LossOptimalProblem.create(spec, data)
     size = loss_optimal_size(problem)
     assert size == _built(lo.build(problem))
-    # by hand, N = 9, P = 4, d = 2, 16 tangent lines of V3 on both layers:
-    # columns z 2N + w, b, w_pos, w_neg 3 (3P + 1) + s 3N + xi 2N; rows N + 3P + 3 + 3N + 2N + 16 (1 + 2) N
-    assert (size.n_cols, size.n_rows) == (2 * 9 + 3 * 13 + 3 * 9 + 2 * 9, 9 + 15 + 3 * 9 + 2 * 9 + 48 * 9)
+    # by hand, N = 9, P = 4, d = 2, 16 tangent lines of V3 on both layers, layer 2's margin forwarded:
+    # columns z 2N + w, b, w_pos, w_neg 3 (3P + 1) + s 3N + xi 2N + m N;
+    # rows N + 3P + 3 + 3N + 2N + 16 N (root) + 2 N (links) + 16 N (layer 2)
+    assert (size.n_cols, size.n_rows) == (2 * 9 + 3 * 13 + 3 * 9 + 2 * 9 + 9,
+                                          9 + 15 + 3 * 9 + 2 * 9 + 16 * 9 + 2 * 9 + 16 * 9)
+
+
+@pytest.mark.parametrize("depth, tangents, forward", itertools.product((1, 2, 3), ("V0", "V3", "adaptive"),
+                                                                        (True, False)))
+def test_loss_optimal_size_with_and_without_forwarded_margins(depth, tangents, forward):
+    spec = lo.LossOptimalSpec.create(depth, ("logistic", "hinge", "logistic")[:depth], "l1", tangents=tangents,
+                                     forward_margins=forward)
+    problem = lo.LossOptimalProblem.create(spec, ScaledData.create(X, Y_SIGNS, None))
+    built = lo.build(problem)
+    assert loss_optimal_size(problem) == _built(built)
+    assert ("xi_margin" in built.variables) == (forward and depth == 3)      # layer 3 only: 2 is hinge
 
 
 @pytest.mark.parametrize("depth, oblique, n_classes, min_samples_leaf, weighted",

@@ -114,7 +114,8 @@ def test_written_file_reads_back_with_same_optimum(tmp_path, tiny_xor, suffix):
     f = olct(X, y, depth=2, tangents="V1")
     path = f.write(tmp_path / f"olct{suffix}")
     text = path.read_text()
-    assert "forward_left(1,0)" in text and "z(7,3)" in text and "logistic_tangent(2,neg1.9,4)" in text
+    assert "forward_left(1,0)" in text and "z(7,3)" in text and "logistic_tangent(1,neg1.9,4)" in text
+    assert "logistic_tangent_forwarded(2,neg1.9,4)" in text and "xi_margin_link(3,4)" in text
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("mip_rel_gap", 0.0)
