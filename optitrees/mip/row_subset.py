@@ -151,13 +151,17 @@ class RowSubset:
         (:func:`switched_off_rows`), and every row on an integer column whose bounds are not fixed; the columns left
         out equality rows define (module docstring). With ``hold``, each row ``x0`` violates is widened to hold it (a
         start from outside the model: a tree whose weights exceed the bound the big-M values come from), so ``x0`` is
-        a solution of the subset wherever it is within the column bounds."""
+        a solution of the subset wherever it is within the column bounds, unless it violates a row on integer
+        columns alone (such as a feature budget), which is never widened."""
         A = f.matrix
         lower, upper = f.row_lower.copy(), f.row_upper.copy()
         if hold:
+            # a row on integer columns alone (a feature budget over its indicators) is a choice of the model, not
+            # a big-M a start beyond the weight bound can break: it is never widened
             ax = A @ np.asarray(x0, dtype=float)
-            np.minimum(lower, ax, out=lower)
-            np.maximum(upper, ax, out=upper)
+            on_continuous = (abs(A) @ (~f.integrality).astype(float)) > 0
+            np.minimum(lower, np.where(on_continuous, ax, lower), out=lower)
+            np.maximum(upper, np.where(on_continuous, ax, upper), out=upper)
         free_integer = f.integrality & (f.col_upper > f.col_lower)
         on_free_integer = (A @ free_integer.astype(float)) != 0
         implied = implied_rows(f, lower, upper)

@@ -106,6 +106,20 @@ def test_a_start_outside_the_model_is_held_by_widened_rows():
         assert strict.formulation().violation(x) > 1.0
 
 
+def test_a_row_on_integer_columns_alone_is_never_widened_for_a_start():
+    """A start over a feature budget (its indicators' row) does not widen the budget: only rows with a continuous
+    column (big-M rows a start beyond the weight bound breaks) are widened to hold it."""
+    f, tree, x0 = _routed(lambda X, y, depth: olct(X, y, depth=depth, univariate=True))
+    x = x0.copy()
+    delta = f.variables["delta"]
+    x[delta.columns[0]] = 1.0                               # every feature "used" at the root: budget 1 broken
+    budget = f.constraints["l0_budget"]
+    with fixed_routing(f, x0, np.zeros(f.problem.data.X.shape[0], bool)):
+        held = RowSubset.of(f, x, np.inf, hold=True)
+    assert held.row_upper[budget.start] == 1.0
+    assert np.array_equal(held.row_upper[budget.start:budget.start + budget.size], budget.upper)
+
+
 def _octh_routed(seed=3, n=30):
     rng = np.random.default_rng(seed)
     X = rng.random((n, 3))
