@@ -159,7 +159,9 @@ class RowSubset:
             # a row on integer columns alone (a feature budget over its indicators) is a choice of the model, not
             # a big-M a start beyond the weight bound can break: it is never widened
             ax = A @ np.asarray(x0, dtype=float)
-            on_continuous = (abs(A) @ (~f.integrality).astype(float)) > 0
+            _, _, on_pos, on_neg, _ = _signed_parts(f)               # cached with the matrix: no copy per round
+            continuous = (~f.integrality).astype(float)
+            on_continuous = (on_pos @ continuous + on_neg @ continuous) > 0
             np.minimum(lower, np.where(on_continuous, ax, lower), out=lower)
             np.maximum(upper, np.where(on_continuous, ax, upper), out=upper)
         free_integer = f.integrality & (f.col_upper > f.col_lower)
