@@ -102,7 +102,8 @@ def run_one(table_name, depth, seed, time_limit, methods=METHODS):
         if "TMO" in methods:
             t0 = time.perf_counter()
             tmo = TMOClassifier(max_depth=depth, time_limit=time_limit, random_state=seed).fit(Xtr, ytr)
-            record("TMO", tmo, time.perf_counter() - t0, generations=len(tmo.fitness_history_) - 1)
+            record("TMO", tmo, time.perf_counter() - t0, generations=len(tmo.fitness_history_) - 1,
+                   tmo_method=tmo.fit_report_.method)
         if "OCT" not in methods:
             return rows
         alphas = np.sort(10 ** np.random.default_rng(seed).uniform(-3, 0, 3))

@@ -232,6 +232,7 @@ FITTED: dict[str, Spec] = {
     "C_": _FLOATS, "feature_scale_": _FLOATS, "forest_scale_": _FLOATS, "input_mean_": _FLOATS,
     "input_scale_": _FLOATS, "lasso_coef_": _FLOATS, "node_std_": _FLOATS, "nominal_": Array("b", 1),
     "tree_usage_": Array("iu", 1), "cv_results_": PLAIN, "fitness_history_": PLAIN, "p_values_": PLAIN,
+    "cart_check_": PLAIN,
     "start_objectives_": PLAIN, "feature_encoding_": DictOf(STR, TupleOf(STR)), "formulation_summary_": STR, "method_": STR, "proven_": BOOL, "truncated_": BOOL,
     "greedy_objective_": FLOAT, "lam_": FLOAT, "max_features_": PLAIN, "budget_results_": PLAIN,
     "objective_": FLOAT, "start_objective_": FLOAT, "validation_f1_": FLOAT,

@@ -41,16 +41,62 @@ def test_weighted_objective_is_the_weighted_errors_of_the_returned_tree(cancer):
 
 def test_tmo_classifier_is_reproducible_and_reports_its_evolution():
     X, y = load_iris(return_X_y=True)
-    a = TMOClassifier(max_depth=2, n_estimators=8, n_generations=2, random_state=3).fit(X, y)
-    b = TMOClassifier(max_depth=2, n_estimators=8, n_generations=2, random_state=3, n_jobs=2).fit(X, y)
+    a = TMOClassifier(max_depth=2, n_estimators=8, n_generations=2, random_state=3, cart_check_folds=0).fit(X, y)
+    b = TMOClassifier(max_depth=2, n_estimators=8, n_generations=2, random_state=3, n_jobs=2,
+                      cart_check_folds=0).fit(X, y)
     assert np.array_equal(a.predict(X), b.predict(X)) and a.fitness_history_ == b.fitness_history_
     assert len(a.fitness_history_) == 3 and a.fitness_history_[-1] == pytest.approx((a.predict(X) == y).mean())
+    assert a.cart_check_ is None and "cart check" not in a.fit_report_.stages
+
+
+def _noisy(n=160, seed=0):
+    from sklearn.datasets import make_classification
+
+    return make_classification(n, 6, n_informative=2, flip_y=0.3, random_state=seed)
+
+
+def test_tmo_compares_its_trees_with_carts_on_held_out_folds():
+    """The check's CART column by hand: CART fitted on three of four stratified folds (the fit's seed), its
+    accuracy on the fourth; the search is returned when its mean is at least CART's."""
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = _noisy()
+    clf = TMOClassifier(max_depth=2, n_estimators=6, n_generations=1, random_state=5).fit(X, y)
+    check = clf.cart_check_
+    by_hand = []
+    for train, test in StratifiedKFold(4, shuffle=True, random_state=5).split(X, y):
+        cart = DecisionTreeClassifier(max_depth=2, random_state=5).fit(X[train], y[train])
+        by_hand.append((cart.predict(X[test]) == y[test]).mean())
+    assert check["folds_scored"] == 4
+    assert np.allclose(check["held_out_accuracy_per_fold"][:, 0], by_hand)
+    assert check["keeps_search"] == (check["search_mean_held_out_accuracy"] >= check["baseline_mean_held_out_accuracy"])
+    assert clf.fit_report_.method == ("tmo" if check["keeps_search"] else "cart")
+    assert "cart check" in clf.fit_report_.stages
+
+
+def test_tmo_returns_carts_tree_when_cart_holds_out_better(monkeypatch):
+    import optitrees.estimators._local_search as local_search
+    from optitrees.algorithms.local_search.baseline_check import BaselineCheck
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = _noisy()
+    lost = BaselineCheck(0.75, 0.70, 4, np.array([[0.75, 0.70]] * 4))
+    monkeypatch.setattr(local_search, "check_against_baseline", lambda *args, **kwargs: lost)
+    clf = TMOClassifier(max_depth=3, n_estimators=6, n_generations=1, random_state=0).fit(X, y)
+    cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    assert np.array_equal(clf.predict(X), cart.predict(X))
+    assert clf.fit_report_.method == "cart" and clf.fitness_history_ == [] and not clf.cart_check_["keeps_search"]
+    assert any("CART's tree is returned" in note for note in clf.fit_report_.notes)
+    errors = (clf.predict(X) != y).sum()
+    assert clf.objective_ == pytest.approx(errors / min(np.bincount(y)))      # the returned tree's objective
 
 
 def test_bad_parameters_are_named():
     X, y = load_iris(return_X_y=True)
     for est, match in [(TAOClassifier(max_depth=0), "max_depth"), (TMOClassifier(cross_rate=1.5), "cross_rate"),
                        (TMOClassifier(n_estimators=1), "n_estimators"),
+                       (TMOClassifier(cart_check_folds=1), "cart_check_folds"),
                        (TAOClassifier(forbidden_features=[0, 1, 2, 3]), "every feature is forbidden")]:
         with pytest.raises(ValueError, match=match):
             est.fit(X, y)
