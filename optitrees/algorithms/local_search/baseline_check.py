@@ -73,16 +73,17 @@ def check_against_baseline(y, weight, fit_baseline, fit_search, *, n_folds=4, ra
         ``time.perf_counter()`` by which the check ends; a fold not completed by then is not counted.
     """
     weight = np.asarray(weight, float)
-    folds_done = []
+    searched = 0                                  # folds whose search has run
 
     def fit_and_score(candidate, train, test):
+        nonlocal searched
         if candidate == 0:
             predict = fit_baseline(train)
         else:
             left = remaining(deadline)
-            share = None if left is None else time.perf_counter() + left / max(n_folds - len(folds_done), 1)
+            share = None if left is None else time.perf_counter() + left / max(n_folds - searched, 1)
             predict = fit_search(train, share)
-            folds_done.append(True)
+            searched += 1
         return float(np.average(predict(test) == y[test], weights=weight[test]))
 
     scores = scores_on_folds(y, 2, fit_and_score, n_folds=n_folds, random_state=random_state, deadline=deadline)
