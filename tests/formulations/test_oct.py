@@ -128,3 +128,21 @@ def test_octh_with_one_feature_per_split_is_oct(seed):
     f = octh(X, y, depth=2, max_features=2)
     w = f.values(solve(f, mip_gap=0, time_limit=120).x)["w"]
     assert np.all(np.count_nonzero(np.abs(w) > 1e-9, axis=1) <= 2)
+
+
+def test_an_octh_weight_whose_indicator_is_off_decodes_to_zero():
+    """HiGHS left OCT-H weights near 1e-9 where their l0 indicator was 0 (heart, depth 3, a budget of 3: a printed
+    split of 5 features); the decoded tree drops them and keeps the budget, and its start is feasible."""
+    X, y = _tiny(8, n=9, p=3)
+    f = octh(X, y, depth=2, max_features=1)
+    res = solve(f, mip_gap=0, time_limit=120)
+    x = res.x.copy()
+    w, delta, d = f.variables["w"], f.variables["delta"], f.variables["d"]
+    used = np.flatnonzero(x[d.columns] > 0.5)
+    assert used.size                                                  # a split to put a stray weight in
+    t = used[0]
+    j = int(np.flatnonzero(x[delta.columns[t]] < 0.5)[0])
+    x[w.columns[t, j]] = 1e-9
+    tree, checks = decode(f, x)
+    assert (np.count_nonzero(tree.weights, axis=1) <= 1).all() and checks["routing_mismatches"] == 0
+    assert f.violation(start(f, tree)) < 1e-7
