@@ -239,9 +239,12 @@ def _as_regression(tree: Tree) -> Tree:
 
 
 def decode(f, x) -> Tree:
-    """The tree of a solution (scaled units)."""
+    """The tree of a solution (scaled units); with a feature budget, the weights whose l0 indicator (3.14) is off
+    are zero (the solver leaves them within its tolerance of 0; kept, a hyperplane would read more features than
+    its budget)."""
     v = f.values(x)
-    return tree_from_hyperplanes(f.problem, v["w"], v["b"])
+    W = v["w"] if "delta" not in v else np.where(v["delta"] > 0.5, v["w"], 0.0)
+    return tree_from_hyperplanes(f.problem, W, v["b"])
 
 
 def tree_objective(problem: ObliqueRegressionProblem, tree: Tree) -> float:

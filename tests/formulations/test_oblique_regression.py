@@ -89,6 +89,26 @@ def test_a_start_from_a_decoded_tree_is_feasible_and_costs_its_objective():
     assert f.objective_value(x0) == pytest.approx(tree_objective(problem, tree), rel=1e-9)
 
 
+def test_a_weight_whose_indicator_is_off_decodes_to_zero():
+    """With a feature budget, a weight the solver leaves near 0 where its l0 indicator is 0 is not in the decoded
+    tree, which keeps the budget; its start is feasible and costs its objective."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(20, 3))
+    y = X[:, 0] * (X[:, 1] > 0) + 0.1 * rng.normal(size=20)
+    data = ScaledData.create(X, y, "standard")
+    problem = ObliqueRegressionProblem.create(ObliqueRegressionSpec(depth=1, lam=0.05, max_features=1), data, y)
+    f = build(problem)
+    x = solvers.solve(f, mip_gap=0, time_limit=60, progress=False).x.copy()
+    w, delta = f.variables["w"], f.variables["delta"]
+    off = np.argwhere(x[delta.columns] < 0.5)[0]
+    x[w.columns[tuple(off)]] = 1e-9
+    tree = decode(f, x)
+    assert (np.count_nonzero(tree.weights, axis=1) <= 1).all()
+    x0 = start(f, tree)
+    assert f.violation(x0) < 1e-7
+    assert f.objective_value(x0) == pytest.approx(tree_objective(problem, tree), rel=1e-9)
+
+
 @pytest.mark.parametrize("solver, quadratic", [("highs", False), ("scip", True)])
 def test_the_squared_loss_optimum_is_the_best_split_of_two_least_squares_lines(solver, quadratic):
     """HiGHS by tangent cuts (within their tolerance, its bound below the optimum), SCIP as an MIQP."""
