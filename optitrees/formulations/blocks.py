@@ -226,6 +226,17 @@ def add_l0_indicators(f, w: VariableGroup, weight_bound: float, budget=None, pen
     return d
 
 
+def indicated_weights(values: dict, weights: str = "w") -> np.ndarray:
+    """The weights of a solution's ``values`` (``f.values(x)``) with every weight whose l0 indicator ``delta``
+    (:func:`add_l0_indicators`) is off set to 0; without indicators, the weights as solved.
+
+    A solver leaves such weights within its tolerance of 0 (HiGHS: near 1e-9). Kept in a decoded tree, a hyperplane
+    would read more features than its budget, and a start built from the tree would count them as features.
+    """
+    w = values[weights]
+    return w if "delta" not in values else np.where(values["delta"] > 0.5, w, 0.0)
+
+
 def forbid_features(f, group: VariableGroup, features, axis: int = -1) -> None:
     """Fix ``group`` at 0 for the given feature positions along ``axis`` (``w[t, j] = 0``, ``a[j, t] = 0``).
 

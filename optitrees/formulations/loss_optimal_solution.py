@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..trees import Tree, from_complete, readable_tree, to_complete
+from . import blocks
 from .family import MIPFamily
 from .loss_optimal import LossOptimalProblem, build
 from .root_bounds import root_layer_bound
@@ -84,10 +85,7 @@ def decode(f, x) -> tuple[Tree, dict]:
     """
     problem = f.problem
     v = f.values(x)
-    # a weight whose l0 indicator (3.14) is off is zero: the solver leaves such weights within its tolerance of 0
-    # (1e-10 and below), and a tree that kept them would use features outside its budget
-    w = v["w"] if "delta" not in v else np.where(v["delta"] > 0.5, v["w"], 0.0)
-    tree = tree_from_hyperplanes(problem, w, v["b"])
+    tree = tree_from_hyperplanes(problem, blocks.indicated_weights(v), v["b"])
     routing = f.sets["T_last"][np.argmax(v["z"], axis=1)]
     reached = to_complete(tree, problem.spec.depth - 1).position[tree.apply(problem.data.X)]
     checks = {"routing_mismatches": int(np.sum(reached != routing)),

@@ -243,8 +243,7 @@ def decode(f, x) -> Tree:
     are zero (the solver leaves them within its tolerance of 0; kept, a hyperplane would read more features than
     its budget)."""
     v = f.values(x)
-    W = v["w"] if "delta" not in v else np.where(v["delta"] > 0.5, v["w"], 0.0)
-    return tree_from_hyperplanes(f.problem, W, v["b"])
+    return tree_from_hyperplanes(f.problem, blocks.indicated_weights(v), v["b"])
 
 
 def tree_objective(problem: ObliqueRegressionProblem, tree: Tree) -> float:

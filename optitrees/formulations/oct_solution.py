@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..trees import Tree, from_complete, left_heavy, readable_tree, to_complete
+from . import blocks
 from .family import MIPFamily
 from .identical_rows import misclassified_weight
 from .oct import OCTProblem, build
@@ -41,11 +42,7 @@ def decode(f, x) -> tuple[Tree, dict]:
     problem = f.problem
     v = f.values(x)
     active = v["d"] > 0.5
-    W = np.where(active[:, None], v["w"] if problem.spec.oblique else np.round(v["a"]), 0.0)
-    # OCT-H: a weight whose l0 indicator (3.14) is off is zero (the solver leaves such weights within its tolerance
-    # of 0; kept, a split would read more features than its budget, and a start built from it would count them)
-    if "delta" in v:
-        W = np.where(v["delta"] > 0.5, W, 0.0)
+    W = np.where(active[:, None], blocks.indicated_weights(v) if problem.spec.oblique else np.round(v["a"]), 0.0)
     thr = np.where(active, v["b"] - problem.margin / 2, 0.0)
     labels = np.argmax(v["c"], axis=0)
     tree, position = from_complete(W, thr, active=active, leaf_labels=labels, n_classes=problem.spec.n_classes)
