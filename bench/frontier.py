@@ -151,7 +151,7 @@ def l1_path(name, seed):
     for C in L1_GRID:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            lr = LogisticRegression(penalty="l1", C=C, solver="liblinear", max_iter=2000).fit(Xs, y)
+            lr = LogisticRegression(penalty="l1", C=C, solver="liblinear", max_iter=2000, random_state=0).fit(Xs, y)
         nnz = int(np.count_nonzero(lr.coef_))
         best[nnz] = balanced_accuracy_score(y_test, lr.predict(Xt))
     p = X.shape[1]
