@@ -5,9 +5,12 @@ the peak resident memory is the fit's own), with one solver thread. A fit
 passes when it takes at most ``1.05 * limit + 1`` seconds (the library's
 promise). The table gives the fit seconds, the limit, the returned method,
 the fit's outcome and its stage timings (``fit_report_``) so an overrun shows
-where the time went, and how long the process lived after ``fit`` returned
-(a solver thread the fit left at its deadline keeps the interpreter from
-exiting until it stops). Rows are appended to ``results/budget.csv`` as they finish.
+where the time went, the peak memory of the fit's process and of the largest
+child it forked (HiGHS runs there where processes fork; a child's resident
+pages include those it still shares with the fit's process), and how long
+the process lived after ``fit`` returned (a solver thread a fit left at its
+deadline kept the interpreter from exiting until it stopped). Rows are
+appended to ``results/budget.csv`` as they finish.
 
 Run: python bench/budget.py [--datasets phishing a2a_test adult] [--limits 2 5 30] [--depths 2 3 4]
                             [--estimators OCT TAO ...] [--rows 30000]
@@ -75,7 +78,9 @@ report = est.fit_report_
 print(json.dumps(dict(seconds=seconds, rows=len(y), distinct=report.distinct_rows, features=X.shape[1],
                       method=report.method, status=report.outcome.value,
                       timings={{k: round(float(v), 2) for k, v in report.stages.items()}},
-                      peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, returned_at=time.time())),
+                      peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      solver_peak_mb=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+                      returned_at=time.time())),
       flush=True)
 """
 

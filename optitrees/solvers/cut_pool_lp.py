@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from ..mip import new_highs
+from .highs_run import counted_run
 
 __all__ = ["CutPoolLP", "UNSOLVED"]
 
@@ -138,7 +139,7 @@ class CutPoolLP:
         while True:
             # HiGHS's time limit counts the run time of every solve of this object, not of this one
             h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 1e-3))
-            h.run()
+            counted_run(h)
             status = h.getModelStatus()
             if status == self.highspy.HighsModelStatus.kInfeasible:
                 return None

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import collections
-import threading
 import time
 import types
 
@@ -11,6 +9,7 @@ import numpy as np
 
 from ..mip import new_highs
 from .options import ProgressPrinter, SolveOptions
+from .highs_run import GRACE, POOL_SIZE, watched_run, when_idle
 from .plan import SolvePlan
 from .results import SolutionStatus, SolverResult, TerminationCondition, classify_solution, relative_gap
 
@@ -79,11 +78,6 @@ def root_lp_out_of_reach(n_rows: int, n_cols: int, seconds: float) -> str | None
             f"over half the {max(seconds, 0.0):.3g} s the solve would get")
 
 
-#: HiGHS runs of this process in progress (an abandoned solve's worker counts until it ends).
-_active_runs = 0
-_runs_lock = threading.Lock()
-
-
 def configured_highs(options: SolveOptions):
     """A ``highspy.Highs`` with every option a solve of ``options`` sets: the one place they are set.
 
@@ -102,10 +96,8 @@ def configured_highs(options: SolveOptions):
     if options.mip_gap is not None:
         h.setOptionValue("mip_rel_gap", float(options.mip_gap))
     if options.threads is not None:
-        with _runs_lock:
-            if _active_runs == 0:
-                highspy.Highs.resetThreadScheduler(False)
-                h.setOptionValue("threads", int(options.threads))
+        if when_idle(lambda: highspy.Highs.resetThreadScheduler(False)):
+            h.setOptionValue("threads", int(options.threads))
     h.setOptionValue("random_seed", int(options.seed))
     if options.integrality_tol is not None:
         h.setOptionValue("mip_feasibility_tolerance", float(options.integrality_tol))
@@ -113,18 +105,6 @@ def configured_highs(options: SolveOptions):
         if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
             raise ValueError(f"HiGHS rejected option {key}={value!r}")
     return h
-
-
-def counted_run(h):
-    """``h.run()``, counted among the runs in progress (see :func:`configured_highs`)."""
-    global _active_runs
-    with _runs_lock:
-        _active_runs += 1
-    try:
-        return h.run()
-    finally:
-        with _runs_lock:
-            _active_runs -= 1
 
 
 def _status_map():
@@ -206,23 +186,22 @@ class HighsBackend:
                                      {"build": formulation.build_time, "handoff": t1 - t0, "solve": 0.0})
         progress = ProgressPrinter(self.name, options)
         with progress:           # entered first: HiGHS's callbacks write the trace relative to its start
-            run = _WatchedRun(h, progress if mip else None)
-            finished = run.wait(limit + _GRACE if np.isfinite(limit) else None)
+            run = watched_run(h, mip, progress, nonzeros=formulation.matrix.nnz,
+                              deadline=bool(np.isfinite(limit)))
+            finished = run.wait(limit + GRACE if np.isfinite(limit) else None)
         t2 = time.perf_counter()
         timings = {"build": formulation.build_time, "handoff": t1 - t0, "solve": t2 - t1}
         if not finished:
             return self._abandoned(formulation, run, start, timings, progress)
 
-        info = h.getInfo()
-        model_status = h.getModelStatus()
-        termination = _status_map().get(model_status, TerminationCondition.OTHER)
-        has_primal = info.primal_solution_status == 2  # kSolutionStatusFeasible
-        x = np.array(h.getSolution().col_value) if has_primal else None
+        done = run.outcome()
+        termination = _status_map().get(done.model_status, TerminationCondition.OTHER)
+        x = done.x
         if x is not None and x.shape != (formulation.n_cols,):
             x = None
-        objective = float(info.objective_function_value) if x is not None else None
+        objective = done.objective if x is not None else None
         if mip:
-            bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
+            bound = done.mip_dual_bound if np.isfinite(done.mip_dual_bound) else None
         else:
             bound = objective if termination == TerminationCondition.OPTIMAL else None
         solution, source = classify_solution(x is not None, termination, x, start)
@@ -230,9 +209,9 @@ class HighsBackend:
             solver=self.name, solver_version=self.version(), termination=termination,
             solution_status=solution, objective=objective, bound=bound,
             gap=relative_gap(objective, bound) if mip else (0.0 if solution == SolutionStatus.OPTIMAL else None),
-            node_count=int(info.mip_node_count) if mip else 0,
+            node_count=done.mip_node_count if mip else 0,
             timings=timings, solution_source=source, x=x, message=termination.value,
-            checks={"solver_status": h.modelStatusToString(model_status)},
+            checks={"solver_status": done.status_text},
             trace=progress.trace + ([(t2 - t1, objective, bound)] if mip else []),
             pool=run.earlier(x),
         )
@@ -254,8 +233,9 @@ class HighsBackend:
 
     def _abandoned(self, formulation, run, start, timings, progress) -> SolverResult:
         """The result of a solve HiGHS did not end by its time limit: the last incumbent and bound its
-        callbacks reported.  (Some root steps of HiGHS's MIP solver -- its mod-k cut separator on big-M
-        rows, for one -- check no limit; the worker is told to stop and ends at its next check.)"""
+        callbacks reported. (Some root steps of HiGHS's MIP solver -- its cut separators on big-M rows, for
+        one -- check no limit; the run is killed with its process, or, run in a thread, told to stop at its next
+        check: :mod:`~optitrees.solvers.highs_run`.)"""
         x = run.incumbent
         if x is not None and x.shape != (formulation.n_cols,):
             x = None
@@ -272,97 +252,7 @@ class HighsBackend:
         )
 
 
-#: How many of a MIP's earlier incumbents a solve keeps (:attr:`SolverResult.pool`).
-POOL_SIZE = 16
-
-#: Seconds past HiGHS's own time limit before the solve is abandoned (HiGHS itself stops within
-#: milliseconds of its limit wherever it checks it).
-_GRACE = 0.2
-
-
 def _option(h, name):
     """An option's value (``getOptionValue`` returns ``(status, value)`` in some highspy versions)."""
     value = h.getOptionValue(name)
     return value[1] if isinstance(value, tuple) else value
-
-
-class _WatchedRun:
-    """``Highs.run`` in a worker thread that the caller waits for until a deadline.
-
-    HiGHS releases the GIL while it runs, so the caller can stop waiting at the deadline even when
-    HiGHS is inside a step that never checks its time limit.  The MIP callbacks keep the latest
-    incumbent (its column values), bound and node count, so a solve abandoned at the deadline still
-    returns what HiGHS had found; from then on the callbacks (the MIP's, or the simplex's and IPM's for
-    an LP) ask HiGHS to stop at its next check.
-    The worker is not a daemon thread: the interpreter waits for it at exit instead of stopping it
-    inside native code.
-    """
-
-    def __init__(self, h, progress=None):
-        self.progress = progress
-        self.incumbent = None
-        self.solutions = collections.deque(maxlen=POOL_SIZE + 1)   # the improving solutions, newest last
-        self.bound = None
-        self.nodes = None
-        self._last_sample = -1.0
-        self._stop = threading.Event()
-        if progress is not None:
-            h.cbMipImprovingSolution.subscribe(self._improving)
-            h.cbMipInterrupt.subscribe(self._interrupt)
-        else:
-            # an LP (a polish) left at the deadline stops at the simplex's or IPM's next check instead of
-            # running on to its own time limit beside the next stage
-            h.cbSimplexInterrupt.subscribe(self._lp_interrupt)
-            h.cbIpmInterrupt.subscribe(self._lp_interrupt)
-        self._worker = threading.Thread(target=counted_run, args=(h,), name="optitrees-highs", daemon=False)
-        self._worker.start()
-
-    def wait(self, seconds) -> bool:
-        """Wait until HiGHS ends or ``seconds`` pass (``None``: no limit); ``True`` if it ended.  On
-        Ctrl-C, HiGHS is waited for (a MIP is asked to stop at its next check; an LP runs to its end)
-        and the interrupt propagates."""
-        try:
-            self._worker.join(seconds)
-        except KeyboardInterrupt:
-            self._stop.set()
-            self._worker.join()
-            raise
-        if self._worker.is_alive():
-            self._stop.set()
-            return False
-        return True
-
-    def _lp_interrupt(self, event):
-        if self._stop.is_set():
-            event.interrupt()
-
-    def _record(self, event):
-        d = event.data_out
-        if np.isfinite(d.mip_dual_bound):
-            self.bound = float(d.mip_dual_bound)
-        self.nodes = int(d.mip_node_count)
-        self.progress.update(incumbent=d.mip_primal_bound, bound=d.mip_dual_bound, gap=d.mip_gap,
-                             nodes=d.mip_node_count)
-
-    def _improving(self, event):
-        if self._stop.is_set():
-            return
-        self.incumbent = np.array(event.data_out.mip_solution, dtype=float)
-        self.solutions.append(self.incumbent)
-        self._record(event)
-
-    def earlier(self, x):
-        """The improving solutions before the final ``x``, oldest first, without ``x`` (HiGHS reports an
-        accepted warm start as its first)."""
-        kept = [s for s in self.solutions
-                if not (isinstance(x, np.ndarray) and s.shape == x.shape and np.allclose(s, x, atol=1e-9, rtol=0))]
-        return kept[-POOL_SIZE:]
-
-    def _interrupt(self, event):
-        if self._stop.is_set():
-            event.interrupt()
-            return
-        # the bound moves between improving solutions: sample it 4 times a second
-        if event.data_out.running_time - self._last_sample >= 0.25:
-            self._last_sample = event.data_out.running_time
-            self._record(event)

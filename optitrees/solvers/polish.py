@@ -17,7 +17,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from .highs import _GRACE, _WatchedRun, configured_highs
+from .highs import configured_highs
+from .highs_run import GRACE, watched_run
 
 __all__ = ["polish", "complete"]
 
@@ -27,7 +28,7 @@ def _solve_with_fixed(formulation, cols, values, options, deadline, relax_intege
     ``relax_integers``): its solution with those columns set exactly, or ``None`` (no optimum, or the deadline).
 
     HiGHS's LP can run past its time_limit (a 2 s polish of adult's depth-2 loss-optimal model took 10 s): the
-    run is left at the deadline, as a MIP solve is."""
+    run is stopped at the deadline, as a MIP solve is (:mod:`~optitrees.solvers.highs_run`)."""
     import highspy
 
     h = configured_highs(replace(options, solver_options={}))
@@ -38,12 +39,14 @@ def _solve_with_fixed(formulation, cols, values, options, deadline, relax_intege
     h.changeColsBounds(len(cols), cols, values, values)
     if relax_integers:
         h.changeColsIntegrality(len(cols), cols, np.zeros(len(cols), dtype=np.uint8))
-    run = _WatchedRun(h)
-    if not run.wait(None if deadline is None else max(0.0, deadline - time.perf_counter()) + _GRACE):
+    run = watched_run(h, mip=not relax_integers and bool(formulation.integrality.any()),
+                      nonzeros=formulation.matrix.nnz, deadline=deadline is not None)
+    if not run.wait(None if deadline is None else max(0.0, deadline - time.perf_counter()) + GRACE):
         return None
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    done = run.outcome()
+    if done.model_status != highspy.HighsModelStatus.kOptimal or done.x is None:
         return None
-    out = np.array(h.getSolution().col_value)
+    out = done.x.copy()
     out[cols] = values
     return out
 

@@ -120,7 +120,7 @@ class SolverResult:
         solve (HiGHS; other backends report the end point).
     pool : list of ndarray
         The solver's earlier incumbents, oldest first (HiGHS: the last
-        :data:`~optitrees.solvers.highs.POOL_SIZE` before ``x``, unpolished, the
+        :data:`~optitrees.solvers.highs_run.POOL_SIZE` before ``x``, unpolished, the
         warm start among them when the solver accepted it; not ``x``). Where the
         model's objective only approximates the exact one (tangent planes of a
         loss), an earlier incumbent can be the better model; estimators judge

@@ -25,7 +25,7 @@ def _end_with(parent: int) -> None:
 
 def process_pool(n_jobs: int):
     """A pool of ``n_jobs`` fresh interpreters (``spawn``) whose workers end when this process ends, however it
-    ends; a worker's native searches end with it (:mod:`optitrees.algorithms.forked`)."""
+    ends; a worker's native searches end with it (:mod:`optitrees.forked`)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 

@@ -58,3 +58,44 @@ def test_the_whole_fit_keeps_the_time_limit(estimator, binary):
     elapsed = time.perf_counter() - t0
     assert within_limit(elapsed, LIMIT), f"{type(estimator).__name__} took {elapsed:.2f} s of {LIMIT} s"
     assert estimator.predict(X).shape == y.shape
+
+
+def _children_of_this_process() -> list[int]:
+    from pathlib import Path
+
+    return [int(pid) for task in Path("/proc/self/task").iterdir()
+            for pid in (task / "children").read_text().split()]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork") or not __import__("sys").platform.startswith("linux"),
+                    reason="HiGHS runs in a forked child on Linux")
+def test_a_highs_step_that_checks_no_time_limit_ends_with_the_fit(monkeypatch):
+    """HiGHS's root separators check no time limit (the squared-loss regressor at 30,000 rows ran 41-44 s past
+    its fit); as if each of its runs ended with such a step of a minute, the fit returns within its limit and
+    leaves no HiGHS thread or process running."""
+    import os
+    import threading
+
+    import highspy
+
+    from optitrees.solvers import highs_run
+
+    monkeypatch.setattr(highs_run, "FORK_MIN_NONZEROS", 0)        # this quick model is small
+    original, parent = highspy.Highs.run, os.getpid()
+
+    def with_an_untimed_step(self):
+        status = original(self)
+        if os.getpid() != parent:
+            time.sleep(60)
+        return status
+
+    monkeypatch.setattr(highspy.Highs, "run", with_an_untimed_step)
+    X, y = _data(n=300, p=8)
+    before = set(_children_of_this_process())
+    t0 = time.perf_counter()
+    est = fit_quiet(OLCTClassifier(max_depth=2, time_limit=3.0), X, y)
+    elapsed = time.perf_counter() - t0
+    assert within_limit(elapsed, 3.0), elapsed
+    assert est.predict(X).shape == y.shape
+    assert set(_children_of_this_process()) <= before
+    assert not any(t.name == "optitrees-highs" and t.is_alive() for t in threading.enumerate())

@@ -44,7 +44,7 @@ def load(document):
 def payloads(marker):
     """Objects and enums that name foreign classes (some through a module of optitrees that imports them)."""
     command = [sys.executable, "-c", f"open({str(marker)!r}, 'w').close()"]
-    objects = ["subprocess:Popen", "os:system", "optitrees.algorithms.forked:subprocess.Popen",
+    objects = ["subprocess:Popen", "os:system", "optitrees.forked:subprocess.Popen",
                "optitrees.cli._commands:subprocess.Popen", "optitrees:logging.FileHandler",
                "optitrees.persistence:io.FileIO", "optitrees.persistence:json.decoder.JSONDecoder",
                "optitrees:ctypes.CDLL", "optitrees.trees._tree:np.ndarray", "optitrees:builtins.type",
@@ -82,7 +82,7 @@ def test_the_command_line_refuses_a_payload_in_one_line(tao, tmp_path, capsys):
     document, _ = tao
     marker = tmp_path / "ran"
     planted = copy.deepcopy(document)
-    planted["fitted"]["tree_"] = next(payloads(marker)) | {"__object__": "optitrees.algorithms.forked:subprocess.Popen"}
+    planted["fitted"]["tree_"] = next(payloads(marker)) | {"__object__": "optitrees.forked:subprocess.Popen"}
     path = tmp_path / "model.json"
     path.write_text(json.dumps(planted))
     nested = tmp_path / "deep.json"
@@ -187,7 +187,7 @@ _VALUES = [None, True, -1, 0, 3, 2 ** 70, 1e308, -0.5, "x", "predict", [], {}, [
            {"__ndarray__": [1], "dtype": "<U2000000000", "shape": [1]},
            {"__ndarray__": [1, 2], "dtype": "<i8", "shape": [2], "nan": [0]},
            {"__object__": "optitrees.trees._tree:Tree", "fields": {}},
-           {"__object__": "optitrees.algorithms.forked:subprocess.Popen", "fields": {"args": ["true"]}},
+           {"__object__": "optitrees.forked:subprocess.Popen", "fields": {"args": ["true"]}},
            {"__enum__": "optitrees.trees._tree:LeafModel", "value": "label"},
            {"__enum__": "optitrees:os.system", "value": "x"},
            {"__generator__": "PCG64", "state": {}}]

@@ -229,21 +229,35 @@ def test_no_solve_is_started_once_the_deadline_has_passed(formulation, monkeypat
     assert res.status == "time_limit_no_solution" and res.x is None and "ran out" in res.message
 
 
-def _overrun_run(monkeypatch, which):
-    """Make HiGHS's ``which``-th run (1-based) hang for up to 10 s after it ends, as a step that checks no
-    time limit does; returns the event that releases it."""
+@pytest.fixture(params=[True, False], ids=["forked", "thread"])
+def run_mode(request, monkeypatch):
+    """HiGHS run in a forked child (killed at the deadline) or in a worker thread (left there)."""
+    from optitrees.solvers import highs_run
+
+    if request.param and not hasattr(__import__("os"), "fork"):
+        pytest.skip("processes cannot be forked here")
+    monkeypatch.setattr(highs_run, "FORK", request.param)
+    monkeypatch.setattr(highs_run, "FORK_MIN_NONZEROS", 0)          # the test's model is small
+    return request.param
+
+
+def _overrun_run(monkeypatch, tmp_path, which):
+    """Make HiGHS's ``which``-th run (1-based, counted across processes in a file) hang for up to 10 s after it
+    ends, as a step that checks no time limit does; returns the event that releases a run in a thread (a run
+    in a child is killed)."""
     import threading
 
     import highspy
 
     original = highspy.Highs.run
     release = threading.Event()
-    calls = []
+    calls = tmp_path / "highs_runs"
 
     def overrunning(self):
         status = original(self)
-        calls.append(1)
-        if len(calls) == which:
+        with open(calls, "a") as f:
+            f.write("run\n")
+        if len(calls.read_text().splitlines()) == which:
             release.wait(10)
         return status
 
@@ -251,12 +265,13 @@ def _overrun_run(monkeypatch, which):
     return release
 
 
-def test_highs_is_left_at_the_deadline_when_it_overruns_its_limit(formulation, reference, monkeypatch):
+def test_highs_is_left_at_the_deadline_when_it_overruns_its_limit(formulation, reference, monkeypatch, tmp_path,
+                                                                  run_mode):
     """Some steps of HiGHS check no time limit (its mod-k cut separator on big-M rows runs for seconds):
     the solve stops waiting at the deadline and returns the last incumbent HiGHS's callbacks reported."""
     import time
 
-    release = _overrun_run(monkeypatch, 1)              # the MIP solve, not the polishing LP after it
+    release = _overrun_run(monkeypatch, tmp_path, 1)    # the MIP solve, not the polishing LP after it
     t0 = time.perf_counter()
     res = solvers.solve(formulation, time_limit=1.0, mip_gap=0)
     elapsed = time.perf_counter() - t0
@@ -289,12 +304,12 @@ def test_no_highs_banner_on_stdout_unless_verbose(tmp_path):
     assert "HiGHS" not in out.stdout and "Copyright" not in out.stdout
 
 
-def test_a_polishing_lp_past_its_limit_is_left_at_the_deadline(formulation, reference, monkeypatch):
+def test_a_polishing_lp_past_its_limit_is_left_at_the_deadline(formulation, reference, monkeypatch, tmp_path, run_mode):
     """HiGHS's LP can run past its time_limit too (a polish on adult's loss-optimal tree took 10 s of a 2 s
     share): the solve returns the unpolished solution at the deadline and says so."""
     import time
 
-    release = _overrun_run(monkeypatch, 2)              # the polishing LP after the MIP solve
+    release = _overrun_run(monkeypatch, tmp_path, 2)    # the polishing LP after the MIP solve
     t0 = time.perf_counter()
     res = solvers.solve(formulation, mip_gap=0, polish_deadline=time.perf_counter() + 1.5)
     elapsed = time.perf_counter() - t0

@@ -31,7 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...trees import LEAF, Tree
-from ..forked import call_forked
+from ...forked import call_forked
 
 __all__ = ["contree_tree", "Multiplicities", "multiplicities", "rounded_bound"]
 
@@ -203,5 +203,5 @@ def _fit(X, y, depth, cost, time_limit):
 
 
 def _search(X, y, depth, cost, time_limit):
-    """:func:`_fit` in a forked child process (interruptible; :func:`~optitrees.algorithms.forked.call_forked`)."""
+    """:func:`_fit` in a forked child process (interruptible; :func:`~optitrees.forked.call_forked`)."""
     return call_forked(_fit, (X, y, depth, cost, time_limit), name="optitrees-contree")[1]

@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from ...trees import LEAF, LeafModel, Tree
-from ..forked import call_forked
+from ...forked import call_forked
 
 __all__ = ["candidate_thresholds", "binarize", "fit_streed", "to_tree"]
 
@@ -58,7 +58,7 @@ def fit_streed(X, y, max_depth: int, n_thresholds=None, min_samples_leaf: int = 
                deadline=None, linear_leaves: bool = False, lasso_penalty: float = 0.0):
     """STreeD's optimal regression tree of ``max_depth`` over the candidate splits: ``(tree, proven)``, or
     ``(None, False)`` when ``deadline`` (a ``time.perf_counter()`` value) passes first. STreeD searches in a
-    forked child (:func:`~optitrees.algorithms.forked.call_forked`) that is stopped at the deadline: its own
+    forked child (:func:`~optitrees.forked.call_forked`) that is stopped at the deadline: its own
     time limit (set to the time left) is not kept exactly. ``linear_leaves``: leaves ``w x + b`` fitted with
     the l1 penalty ``lasso_penalty``. ``(None, False)`` also when STreeD finds no feasible tree."""
     X = np.asarray(X, float)

@@ -1,4 +1,5 @@
-"""A native search that holds the GIL, run in a forked child the caller can stop at a deadline or on Ctrl-C.
+"""Native work run in a forked child the caller can stop at a deadline or on Ctrl-C: a search that holds the GIL
+(:func:`call_forked`); HiGHS runs use :func:`end_with_parent` too (:mod:`optitrees.solvers.highs_run`).
 
 ConTree and STreeD search in C++ and hold the GIL for their whole search:
 Python cannot see a Ctrl-C until they end, and neither stops exactly at its
@@ -24,8 +25,9 @@ import select
 import signal
 import sys
 import time
+import warnings
 
-__all__ = ["call_forked"]
+__all__ = ["call_forked", "end_with_parent", "fork"]
 
 
 def _answer(fn, args) -> bytes:
@@ -38,7 +40,16 @@ def _answer(fn, args) -> bytes:
             return pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
 
 
-def _end_with_parent(parent: int) -> None:
+def fork() -> int:
+    """``os.fork()``. Python 3.12 and later warn (``DeprecationWarning``) when a process with threads forks, since
+    a lock another thread held stays held in the child; the children here run native code and write to their
+    pipe, taking no lock another thread can hold, so the warning is silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return os.fork()
+
+
+def end_with_parent(parent: int) -> None:
     """On Linux, the kernel kills the child when its parent ends, however it ends (``PR_SET_PDEATHSIG``)."""
     if sys.platform.startswith("linux"):
         try:
@@ -54,7 +65,7 @@ def _end_with_parent(parent: int) -> None:
 def _run_child(write_fd: int, fn, args, parent: int) -> None:
     status = 1
     try:
-        _end_with_parent(parent)
+        end_with_parent(parent)
         signal.signal(signal.SIGINT, signal.SIG_DFL)      # Ctrl-C ends the child at once; the parent reports it
         payload = _answer(fn, args)
         view = memoryview(payload)
@@ -72,7 +83,7 @@ def call_forked(fn, args, deadline=None, name="optitrees-search"):
         return True, fn(*args)
     read_fd, write_fd = os.pipe()
     parent = os.getpid()
-    pid = os.fork()
+    pid = fork()
     if pid == 0:                                            # the child
         os.close(read_fd)
         _run_child(write_fd, fn, args, parent)

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from optitrees.algorithms.forked import call_forked
+from optitrees.forked import call_forked
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here: the call runs in this process")
 
