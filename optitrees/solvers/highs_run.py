@@ -44,8 +44,9 @@ POOL_SIZE = 16
 #: limit wherever it checks it).
 GRACE = 0.2
 
-#: Whether HiGHS runs in a forked child where processes can be forked (:func:`watched_run`).
-FORK = hasattr(os, "fork")
+#: Whether HiGHS runs in a forked child (:func:`watched_run`): on Linux, where it is tested (macOS forbids some
+#: system frameworks in a forked child, and Windows cannot fork).
+FORK = sys.platform.startswith("linux") and hasattr(os, "fork")
 
 #: Nonzeros from which a run with a deadline is forked (:func:`watched_run`). A fork costs about 15 ms a run (a
 #: 1 GB process on the benchmark machine), which the suite's thousands of small solves felt (10% of an estimator

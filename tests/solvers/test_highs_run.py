@@ -11,7 +11,7 @@ from optitrees.mip import new_highs
 from optitrees.solvers import highs_run
 from optitrees.solvers.highs_run import ForkedRun, ThreadRun, watched_run
 
-needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="processes cannot be forked here")
+needs_fork = pytest.mark.skipif(not highs_run.FORK, reason="HiGHS is not forked on this platform")
 
 VALUES = np.array([10.0, 13.0, 7.0, 8.0, 11.0, 4.0, 9.0, 6.0])
 SIZES = np.array([5.0, 7.0, 4.0, 4.0, 6.0, 2.0, 5.0, 3.0])
