@@ -56,7 +56,8 @@ def partition_bound(name: str, group: int, seconds: float, depth: int) -> dict:
         total += max(result.bound or 0.0, 0.0)
         proven += result.status == "optimal"
     identical = identical_rows_bound(problem)
-    return dict(set=name, depth=depth, group=group, seconds_per_group=seconds, rows=len(y), features=X.shape[1], groups_with_both_labels=mixed, proven=proven,
+    return dict(set=name, depth=depth, group=group, seconds_per_group=seconds, rows=len(y), features=X.shape[1],
+                groups_with_both_labels=mixed, proven=proven,
                 bound=total, rows_misclassified=total * problem.L_hat,
                 identical_rows_bound=0.0 if identical is None else identical[0],
                 seconds=time.perf_counter() - t0)
