@@ -3,19 +3,19 @@ hold (:mod:`optitrees.persistence`)."""
 
 from __future__ import annotations
 
-from ._c45 import C45Classifier
-from ._contextual_classifier import ContextualTreeClassifier
-from ._contextual_regressor import ContextualTreeRegressor
-from ._held_out_c import OLCTClassifierCV
-from ._local_search import TAOClassifier, TMOClassifier
-from ._loss_optimal import LossOptimalTreeClassifier
-from ._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
-from ._loss_optimal_regressor import LossOptimalTreeRegressor
-from ._oct import OCTClassifier, OCTHClassifier
-from ._regression_tree import CARTRegressor, OptimalTreeRegressor, TAORegressor
-from ._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
-from ._rule_set import RuleSetClassifier
-from ._uct_dt import UCTDTClassifier
+from .search._c45 import C45Classifier
+from .forest._contextual_classifier import ContextualTreeClassifier
+from .forest._contextual_regressor import ContextualTreeRegressor
+from .mip._held_out_c import OLCTClassifierCV
+from .search._local_search import TAOClassifier, TMOClassifier
+from .mip._loss_optimal import LossOptimalTreeClassifier
+from .mip._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
+from .mip._loss_optimal_regressor import LossOptimalTreeRegressor
+from .mip._oct import OCTClassifier, OCTHClassifier
+from .search._regression_tree import CARTRegressor, OptimalTreeRegressor, TAORegressor
+from .mip._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
+from .forest._rule_set import RuleSetClassifier
+from .search._uct_dt import UCTDTClassifier
 
 __all__ = ["ESTIMATORS"]
 

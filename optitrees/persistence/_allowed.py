@@ -47,6 +47,20 @@ MOVED_MODULES = {
     "optitrees.algorithms.regression_pruning": "optitrees.algorithms.regression.t_test_pruning",
     "optitrees.algorithms.uct_dt": "optitrees.algorithms.uct_dt.tree_search",
     "optitrees.algorithms.c45": "optitrees.algorithms.c45.induction",
+    # the estimators in families (sub-packages of optitrees.estimators)
+    "optitrees.estimators._held_out_c": "optitrees.estimators.mip._held_out_c",
+    "optitrees.estimators._loss_optimal": "optitrees.estimators.mip._loss_optimal",
+    "optitrees.estimators._loss_optimal_presets": "optitrees.estimators.mip._loss_optimal_presets",
+    "optitrees.estimators._loss_optimal_regressor": "optitrees.estimators.mip._loss_optimal_regressor",
+    "optitrees.estimators._oct": "optitrees.estimators.mip._oct",
+    "optitrees.estimators._risk_scores": "optitrees.estimators.mip._risk_scores",
+    "optitrees.estimators._local_search": "optitrees.estimators.search._local_search",
+    "optitrees.estimators._uct_dt": "optitrees.estimators.search._uct_dt",
+    "optitrees.estimators._c45": "optitrees.estimators.search._c45",
+    "optitrees.estimators._regression_tree": "optitrees.estimators.search._regression_tree",
+    "optitrees.estimators._contextual_classifier": "optitrees.estimators.forest._contextual_classifier",
+    "optitrees.estimators._contextual_regressor": "optitrees.estimators.forest._contextual_regressor",
+    "optitrees.estimators._rule_set": "optitrees.estimators.forest._rule_set",
 }
 
 #: the enums a file may name (fitted fields, parameters and the values in reports)

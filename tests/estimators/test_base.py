@@ -8,7 +8,7 @@ import pytest
 from _support import estimator_id, fit_quiet, quick_data, quick_estimators
 
 from optitrees.estimators._base import OptitreesClassifier, OptitreesEstimator, stratification
-from optitrees.estimators._template import MIPClassifier
+from optitrees.estimators.mip._template import MIPClassifier
 
 CASES = quick_estimators()
 

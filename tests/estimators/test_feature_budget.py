@@ -264,7 +264,7 @@ def test_the_choice_fits_on_a_stratified_sample_of_at_most_rows_rows(cancer, mon
 
 
 def test_the_loss_optimal_choice_fits_on_at_most_its_own_rows(cancer, monkeypatch):
-    from optitrees.estimators import _loss_optimal
+    from optitrees.estimators.mip import _loss_optimal
 
     X, y = cancer
     seen = []

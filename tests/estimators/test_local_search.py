@@ -81,7 +81,7 @@ def test_tmo_compares_its_trees_with_carts_on_held_out_folds():
 
 
 def test_tmo_returns_carts_tree_when_cart_holds_out_better(monkeypatch):
-    import optitrees.estimators._local_search as local_search
+    import optitrees.estimators.search._local_search as local_search
     from optitrees.algorithms.local_search.baseline_check import BaselineCheck
     from sklearn.tree import DecisionTreeClassifier
 

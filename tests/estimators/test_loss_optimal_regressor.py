@@ -114,7 +114,7 @@ def test_the_start_routes_every_row_as_cart_where_its_gap_is_narrower_than_the_m
     it, so it predicts CART's leaf means on every training row."""
     from sklearn.tree import DecisionTreeRegressor
 
-    from optitrees.estimators._loss_optimal_regressor import _cart_start
+    from optitrees.estimators.mip._loss_optimal_regressor import _cart_start
     from optitrees.formulations.oblique_regression import ObliqueRegressionProblem, ObliqueRegressionSpec
     from optitrees.scaling import ScaledData
 
@@ -162,7 +162,7 @@ def test_a_large_model_goes_to_highs_without_the_steps_that_ignore_its_time_limi
 def test_a_model_whose_root_lp_is_out_of_reach_is_not_solved_and_the_best_start_is_returned(monkeypatch):
     from dataclasses import replace
 
-    from optitrees.estimators import _loss_optimal_regressor as module
+    from optitrees.estimators.mip import _loss_optimal_regressor as module
     from optitrees.estimators.mip_fit import pipeline
     from optitrees.solvers import highs
 

@@ -193,7 +193,7 @@ def test_a_rounded_search_that_meets_its_bound_is_certified():
 
 
 def test_a_certified_fit_computes_only_the_greedy_tree_beside_contree(monkeypatch):
-    import optitrees.estimators._oct as oct_estimators
+    import optitrees.estimators.mip._oct as oct_estimators
 
     def no_search(*args, **kwargs):
         raise AssertionError("TAO / TMO ran although ConTree had proved the optimum")
@@ -208,7 +208,7 @@ def test_a_certified_fit_computes_only_the_greedy_tree_beside_contree(monkeypatc
 def test_contree_gets_the_budget_first_and_an_unfinished_search_reports_its_bound(monkeypatch):
     """ConTree may use the whole budget but a reserve; when it stops before its proof, its tree is a start
     and the report carries a valid lower bound (rows identical in X with another label: any tree errs there)."""
-    import optitrees.estimators._oct as oct_estimators
+    import optitrees.estimators.mip._oct as oct_estimators
     from optitrees.algorithms.oct.contree import contree_tree
 
     X, y = load_iris(return_X_y=True)
@@ -300,7 +300,7 @@ def test_no_start_begins_after_the_starts_deadline():
 
 
 def test_an_unfinished_search_without_a_time_limit_says_how_long_it_ran(monkeypatch):
-    import optitrees.estimators._oct as oct_estimators
+    import optitrees.estimators.mip._oct as oct_estimators
     from optitrees.algorithms.oct.contree import contree_tree
 
     def unfinished(*args, **kwargs):

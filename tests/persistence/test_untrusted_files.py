@@ -49,7 +49,7 @@ def payloads(marker):
                "optitrees.persistence:io.FileIO", "optitrees.persistence:json.decoder.JSONDecoder",
                "optitrees:ctypes.CDLL", "optitrees.trees._tree:np.ndarray", "optitrees:builtins.type",
                "optitrees.trees._tree:Tree.__init__.__globals__", "optitrees", "optitrees.trees._tree",
-               "optitrees.estimators._oct:OCTClassifier.fit"]
+               "optitrees.estimators.mip._oct:OCTClassifier.fit"]
     for name in objects:
         fields = {"args": command, "filename": str(marker), "file": str(marker), "mode": "w", "name": str(marker)}
         yield {"__object__": name, "fields": fields}

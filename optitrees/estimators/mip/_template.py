@@ -19,17 +19,17 @@ from numbers import Integral, Real
 from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..budget import Shares
-from ..exceptions import warn
-from ..scaling import ScaledData
-from ..solvers import SolveOptions
-from ..solvers.registry import get_backend
-from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
-from ._input import resolve_features
-from ._report import ExactSearch
-from .mip_fit import FitHooks, FitSettings, MIPFit, StartChoice
-from .mip_fit.hook import build_with_hook
-from .mip_fit.settings import is_false
+from ...budget import Shares
+from ...exceptions import warn
+from ...scaling import ScaledData
+from ...solvers import SolveOptions
+from ...solvers.registry import get_backend
+from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
+from .._input import resolve_features
+from .._report import ExactSearch
+from ..mip_fit import FitHooks, FitSettings, MIPFit, StartChoice
+from ..mip_fit.hook import build_with_hook
+from ..mip_fit.settings import is_false
 
 __all__ = ["MIPClassifier"]
 

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.tree import DecisionTreeRegressor
 
-from ..algorithms.contextual.bandit import regression_rewards, supervised_targets
+from ...algorithms.contextual.bandit import regression_rewards, supervised_targets
 from ._contextual_trees import _ContextualTrees
 
 __all__ = ["ContextualTreeRegressor"]

@@ -15,16 +15,16 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .. import export
-from ..algorithms.contextual.bandit import cross_entropy_gradient, policy_gradient, sample_actions, train_policy
-from ..algorithms.contextual.policy_network import PolicyNetwork
-from ..budget import expired
-from ..algorithms.forest import grow_forest
-from ..readable import format_number
-from ..scaling import power_of_two_scale
-from ..trees import from_sklearn, readable_tree
-from ._base import OptitreesEstimator, holdout_split
-from ._input import feature_names, printed_names
+from ... import export
+from ...algorithms.contextual.bandit import cross_entropy_gradient, policy_gradient, sample_actions, train_policy
+from ...algorithms.contextual.policy_network import PolicyNetwork
+from ...budget import expired
+from ...algorithms.forest import grow_forest
+from ...readable import format_number
+from ...scaling import power_of_two_scale
+from ...trees import from_sklearn, readable_tree
+from .._base import OptitreesEstimator, holdout_split
+from .._input import feature_names, printed_names
 
 __all__ = ["DEPTH_GRID"]
 
@@ -232,7 +232,7 @@ class _ContextualTrees(OptitreesEstimator):
         """``predict`` as one SQL expression: the policy network (standardized inputs, ReLU layers) written in
         nested subqueries, its first largest logit choosing which tree's nested CASE gives the prediction.
         Columns are qualified by ``table`` when given (:func:`optitrees.export.export_sql`)."""
-        from ..export._sql import feature_columns, policy_choice_sql, tree_sql
+        from ...export._sql import feature_columns, policy_choice_sql, tree_sql
 
         check_is_fitted(self)
         names = printed_names(self, feature_names)

@@ -8,17 +8,17 @@ import numpy as np
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.risk_scores.beam_search import risk_search
-from ..algorithms.risk_scores.card_starts import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
-from ..budget import Shares
-from ..formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
-from ..formulations.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
-from ..formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
-from ..solvers.registry import get_backend
-from ._docs import SOLVER_PARAMETERS_DOC
-from ._input import resolve_features
+from ...algorithms.risk_scores.beam_search import risk_search
+from ...algorithms.risk_scores.card_starts import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
+from ...budget import Shares
+from ...formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
+from ...formulations.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
+from ...formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
+from ...solvers.registry import get_backend
+from .._docs import SOLVER_PARAMETERS_DOC
+from .._input import resolve_features
 from ._template import MIPClassifier
-from ._views import ScoreCardViews
+from .._views import ScoreCardViews
 
 __all__ = ["RiskScoreClassifier", "GeneralizedRiskScoreClassifier"]
 

@@ -8,15 +8,15 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..budget import expired
-from ..algorithms.c45.induction import grow_c45, to_tree
-from ..algorithms.c45.pessimistic_pruning import collapse, prune
-from ..readable import format_number
-from ..trees import feature_importances, leaf_reach
-from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
-from ._docs import CLASS_WEIGHT_DOC
-from ._input import feature_names, printed_names, resolve_features
-from ._views import TreeViews
+from ...budget import expired
+from ...algorithms.c45.induction import grow_c45, to_tree
+from ...algorithms.c45.pessimistic_pruning import collapse, prune
+from ...readable import format_number
+from ...trees import feature_importances, leaf_reach
+from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
+from .._docs import CLASS_WEIGHT_DOC
+from .._input import feature_names, printed_names, resolve_features
+from .._views import TreeViews
 
 __all__ = ["C45Classifier"]
 
@@ -209,7 +209,7 @@ class C45Classifier(TreeViews, OptitreesClassifier):
             With ``evaluation_uncertainty > 0``: soft evaluation gates by the normal distribution function,
             which SQL does not have.
         """
-        from ..export._sql import feature_columns, gated_tree_sql
+        from ...export._sql import feature_columns, gated_tree_sql
 
         check_is_fitted(self)
         if self.evaluation_uncertainty > 0:

@@ -10,20 +10,20 @@ import numpy as np
 from sklearn.base import RegressorMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.loss_optimal.greedy import clear_gap
-from ..algorithms.regression.linear_leaves import LAM_SHARES, choose_lam, refit_leaves, weighted_median
-from ..budget import Shares
-from ..exceptions import warn
-from ..formulations.oblique_regression import (OBLIQUE_REGRESSION, ObliqueRegressionProblem, ObliqueRegressionSpec,
+from ...algorithms.loss_optimal.greedy import clear_gap
+from ...algorithms.regression.linear_leaves import LAM_SHARES, choose_lam, refit_leaves, weighted_median
+from ...budget import Shares
+from ...exceptions import warn
+from ...formulations.oblique_regression import (OBLIQUE_REGRESSION, ObliqueRegressionProblem, ObliqueRegressionSpec,
                                                RegressionLoss)
-from ..scaling import ScaledData
-from ..solvers.plan import SUB_MIP_HEURISTICS_OFF
-from ..solvers.registry import get_backend
-from ..trees import LeafModel, feature_importances
-from ._base import OptitreesEstimator
+from ...scaling import ScaledData
+from ...solvers.plan import SUB_MIP_HEURISTICS_OFF
+from ...solvers.registry import get_backend
+from ...trees import LeafModel, feature_importances
+from .._base import OptitreesEstimator
 from ._template import MIPClassifier
-from ._views import TreeViews
-from .mip_fit import FitHooks, FitSettings, MIPFit
+from .._views import TreeViews
+from ..mip_fit import FitHooks, FitSettings, MIPFit
 
 __all__ = ["LossOptimalTreeRegressor"]
 
@@ -262,7 +262,7 @@ def _cart_start(problem: ObliqueRegressionProblem):
     past the weight bound, moved) so each point is at least ``eps / 2`` from it (:func:`_keep_routing`)."""
     from sklearn.tree import DecisionTreeRegressor
 
-    from ..trees import LEAF, Tree, from_sklearn
+    from ...trees import LEAF, Tree, from_sklearn
 
     X, y = problem.data.X, problem.target
     v = problem.data.weight if problem.data.weight is not None else np.ones(len(y))

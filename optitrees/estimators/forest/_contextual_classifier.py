@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
-from ..algorithms.contextual.bandit import classification_rewards, supervised_targets
-from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
+from ...algorithms.contextual.bandit import classification_rewards, supervised_targets
+from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from ._contextual_trees import _ContextualTrees
-from ._docs import CLASS_WEIGHT_DOC
+from .._docs import CLASS_WEIGHT_DOC
 
 __all__ = ["ContextualTreeClassifier"]
 

@@ -9,15 +9,15 @@ from sklearn.base import RegressorMixin
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..budget import expired
-from ..algorithms.regression.t_test_pruning import keep_subtree, node_statistics, t_test_prune
-from ..algorithms.regression.streed import fit_streed
-from ..algorithms.regression.tao_regression import tao_regression_tree
-from ..enums import TextEnum
-from ..scaling import power_of_two_scale
-from ..trees import LEAF, feature_importances, from_sklearn
-from ._base import OptitreesEstimator
-from ._views import TreeViews
+from ...budget import expired
+from ...algorithms.regression.t_test_pruning import keep_subtree, node_statistics, t_test_prune
+from ...algorithms.regression.streed import fit_streed
+from ...algorithms.regression.tao_regression import tao_regression_tree
+from ...enums import TextEnum
+from ...scaling import power_of_two_scale
+from ...trees import LEAF, feature_importances, from_sklearn
+from .._base import OptitreesEstimator
+from .._views import TreeViews
 
 __all__ = ["CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "RegressionPruning"]
 
@@ -325,7 +325,7 @@ class OptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     def _fit(self, X, y, sample_weight, budget):
         import dataclasses
 
-        from ._report import FitOutcome
+        from .._report import FitOutcome
 
         self._validate_params()
         training = self._fit_data(X, y, sample_weight)

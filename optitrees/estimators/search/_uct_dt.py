@@ -8,12 +8,12 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..algorithms.uct_dt.tree_search import UCTSearch
-from ..trees import feature_importances
-from ._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier, holdout_split
+from ...algorithms.uct_dt.tree_search import UCTSearch
+from ...trees import feature_importances
+from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier, holdout_split
 from ._c45 import C45Classifier
-from ._docs import CLASS_WEIGHT_DOC
-from ._views import TreeViews
+from .._docs import CLASS_WEIGHT_DOC
+from .._views import TreeViews
 
 __all__ = ["UCTDTClassifier"]
 
