@@ -8,8 +8,8 @@ import types
 import numpy as np
 
 from ..mip import new_highs
+from .highs_run import GRACE, watched_run, when_idle
 from .options import ProgressPrinter, SolveOptions
-from .highs_run import GRACE, POOL_SIZE, watched_run, when_idle
 from .plan import SolvePlan
 from .results import SolutionStatus, SolverResult, TerminationCondition, classify_solution, relative_gap
 

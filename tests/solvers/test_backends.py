@@ -344,7 +344,7 @@ def test_a_mip_is_not_started_with_less_time_left_than_its_build_took(formulatio
 def test_earlier_incumbents_are_kept_feasible_and_worse_oldest_first():
     """HiGHS's improving solutions before its last come back in ``pool``: feasible, each worse than the next
     and than the returned solution, without the returned solution itself."""
-    from optitrees.solvers.highs import POOL_SIZE
+    from optitrees.solvers.highs_run import POOL_SIZE
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
