@@ -35,8 +35,8 @@ def partition_bound(name: str, group: int, seconds: float, depth: int) -> dict:
     from sklearn.model_selection import train_test_split
 
     from optitrees import solvers
-    from optitrees.formulations.oct import OCTProblem, OCTSpec, build
-    from optitrees.formulations.oct_solution import identical_rows_bound
+    from optitrees.formulations.oct.model import OCTProblem, OCTSpec, build
+    from optitrees.formulations.oct.solution import identical_rows_bound
     from optitrees.scaling import ScaledData, scale_unit
 
     X, y, _ = load_numeric(name)

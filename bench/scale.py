@@ -414,7 +414,7 @@ def objective_terms(model, problem) -> dict:
     """The exact training objective (3.12) of ``model``'s tree in its terms: each layer's weighted loss
     ``C_h sum_i v_i loss(y_i (w_t x_i + b_t))`` (layer 0 the root's, the last one the leaves' that predict) and
     the penalty (the rest of the objective)."""
-    from optitrees.formulations.loss_optimal_solution import layer_loss_functions, tree_objective
+    from optitrees.formulations.loss_optimal.solution import layer_loss_functions, tree_objective
 
     spec, data = problem.spec, problem.data
     tree = model.tree_.to_scaled_units(data)

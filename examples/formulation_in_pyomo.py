@@ -8,7 +8,7 @@ import pyomo.environ as pyo
 from sklearn.datasets import load_breast_cancer
 
 from optitrees import OCTClassifier, solvers
-from optitrees.formulations.oct_solution import decode
+from optitrees.formulations.oct.solution import decode
 
 data = load_breast_cancer(as_frame=True)
 X = data.data[["mean radius", "mean texture", "mean concavity"]].iloc[:40]

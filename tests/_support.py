@@ -107,7 +107,7 @@ def quick_data_or_missing(kind):
 
 
 def ors_cuts_at_random_points(f, oracle, k, seed):
-    """``k`` cuts of the risk-score master ``f`` (:class:`~optitrees.formulations.ors_master.LossOracle`) at random
+    """``k`` cuts of the risk-score master ``f`` (:class:`~optitrees.formulations.risk_scores.ors_master.LossOracle`) at random
     points and intercepts."""
     import numpy as np
 

@@ -17,7 +17,7 @@ block                         adds                                    equations
 ============================  ======================================  ==========
 
 The loss slacks of each layer (3.9, 3.13, 3.15) are in
-:mod:`optitrees.formulations.layer_slacks`; cuts added between solves (tangents
+:mod:`optitrees.formulations.loss_optimal.layer_slacks`; cuts added between solves (tangents
 of ``w**2``, tangents of the logistic loss at a solution's margins) are in
 :mod:`optitrees.formulations.cuts`.
 

@@ -18,7 +18,7 @@ and problem and these functions; :data:`MIPFamily` bundles them:
   root in time, and builds nothing when it cannot;
 * optionally ``lower_bound(problem, deadline) -> (value, source) or None``: a valid lower bound on the exact
   objective of every model of the family's class, found without the MIP (the loss-optimal trees' root layer,
-  :mod:`optitrees.formulations.root_bounds`);
+  :mod:`optitrees.formulations.loss_optimal.root_bounds`);
 * optionally ``within_class(problem, model) -> model``: a model of the MIP's class that predicts as ``model`` on
   the training points, where there is one, for a start outside the class (whose ``start`` is infeasible): the
   solver then starts from an incumbent.

@@ -46,7 +46,7 @@ from ..topology import Topology
 from ..trees import LeafModel, Tree, from_complete, left_heavy
 from . import blocks, cuts
 from .family import MIPFamily
-from .loss_optimal import DEFAULT_FEASIBILITY_TOL
+from .loss_optimal.model import DEFAULT_FEASIBILITY_TOL
 from .symmetry import add_mirror_symmetry
 
 __all__ = ["OBLIQUE_REGRESSION", "decode_checked", "RegressionLoss", "ObliqueRegressionSpec",

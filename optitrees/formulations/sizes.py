@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layer_slacks import forwarded_layers
-from .loss_optimal import SQUARE_POINTS, LossOptimalProblem
+from .loss_optimal.layer_slacks import forwarded_layers
+from .loss_optimal.model import SQUARE_POINTS, LossOptimalProblem
 from .oblique_regression import RESIDUAL_POINTS, ObliqueRegressionProblem, RegressionLoss
-from .oct import OCTProblem
+from .oct.model import OCTProblem
 
 __all__ = ["ModelSize", "loss_optimal_size", "oct_size", "oblique_regression_size"]
 
@@ -47,13 +47,13 @@ def _oblique_skeleton(n: int, p: int, depth: int) -> tuple[int, int]:
 
 
 def loss_optimal_size(problem: LossOptimalProblem) -> ModelSize:
-    """Rows and columns of :func:`~optitrees.formulations.loss_optimal.build` (3.12) for ``problem``.
+    """Rows and columns of :func:`~optitrees.formulations.loss_optimal.model.build` (3.12) for ``problem``.
 
     Beyond the skeleton: the squared l2 by tangents (``q`` and one cut per point of ``SQUARE_POINTS``), the l0
     indicators (3.14: ``delta``, two rows per weight and a budget row per node), ``s`` inlined when
     ``score_variables`` is off, and per loss one slack per point and layer with, per node of its layers, one row
     per tangent line (3.15) or one row (hinge 3.13, misclassification 3.9); a logistic layer with a forwarded
-    margin (:func:`~optitrees.formulations.layer_slacks.forwarded_layers`) has instead ``m[i, h]``, one link row per
+    margin (:func:`~optitrees.formulations.loss_optimal.layer_slacks.forwarded_layers`) has instead ``m[i, h]``, one link row per
     node and one row per line.
     """
     spec = problem.spec
@@ -84,7 +84,7 @@ def loss_optimal_size(problem: LossOptimalProblem) -> ModelSize:
 
 
 def oct_size(problem: OCTProblem) -> ModelSize:
-    """Rows and columns of :func:`~optitrees.formulations.oct.build` (OCT or OCT-H) for ``problem``.
+    """Rows and columns of :func:`~optitrees.formulations.oct.model.build` (OCT or OCT-H) for ``problem``.
 
     The skeleton: routing to the ``2^d`` leaves, ``leaf``, ``c``, ``loss`` and their rows (``sum_i z <= n leaf``
     per leaf, ``N_min``, one label, the loss per class and leaf); per branch node its split variables and

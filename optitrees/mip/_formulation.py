@@ -50,7 +50,7 @@ class Formulation:
         :class:`VariableGroup` / :class:`ConstraintGroup` by name, in creation order.
     problem : object
         The model family's typed description of what was built (for example
-        :class:`~optitrees.formulations.loss_optimal.LossOptimalProblem`); the
+        :class:`~optitrees.formulations.loss_optimal.model.LossOptimalProblem`); the
         family's ``decode`` and ``start`` read it.
     build_time : float
         Seconds the builder spent creating the groups.

@@ -9,7 +9,7 @@ import time
 from optitrees.algorithms.node_fit import (LIBLINEAR_SECONDS_PER_ENTRY, LIBLINEAR_SETUP_PASSES, SVM_MAX_ITER,
                                            fit_l1_logistic, fit_linear_svm, node_fitter, node_objective,
                                            svm_iterations_within)
-from optitrees.formulations.loss_optimal import LossOptimalSpec
+from optitrees.formulations.loss_optimal.model import LossOptimalSpec
 
 
 @pytest.fixture

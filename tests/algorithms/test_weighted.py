@@ -16,9 +16,9 @@ from optitrees.algorithms.local_search.tao import label_objective, tao_label_tre
 from optitrees.algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
 from optitrees.formulations import oct as oct_model
 from optitrees.formulations import ors as ors_model
-from optitrees.formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, build
-from optitrees.formulations.loss_optimal_solution import tree_objective
-from optitrees.formulations.oct import OCTProblem, OCTSpec
+from optitrees.formulations.loss_optimal.model import LossOptimalProblem, LossOptimalSpec, build
+from optitrees.formulations.loss_optimal.solution import tree_objective
+from optitrees.formulations.oct.model import OCTProblem, OCTSpec
 from optitrees.scaling import ScaledData
 from optitrees.solvers import solve
 

@@ -10,7 +10,7 @@ from optitrees import (LossOptimalTreeClassifier, MARGOTClassifier, OCTHClassifi
 from optitrees.algorithms.fold_search import fewest_within
 from optitrees.algorithms.node_fit import fit_l1_logistic, fit_sparse_l1_logistic, top_features
 from optitrees.estimators import _auto_budget
-from optitrees.formulations.loss_optimal import LossOptimalSpec
+from optitrees.formulations.loss_optimal.model import LossOptimalSpec
 
 
 @pytest.fixture(scope="module")

@@ -132,7 +132,7 @@ def test_a_depth_1_loss_optimal_tree_starts_from_its_greedy_fit_alone(cancer, lo
     individual; the fit computes the greedy start alone, which TAO leaves as it is."""
     from optitrees.algorithms.loss_optimal.greedy import greedy_tree
     from optitrees.algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
-    from optitrees.formulations.loss_optimal_solution import objective
+    from optitrees.formulations.loss_optimal.solution import objective
 
     X, y = cancer
     X, y = X.iloc[:150, :6], y[:150]

@@ -227,7 +227,7 @@ def test_an_earlier_incumbent_of_lower_exact_objective_is_the_solvers_model(monk
     the solver's earlier incumbents are judged by the exact objective. Here the solve's last solution is
     made the greedy start's and its real solution put among the earlier ones; the fit returns the real one."""
     import optitrees.estimators.mip_fit.pipeline as template
-    from optitrees.formulations.loss_optimal_solution import start as start_from_tree
+    from optitrees.formulations.loss_optimal.solution import start as start_from_tree
 
     rng = np.random.default_rng(2)
     X = rng.normal(size=(40, 3))

@@ -38,7 +38,7 @@ def test_score_card_and_predictions_agree(data):
 
 def test_exactly_t_rules_selects_t_features(data):
     X, y = data
-    from optitrees.formulations.ors import ors
+    from optitrees.formulations.risk_scores.ors import ors
     from optitrees.solvers import solve
 
     y_pm = np.where(y == "yes", 1.0, -1.0)
@@ -122,7 +122,7 @@ def test_cutting_planes_prove_the_brute_force_optimum(data, multiplier):
 def test_an_auto_multiplier_is_the_best_one_the_card_can_print_for_its_points(data):
     """The solver's points get their exactly best multiplier: no neighbouring multiplier of three
     significant digits (with its best intercept) lowers the training loss."""
-    from optitrees.formulations.aggregate_loss import AggregateLoss
+    from optitrees.formulations.risk_scores.aggregate_loss import AggregateLoss
 
     X, y = data
     y_pm = np.where(y == "yes", 1.0, -1.0)

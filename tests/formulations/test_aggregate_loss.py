@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from optitrees.formulations.aggregate_loss import AggregateLoss
+from optitrees.formulations.risk_scores.aggregate_loss import AggregateLoss
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def test_distinct_rows_with_counts_give_the_full_loss(data):
 @pytest.mark.parametrize("width,values", [(4, [-2.5, 0.0, 1e300]), (70, [-2.5, -1e-300, -0.0, 0.0, 1e-300, 1e300]),
                                           (70, [-128.0, -1.0, -0.0, 0.0, 3.0, 127.0])])
 def test_distinct_rows_are_those_of_numpy_unique_in_the_same_order(width, values):
-    from optitrees.formulations.aggregate_loss import _distinct_rows
+    from optitrees.formulations.risk_scores.aggregate_loss import _distinct_rows
 
     rng = np.random.default_rng(width)
     A = np.column_stack([rng.integers(0, 2, (300, width)), rng.choice([-1.0, 2.0, 7.0], 300)]).astype(float)

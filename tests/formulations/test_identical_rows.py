@@ -7,9 +7,9 @@ import pytest
 from _support import ROOT, fit_quiet
 from optitrees import OCTClassifier, OCTHClassifier
 from optitrees.formulations.identical_rows import label_weights, least_node_loss, misclassified_weight
-from optitrees.formulations.loss_optimal_solution import tree_objective
-from optitrees.formulations.oct_solution import identical_rows_bound
-from optitrees.formulations.root_bounds import root_layer_bound
+from optitrees.formulations.loss_optimal.solution import tree_objective
+from optitrees.formulations.oct.solution import identical_rows_bound
+from optitrees.formulations.loss_optimal.root_bounds import root_layer_bound
 from test_root_bounds import _problem, _random_trees, estimators_of_the_class
 
 

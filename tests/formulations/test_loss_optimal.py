@@ -6,7 +6,7 @@ import pytest
 from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.formulations import loss_optimal_tree, margot, olct
-from optitrees.formulations.loss_optimal_solution import (decode, start, tree_from_hyperplanes, tree_objective,
+from optitrees.formulations.loss_optimal.solution import (decode, start, tree_from_hyperplanes, tree_objective,
                                                           within_class)
 from optitrees.solvers import solve
 
@@ -124,7 +124,7 @@ def test_bad_settings(data):
 def test_negligible_weights_are_dropped_from_a_constant_leaf(data):
     """A last-layer node of weights near 1e-9 with intercept 0.5 is a constant: finalize drops every weight (the
     routing, predictions and objective unchanged), and keeps weights that matter."""
-    from optitrees.formulations.loss_optimal_solution import finalize
+    from optitrees.formulations.loss_optimal.solution import finalize
 
     X, y = data
     f = olct(X, y, depth=1, tangents="V1")

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from optitrees.algorithms.oct.cart import cart_tree, greedy_oblique_tree
-from optitrees.formulations.oct import feature_epsilons, oct, octh
-from optitrees.formulations.oct_solution import decode, start
+from optitrees.formulations.oct.model import feature_epsilons, oct, octh
+from optitrees.formulations.oct.solution import decode, start
 from optitrees.solvers import solve
 from _oct_brute import brute_force_oct
 
@@ -101,7 +101,7 @@ def test_rejects_unscaled_features():
 def test_the_integrality_tolerance_is_a_tenth_of_the_split_margin():
     """A z within the tolerance of 1 relaxes a left row by about the tolerance: it must stay below eps_min, the
     gap a point keeps from a split (on 400 continuous rows eps_min is about 1e-6, HiGHS's own default)."""
-    from optitrees.formulations.oct import integrality_tolerance
+    from optitrees.formulations.oct.model import integrality_tolerance
 
     assert integrality_tolerance(0.005) == 1e-6 and integrality_tolerance(1e-6) == pytest.approx(1e-7)
     assert integrality_tolerance(1e-14) == 1e-10                      # the least HiGHS accepts

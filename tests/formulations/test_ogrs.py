@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from optitrees.formulations.ogrs import OGRSProblem, OGRSSpec, decode, finalize, ogrs, start
+from optitrees.formulations.risk_scores.ogrs import OGRSProblem, OGRSSpec, decode, finalize, ogrs, start
 from optitrees.formulations.tangents import logistic_tangents
 from optitrees.scaling import ScaledData
 from optitrees.solvers import solve
@@ -74,6 +74,6 @@ def test_finalize_puts_thresholds_between_original_values():
 
 
 def ogrs_model_build(problem):
-    from optitrees.formulations.ogrs import build
+    from optitrees.formulations.risk_scores.ogrs import build
 
     return build(problem)

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from optitrees.formulations.ogrs_candidates import CandidateRules, OGRSCandidateProblem
-from optitrees.formulations.ogrs import OGRSSpec
+from optitrees.formulations.risk_scores.ogrs_candidates import CandidateRules, OGRSCandidateProblem
+from optitrees.formulations.risk_scores.ogrs import OGRSSpec
 from optitrees.scaling import ScaledData
 
 

@@ -8,7 +8,7 @@ from scipy.optimize import linprog
 
 from optitrees import solvers
 from optitrees.formulations import olct
-from optitrees.formulations.loss_optimal_solution import decode, start, tree_objective
+from optitrees.formulations.loss_optimal.solution import decode, start, tree_objective
 
 
 def _tangents(points):

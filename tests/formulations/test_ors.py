@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from optitrees.formulations.ors import decode, ors, start
-from optitrees.formulations.risk_scores import check_score_set
+from optitrees.formulations.risk_scores.ors import decode, ors, start
+from optitrees.formulations.risk_scores.shared import check_score_set
 from optitrees.formulations.tangents import logistic_tangents
 from optitrees.solvers import solve
 from formulations._risk_brute import _tiny, best_intercept_loss

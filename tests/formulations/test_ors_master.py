@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from optitrees.formulations.ors import ors
-from optitrees.formulations.ors_master import LossOracle
+from optitrees.formulations.risk_scores.ors import ors
+from optitrees.formulations.risk_scores.ors_master import LossOracle
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from optitrees import MARGOTClassifier, OLCTClassifier
-from optitrees.formulations.loss_optimal_solution import tree_objective
-from optitrees.formulations.root_bounds import hinge_root_bound, logistic_root_bound, root_layer_bound
+from optitrees.formulations.loss_optimal.solution import tree_objective
+from optitrees.formulations.loss_optimal.root_bounds import hinge_root_bound, logistic_root_bound, root_layer_bound
 from optitrees.trees import from_complete
 from _support import fit_quiet
 

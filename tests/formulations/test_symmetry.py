@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from optitrees.formulations import oblique_regression, oct as oct_module
+from optitrees.formulations import oblique_regression
+from optitrees.formulations.oct import model as oct_module
 from optitrees.formulations.oblique_regression import ObliqueRegressionProblem, ObliqueRegressionSpec
 from optitrees.formulations.oblique_regression import build as regression_build
-from optitrees.formulations.oct import octh
+from optitrees.formulations.oct.model import octh
 from optitrees.scaling import ScaledData
 from optitrees.solvers import solve
 
@@ -33,7 +34,7 @@ def test_octh_optimum_is_unchanged_by_the_mirror_rows(monkeypatch, seed, alpha, 
     weight = rng.uniform(0.5, 2.0, size=10) if weighted else None
 
     def build():
-        from optitrees.formulations.oct import OCTProblem, OCTSpec, build as oct_build
+        from optitrees.formulations.oct.model import OCTProblem, OCTSpec, build as oct_build
 
         data = ScaledData.create(X, y, None, weight=weight)
         return oct_build(OCTProblem.create(OCTSpec.create(2, alpha, 1, 2, True), data))
@@ -68,7 +69,7 @@ def test_the_rows_put_more_weight_left_at_every_used_split():
 
 
 def test_octh_rows_are_in_the_formulation_only_for_oblique_splits():
-    from optitrees.formulations.oct import oct as oct_formulation
+    from optitrees.formulations.oct.model import oct as oct_formulation
 
     X = np.random.default_rng(0).uniform(size=(8, 2))
     y = np.arange(8) % 2

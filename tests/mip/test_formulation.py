@@ -8,9 +8,9 @@ import pytest
 
 from optitrees import solvers
 from optitrees.formulations import loss_optimal_tree, margot, olct
-from optitrees.formulations.ogrs import ogrs
-from optitrees.formulations.oct import oct, octh
-from optitrees.formulations.ors import ors
+from optitrees.formulations.risk_scores.ogrs import ogrs
+from optitrees.formulations.oct.model import oct, octh
+from optitrees.formulations.risk_scores.ors import ors
 from optitrees.mip import Formulation
 
 

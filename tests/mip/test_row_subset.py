@@ -10,9 +10,9 @@ from optitrees.algorithms.node_fit import node_fitter
 from optitrees.estimators.mip_fit.neighbourhood import fixed_routing, nearest_rows, split_distances, within_bounds
 from optitrees.formulations import margot, olct
 from optitrees.algorithms.oct.cart import greedy_oblique_tree
-from optitrees.formulations.loss_optimal_solution import start
-from optitrees.formulations.oct import octh
-from optitrees.formulations.oct_solution import start as oct_start
+from optitrees.formulations.loss_optimal.solution import start
+from optitrees.formulations.oct.model import octh
+from optitrees.formulations.oct.solution import start as oct_start
 from optitrees.mip import Formulation
 from optitrees.mip.row_subset import RowSubset, implied_rows, row_distances, switched_off_rows
 from optitrees.solvers import solve

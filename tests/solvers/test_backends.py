@@ -6,7 +6,7 @@ import pytest
 from _support import within_limit
 from optitrees import solvers
 from optitrees.formulations import olct
-from optitrees.formulations.loss_optimal_solution import decode, start as start_from_tree, tree_objective
+from optitrees.formulations.loss_optimal.solution import decode, start as start_from_tree, tree_objective
 from optitrees.solvers import SolverNotAvailableError
 
 EXTRA = [s for s in ("gurobi", "cplex", "cbc", "glpk") if s in solvers.available()]

@@ -7,13 +7,13 @@ import pytest
 
 from optitrees.solvers.branch_and_cut import branch_and_cut
 from optitrees.solvers.cut_pool_lp import UNSOLVED, CutPoolLP
-from optitrees.formulations.ors import ors
-from optitrees.formulations.ors_master import LossOracle
+from optitrees.formulations.risk_scores.ors import ors
+from optitrees.formulations.risk_scores.ors_master import LossOracle
 from _support import ors_cuts_at_random_points
 
 
 def brute(X, y, T, lo, hi):
-    from optitrees.formulations.aggregate_loss import AggregateLoss
+    from optitrees.formulations.risk_scores.aggregate_loss import AggregateLoss
 
     loss = AggregateLoss.from_data(X, y)
     best = np.inf
@@ -92,7 +92,7 @@ def _relaxation(X, y, T, top, multiplier):
     ``sum |s_j| <= top T`` (``|s_j| <= top a_j``, ``sum a_j <= T``, ``0 <= a <= 1``)."""
     from scipy.optimize import minimize
 
-    from optitrees.formulations.aggregate_loss import AggregateLoss
+    from optitrees.formulations.risk_scores.aggregate_loss import AggregateLoss
 
     loss, p = AggregateLoss.from_data(X, y, multiplier), X.shape[1]
 

@@ -6,7 +6,7 @@ import pytest
 
 from optitrees.formulations import margot
 from optitrees.formulations.cuts import squares_error
-from optitrees.formulations.loss_optimal_solution import decode, tree_objective
+from optitrees.formulations.loss_optimal.solution import decode, tree_objective
 from optitrees.solvers import solve
 from _support import needs_scip
 
@@ -77,7 +77,7 @@ def test_logistic_cuts_underestimate_the_exact_loss(data):
     from optitrees.algorithms.node_fit import node_fitter
     from optitrees.formulations import olct
     from optitrees.formulations.cuts import add_logistic_cuts
-    from optitrees.formulations.loss_optimal_solution import start
+    from optitrees.formulations.loss_optimal.solution import start
     from optitrees.formulations.tangents import logistic_loss
 
     X, y = data
@@ -98,7 +98,7 @@ def test_logistic_cuts_underestimate_the_exact_loss(data):
 def test_adaptive_tangents_track_the_exact_loss(data):
     from optitrees.formulations import olct
     from optitrees.formulations.cuts import LogisticCuts
-    from optitrees.formulations.loss_optimal_solution import decode
+    from optitrees.formulations.loss_optimal.solution import decode
     from optitrees.solvers import CutLoop
 
     X, y = data

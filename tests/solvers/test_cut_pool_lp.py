@@ -5,8 +5,8 @@ import pytest
 from scipy.sparse import csc_matrix
 from _support import ors_cuts_at_random_points
 
-from optitrees.formulations.ors import ors
-from optitrees.formulations.ors_master import LossOracle
+from optitrees.formulations.risk_scores.ors import ors
+from optitrees.formulations.risk_scores.ors_master import LossOracle
 from optitrees.solvers.cut_pool_lp import UNSOLVED, CutPoolLP
 
 

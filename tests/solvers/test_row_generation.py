@@ -9,7 +9,7 @@ from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.estimators.mip_fit.neighbourhood import fixed_routing
 from optitrees.formulations import margot, olct
-from optitrees.formulations.loss_optimal_solution import start
+from optitrees.formulations.loss_optimal.solution import start
 from optitrees.mip.row_subset import RowSubset
 from optitrees.solvers import solve
 from optitrees.solvers.row_generation import solve_by_row_generation

@@ -263,7 +263,7 @@ def _forest_tree(estimator, cols, p):
 
 class _LossOffspring:
     def __init__(self, problem, fit, cross_rate, tao_options, deadline):
-        from ...formulations.loss_optimal_solution import tree_objective
+        from ...formulations.loss_optimal.solution import tree_objective
 
         self.problem, self.fit, self.cross_rate, self.tao_options = problem, fit, cross_rate, tao_options
         self.deadline = deadline

@@ -6,14 +6,14 @@ points that the nodes above forward to it. The hyperplanes are made feasible
 for the MIP: scaled into ``||w||_1 <= W``, ``|b| <= B`` and, at inner nodes,
 shifted so that no training point falls in the open gap ``(0, eps)`` of the
 forwarding constraints (3.7). The tree maps to a complete feasible start with
-:func:`~optitrees.formulations.loss_optimal_solution.start`.
+:func:`~optitrees.formulations.loss_optimal.solution.start`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...formulations.loss_optimal_solution import tree_from_hyperplanes
+from ...formulations.loss_optimal.solution import tree_from_hyperplanes
 from ...trees import Tree
 from ...budget import call_until
 from ..node_fit import constant_fit

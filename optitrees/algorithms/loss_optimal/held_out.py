@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from ...formulations.loss_optimal_solution import layer_loss_functions
+from ...formulations.loss_optimal.solution import layer_loss_functions
 from ..fold_search import balanced_accuracy, fewest_within, scores_on_folds
 from .greedy import greedy_tree
 

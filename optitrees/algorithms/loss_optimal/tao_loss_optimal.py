@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formulations.loss_optimal_solution import layer_loss_functions
+from ...formulations.loss_optimal.solution import layer_loss_functions
 from ...scaling import weighted_sum
 from ...trees import Tree
 from ...budget import call_until

@@ -2,7 +2,7 @@ r"""Warm starts of risk scores by beam search, ray search of the multiplier and 
 
 Liu et al.'s FasterRisk finds good sparse integer cards fast in three steps;
 this module does the same on the exact loss of
-:class:`~optitrees.formulations.aggregate_loss.AggregateLoss` (distinct rows
+:class:`~optitrees.formulations.risk_scores.aggregate_loss.AggregateLoss` (distinct rows
 with weights):
 
 1. *beam search over supports*: from the intercept-only model, every kept
@@ -21,7 +21,7 @@ with weights):
    exactly, and ``+-1`` moves of single points are taken while they lower the
    loss (the intercept refitted after each); the support's best card then
    gets its exactly best multiplier
-   (:meth:`~optitrees.formulations.aggregate_loss.AggregateLoss.best_multiplier`).
+   (:meth:`~optitrees.formulations.risk_scores.aggregate_loss.AggregateLoss.best_multiplier`).
 
 The card of least loss ``l(s, beta)`` is returned with its multiplier. With a
 fixed multiplier the ray is still followed: each card rounded on it is scored,
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ...formulations.aggregate_loss import AggregateLoss
+from ...formulations.risk_scores.aggregate_loss import AggregateLoss
 from ...readable import round_significant
 
 __all__ = ["RiskSearchResult", "risk_search"]

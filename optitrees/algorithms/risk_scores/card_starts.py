@@ -8,7 +8,7 @@ from scipy.optimize import minimize_scalar
 
 from ... import solvers as _solvers
 from ...formulations import ogrs as ogrs_model
-from ...formulations.ors import card_from_points
+from ...formulations.risk_scores.ors import card_from_points
 from ...formulations.tangents import logistic_loss
 from ...scaling import weighted_sum
 from ...scorecard import ScoreCard

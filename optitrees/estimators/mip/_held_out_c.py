@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from ...algorithms.loss_optimal.held_out import choose_C
-from ...formulations.loss_optimal import per_layer
+from ...formulations.loss_optimal.model import per_layer
 from ._loss_optimal import _fill
 from ._loss_optimal_presets import OLCTClassifier
 

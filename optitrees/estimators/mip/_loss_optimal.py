@@ -17,8 +17,8 @@ from ...algorithms.node_fit import node_fitter
 from ...algorithms.loss_optimal.refine import refine_last_layer
 from ...algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
 from ...algorithms.local_search.tmo import tmo_loss_optimal
-from ...formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec, layer_losses
-from ...formulations.loss_optimal_solution import LOSS_OPTIMAL
+from ...formulations.loss_optimal.model import LossOptimalProblem, LossOptimalSpec, layer_losses
+from ...formulations.loss_optimal.solution import LOSS_OPTIMAL
 from ...scaling import Scaling
 from ...solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ...solvers.registry import get_backend

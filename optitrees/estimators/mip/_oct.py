@@ -16,8 +16,8 @@ from dataclasses import replace
 
 from ...algorithms.fold_search import balanced_accuracy
 from ...budget import expired
-from ...formulations.oct import OCTProblem, OCTSpec
-from ...formulations.oct_solution import OCT_FAMILY
+from ...formulations.oct.model import OCTProblem, OCTSpec
+from ...formulations.oct.solution import OCT_FAMILY
 from ...solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ...solvers.registry import is_default
 from ...trees import feature_importances
@@ -173,7 +173,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
 _DOC = """{summary}
 
     Fits the mixed-integer program of Bertsimas & Dunn (2017) (see
-    :mod:`optitrees.formulations.oct`) on features scaled to ``[0, 1]``: leaf
+    :mod:`optitrees.formulations.oct.model`) on features scaled to ``[0, 1]``: leaf
     labels for any number of classes, objective ``errors / L_hat + alpha *
     {complexity}`` with ``L_hat`` the error of predicting the majority class,
     and at least ``min_samples_leaf`` points in every leaf that holds any.

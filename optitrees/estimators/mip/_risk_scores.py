@@ -11,9 +11,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ...algorithms.risk_scores.beam_search import risk_search
 from ...algorithms.risk_scores.card_starts import greedy_rules_card, refit_intercept, rounded_logistic_card, stump_card
 from ...budget import Shares
-from ...formulations.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
-from ...formulations.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
-from ...formulations.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
+from ...formulations.risk_scores.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
+from ...formulations.risk_scores.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
+from ...formulations.risk_scores.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
 from ...solvers.registry import get_backend
 from .._docs import SOLVER_PARAMETERS_DOC
 from .._input import resolve_features
@@ -52,7 +52,7 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
     def _refine(self, problem, card, deadline):
         """The exact intercept for the solver's rules and points (a 1-D convex problem); with
         ``multiplier="auto"``, the exactly best multiplier and intercept for them (convex in ``1/m`` and
-        ``beta/m``: :meth:`~optitrees.formulations.aggregate_loss.AggregateLoss.best_multiplier`)."""
+        ``beta/m``: :meth:`~optitrees.formulations.risk_scores.aggregate_loss.AggregateLoss.best_multiplier`)."""
         if isinstance(problem, ORSProblem) and problem.spec.multiplier == "auto":
             s, _ = points_of(problem, card)
             m, beta, _ = problem.loss.best_multiplier(s, problem.with_multiplier(1.0).intercept_bound)
@@ -119,7 +119,7 @@ class RiskScoreClassifier(_RiskScore):
     2. the MIP optimizes the points at that multiplier from the better of that
        card and a rounded sparse logistic regression: with
        ``method="cutting_planes"`` the aggregate-loss master
-       (:mod:`optitrees.formulations.ors_master`, RiskSLIM's cuts, size
+       (:mod:`optitrees.formulations.risk_scores.ors_master`, RiskSLIM's cuts, size
        independent of the number of rows) in one branch-and-cut search over
        HiGHS LPs; with ``method="tangents"`` the per-point tangent model (4.5,
        Sato's lines) on any backend. Both bounds are lower bounds on the exact
@@ -271,7 +271,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
 
     Two ways to solve it (``method``): the 4.16 MILP above on any backend
     (``"tangents"``), or, with HiGHS, the same model over candidate thresholds
-    (``"cutting_planes"``, :mod:`optitrees.formulations.ogrs_candidates`): each
+    (``"cutting_planes"``, :mod:`optitrees.formulations.risk_scores.ogrs_candidates`): each
     distinct training value of a feature (at most ``max_thresholds`` per
     feature) gives a 0/1 column ``x_j >= b``, one rule per feature, scored by
     the aggregate-loss cutting planes of ORS from a beam-search start, with a

@@ -140,7 +140,7 @@ def test_a_bootstrap_sample_is_its_distinct_rows_weighted_by_the_draws():
     from optitrees.algorithms.local_search.tmo import _bootstrapped
     from optitrees.algorithms.loss_optimal.greedy import greedy_tree
     from optitrees.algorithms.node_fit import node_fitter
-    from optitrees.formulations.loss_optimal_solution import tree_objective
+    from optitrees.formulations.loss_optimal.solution import tree_objective
 
     X, y = load_breast_cancer(return_X_y=True)
     estimator = OLCTClassifier(max_depth=2)

@@ -7,7 +7,7 @@ from optitrees.algorithms.loss_optimal.greedy import clear_gap, greedy_tree, wit
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.algorithms.loss_optimal.refine import refine_last_layer
 from optitrees.formulations import loss_optimal_tree
-from optitrees.formulations.loss_optimal_solution import start, tree_objective
+from optitrees.formulations.loss_optimal.solution import start, tree_objective
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.loss_optimal.held_out import (choose_C, choose_budget, held_out_balanced_accuracy,
                                                         held_out_loss)
 from optitrees.algorithms.node_fit import node_fitter
-from optitrees.formulations.loss_optimal import LossOptimalProblem, LossOptimalSpec
-from optitrees.formulations.loss_optimal_solution import tree_objective
+from optitrees.formulations.loss_optimal.model import LossOptimalProblem, LossOptimalSpec
+from optitrees.formulations.loss_optimal.solution import tree_objective
 from optitrees.scaling import ScaledData
 
 

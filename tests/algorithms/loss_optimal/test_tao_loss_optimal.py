@@ -7,7 +7,7 @@ from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
 from optitrees.formulations import loss_optimal_tree
-from optitrees.formulations.loss_optimal_solution import start, tree_objective
+from optitrees.formulations.loss_optimal.solution import start, tree_objective
 
 
 def _xor(seed, n=120):

@@ -8,7 +8,7 @@ from sklearn.model_selection import train_test_split
 
 from _support import SHARED_DATASETS
 from optitrees.algorithms.risk_scores.beam_search import _ray, risk_search
-from optitrees.formulations.aggregate_loss import AggregateLoss
+from optitrees.formulations.risk_scores.aggregate_loss import AggregateLoss
 
 
 SHARED = SHARED_DATASETS

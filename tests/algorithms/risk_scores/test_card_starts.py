@@ -5,7 +5,7 @@ import pytest
 
 from optitrees.algorithms.risk_scores.card_starts import (best_intercept, greedy_rules_card, rounded_logistic_points, stumps,
                                               stump_card)
-from optitrees.formulations.ogrs import OGRSProblem, OGRSSpec, build, start
+from optitrees.formulations.risk_scores.ogrs import OGRSProblem, OGRSSpec, build, start
 from optitrees.scaling import ScaledData
 
 

@@ -12,7 +12,7 @@ from optitrees.algorithms.loss_optimal.greedy import greedy_tree
 from optitrees.algorithms.node_fit import node_fitter
 from optitrees.estimators.mip_fit.class_start import start_within_class
 from optitrees.formulations import olct
-from optitrees.formulations.loss_optimal_solution import LOSS_OPTIMAL, start, tree_from_hyperplanes
+from optitrees.formulations.loss_optimal.solution import LOSS_OPTIMAL, start, tree_from_hyperplanes
 from optitrees.trees import to_complete
 
 

@@ -52,7 +52,7 @@ def test_a_hook_that_adds_variables_is_solved_with_the_starts_completed(data):
 
 def test_a_start_is_completed_by_fixing_its_columns(data):
     """A one-feature start is completed (``u`` set for its feature) and is a feasible point of the hook's model."""
-    from optitrees.formulations.loss_optimal_solution import decode, start
+    from optitrees.formulations.loss_optimal.solution import decode, start
     from optitrees.solvers.options import SolveOptions
     from optitrees.solvers.polish import complete
 

@@ -14,7 +14,7 @@ from optitrees.algorithms.node_fit import node_fitter
 from optitrees.estimators.mip_fit.neighbourhood import (NeighbourhoodSearch, fixed_routing, nearest_rows,
                                                         split_distances)
 from optitrees.formulations import LOSS_OPTIMAL, loss_optimal_tree, olct
-from optitrees.formulations.loss_optimal_solution import start, tree_objective
+from optitrees.formulations.loss_optimal.solution import start, tree_objective
 from optitrees.solvers import SolveOptions, solve
 from optitrees.solvers.polish import polish
 from optitrees.trees import LEAF, Tree
@@ -200,7 +200,7 @@ def test_a_start_inside_a_split_margin_starts_its_rounds_with_the_violated_rows_
     import time
 
     from optitrees.formulations import OCT_FAMILY
-    from optitrees.formulations.oct import octh
+    from optitrees.formulations.oct.model import octh
 
     rng = np.random.default_rng(5)
     X = rng.uniform(size=(16, 2))

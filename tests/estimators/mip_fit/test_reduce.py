@@ -50,7 +50,7 @@ def test_drawn_rows_keep_each_classs_weight_and_a_constant_models_objective(canc
         assert weights[problem.data.y[rows] == label].sum() == pytest.approx(full, rel=1e-12)
     # a tree whose hyperplane is 0: every row's loss is log 2 on both problems
     reduced = on_rows(problem, rows, weights)
-    from optitrees.formulations.loss_optimal_solution import tree_objective
+    from optitrees.formulations.loss_optimal.solution import tree_objective
     from optitrees.trees import from_complete
 
     tree, _ = from_complete(np.zeros((0, X.shape[1])), np.zeros(0), leaf_weights=np.zeros((1, X.shape[1])),

@@ -1,4 +1,4 @@
-"""The blocks of Bertsimas & Dunn's OCT and OCT-H (:mod:`~optitrees.formulations.oct`), public so that a user can
+"""The blocks of Bertsimas & Dunn's OCT and OCT-H (:mod:`~optitrees.formulations.oct.model`), public so that a user can
 compose a model of their own from them (``examples/octh_from_blocks.py`` writes OCT-H in one function):
 
 ============================  ===========================================================  =========================
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import blocks
+from .. import blocks
 
 __all__ = ["add_leaf_labels", "add_split_rows", "add_split_hierarchy", "add_oct_splits", "add_octh_splits",
            "OCTH_MU"]
@@ -121,7 +121,7 @@ def _feature_labels(f, p):
 
 def add_oct_splits(f, topo, X01, eps):
     """OCT's axis-aligned splits: ``a[t, j]`` binary, ``sum_j a = d``, ``b <= d``, rows with the margins ``eps_j``
-    (:func:`~optitrees.formulations.oct.feature_epsilons`); returns ``(a, b, d)``."""
+    (:func:`~optitrees.formulations.oct.model.feature_epsilons`); returns ``(a, b, d)``."""
     eps_max, eps_min = float(eps.max()), float(eps.min())
     f.add_set("T", topo.branch_nodes)
     f.add_set("J", _feature_labels(f, X01.shape[1]))

@@ -49,10 +49,10 @@ Here ``mu`` already forbids the left branch at an unused node.
 The settings are a typed :class:`OCTSpec` (``oblique`` chooses OCT-H),
 :class:`OCTProblem` adds the data and derived constants, and :func:`build`
 returns the formulation; decoding, starts and the objective are in
-:mod:`optitrees.formulations.oct_solution`.
+:mod:`optitrees.formulations.oct.solution`.
 
 :func:`build` is assembled from the public blocks of
-:mod:`~optitrees.formulations.oct_blocks`, which a user can compose into a
+:mod:`~optitrees.formulations.oct.blocks`, which a user can compose into a
 model of their own (``examples/octh_from_blocks.py`` writes OCT-H from them).
 """
 
@@ -62,12 +62,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..mip import Formulation, timed_build
-from ..scaling import ScaledData
-from ..topology import Topology
-from . import blocks
-from .oct_blocks import OCTH_MU, add_leaf_labels, add_oct_splits, add_octh_splits, add_split_hierarchy
-from .symmetry import add_mirror_symmetry
+from ...mip import Formulation, timed_build
+from ...scaling import ScaledData
+from ...topology import Topology
+from .. import blocks
+from .blocks import OCTH_MU, add_leaf_labels, add_oct_splits, add_octh_splits, add_split_hierarchy
+from ..symmetry import add_mirror_symmetry
 
 __all__ = ["OCTSpec", "OCTProblem", "build", "oct", "octh", "feature_epsilons", "integrality_tolerance", "OCTH_MU"]
 

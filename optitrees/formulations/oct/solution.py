@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..trees import Tree, from_complete, left_heavy, readable_tree, to_complete
-from . import blocks
-from .family import MIPFamily
-from .identical_rows import misclassified_weight
-from .oct import OCTProblem, build
-from .sizes import oct_size
+from ...trees import Tree, from_complete, left_heavy, readable_tree, to_complete
+from .. import blocks
+from ..family import MIPFamily
+from ..identical_rows import misclassified_weight
+from .model import OCTProblem, build
+from ..sizes import oct_size
 
 __all__ = ["decode", "start", "objective", "finalize", "identical_rows_bound", "OCT_FAMILY"]
 

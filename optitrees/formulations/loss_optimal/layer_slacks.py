@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..mip import VariableGroup
-from .blocks import Scores, _subset_sum_terms
-from .tangents import TangentLines
+from ...mip import VariableGroup
+from ..blocks import Scores, _subset_sum_terms
+from ..tangents import TangentLines
 
 __all__ = ["add_layer_slacks", "add_logistic_slacks", "add_hinge_slacks", "add_misclassification_slacks",
            "forwarding_pays", "floor_margin", "forwarded_layers"]

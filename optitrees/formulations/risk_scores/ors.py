@@ -20,7 +20,7 @@ columns of one variable) hold at most one rule each. 0/1 features give rules
 ``x_j = 1``; integer-valued features (counts, 1-10 scales) score ``s_j`` points
 per unit, as FasterRisk scores them. For large data the per-point tangent rows
 are replaced by one loss variable and cuts on the aggregate loss
-(:mod:`optitrees.formulations.ors_master`).
+(:mod:`optitrees.formulations.risk_scores.ors_master`).
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..mip import Formulation, timed_build
-from ..scaling import ScaledData
-from ..scorecard import ScoreCard
-from ..solvers.strategies import BranchAndCut
+from ...mip import Formulation, timed_build
+from ...scaling import ScaledData
+from ...scorecard import ScoreCard
+from ...solvers.strategies import BranchAndCut
 from .aggregate_loss import AggregateLoss
-from .family import MIPFamily
-from .risk_scores import add_point_rules, card_loss, check_score_set, tangent_terms
-from .tangents import TANGENT_SETS, TangentLines, logistic_loss, logistic_tangents
+from ..family import MIPFamily
+from .shared import add_point_rules, card_loss, check_score_set, tangent_terms
+from ..tangents import TANGENT_SETS, TangentLines, logistic_loss, logistic_tangents
 
 __all__ = ["ORSSpec", "ORSProblem", "build", "ors", "card_from_points", "points_of", "decode", "start", "finalize",
            "objective", "ORS_FAMILY"]
@@ -67,7 +67,7 @@ class ORSSpec:
         the warm-start search (:mod:`optitrees.algorithms.risk_scores.beam_search`), then fixed.
     method : {"tangents", "cutting_planes"}
         Per-point tangent lines (4.4) or the aggregate-loss master of
-        :mod:`optitrees.formulations.ors_master`.
+        :mod:`optitrees.formulations.risk_scores.ors_master`.
     """
 
     n_rules: int
@@ -240,7 +240,7 @@ def ors(X, y, n_rules: int = 5, scores=range(-5, 6), tangents="V3", exact_rules:
     method : {"tangents", "cutting_planes"}, default="tangents"
         The tangent model (4.5) or the aggregate-loss master (solve it with
         :func:`optitrees.solvers.solve`, which runs the branch and cut it declares with
-        :class:`~optitrees.formulations.ors_master.LossOracle`).
+        :class:`~optitrees.formulations.risk_scores.ors_master.LossOracle`).
 
     Returns
     -------

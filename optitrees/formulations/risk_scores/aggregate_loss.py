@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from ..readable import significant_neighbours
+from ...readable import significant_neighbours
 
 __all__ = ["AggregateLoss"]
 

@@ -27,13 +27,13 @@ are made: ``||w_t||_1 <= W`` bounds the weights (the seed uses a fixed
 ``M = 100`` instead), from which every big-M is derived per row; ``eps`` is set
 above the solver's integrality tolerance times the largest M; and below the
 root, (3.15) is written on the visited node's margin, forwarded once per layer
-(:mod:`~optitrees.formulations.layer_slacks`), not per node and tangent.
+(:mod:`~optitrees.formulations.loss_optimal.layer_slacks`), not per node and tangent.
 
-The settings are a typed :class:`~optitrees.formulations.loss_optimal_spec.LossOptimalSpec`;
+The settings are a typed :class:`~optitrees.formulations.loss_optimal.spec.LossOptimalSpec`;
 :class:`LossOptimalProblem` adds the data and the derived constants (tangent
 lines, big-M, ``eps``), and :func:`build` turns a problem into a
 :class:`~optitrees.mip.Formulation`. Its decoding, start and exact objective
-are in :mod:`optitrees.formulations.loss_optimal_solution`.
+are in :mod:`optitrees.formulations.loss_optimal.solution`.
 """
 
 from __future__ import annotations
@@ -42,15 +42,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..mip import Formulation, timed_build
-from ..scaling import ScaledData
-from ..solvers.strategies import CutLoop
-from ..topology import Topology
-from . import blocks, cuts
+from ...mip import Formulation, timed_build
+from ...scaling import ScaledData
+from ...solvers.strategies import CutLoop
+from ...topology import Topology
+from .. import blocks, cuts
 from .layer_slacks import add_hinge_slacks, add_logistic_slacks, add_misclassification_slacks
-from .loss_optimal_spec import (DEFAULT_FEASIBILITY_TOL, FEATURE_SELECTION, LOSSES, REGULARIZERS, LossOptimalSpec,
+from .spec import (DEFAULT_FEASIBILITY_TOL, FEATURE_SELECTION, LOSSES, REGULARIZERS, LossOptimalSpec,
                                 hfs_budget, layer_losses, per_layer)
-from .tangents import TangentLines, logistic_tangents
+from ..tangents import TangentLines, logistic_tangents
 
 __all__ = ["LossOptimalSpec", "LossOptimalProblem", "build", "loss_optimal_tree", "olct", "margot",
            "layer_losses", "per_layer", "DEFAULT_FEASIBILITY_TOL", "LOSSES", "REGULARIZERS", "FEATURE_SELECTION"]

@@ -1,7 +1,7 @@
 """What the two risk-score models share: the score set, the exact loss of a card, the tangent slack rows.
 
-:mod:`optitrees.formulations.ors` builds the optimal risk score on binary
-features (4.5); :mod:`optitrees.formulations.ogrs` the generalized risk score
+:mod:`optitrees.formulations.risk_scores.ors` builds the optimal risk score on binary
+features (4.5); :mod:`optitrees.formulations.risk_scores.ogrs` the generalized risk score
 with learned thresholds (4.16). Both model the logistic loss of the log-odds
 ``y_i (total points_i + beta)`` by Sato's tangent lines (4.4, 4.16o).
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..scaling import weighted_sum
-from .tangents import logistic_loss
+from ...scaling import weighted_sum
+from ..tangents import logistic_loss
 
 __all__ = ["check_score_set", "card_loss", "tangent_terms", "default_intercept_bound", "add_point_rules"]
 
@@ -88,7 +88,7 @@ def add_point_rules(f, labels, lower, upper, n_rules, exact_rules=False, groups=
         f.add_constraints("one_rule_per_group", ("G",), [(np.where(cols >= 0, cols, a.columns[0]),
                                                           (cols >= 0).astype(float))], upper=1.0)
     if forbidden:
-        from .blocks import forbid_features
+        from ..blocks import forbid_features
 
         forbid_features(f, a, forbidden)
     return a, s

@@ -6,7 +6,7 @@ training values ``v_2 < ... < v_m`` of each feature (``b = v_k``: the smallest
 value that passes). Each candidate becomes a 0/1 column ``1{x_j >= b}``, the
 columns of one feature form a group (at most one rule per feature, as in
 4.16, Corollary 4.2), and the score over these columns is ORS (4.5) solved by
-the aggregate-loss cutting planes of :mod:`optitrees.formulations.ors_master`.
+the aggregate-loss cutting planes of :mod:`optitrees.formulations.risk_scores.ors_master`.
 With every distinct value a candidate this is OGRS itself, with a
 certified gap; a feature with more than ``max_thresholds`` candidates keeps
 the values nearest to evenly spaced quantiles (the gap is then certified over
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scaling import ScaledData
-from ..scorecard import ScoreCard
+from ...scaling import ScaledData
+from ...scorecard import ScoreCard
 from . import ogrs, ors
-from .family import MIPFamily
+from ..family import MIPFamily
 from .ogrs import OGRSProblem, OGRSSpec
 from .ors import ORSProblem, ORSSpec
 
@@ -108,7 +108,7 @@ def unit_card(problem: OGRSCandidateProblem, card: ScoreCard) -> ScoreCard:
 
 
 def finalize(problem: OGRSCandidateProblem, card: ScoreCard) -> ScoreCard:
-    """The card in the user's units (:func:`optitrees.formulations.ogrs.finalize`)."""
+    """The card in the user's units (:func:`optitrees.formulations.risk_scores.ogrs.finalize`)."""
     return ogrs.finalize(problem.source, unit_card(problem, card))
 
 

@@ -3,7 +3,7 @@ r"""The aggregate-loss master of ORS: points, intercept and one loss variable, c
 RiskSLIM's lattice cutting-plane model (Ustun & Rudin) of the optimal risk
 score (4.5): instead of a slack and tangent rows per training point, one
 variable ``L`` stands for the total logistic loss ``l(s, beta)`` (see
-:class:`~optitrees.formulations.aggregate_loss.AggregateLoss`)::
+:class:`~optitrees.formulations.risk_scores.aggregate_loss.AggregateLoss`)::
 
     min  L
     s.t. the point rules of ORS (4.2, 4.3, groups)           (add_point_rules)
@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..mip import Formulation, timed_build
-from ..solvers.strategies import BranchAndCut
-from .risk_scores import add_point_rules
+from ...mip import Formulation, timed_build
+from ...solvers.strategies import BranchAndCut
+from .shared import add_point_rules
 
 __all__ = ["build_master", "LossOracle"]
 
 
 @timed_build
 def build_master(problem) -> Formulation:
-    """The master of an :class:`~optitrees.formulations.ors.ORSProblem` (module docstring), without cuts."""
+    """The master of an :class:`~optitrees.formulations.risk_scores.ors.ORSProblem` (module docstring), without cuts."""
     spec = problem.spec
     f = Formulation(name=f"ors_master_T{spec.n_rules}", integrality_tol=1e-6)
     f.problem = problem
@@ -71,7 +71,7 @@ class LossOracle:
 
     def line_search(self, x0, x1):
         """The point of least exact loss on the segment from ``x0`` to ``x1``
-        (:meth:`~optitrees.formulations.aggregate_loss.AggregateLoss.segment_minimum`)."""
+        (:meth:`~optitrees.formulations.risk_scores.aggregate_loss.AggregateLoss.segment_minimum`)."""
         t = self.loss.segment_minimum(x0[self.s], float(x0[self.beta]), x1[self.s], float(x1[self.beta]))
         return x0 + t * (np.asarray(x1, float) - x0)
 

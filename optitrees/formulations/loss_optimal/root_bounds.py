@@ -40,7 +40,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from .identical_rows import label_weights, least_node_loss
+from ..identical_rows import label_weights, least_node_loss
 
 __all__ = ["root_layer_bound", "logistic_root_bound", "hinge_root_bound"]
 

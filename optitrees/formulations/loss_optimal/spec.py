@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tangents import TANGENT_SETS, logistic_tangents
+from ..tangents import TANGENT_SETS, logistic_tangents
 
 __all__ = ["LossOptimalSpec", "layer_losses", "per_layer", "hfs_budget", "DEFAULT_FEASIBILITY_TOL", "LOSSES",
            "REGULARIZERS", "FEATURE_SELECTION"]
@@ -85,7 +85,7 @@ class LossOptimalSpec:
         Features no split may use (``w[t, j] = 0``).
     forward_margins : bool
         Logistic tangents below the root written on the visited node's margin, forwarded once per layer, where
-        that makes the model smaller (:mod:`~optitrees.formulations.layer_slacks`); the same optima.
+        that makes the model smaller (:mod:`~optitrees.formulations.loss_optimal.layer_slacks`); the same optima.
     """
 
     depth: int

@@ -20,14 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..mip import Formulation, timed_build
-from ..readable import readable_between
-from ..scaling import ScaledData
-from ..scorecard import ScoreCard
-from . import blocks
-from .family import MIPFamily
-from .risk_scores import card_loss, default_intercept_bound, tangent_terms
-from .tangents import TANGENT_SETS, TangentLines, logistic_tangents
+from ...mip import Formulation, timed_build
+from ...readable import readable_between
+from ...scaling import ScaledData
+from ...scorecard import ScoreCard
+from .. import blocks
+from ..family import MIPFamily
+from .shared import card_loss, default_intercept_bound, tangent_terms
+from ..tangents import TANGENT_SETS, TangentLines, logistic_tangents
 
 __all__ = ["OGRSSpec", "OGRSProblem", "build", "ogrs", "decode", "start", "finalize", "objective",
            "OGRS_FAMILY"]
