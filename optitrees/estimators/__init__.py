@@ -6,20 +6,20 @@ fit template (:mod:`._template`); every fit ends by writing ``fit_report_``
 (:class:`FitReport`).
 """
 
-from .search._c45 import C45Classifier
+from ._report import FitOutcome, FitReport
 from .forest._contextual_classifier import ContextualTreeClassifier
 from .forest._contextual_regressor import ContextualTreeRegressor
+from .forest._rule_set import RuleSetClassifier
 from .mip._held_out_c import OLCTClassifierCV
-from .search._local_search import TAOClassifier, TMOClassifier
 from .mip._loss_optimal import LossOptimalTreeClassifier
 from .mip._loss_optimal_presets import MARGOTClassifier, OLCTClassifier
 from .mip._loss_optimal_regressor import LossOptimalTreeRegressor
 from .mip._oct import OCTClassifier, OCTHClassifier
-from .search._regression_tree import CARTRegressor, OptimalTreeRegressor, RegressionPruning, TAORegressor
-from ._report import FitOutcome, FitReport
 from .mip._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
-from .forest._rule_set import RuleSetClassifier
 from .mip._template import MIPClassifier
+from .search._c45 import C45Classifier
+from .search._local_search import TAOClassifier, TMOClassifier
+from .search._regression_tree import CARTRegressor, OptimalTreeRegressor, RegressionPruning, TAORegressor
 from .search._uct_dt import UCTDTClassifier
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "OLCTClassifierCV", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",

@@ -7,8 +7,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from ...algorithms.contextual.bandit import classification_rewards, supervised_targets
 from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
-from ._contextual_trees import _ContextualTrees
 from .._docs import CLASS_WEIGHT_DOC
+from ._contextual_trees import _ContextualTrees
 
 __all__ = ["ContextualTreeClassifier"]
 

@@ -18,8 +18,8 @@ from sklearn.utils.validation import check_is_fitted
 from ... import export
 from ...algorithms.contextual.bandit import cross_entropy_gradient, policy_gradient, sample_actions, train_policy
 from ...algorithms.contextual.policy_network import PolicyNetwork
-from ...budget import expired
 from ...algorithms.forest import grow_forest
+from ...budget import expired
 from ...readable import format_number
 from ...scaling import power_of_two_scale
 from ...trees import from_sklearn, readable_tree

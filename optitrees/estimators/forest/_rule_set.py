@@ -9,12 +9,12 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...algorithms.forest import grow_forest
-from ...algorithms.rules.rule_extraction import forest_rules, rule_matrix
 from ...algorithms.rules.lasso_selection import correctness_model, lasso_select
+from ...algorithms.rules.rule_extraction import forest_rules, rule_matrix
 from ...readable import round_linear_model
+from ...rule_set import RuleSet
 from ...scaling import power_of_two_scale
 from ...trees import from_sklearn
-from ...rule_set import RuleSet
 from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from .._docs import CLASS_WEIGHT_DOC
 from .._input import feature_names

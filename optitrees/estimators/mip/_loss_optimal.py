@@ -10,13 +10,13 @@ from scipy.special import expit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
-from ...budget import expired
+from ...algorithms.local_search.tmo import tmo_loss_optimal
 from ...algorithms.loss_optimal.greedy import greedy_tree
 from ...algorithms.loss_optimal.held_out import choose_budget
-from ...algorithms.node_fit import node_fitter
 from ...algorithms.loss_optimal.refine import refine_last_layer
 from ...algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
-from ...algorithms.local_search.tmo import tmo_loss_optimal
+from ...algorithms.node_fit import node_fitter
+from ...budget import expired
 from ...formulations.loss_optimal.model import LossOptimalProblem, LossOptimalSpec, layer_losses
 from ...formulations.loss_optimal.solution import LOSS_OPTIMAL
 from ...scaling import Scaling
@@ -26,8 +26,8 @@ from ...trees import feature_importances, node_std
 from .. import _auto_budget as auto
 from .._docs import LOSS_OPTIMAL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC, SOLVER_PARAMETERS_DOC
 from .._one_vs_rest import fit_one_vs_rest, more_than_two_classes
-from ._template import MIPClassifier
 from .._views import TreeViews
+from ._template import MIPClassifier
 
 __all__ = ["LossOptimalTreeClassifier"]
 

@@ -21,9 +21,9 @@ from ...solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ...solvers.registry import get_backend
 from ...trees import LeafModel, feature_importances
 from .._base import OptitreesEstimator
-from ._template import MIPClassifier
 from .._views import TreeViews
 from ..mip_fit import FitHooks, FitSettings, MIPFit
+from ._template import MIPClassifier
 
 __all__ = ["LossOptimalTreeRegressor"]
 

@@ -7,11 +7,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ...algorithms.oct.cart import cart_tree, greedy_oblique_tree
-from ...algorithms.oct.contree import contree_tree, multiplicities, rounded_bound
 from ...algorithms.fixed_tree import FixedTree
 from ...algorithms.local_search.tao import tao_label_tree
 from ...algorithms.local_search.tmo import tmo_label_tree
+from ...algorithms.oct.cart import cart_tree, greedy_oblique_tree
+from ...algorithms.oct.contree import contree_tree, multiplicities, rounded_bound
 from dataclasses import replace
 
 from ...algorithms.fold_search import balanced_accuracy
@@ -24,8 +24,8 @@ from ...trees import feature_importances
 from .. import _auto_budget as auto
 from .._docs import SOLVER_PARAMETERS_DOC
 from .._report import ExactSearch
-from ._template import MIPClassifier
 from .._views import TreeViews
+from ._template import MIPClassifier
 
 __all__ = ["OCTClassifier", "OCTHClassifier"]
 

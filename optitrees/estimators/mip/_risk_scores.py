@@ -17,8 +17,8 @@ from ...formulations.risk_scores.ors import ORS_FAMILY, ORSProblem, ORSSpec, car
 from ...solvers.registry import get_backend
 from .._docs import SOLVER_PARAMETERS_DOC
 from .._input import resolve_features
-from ._template import MIPClassifier
 from .._views import ScoreCardViews
+from ._template import MIPClassifier
 
 __all__ = ["RiskScoreClassifier", "GeneralizedRiskScoreClassifier"]
 

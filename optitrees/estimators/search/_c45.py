@@ -8,9 +8,9 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ...budget import expired
 from ...algorithms.c45.induction import grow_c45, to_tree
 from ...algorithms.c45.pessimistic_pruning import collapse, prune
+from ...budget import expired
 from ...readable import format_number
 from ...trees import feature_importances, leaf_reach
 from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier

@@ -7,12 +7,12 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
-from ...algorithms.fold_search import balanced_accuracy
-from ...algorithms.oct.cart import cart_tree
 from ...algorithms.fixed_tree import FixedTree
-from ...algorithms.local_search.tao import label_objective, tao_label_tree
+from ...algorithms.fold_search import balanced_accuracy
 from ...algorithms.local_search.baseline_check import check_against_baseline
+from ...algorithms.local_search.tao import label_objective, tao_label_tree
 from ...algorithms.local_search.tmo import tmo_label_tree
+from ...algorithms.oct.cart import cart_tree
 from ...scaling import ScaledData, Scaling
 from ...trees import feature_importances, readable_tree
 from .. import _auto_budget as auto

@@ -9,10 +9,10 @@ from sklearn.base import RegressorMixin
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ...budget import expired
-from ...algorithms.regression.t_test_pruning import keep_subtree, node_statistics, t_test_prune
 from ...algorithms.regression.streed import fit_streed
+from ...algorithms.regression.t_test_pruning import keep_subtree, node_statistics, t_test_prune
 from ...algorithms.regression.tao_regression import tao_regression_tree
+from ...budget import expired
 from ...enums import TextEnum
 from ...scaling import power_of_two_scale
 from ...trees import LEAF, feature_importances, from_sklearn

@@ -11,9 +11,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ...algorithms.uct_dt.tree_search import UCTSearch
 from ...trees import feature_importances
 from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier, holdout_split
-from ._c45 import C45Classifier
 from .._docs import CLASS_WEIGHT_DOC
 from .._views import TreeViews
+from ._c45 import C45Classifier
 
 __all__ = ["UCTDTClassifier"]
 

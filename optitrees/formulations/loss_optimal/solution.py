@@ -15,10 +15,10 @@ import numpy as np
 from ...trees import Tree, from_complete, readable_tree, to_complete
 from .. import blocks
 from ..family import MIPFamily
-from .model import LossOptimalProblem, build
-from .root_bounds import root_layer_bound
 from ..sizes import loss_optimal_size
 from ..tangents import logistic_loss
+from .model import LossOptimalProblem, build
+from .root_bounds import root_layer_bound
 
 __all__ = ["decode", "start", "within_class", "objective", "tree_objective", "finalize", "layer_loss_functions",
            "tree_from_hyperplanes", "LOSS_OPTIMAL"]

@@ -66,8 +66,8 @@ from ...mip import Formulation, timed_build
 from ...scaling import ScaledData
 from ...topology import Topology
 from .. import blocks
-from .blocks import OCTH_MU, add_leaf_labels, add_oct_splits, add_octh_splits, add_split_hierarchy
 from ..symmetry import add_mirror_symmetry
+from .blocks import OCTH_MU, add_leaf_labels, add_oct_splits, add_octh_splits, add_split_hierarchy
 
 __all__ = ["OCTSpec", "OCTProblem", "build", "oct", "octh", "feature_epsilons", "integrality_tolerance", "OCTH_MU"]
 

@@ -17,8 +17,8 @@ from ...trees import Tree, from_complete, left_heavy, readable_tree, to_complete
 from .. import blocks
 from ..family import MIPFamily
 from ..identical_rows import misclassified_weight
-from .model import OCTProblem, build
 from ..sizes import oct_size
+from .model import OCTProblem, build
 
 __all__ = ["decode", "start", "objective", "finalize", "identical_rows_bound", "OCT_FAMILY"]
 

@@ -26,8 +26,8 @@ from ...scaling import ScaledData
 from ...scorecard import ScoreCard
 from .. import blocks
 from ..family import MIPFamily
-from .shared import card_loss, default_intercept_bound, tangent_terms
 from ..tangents import TANGENT_SETS, TangentLines, logistic_tangents
+from .shared import card_loss, default_intercept_bound, tangent_terms
 
 __all__ = ["OGRSSpec", "OGRSProblem", "build", "ogrs", "decode", "start", "finalize", "objective",
            "OGRS_FAMILY"]

@@ -22,8 +22,8 @@ import numpy as np
 
 from ...scaling import ScaledData
 from ...scorecard import ScoreCard
-from . import ogrs, ors
 from ..family import MIPFamily
+from . import ogrs, ors
 from .ogrs import OGRSProblem, OGRSSpec
 from .ors import ORSProblem, ORSSpec
 

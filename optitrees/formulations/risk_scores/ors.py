@@ -33,10 +33,10 @@ from ...mip import Formulation, timed_build
 from ...scaling import ScaledData
 from ...scorecard import ScoreCard
 from ...solvers.strategies import BranchAndCut
-from .aggregate_loss import AggregateLoss
 from ..family import MIPFamily
-from .shared import add_point_rules, card_loss, check_score_set, tangent_terms
 from ..tangents import TANGENT_SETS, TangentLines, logistic_loss, logistic_tangents
+from .aggregate_loss import AggregateLoss
+from .shared import add_point_rules, card_loss, check_score_set, tangent_terms
 
 __all__ = ["ORSSpec", "ORSProblem", "build", "ors", "card_from_points", "points_of", "decode", "start", "finalize",
            "objective", "ORS_FAMILY"]
