@@ -114,11 +114,18 @@ def test_a_child_past_its_deadline_is_killed_and_leaves_no_thread():
 
 @needs_fork
 def test_the_incumbents_the_child_reported_before_its_deadline_are_kept():
-    run = ForkedRun(_hard_mip(), mip=True)
+    h = _hard_mip()
+    lp = h.getLp()
+    cost, lower, upper = np.array(lp.col_cost_), np.array(lp.col_lower_), np.array(lp.col_upper_)
+    run = ForkedRun(h, mip=True)
     assert not run.wait(3.0)
-    assert run.incumbent is not None and run.incumbent.shape == (run.solutions[-1].shape[0],)
+    x = run.incumbent
+    assert x is not None and x.shape == (h.getNumCol(),)
+    assert np.all(x >= lower - 1e-6) and np.all(x <= upper + 1e-6)
+    value = float(cost @ x + lp.offset_)
+    assert run.bound is not None and run.bound <= value + 1e-6 * max(1.0, abs(value))      # a valid bound
     assert run.nodes is not None
-    assert all(not np.array_equal(s, run.incumbent) for s in run.earlier(run.incumbent))
+    assert all(not np.array_equal(s, x) for s in run.earlier(x))
 
 
 @needs_fork
