@@ -185,3 +185,23 @@ def test_a_child_killed_from_outside_is_an_error_not_a_rerun():
     os.kill(run._pid, signal.SIGKILL)
     with pytest.raises(RuntimeError, match="killed from outside"):
         run.wait(30)
+
+
+@needs_fork
+def test_runs_forked_from_two_threads_at_once_each_end_with_their_own_result():
+    """A study's or Dask worker's threads fork beside each other: each child is forked from a worker thread,
+    while the other thread's child runs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(k):
+        watched = ForkedRun(_knapsack() if k % 2 == 0 else _hard_mip(seconds_limit=0.5), mip=True)
+        assert watched.wait(60)
+        return watched.outcome()
+
+    with ThreadPoolExecutor(2) as threads:
+        outcomes = list(threads.map(run, range(4)))
+    for k, done in enumerate(outcomes):
+        if k % 2 == 0:
+            assert -done.objective == pytest.approx(_knapsack_by_enumeration())
+        else:
+            assert done.status_text == "Time limit reached" and done.x is not None
