@@ -48,6 +48,22 @@ TIE = 0.005
 FROM_SOLVER = ("solver", "refined", "neighbourhood")
 #: ``--budgets`` code of ``max_features="auto"`` (the budget chosen on held-out folds; OLCT's default)
 AUTO = -1
+#: The peers that come from another package (``pip install ".[bench]"``), by the module each needs
+PEER_PACKAGES = {"FIGS": "imodels", "EBM": "interpret"}
+
+
+def _installed(models) -> list:
+    """``models`` without the peers whose package is not installed (each named once, with the fix)."""
+    import importlib.util
+
+    kept = []
+    for kind in models:
+        package = PEER_PACKAGES.get(kind)
+        if package is not None and importlib.util.find_spec(package) is None:
+            print(f"{kind} skipped: {package} is not installed (pip install \".[bench]\")", flush=True)
+            continue
+        kept.append(kind)
+    return kept
 
 
 def _split(name, seed):
@@ -173,10 +189,11 @@ def run(args):
     if out.exists():
         old = pd.read_csv(out)
         done = set(zip(old.dataset, old.seed, old.model, old.budget))
+    models = _installed(args.models)
     tasks = [(name, seed, kind, budget, args.depth, args.time_limit)
              for name in SETS for seed in range(args.splits)
              for kind, budgets in [*[(k, args.budgets) for k in BUDGETED], *[(k, [1]) for k in PEERS]]
-             if kind in args.models
+             if kind in models
              for budget in budgets if (name, seed, kind, budget) not in done]
     # the MIP fits first, the quick ones next, EBM (the slowest per fit on wide sets) last
     tasks.sort(key=lambda t: (t[2] == "EBM", t[2] in ("CART", "FIGS", "TAO oblique")))
