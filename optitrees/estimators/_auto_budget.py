@@ -46,6 +46,12 @@ SHARE = 0.15
 FALLBACK = 3
 #: Folds of the choice.
 FOLDS = 4
+#: The tree-wide budgets (``max_total_features="auto"``) chosen from, in the order each fold scores them: the
+#: features the whole tree may read, the first ones the l1-logistic path admits
+#: (:func:`~optitrees.algorithms.feature_order.l1_entry_order`).
+TOTAL_BUDGETS = (None, 2, 3, 5, 8)
+#: Share of ``time_limit`` the tree-wide choice may use.
+TOTAL_SHARE = 0.3
 #: The most rows the choice of OCT-H and oblique TAO fits on (a stratified sample of the rows beyond it). Oblique
 #: TAO fits 30,000 rows of adult in 3.6 s, so scoring 5 budgets on 4 folds of every row took 72 s of a fit without
 #: a time limit, and a 5 s limit's share scored no fold.
@@ -84,34 +90,38 @@ def is_auto(max_features) -> bool:
     return isinstance(max_features, str) and max_features == "auto"
 
 
-def choose(y, fit_and_score, budget, seed):
+def choose(y, fit_and_score, budget, seed, candidates=BUDGETS, share=SHARE, stage="held-out budget",
+           name="max_features", fallback=FALLBACK):
     """``(chosen budget, budget_results_)`` of the label trees of the rows labelled ``y``:
-    ``fit_and_score(max_features, train, test)`` fits a tree with that budget on the rows ``train`` and returns its
-    balanced accuracy on ``test`` (:func:`~optitrees.algorithms.fold_search.balanced_accuracy`); the folds are drawn
-    from at most :data:`ROWS` rows (:func:`sample`); the search ends within :data:`SHARE` of ``budget`` (a
-    :class:`~optitrees.budget.Budget`), which laps ``"held-out budget"``."""
+    ``fit_and_score(candidate, train, test)`` fits a tree with that budget (one of ``candidates``, ``None``
+    first: no budget) on the rows ``train`` and returns its balanced accuracy on ``test``
+    (:func:`~optitrees.algorithms.fold_search.balanced_accuracy`); the folds are drawn from at most :data:`ROWS`
+    rows (:func:`sample`); the search ends within ``share`` of ``budget`` (a :class:`~optitrees.budget.Budget`),
+    which laps ``stage``. ``name`` keys the candidates in the results; ``fallback`` is chosen when no fold could be
+    scored."""
     rows = sample(y, seed)
     if rows is None:
         def score(k, train, test):
-            return fit_and_score(BUDGETS[k], train, test)
+            return fit_and_score(candidates[k], train, test)
     else:
         y = np.asarray(y)[rows]
 
         def score(k, train, test):
-            return fit_and_score(BUDGETS[k], rows[train], rows[test])
-    compared, folds, table = scores_on_folds(y, len(BUDGETS), score, n_folds=FOLDS, random_state=seed,
-                                             deadline=budget.until(SHARE))
-    budget.lap("held-out budget")
-    chosen = BUDGETS[fewest_within(compared, TOLERANCE, features(BUDGETS), table)] if len(compared) else FALLBACK
-    return chosen, results(BUDGETS, compared, folds, table)
+            return fit_and_score(candidates[k], rows[train], rows[test])
+    compared, folds, table = scores_on_folds(y, len(candidates), score, n_folds=FOLDS, random_state=seed,
+                                             deadline=budget.until(share))
+    budget.lap(stage)
+    chosen = candidates[fewest_within(compared, TOLERANCE, features(candidates), table)] if len(compared) \
+        else fallback
+    return chosen, results(candidates, compared, folds, table, name)
 
 
-def results(choice_candidates, compared, folds_scored, table) -> dict:
-    """``budget_results_`` of a fit: the candidates, their mean held-out balanced accuracy (``nan``: not compared),
-    the folds scored, the candidates compared and the held-out balanced accuracy per fold (one row per fold
-    scored, one column per candidate compared)."""
+def results(choice_candidates, compared, folds_scored, table, name="max_features") -> dict:
+    """``budget_results_`` of a fit: the candidates (keyed ``name``), their mean held-out balanced accuracy
+    (``nan``: not compared), the folds scored, the candidates compared and the held-out balanced accuracy per fold
+    (one row per fold scored, one column per candidate compared)."""
     mean = np.full(len(choice_candidates), np.nan)
     mean[:len(compared)] = compared
-    return {"max_features": list(choice_candidates), "mean_held_out_balanced_accuracy": mean,
+    return {name: list(choice_candidates), "mean_held_out_balanced_accuracy": mean,
             "folds_scored": folds_scored, "candidates_scored": len(compared),
             "held_out_balanced_accuracy_per_fold": np.asarray(table, float)}

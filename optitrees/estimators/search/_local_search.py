@@ -7,6 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
+from ...algorithms.feature_order import l1_entry_order
 from ...algorithms.fixed_tree import FixedTree
 from ...algorithms.fold_search import balanced_accuracy
 from ...algorithms.local_search.baseline_check import check_against_baseline
@@ -105,6 +106,17 @@ class TAOClassifier(_LocalSearchTree):
         15% of ``time_limit`` (:mod:`optitrees.estimators._auto_budget`;
         ``max_features_``, ``budget_results_``). Axis-aligned splits use one
         feature whatever it says.
+    max_total_features : int, "auto" or None, default=None
+        At most this many distinct features in the whole tree: the first ones
+        the l1-logistic regression path admits on the training rows
+        (:func:`optitrees.algorithms.feature_order.l1_entry_order`), the only
+        features CART and TAO may then split on. ``"auto"``: the fewest of
+        ``(2, 3, 5, 8, None)`` whose trees keep the held-out balanced
+        accuracy within a point of the best candidate's (or within one
+        standard error of its shortfall), on 3 of 4 stratified folds (each
+        fold's features ordered on its own training rows), within 30% of
+        ``time_limit`` (``max_total_features_``, ``total_budget_results_``).
+        ``None``: every allowed feature.
     min_samples_leaf : int, default=1
     max_passes : int, default=20
         Passes over the tree; it stops earlier when a pass changes nothing.
@@ -133,6 +145,11 @@ class TAOClassifier(_LocalSearchTree):
         With ``oblique=True`` and ``max_features="auto"``: ``"max_features"`` (the candidates),
         ``"mean_held_out_balanced_accuracy"``, ``"folds_scored"``, ``"candidates_scored"`` and
         ``"held_out_balanced_accuracy_per_fold"`` (one row per fold scored).
+    max_total_features_ : int or None
+        The distinct features the tree may read (chosen with ``"auto"``); ``None``: every allowed feature.
+    total_budget_results_ : dict
+        With ``max_total_features="auto"``: as ``budget_results_``, the candidates under
+        ``"max_total_features"``.
 
     Examples
     --------
@@ -146,14 +163,18 @@ class TAOClassifier(_LocalSearchTree):
     _parameter_constraints = {**_LocalSearchTree._parameter_constraints, "oblique": ["boolean"],
                               "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
                                                None],
+                              "max_total_features": [Interval(Integral, 1, None, closed="left"),
+                                                     StrOptions({"auto"}), None],
                               "max_passes": [Interval(Integral, 1, None, closed="left")]}
 
-    def __init__(self, max_depth=2, *, alpha=0.0, oblique=False, max_features="auto", min_samples_leaf=1, max_passes=20,
-                 time_limit=None, random_state=None, forbidden_features=None, class_weight=None):
+    def __init__(self, max_depth=2, *, alpha=0.0, oblique=False, max_features="auto", max_total_features=None,
+                 min_samples_leaf=1, max_passes=20, time_limit=None, random_state=None, forbidden_features=None,
+                 class_weight=None):
         self.max_depth = max_depth
         self.alpha = alpha
         self.oblique = oblique
         self.max_features = max_features
+        self.max_total_features = max_total_features
         self.min_samples_leaf = min_samples_leaf
         self.max_passes = max_passes
         self.time_limit = time_limit
@@ -168,13 +189,14 @@ class TAOClassifier(_LocalSearchTree):
         scaling = Scaling.UNIT if self.oblique else Scaling.SMALL_SPANS
         training, data, allowed, L_hat = self._prepare(X, y, sample_weight, scaling)
         v = data.fit_weight
-        for name in ("max_features_", "budget_results_"):     # an earlier fit's choice is not this one's
+        for name in ("max_features_", "budget_results_", "total_budget_results_"):   # an earlier fit's choice
             self.__dict__.pop(name, None)
         max_features = None
         if self.oblique:
             max_features = self._choose_budget(data, allowed, budget) if auto.is_auto(self.max_features) \
                 else self.max_features
             self.max_features_ = max_features
+        allowed = self._tree_wide_features(data, allowed, max_features, budget)
         # CART's leaves are labelled with their (weighted) majorities already: no counting pass
         start = self._cart(data.X, data.y, v, allowed)
         complexity = "features" if self.oblique else "splits"
@@ -191,24 +213,64 @@ class TAOClassifier(_LocalSearchTree):
                               random_state=self.random_state, deadline=deadline, sample_weight=v,
                               max_features=max_features)
 
+    def _held_out_score(self, data, train, test, allowed, max_features, deadline) -> float:
+        """Balanced accuracy on the rows ``test`` of the tree fitted as :meth:`_fit` does (CART, then TAO) on the
+        rows ``train``, splitting on the ``allowed`` features."""
+        X, y, v = data.X, data.y, data.fit_weight
+        weight = np.ones(len(y)) if v is None else v
+        v_train = None if v is None else v[train]
+        totals = np.bincount(y[train], weights=weight[train])
+        L_hat = max(totals.sum() - totals.max(), 1)
+        start = self._cart(X[train], y[train], v_train, allowed)
+        tree = self._tao(start, X[train], y[train], v_train, allowed, L_hat, max_features, deadline)
+        return balanced_accuracy(y[test], tree.predict(X[test]), weight[test])
+
     def _choose_budget(self, data, allowed, budget):
         """``max_features="auto"``: the fewest features per split whose TAO trees (CART, then TAO, as the fit)
         keep the held-out balanced accuracy (:func:`._auto_budget.choose`); sets ``budget_results_``."""
-        X, y, v = data.X, data.y, data.fit_weight
-        weight = np.ones(len(y)) if v is None else v
         deadline = budget.until(auto.SHARE)
 
         def fit_and_score(max_features, train, test):
-            v_train = None if v is None else v[train]
-            totals = np.bincount(y[train], weights=weight[train])
-            L_hat = max(totals.sum() - totals.max(), 1)
-            start = self._cart(X[train], y[train], v_train, allowed)
-            tree = self._tao(start, X[train], y[train], v_train, allowed, L_hat, max_features, deadline)
-            return balanced_accuracy(y[test], tree.predict(X[test]), weight[test])
+            return self._held_out_score(data, train, test, allowed, max_features, deadline)
 
-        seed = 0 if self.random_state is None else int(self.random_state)
-        chosen, self.budget_results_ = auto.choose(y, fit_and_score, budget, seed)
+        chosen, self.budget_results_ = auto.choose(data.y, fit_and_score, budget, self._seed)
         return chosen
+
+    @property
+    def _seed(self) -> int:
+        return 0 if self.random_state is None else int(self.random_state)
+
+    def _tree_wide_features(self, data, allowed, max_features, budget) -> np.ndarray:
+        """``allowed`` narrowed to the first ``max_total_features`` features the l1-logistic path admits on the
+        training rows (the number chosen on held-out folds with ``"auto"``, each fold's features ordered on its own
+        training rows); sets ``max_total_features_`` and, with ``"auto"``, ``total_budget_results_``."""
+        X, y, v = data.X, data.y, data.fit_weight
+        total = self.max_total_features
+        if auto.is_auto(total):
+            deadline = budget.until(auto.TOTAL_SHARE)
+
+            def fit_and_score(candidate, train, test):
+                kept = allowed if candidate is None else _first_features(
+                    l1_entry_order(X[train], y[train], None if v is None else v[train], allowed, candidate,
+                                   deadline), candidate, len(allowed))
+                return self._held_out_score(data, train, test, kept, max_features, deadline)
+
+            total, self.total_budget_results_ = auto.choose(
+                y, fit_and_score, budget, self._seed, auto.TOTAL_BUDGETS, auto.TOTAL_SHARE,
+                "held-out tree-wide budget", "max_total_features", fallback=None)
+        self.max_total_features_ = total
+        if total is None or total >= allowed.sum():
+            return allowed
+        order = l1_entry_order(X, y, v, allowed, most=total, deadline=budget.deadline)
+        budget.lap("tree-wide features")
+        return _first_features(order, total, len(allowed))
+
+
+def _first_features(order, count, n_features) -> np.ndarray:
+    """Mask of the first ``count`` features of ``order`` among ``n_features``."""
+    kept = np.zeros(n_features, bool)
+    kept[np.asarray(order[:count], int)] = True
+    return kept
 
 
 class TMOClassifier(_LocalSearchTree):
