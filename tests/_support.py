@@ -63,6 +63,7 @@ def quick_estimators():
         (RiskScoreClassifier(n_rules=2, min_score=-3, max_score=3, time_limit=60), "binary"),
         (GeneralizedRiskScoreClassifier(n_rules=2, time_limit=60, solver_options=NODES), "real"),
         (TAOClassifier(max_depth=2, oblique=True, random_state=0), "real"),
+        (TAOClassifier(max_depth=2, oblique=True, max_features=2, max_total_features="auto", random_state=0), "real"),
         (TMOClassifier(max_depth=2, n_estimators=6, n_generations=2, random_state=0), "real"),
         (C45Classifier(), "real"),
         (UCTDTClassifier(n_iterations=60, random_state=0), "real"),

@@ -249,6 +249,7 @@ FITTED: dict[str, Spec] = {
     "cart_check_": PLAIN,
     "start_objectives_": PLAIN, "feature_encoding_": DictOf(STR, TupleOf(STR)), "formulation_summary_": STR, "method_": STR, "proven_": BOOL, "truncated_": BOOL,
     "greedy_objective_": FLOAT, "lam_": FLOAT, "max_features_": PLAIN, "budget_results_": PLAIN,
+    "max_total_features_": PLAIN, "total_budget_results_": PLAIN,
     "objective_": FLOAT, "start_objective_": FLOAT, "validation_f1_": FLOAT,
     "validation_score_": FLOAT, "warm_start_objective_": FLOAT, "grown_leaves_": INT, "max_depth_": INT,
     "n_candidate_rules_": INT, "n_epochs_": INT, "n_iterations_": INT, "n_leaves_": INT, "search_depth_": INT,

@@ -7,6 +7,7 @@ from sklearn.datasets import load_breast_cancer
 
 from optitrees import (LossOptimalTreeClassifier, MARGOTClassifier, OCTHClassifier, OLCTClassifier, OLCTClassifierCV,
                        TAOClassifier)
+from optitrees.algorithms.feature_order import l1_entry_order
 from optitrees.algorithms.fold_search import fewest_within
 from optitrees.algorithms.node_fit import fit_l1_logistic, fit_sparse_l1_logistic, top_features
 from optitrees.estimators import _auto_budget
@@ -215,6 +216,58 @@ def test_tao_oblique_chooses_its_budget_on_held_out_folds_by_default(cancer):
     # axis-aligned TAO chooses nothing
     axis = TAOClassifier(max_depth=2, random_state=0).fit(X, y)
     assert not hasattr(axis, "budget_results_") and not hasattr(axis, "max_features_")
+
+
+def _features_read(tree):
+    return set(np.flatnonzero((tree.weights != 0).any(axis=0)).tolist())
+
+
+@pytest.mark.parametrize("oblique", [True, False])
+def test_tao_reads_at_most_its_tree_wide_budget_the_first_features_of_the_l1_path(cancer, oblique):
+    X, y = cancer
+    first = l1_entry_order(X, y)[:2].tolist()
+    clf = TAOClassifier(max_depth=3, oblique=oblique, max_features=3, max_total_features=2, random_state=0).fit(X, y)
+    assert clf.max_total_features_ == 2 and _features_read(clf.tree_) <= set(first)
+    assert clf.objective_ <= clf.start_objective_ and clf.fit_report_.stages["tree-wide features"] >= 0
+    # forbidden features stay out: the budget takes the next ones of the path
+    allowed = np.ones(X.shape[1], bool)
+    allowed[first[0]] = False
+    kept = l1_entry_order(X, y, allowed=allowed)[:2].tolist()
+    clf = TAOClassifier(max_depth=3, oblique=oblique, max_features=3, max_total_features=2, random_state=0,
+                        forbidden_features=[first[0]]).fit(X, y)
+    assert _features_read(clf.tree_) <= set(kept) and first[0] not in _features_read(clf.tree_)
+    # a budget of every feature changes nothing
+    every = TAOClassifier(max_depth=3, oblique=oblique, max_features=3, max_total_features=X.shape[1],
+                          random_state=0).fit(X, y)
+    none = TAOClassifier(max_depth=3, oblique=oblique, max_features=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(every.tree_.weights, none.tree_.weights)
+    assert none.max_total_features_ is None and not hasattr(none, "total_budget_results_")
+
+
+def test_tao_chooses_its_tree_wide_budget_on_held_out_folds(cancer):
+    X, y = cancer
+    clf = TAOClassifier(max_depth=2, oblique=True, max_features=3, max_total_features="auto", random_state=0)
+    clf.fit(X, y)
+    results = clf.total_budget_results_
+    assert results["max_total_features"] == list(_auto_budget.TOTAL_BUDGETS) and results["folds_scored"] == 4
+    sizes = _auto_budget.features(_auto_budget.TOTAL_BUDGETS)
+    table = results["held_out_balanced_accuracy_per_fold"] if _auto_budget.TOTAL_PAIRED_ERROR else None
+    k = fewest_within(results["mean_held_out_balanced_accuracy"], _auto_budget.TOTAL_TOLERANCE, sizes, table)
+    assert clf.max_total_features_ == _auto_budget.TOTAL_BUDGETS[k]
+    assert clf.fit_report_.stages["held-out tree-wide budget"] > 0
+    if clf.max_total_features_ is not None:
+        assert len(_features_read(clf.tree_)) <= clf.max_total_features_
+    # the fit after the choice is TAO with that budget given
+    given = TAOClassifier(max_depth=2, oblique=True, max_features=3, max_total_features=clf.max_total_features_,
+                          random_state=0).fit(X, y)
+    np.testing.assert_array_equal(given.tree_.weights, clf.tree_.weights)
+
+
+@pytest.mark.parametrize("bad", [0, -2, "all", 2.5])
+def test_tao_rejects_a_bad_tree_wide_budget(cancer, bad):
+    X, y = cancer
+    with pytest.raises(ValueError, match="max_total_features"):
+        TAOClassifier(max_total_features=bad).fit(X, y)
 
 
 def test_octh_chooses_its_budget_on_held_out_folds_by_default(cancer):

@@ -60,6 +60,15 @@ def test_the_regressor_and_string_classes_round_trip():
     assert loaded.classes_.dtype == est.classes_.dtype and np.array_equal(loaded.predict(Xi), est.predict(Xi))
 
 
+def test_a_tree_wide_budget_and_its_choice_round_trip():
+    X, y = load_iris(return_X_y=True)
+    est = TAOClassifier(max_depth=2, oblique=True, max_total_features="auto", random_state=0).fit(X, y)
+    loaded, _ = round_trip(est)
+    assert loaded.max_total_features_ == est.max_total_features_
+    assert loaded.total_budget_results_["max_total_features"] == est.total_budget_results_["max_total_features"]
+    assert np.array_equal(loaded.predict(X), est.predict(X))
+
+
 def test_feature_names_and_exact_floats_survive(tmp_path):
     import pandas as pd
 
