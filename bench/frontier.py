@@ -7,8 +7,8 @@ the whole model reads:
 
 * optitrees at a budget of ``--budgets`` features per hyperplane (``0`` = no budget, ``-1`` = ``"auto"``, chosen
   on held-out folds, OLCT's default; MARGOT, OCT-H and TAO take integers only): OLCT, MARGOT (HFS), OCT-H,
-  oblique TAO, and oblique TAO with a tree-wide budget chosen on held-out folds (``max_total_features="auto"``)
-  (``--models`` picks some), each at ``--time-limit`` seconds;
+  oblique TAO, and OCT-H and oblique TAO with a tree-wide budget chosen on held-out folds
+  (``max_total_features="auto"``) (``--models`` picks some), each at ``--time-limit`` seconds;
 * axis-aligned models (one feature per split): scikit-learn's CART, imodels' FIGS with as many splits as the
   tree (``2^d - 1`` rules), and OCT by ConTree (optitrees' exact search; ConTree is the peer's own engine);
 * the l1-logistic regression path (standardized features, 40 values of ``C``), at each model's own count of
@@ -41,9 +41,9 @@ from _data import load_numeric, require_shared  # noqa: E402
 RESULTS = Path(__file__).resolve().parent / "results"
 SETS = ("breast", "climate", "haberman", "heart", "ionosphere", "parkinsons", "sonar", "spectf", "tic-tac-toe",
         "wholesale")
-#: "TAO oblique, tree-wide" is oblique TAO with ``max_total_features="auto"``: the features the whole tree reads
-#: chosen on held-out folds among the first ones of the l1-logistic path
-BUDGETED = ("OLCT", "MARGOT", "OCT-H", "TAO oblique", "TAO oblique, tree-wide")
+#: "..., tree-wide" is the model with ``max_total_features="auto"``: the features the whole tree reads chosen on
+#: held-out folds among the first ones of the l1-logistic path
+BUDGETED = ("OLCT", "MARGOT", "OCT-H", "TAO oblique", "OCT-H, tree-wide", "TAO oblique, tree-wide")
 PEERS = ("CART", "FIGS", "OCT (ConTree)", "EBM")
 L1_GRID = np.logspace(-3, 2, 40)
 TIE = 0.005
@@ -85,8 +85,9 @@ def _model(kind, budget, depth, time_limit, seed):
         return OLCTClassifier(max_depth=depth, max_features=k, **common)
     if kind == "MARGOT":
         return MARGOTClassifier(max_depth=depth, max_features=k, **common)
-    if kind == "OCT-H":
-        return OCTHClassifier(max_depth=depth, max_features=k, **common)
+    if kind in ("OCT-H", "OCT-H, tree-wide"):
+        return OCTHClassifier(max_depth=depth, max_features=k, **common,
+                              max_total_features="auto" if kind.endswith("tree-wide") else None)
     if kind in ("TAO oblique", "TAO oblique, tree-wide"):
         return TAOClassifier(max_depth=depth, oblique=True, max_features=k, time_limit=time_limit, random_state=seed,
                              max_total_features="auto" if kind.endswith("tree-wide") else None)

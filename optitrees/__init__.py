@@ -13,12 +13,11 @@ JSON and load back with :func:`save_model` / :func:`load_model`.
 """
 
 from . import algorithms, exceptions, export, formulations, solvers
-from .estimators import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
-                         OCTHClassifier, OLCTClassifier, OLCTClassifierCV, RiskScoreClassifier, TAOClassifier, TMOClassifier, C45Classifier,
-                         UCTDTClassifier, RuleSetClassifier, ContextualTreeClassifier,
-                         ContextualTreeRegressor, CARTRegressor, TAORegressor, OptimalTreeRegressor,
-                         LossOptimalTreeRegressor, FitOutcome,
-                         FitReport)
+from .estimators import (C45Classifier, CARTRegressor, ContextualTreeClassifier, ContextualTreeRegressor, FitOutcome,
+                         FitReport, GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, LossOptimalTreeRegressor,
+                         MARGOTClassifier, OCTClassifier, OCTHClassifier, OLCTClassifier, OLCTClassifierCV,
+                         OptimalTreeRegressor, RiskScoreClassifier, RuleSetClassifier, TAOClassifier, TAORegressor,
+                         TMOClassifier, UCTDTClassifier)
 from .mip import Formulation
 from .persistence import load_model, save_model
 from .rule_set import RuleSet
@@ -29,11 +28,11 @@ from .trees import Tree
 
 __version__ = "0.1.0"
 
-__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "OLCTClassifierCV", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "C45Classifier",
-           "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier", "ContextualTreeRegressor",
-           "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "LossOptimalTreeRegressor", "FitReport",
-           "FitOutcome",
+__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "OLCTClassifierCV", "MARGOTClassifier", "OCTClassifier",
+           "OCTHClassifier", "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier",
+           "C45Classifier", "UCTDTClassifier", "RuleSetClassifier", "ContextualTreeClassifier",
+           "ContextualTreeRegressor", "CARTRegressor", "TAORegressor", "OptimalTreeRegressor",
+           "LossOptimalTreeRegressor", "FitReport", "FitOutcome",
            "ScoreCard", "RuleSet", "Tree", "Topology", "Formulation",
            "save_model", "load_model",
            "algorithms", "exceptions", "export", "formulations", "solvers", "solve", "__version__"]

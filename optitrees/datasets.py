@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["load", "select", "load_builtin", "load_csv", "read_csv_frame", "load_libsvm", "load_manifest", "manifest_entries", "BUILTIN",
-           "DataFileError"]
+__all__ = ["load", "select", "load_builtin", "load_csv", "read_csv_frame", "load_libsvm", "load_manifest",
+           "manifest_entries", "BUILTIN", "DataFileError"]
 
 #: scikit-learn's bundled datasets (no download): name -> (loader, name of the label column, labels by name?)
 _BUILTIN = {"breast_cancer": ("load_breast_cancer", "diagnosis", True), "iris": ("load_iris", "species", True),

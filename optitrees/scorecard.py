@@ -171,7 +171,8 @@ class ScoreCard:
         return replace(self, unit_range=np.column_stack([values.min(axis=0), values.max(axis=0)]))
 
     def rule_text(self, k: int, feature_names) -> str:
-        """``age >= 62.5``, ``smoker = 1``, ``each unit of clump_thickness``: the rule exactly as the card evaluates it."""
+        """``age >= 62.5``, ``smoker = 1``, ``each unit of clump_thickness``: the rule exactly as the card
+        evaluates it."""
         name = feature_names[self.features[k]]
         if self.per_unit[k]:
             return f"each unit of {name}"

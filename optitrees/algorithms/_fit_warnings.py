@@ -20,6 +20,7 @@ __all__ = ["FIT_CONVERGENCE_MESSAGE"]
 #: The warnings of scikit-learn's liblinear and lbfgs solvers and of glum's IRLS when they stop at ``max_iter``,
 #: glum's inner coordinate descent ending at its cycle limit, and its line search ending at its step limit (the next
 #: Newton step then starts from the same point).
-FIT_CONVERGENCE_MESSAGE = r"(Liblinear|lbfgs|IRLS) failed to converge|Line search failed|Coordinate descent did not converge"
+FIT_CONVERGENCE_MESSAGE = (r"(Liblinear|lbfgs|IRLS) failed to converge|Line search failed"
+                           r"|Coordinate descent did not converge")
 
 warnings.filterwarnings("ignore", message=FIT_CONVERGENCE_MESSAGE, category=ConvergenceWarning)

@@ -48,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
         cls = _estimator_class(name)
         p = _model_parser(models, name, cls.__name__, cls)
         _add_data_options(p)
-        p.add_argument("--test-size", type=float, default=0.2, help="share of rows held out (0: fit on all; default: 0.2)")
+        p.add_argument("--test-size", type=float, default=0.2,
+                       help="share of rows held out (0: fit on all; default: 0.2)")
         p.add_argument("--seed", type=int, default=0, help="seed of the train / test split (default: 0)")
         p.add_argument("--save", help="save the fitted model as JSON to this file (default: not saved)")
         p.set_defaults(func=_fit)

@@ -22,9 +22,8 @@ from .search._local_search import TAOClassifier, TMOClassifier
 from .search._regression_tree import CARTRegressor, OptimalTreeRegressor, RegressionPruning, TAORegressor
 from .search._uct_dt import UCTDTClassifier
 
-__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "OLCTClassifierCV", "MARGOTClassifier", "OCTClassifier", "OCTHClassifier",
-           "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier", "MIPClassifier",
-           "C45Classifier", "UCTDTClassifier", "RuleSetClassifier",
-           "ContextualTreeClassifier", "ContextualTreeRegressor", "CARTRegressor", "TAORegressor", "OptimalTreeRegressor", "LossOptimalTreeRegressor",
-           "RegressionPruning", "FitReport",
-           "FitOutcome"]
+__all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "OLCTClassifierCV", "MARGOTClassifier", "OCTClassifier",
+           "OCTHClassifier", "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier",
+           "MIPClassifier", "C45Classifier", "UCTDTClassifier", "RuleSetClassifier",
+           "ContextualTreeClassifier", "ContextualTreeRegressor", "CARTRegressor", "TAORegressor",
+           "OptimalTreeRegressor", "LossOptimalTreeRegressor", "RegressionPruning", "FitReport", "FitOutcome"]

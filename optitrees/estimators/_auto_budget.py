@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..algorithms.feature_order import l1_entry_order
 from ..algorithms.fold_search import fewest_within, scores_on_folds
 
 #: The budgets chosen from (``None``: no budget), in the order each fold scores them. One feature is not a
@@ -136,3 +137,34 @@ def results(choice_candidates, compared, folds_scored, table, name="max_features
     return {name: list(choice_candidates), "mean_held_out_balanced_accuracy": mean,
             "folds_scored": folds_scored, "candidates_scored": len(compared),
             "held_out_balanced_accuracy_per_fold": np.asarray(table, float)}
+
+
+def first_features(X, y, sample_weight, allowed, count, deadline=None) -> np.ndarray:
+    """``allowed`` (a mask) narrowed to the first ``count`` features the l1-logistic path admits on the rows
+    ``(X, y)`` (:func:`~optitrees.algorithms.feature_order.l1_entry_order`); ``allowed`` itself when ``count`` is
+    ``None`` or at least the allowed features."""
+    allowed = np.asarray(allowed, bool)
+    if count is None or count >= allowed.sum():
+        return allowed
+    order = l1_entry_order(X, y, sample_weight, allowed, most=count, deadline=deadline)
+    kept = np.zeros(len(allowed), bool)
+    kept[order[:count]] = True
+    return kept
+
+
+def choose_total(X, y, sample_weight, allowed, fit_and_score, budget, seed):
+    """``(chosen tree-wide budget, total_budget_results_)``: the candidate of :data:`TOTAL_BUDGETS` whose trees have
+    the best mean held-out balanced accuracy (ties: fewer features; :data:`TOTAL_TOLERANCE`), within
+    :data:`TOTAL_SHARE` of ``budget``. ``fit_and_score(kept, train, test)`` fits a tree on the rows ``train`` splitting
+    on the features of the mask ``kept`` and returns its balanced accuracy on ``test``; each fold's features are
+    ordered on its own training rows (:func:`first_features`). ``None`` (no tree-wide budget) when nothing could
+    be scored."""
+    deadline = budget.until(TOTAL_SHARE)
+
+    def score(candidate, train, test):
+        kept = first_features(X[train], y[train], None if sample_weight is None else sample_weight[train], allowed,
+                              candidate, deadline)
+        return fit_and_score(kept, train, test)
+
+    return choose(y, score, budget, seed, TOTAL_BUDGETS, TOTAL_SHARE, "held-out tree-wide budget",
+                  "max_total_features", fallback=None, tolerance=TOTAL_TOLERANCE, paired_error=TOTAL_PAIRED_ERROR)

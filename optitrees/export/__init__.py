@@ -40,8 +40,12 @@ def _resolve(model, feature_names, class_names):
                         f"got {type(model).__name__}")
     if feature_names is None:
         names = getattr(model, "feature_names_in_", None)
-        n = obj.n_features if isinstance(obj, (Tree, OneVsRestTrees)) else (obj.trust_weights.shape[1] if isinstance(obj, RuleSet)
-                                                          else int(max(obj.features, default=-1)) + 1)
+        if isinstance(obj, (Tree, OneVsRestTrees)):
+            n = obj.n_features
+        elif isinstance(obj, RuleSet):
+            n = obj.trust_weights.shape[1]
+        else:
+            n = int(max(obj.features, default=-1)) + 1
         n = getattr(model, "n_features_in_", n)
         feature_names = list(names) if names is not None else [f"x{j}" for j in range(n)]
     if class_names is None:

@@ -49,7 +49,8 @@ def tree_dict(tree: Tree, feature_names, class_names) -> dict:
                                 "intercept": float(tree.intercept[t])}, samples=float(tree.value[t, 0]))
         elif tree.leaf_model is LeafModel.LABEL:
             entry.update({"class": classes[tree.label[t]],
-                          "counts": {str(c): (int(round(n)) if abs(n - round(n)) < 1e-9 else float(n)) for c, n in zip(classes, tree.value[t])}})
+                          "counts": {str(c): (int(round(n)) if abs(n - round(n)) < 1e-9 else float(n))
+                                     for c, n in zip(classes, tree.value[t])}})
         else:
             entry.update(weights=_weights(tree.weights[t], feature_names), intercept=float(tree.intercept[t]),
                          positive_class=classes[1], negative_class=classes[0])

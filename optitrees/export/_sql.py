@@ -30,8 +30,8 @@ from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
 
-__all__ = ["number", "literal", "column", "feature_columns", "linear_sql", "tree_sql", "tree_score_sql", "one_vs_rest_sql", "gated_tree_sql", "card_sql", "rule_set_sql",
-           "argmax_sql", "policy_choice_sql"]
+__all__ = ["number", "literal", "column", "feature_columns", "linear_sql", "tree_sql", "tree_score_sql",
+           "one_vs_rest_sql", "gated_tree_sql", "card_sql", "rule_set_sql", "argmax_sql", "policy_choice_sql"]
 
 
 def number(x) -> str:

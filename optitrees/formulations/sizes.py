@@ -53,8 +53,8 @@ def loss_optimal_size(problem: LossOptimalProblem) -> ModelSize:
     indicators (3.14: ``delta``, two rows per weight and a budget row per node), ``s`` inlined when
     ``score_variables`` is off, and per loss one slack per point and layer with, per node of its layers, one row
     per tangent line (3.15) or one row (hinge 3.13, misclassification 3.9); a logistic layer with a forwarded
-    margin (:func:`~optitrees.formulations.loss_optimal.layer_slacks.forwarded_layers`) has instead ``m[i, h]``, one link row per
-    node and one row per line.
+    margin (:func:`~optitrees.formulations.loss_optimal.layer_slacks.forwarded_layers`) has instead ``m[i, h]``,
+    one link row per node and one row per line.
     """
     spec = problem.spec
     n, p = problem.data.X.shape

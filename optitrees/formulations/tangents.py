@@ -111,5 +111,6 @@ def logistic_tangents(tangents="V0") -> TangentLines:
     points = np.unique(points[points != np.inf])
     finite = np.isfinite(points)
     slopes = np.where(finite, logistic_derivative(np.where(finite, points, 0.0)), -1.0)
-    intercepts = np.where(finite, logistic_loss(np.where(finite, points, 0.0)) - slopes * np.where(finite, points, 0.0), 0.0)
+    at = np.where(finite, points, 0.0)
+    intercepts = np.where(finite, logistic_loss(at) - slopes * at, 0.0)
     return TangentLines(points, slopes, intercepts)

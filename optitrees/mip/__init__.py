@@ -12,8 +12,8 @@ from ._groups import ConstraintGroup, VariableGroup
 from ._highs import new_highs, to_highs
 from ._pyomo import to_pyomo
 
-__all__ = ["Formulation", "VariableGroup", "ConstraintGroup", "timed_build", "safe_labels", "to_highs", "to_pyomo", "write",
-           "new_highs", "build_deadline", "BuildInterrupted"]
+__all__ = ["Formulation", "VariableGroup", "ConstraintGroup", "timed_build", "safe_labels", "to_highs", "to_pyomo",
+           "write", "new_highs", "build_deadline", "BuildInterrupted"]
 
 
 def __getattr__(name):

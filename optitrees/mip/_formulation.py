@@ -339,7 +339,8 @@ class Formulation:
 
     # ------------------------------------------------------------ compilers
     def to_highs(self, names: bool = True, start=None, highs=None, allow_quadratic: bool = False):
-        """Load the model into a ``highspy.Highs`` object with one ``passModel`` (see :func:`optitrees.mip.to_highs`)."""
+        """Load the model into a ``highspy.Highs`` object with one ``passModel``
+        (see :func:`optitrees.mip.to_highs`)."""
         from ._highs import to_highs
 
         return to_highs(self, names=names, start=start, highs=highs, allow_quadratic=allow_quadratic)

@@ -15,7 +15,8 @@ from ._runner import KEY, TIMING_COLUMNS, Task, run_study, run_task, tasks
 from ._spec import DataSource, ModelSpec, Study, load_config
 
 __all__ = ["DataSource", "ModelSpec", "Study", "load_config", "run_study", "run_config", "run_task", "tasks", "Task",
-           "KEY", "TIMING_COLUMNS", "COLUMNS", "ResultsFileError", "StudyLockedError", "plot_performance_profile", "plot_gap_curve", "instance_matrix"]
+           "KEY", "TIMING_COLUMNS", "COLUMNS", "ResultsFileError", "StudyLockedError", "plot_performance_profile",
+           "plot_gap_curve", "instance_matrix"]
 
 
 def run_config(path, n_jobs: int = 1, client=None, progress: bool = True):

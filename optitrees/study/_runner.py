@@ -111,8 +111,8 @@ def run_task(task: Task) -> dict:
     if regression:
         row.update(r2=float(r2_score(yte, pred)), rmse=float(np.sqrt(np.mean((yte - pred) ** 2))))
     else:
-        row.update(accuracy=float(accuracy_score(yte, pred)), balanced_accuracy=float(balanced_accuracy_score(yte, pred)),
-                   auc=_auc(est, Xte, yte))
+        row.update(accuracy=float(accuracy_score(yte, pred)),
+                   balanced_accuracy=float(balanced_accuracy_score(yte, pred)), auc=_auc(est, Xte, yte))
     tree = getattr(_unwrap(est), "tree_", None)
     if tree is not None:          # sparsity (seed 002, Figure 3.9c): features used per split, on average
         inner = ~tree.is_leaf

@@ -124,7 +124,8 @@ class CompleteArrays:
 
 
 def to_complete(tree: Tree, split_levels: int) -> CompleteArrays:
-    """Lay ``tree`` out as a complete tree with ``split_levels`` levels of splits (the inverse of :func:`from_complete`).
+    """Lay ``tree`` out as a complete tree with ``split_levels`` levels of splits (the inverse of
+    :func:`from_complete`).
 
     A leaf above the last level is reached through unused splits that send
     every point right, so it sits at the rightmost leaf below its position.

@@ -10,7 +10,8 @@ __all__ = ["from_sklearn"]
 
 
 def from_sklearn(estimator, feature_scale=None) -> Tree:
-    """The :class:`Tree` of a fitted ``DecisionTreeClassifier`` or ``DecisionTreeRegressor`` (splits ``x_j <= threshold`` go left).
+    """The :class:`Tree` of a fitted ``DecisionTreeClassifier`` or ``DecisionTreeRegressor`` (splits
+    ``x_j <= threshold`` go left).
 
     Classifiers: leaf labels are indices into ``estimator.classes_``; ``value``
     holds the (weighted) training class counts of every node. Regressors

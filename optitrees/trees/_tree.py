@@ -7,8 +7,8 @@ leaves: OCT, OCT-H, TAO, C4.5 ...) or scores the point with its own linear
 model ``weights[t] @ x + intercept[t]``, positive meaning class 1 (linear
 leaves: the loss-optimal trees of seed 002, 3.12, whose last branching layer
 classifies), or, in regression trees, predicts the number ``intercept[t]``
-(value leaves: the regression trees of a forest, seed 002 ch. 5). In linear-model trees every node also keeps the offset of its
-own classifier in ``intercept`` (the inner nodes' losses of 3.12 and the path
+(value leaves: the regression trees of a forest, seed 002 ch. 5). In linear-model trees every node also keeps the
+offset of its own classifier in ``intercept`` (the inner nodes' losses of 3.12 and the path
 confidence of Figure 3.6 are computed from ``weights @ x + intercept``).
 
 Views: :attr:`Tree.feature` (the axis-aligned view: the tested feature of a
@@ -325,7 +325,8 @@ class Tree:
         return replace(self, value=counts, label=label)
 
     def to_original_units(self, data) -> "Tree":
-        """The same tree on original features when it was learned on ``data.X`` (see :class:`~optitrees.scaling.ScaledData`)."""
+        """The same tree on original features when it was learned on ``data.X``
+        (see :class:`~optitrees.scaling.ScaledData`)."""
         W, c = data.to_original(self.weights, -self.threshold)
         _, b = data.to_original(self.weights, self.intercept)
         return replace(self, weights=W, threshold=np.where(self.is_leaf, 0.0, -c), intercept=b)

@@ -30,7 +30,8 @@ SIMPLER_TOLERANCE = 0.1
 
 
 def upper_error_rate(n, errors, confidence) -> np.ndarray:
-    """``U_CF(E, N)``: the ``p`` with ``P(Binomial(N, p) <= E) = CF``, i.e. ``Beta(E + 1, N - E)``'s ``1 - CF`` quantile.
+    """``U_CF(E, N)``: the ``p`` with ``P(Binomial(N, p) <= E) = CF``, i.e. ``Beta(E + 1, N - E)``'s ``1 - CF``
+    quantile.
 
     >>> round(float(upper_error_rate(6, 0, 0.25)), 3), round(float(upper_error_rate(1, 0, 0.25)), 3)
     (0.206, 0.75)

@@ -46,7 +46,8 @@ def tree_rules(tree: Tree) -> list[Rule]:
 
 
 def forest_rules(forest, X=None, deadline=None) -> list[Rule]:
-    """The pooled rules of a fitted forest (``estimators_`` of decision trees, or a list of :class:`Tree`), duplicates removed.
+    """The pooled rules of a fitted forest (``estimators_`` of decision trees, or a list of :class:`Tree`),
+    duplicates removed.
 
     A leaf's class is the majority of its bootstrap training counts (the
     tree's own prediction there). Given the training rows ``X``, every

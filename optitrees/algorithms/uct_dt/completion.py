@@ -23,7 +23,8 @@ __all__ = ["macro_f1", "C45Completion"]
 
 
 def macro_f1(confusion) -> float:
-    """Average over classes of ``2 PPV sensitivity / (PPV + sensitivity)`` from a confusion matrix (true x predicted)."""
+    """Average over classes of ``2 PPV sensitivity / (PPV + sensitivity)`` from a confusion matrix
+    (true x predicted)."""
     confusion = np.asarray(confusion, float)
     tp = np.diag(confusion)
     denominator = confusion.sum(axis=0) + confusion.sum(axis=1)

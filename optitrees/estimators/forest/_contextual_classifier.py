@@ -14,7 +14,8 @@ __all__ = ["ContextualTreeClassifier"]
 
 
 class ContextualTreeClassifier(OptitreesClassifier, _ContextualTrees):
-    """Contextual Classification Tree, CCT (seed 002, ch. 5): the policy picks the forest tree that classifies each point.
+    """Contextual Classification Tree, CCT (seed 002, ch. 5): the policy picks the forest tree that classifies each
+    point.
 
     The training rows are split into a training and a validation part
     (``validation_fraction``; the seed's 64/16 of a 64/16/20 split). CART's

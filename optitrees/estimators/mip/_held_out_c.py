@@ -82,8 +82,8 @@ class OLCTClassifierCV(OLCTClassifier):
 
     def __init__(self, max_depth=2, *, Cs=DEFAULT_CS, n_folds=4, cv_share=0.2, tangents="V3", univariate=False,
                  max_features="auto", weight_bound=10.0, refine=True, warm_start=True, solver="highs", time_limit=60.0,
-                 mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None, forbidden_features=None,
-                 constraints=None, class_weight=None):
+                 mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
+                 forbidden_features=None, constraints=None, class_weight=None):
         self.max_depth = max_depth
         self.Cs = Cs
         self.n_folds = n_folds

@@ -135,7 +135,8 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
     }
 
     def __init__(self, max_depth=2, *, loss="absolute", lam="auto", weight_bound=10.0, max_features=None,
-                 solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None):
+                 solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
+                 solver_options=None):
         self.max_depth = max_depth
         self.loss = loss
         self.lam = lam

@@ -222,6 +222,12 @@ _DOC = """{summary}
         OCT-H with ``max_features="auto"``: ``"max_features"`` (the candidates),
         ``"mean_held_out_balanced_accuracy"``, ``"folds_scored"``, ``"candidates_scored"`` and
         ``"held_out_balanced_accuracy_per_fold"`` (one row per fold scored).
+    max_total_features_ : int or None
+        OCT-H: the distinct features the tree may read (chosen with ``max_total_features="auto"``); ``None``: every
+        allowed feature.
+    total_budget_results_ : dict
+        OCT-H with ``max_total_features="auto"``: as ``budget_results_``, the candidates under
+        ``"max_total_features"``.
 
     Examples
     --------
@@ -255,16 +261,20 @@ class OCTHClassifier(_BaseOCT):
     _greedy_name = "greedy oblique"
     _presolve_stage = "held-out budget"
     _parameter_constraints = {**_BaseOCT._parameter_constraints,
-                              "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None]}
+                              "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
+                              "max_total_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
+                                                     None]}
 
-    def __init__(self, max_depth=2, *, alpha=0.0, max_features="auto", min_samples_leaf=1, refine=True,
-                 warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None,
-                 verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
+    def __init__(self, max_depth=2, *, alpha=0.0, max_features="auto", max_total_features=None, min_samples_leaf=1,
+                 refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
+                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
+                 class_weight=None):
         super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
                          warm_start=warm_start, solver=solver, time_limit=time_limit, mip_gap=mip_gap,
                          threads=threads, random_state=random_state, verbose=verbose, solver_options=solver_options,
                          forbidden_features=forbidden_features, constraints=constraints, class_weight=class_weight)
         self.max_features = max_features
+        self.max_total_features = max_total_features
 
     def _presolve(self, problem, budget):
         """``max_features="auto"``: the problem with the fewest features per split whose starts (the greedy oblique
@@ -285,7 +295,37 @@ class OCTHClassifier(_BaseOCT):
             chosen, self.budget_results_ = auto.choose(problem.data.y, fit_and_score, budget, self._seed)
             problem = replace(problem, spec=replace(problem.spec, max_features=chosen))
         self.max_features_ = problem.spec.max_features
-        return problem
+        return self._tree_wide(problem, budget)
+
+    def _tree_wide(self, problem, budget):
+        """``max_total_features``: the problem with every feature but the first ones of the l1-logistic path
+        forbidden (their number chosen on held-out folds with ``"auto"`` by the starts, as the budget per split:
+        :func:`._auto_budget.choose_total`). Sets ``max_total_features_`` and, when chosen,
+        ``total_budget_results_``."""
+        self.__dict__.pop("total_budget_results_", None)
+        total = self.max_total_features
+        data = problem.data
+        X, y, v, weight = data.X, data.y, data.fit_weight, data.weight
+        allowed = self._allowed(problem)
+
+        def narrowed(problem, kept):
+            return replace(problem, spec=replace(problem.spec, forbidden=tuple(int(j) for j in np.flatnonzero(~kept))))
+
+        if auto.is_auto(total):
+            deadline = budget.until(auto.TOTAL_SHARE)
+
+            def fit_and_score(kept, train, test):
+                trees = self._starts(narrowed(problem.on_rows(train), kept), deadline, ("tao",))
+                tree = trees.get("tao", trees["greedy"])
+                return balanced_accuracy(y[test], tree.predict(X[test]), weight[test])
+
+            total, self.total_budget_results_ = auto.choose_total(X, y, v, allowed, fit_and_score, budget, self._seed)
+        self.max_total_features_ = total
+        if total is None:
+            return problem
+        kept = auto.first_features(X, y, v, allowed, total, budget.deadline)
+        budget.lap("tree-wide features")
+        return narrowed(problem, kept)
 
 
 OCTClassifier.__doc__ = _DOC.format(
@@ -312,7 +352,8 @@ OCTHClassifier.__doc__ = _DOC.format(
     summary="Optimal Classification Tree with oblique splits (OCT-H, Bertsimas & Dunn 2017).",
     complexity="(number of features used over all splits)",
     start="a greedy oblique tree (CART stump or one-vs-rest l1-logistic hyperplane per node)",
-    name="OCTHClassifier", solver_doc=SOLVER_PARAMETERS_DOC, exact="", exact_param="""    max_features : int, "auto" or None, default="auto"
+    name="OCTHClassifier", solver_doc=SOLVER_PARAMETERS_DOC, exact="",
+    exact_param="""    max_features : int, "auto" or None, default="auto"
         At most this many features in each split (the budget row
         ``sum_j delta[t, j] <= max_features`` of 3.14); the greedy start and
         TAO keep to it too. ``None``: any number, priced by ``alpha``.
@@ -323,4 +364,15 @@ OCTHClassifier.__doc__ = _DOC.format(
         (:mod:`optitrees.estimators._auto_budget`; ``max_features_``,
         ``budget_results_``; ``build_formulation`` gives the model before the
         choice, with no budget).
+    max_total_features : int, "auto" or None, default=None
+        At most this many distinct features in the whole tree: the first ones
+        the l1-logistic regression path admits on the training rows
+        (:func:`optitrees.algorithms.feature_order.l1_entry_order`); the others
+        are forbidden to the starts, TAO and the MIP (``w[t, j] = 0``).
+        ``"auto"``: the one of ``(2, 3, 5, 8, None)`` whose starts, fitted on 3
+        of 4 stratified folds (each fold's features ordered on its own training
+        rows), have the best mean held-out balanced accuracy (ties: fewer
+        features), within 30% of ``time_limit``, after the budget per split
+        (``max_total_features_``, ``total_budget_results_``). ``None``: every
+        allowed feature.
 """)

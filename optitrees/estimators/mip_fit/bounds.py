@@ -10,7 +10,8 @@ sources, the largest kept:
   bound is a bound on the exact objective too;
 * the family's own bound (``MIPFamily.lower_bound``), at any size and without the MIP: the loss-optimal trees'
   root layer and the rows identical in features with both labels below it
-  (:mod:`optitrees.formulations.loss_optimal.root_bounds`); for OCT and OCT-H the weight of such rows every tree misclassifies
+  (:mod:`optitrees.formulations.loss_optimal.root_bounds`); for OCT and OCT-H the weight of such rows every tree
+  misclassifies
   (:func:`optitrees.formulations.oct.solution.identical_rows_bound`);
 * ``0``: every family's objective is a sum of non-negative losses and penalties.
 """

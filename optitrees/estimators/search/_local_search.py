@@ -7,7 +7,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
-from ...algorithms.feature_order import l1_entry_order
 from ...algorithms.fixed_tree import FixedTree
 from ...algorithms.fold_search import balanced_accuracy
 from ...algorithms.local_search.baseline_check import check_against_baseline
@@ -244,36 +243,21 @@ class TAOClassifier(_LocalSearchTree):
 
     def _tree_wide_features(self, data, allowed, max_features, budget) -> np.ndarray:
         """``allowed`` narrowed to the first ``max_total_features`` features the l1-logistic path admits on the
-        training rows (the number chosen on held-out folds with ``"auto"``, each fold's features ordered on its own
-        training rows); sets ``max_total_features_`` and, with ``"auto"``, ``total_budget_results_``."""
+        training rows (the number chosen on held-out folds with ``"auto"``: :func:`._auto_budget.choose_total`);
+        sets ``max_total_features_`` and, with ``"auto"``, ``total_budget_results_``."""
         X, y, v = data.X, data.y, data.fit_weight
         total = self.max_total_features
         if auto.is_auto(total):
             deadline = budget.until(auto.TOTAL_SHARE)
 
-            def fit_and_score(candidate, train, test):
-                kept = allowed if candidate is None else _first_features(
-                    l1_entry_order(X[train], y[train], None if v is None else v[train], allowed, candidate,
-                                   deadline), candidate, len(allowed))
+            def fit_and_score(kept, train, test):
                 return self._held_out_score(data, train, test, kept, max_features, deadline)
 
-            total, self.total_budget_results_ = auto.choose(
-                y, fit_and_score, budget, self._seed, auto.TOTAL_BUDGETS, auto.TOTAL_SHARE,
-                "held-out tree-wide budget", "max_total_features", fallback=None, tolerance=auto.TOTAL_TOLERANCE,
-                paired_error=auto.TOTAL_PAIRED_ERROR)
+            total, self.total_budget_results_ = auto.choose_total(X, y, v, allowed, fit_and_score, budget, self._seed)
         self.max_total_features_ = total
-        if total is None or total >= allowed.sum():
-            return allowed
-        order = l1_entry_order(X, y, v, allowed, most=total, deadline=budget.deadline)
+        kept = auto.first_features(X, y, v, allowed, total, budget.deadline)
         budget.lap("tree-wide features")
-        return _first_features(order, total, len(allowed))
-
-
-def _first_features(order, count, n_features) -> np.ndarray:
-    """Mask of the first ``count`` features of ``order`` among ``n_features``."""
-    kept = np.zeros(n_features, bool)
-    kept[np.asarray(order[:count], int)] = True
-    return kept
+        return kept
 
 
 class TMOClassifier(_LocalSearchTree):

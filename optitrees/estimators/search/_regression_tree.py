@@ -140,9 +140,9 @@ class CARTRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         self._validate_params()
         training = self._fit_data(X, y, sample_weight)
         pruning = RegressionPruning(self.pruning)
+        ccp_alpha = float(self.ccp_alpha) if pruning is RegressionPruning.COST_COMPLEXITY else 0.0
         cart, grown = grow_cart(training, self.max_depth, self.min_samples_leaf, self.min_samples_split,
-                                ccp_alpha=float(self.ccp_alpha) if pruning is RegressionPruning.COST_COMPLEXITY else 0.0,
-                                random_state=self.random_state)
+                                ccp_alpha=ccp_alpha, random_state=self.random_state)
         self.grown_leaves_ = int(np.sum(cart.tree_.children_left == LEAF))
         inner = cart.tree_.children_left != LEAF
         self.p_values_ = {}

@@ -28,7 +28,8 @@ def _search(X, y, weight, ind, val, n_classes, allowed, depth, params, n_iterati
 
 
 class UCTDTClassifier(TreeViews, OptitreesClassifier):
-    """Monte Carlo tree search over decision trees, UCT-DT (seed 000, ch. 4; see :mod:`optitrees.algorithms.uct_dt.tree_search`).
+    """Monte Carlo tree search over decision trees, UCT-DT (seed 000, ch. 4; see
+    :mod:`optitrees.algorithms.uct_dt.tree_search`).
 
     The training data are split into induction (``1 - validation_fraction``)
     and validation rows, stratified. Each search node holds a tree; an action

@@ -9,7 +9,7 @@ from optitrees.formulations.risk_scores.ogrs import OGRSProblem, OGRSSpec, decod
 from optitrees.formulations.tangents import logistic_tangents
 from optitrees.scaling import ScaledData
 from optitrees.solvers import solve
-from formulations._risk_brute import best_intercept_loss
+from formulations.risk_scores._risk_brute import best_intercept_loss
 
 
 def brute_force_ogrs(X, y, T, M, lines):

@@ -9,7 +9,7 @@ from optitrees.formulations.risk_scores.ors import decode, ors, start
 from optitrees.formulations.risk_scores.shared import check_score_set
 from optitrees.formulations.tangents import logistic_tangents
 from optitrees.solvers import solve
-from formulations._risk_brute import _tiny, best_intercept_loss
+from formulations.risk_scores._risk_brute import _tiny, best_intercept_loss
 
 
 def brute_force_ors(X, y, T, A, lines):
