@@ -44,6 +44,12 @@ ESTIMATORS = {
     "RiskScore": ("RiskScoreClassifier(n_rules=5, time_limit={L}, threads=1)", False),
     "GeneralizedRiskScore": ("GeneralizedRiskScoreClassifier(n_rules=3, time_limit={L}, threads=1)", False),
     "TAO": ("TAOClassifier(max_depth={d}, time_limit={L})", True),
+    "TAOOblique": ("TAOClassifier(max_depth={d}, oblique=True, time_limit={L})", True),
+    # the tree-wide feature budget chosen on held-out folds (max_total_features="auto")
+    "TAOObliqueTreeWide": ("TAOClassifier(max_depth={d}, oblique=True, max_features=3, max_total_features='auto', "
+                           "time_limit={L})", True),
+    "OCTHTreeWide": ("OCTHClassifier(max_depth={d}, max_features=3, max_total_features='auto', time_limit={L}, "
+                     "threads=1)", True),
     "TMO": ("TMOClassifier(max_depth={d}, time_limit={L})", True),
     "C45": ("C45Classifier(time_limit={L})", False),
     "UCTDT": ("UCTDTClassifier(time_limit={L})", False),

@@ -255,6 +255,8 @@ class TAOClassifier(_LocalSearchTree):
 
             total, self.total_budget_results_ = auto.choose_total(X, y, v, allowed, fit_and_score, budget, self._seed)
         self.max_total_features_ = total
+        if total is None:
+            return allowed
         kept = auto.first_features(X, y, v, allowed, total, budget.deadline)
         budget.lap("tree-wide features")
         return kept
