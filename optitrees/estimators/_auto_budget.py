@@ -155,16 +155,34 @@ def first_features(X, y, sample_weight, allowed, count, deadline=None) -> np.nda
 def choose_total(X, y, sample_weight, allowed, fit_and_score, budget, seed):
     """``(chosen tree-wide budget, total_budget_results_)``: the candidate of :data:`TOTAL_BUDGETS` whose trees have
     the best mean held-out balanced accuracy (ties: fewer features; :data:`TOTAL_TOLERANCE`), within
-    :data:`TOTAL_SHARE` of ``budget``. ``fit_and_score(kept, train, test)`` fits a tree on the rows ``train`` splitting
-    on the features of the mask ``kept`` and returns its balanced accuracy on ``test``; each fold's features are
-    ordered on its own training rows (:func:`first_features`). ``None`` (no tree-wide budget) when nothing could
-    be scored."""
+    :data:`TOTAL_SHARE` of ``budget``. ``fit_and_score(kept, train, test, deadline)`` fits a tree on the rows
+    ``train`` splitting on the features of the mask ``kept`` by ``deadline`` and returns its balanced accuracy on
+    ``test``; each fold's features are ordered on its own training rows (:func:`first_features`). ``None`` (no
+    tree-wide budget) when nothing could be scored."""
     deadline = budget.until(TOTAL_SHARE)
 
     def score(candidate, train, test):
         kept = first_features(X[train], y[train], None if sample_weight is None else sample_weight[train], allowed,
                               candidate, deadline)
-        return fit_and_score(kept, train, test)
+        return fit_and_score(kept, train, test, deadline)
 
     return choose(y, score, budget, seed, TOTAL_BUDGETS, TOTAL_SHARE, "held-out tree-wide budget",
                   "max_total_features", fallback=None, tolerance=TOTAL_TOLERANCE, paired_error=TOTAL_PAIRED_ERROR)
+
+
+def tree_wide_features(estimator, X, y, sample_weight, allowed, fit_and_score, budget, seed) -> np.ndarray:
+    """The mask of the features a tree of ``estimator`` may read under its ``max_total_features``: ``allowed``
+    without a tree-wide budget, else its first ones on the l1-logistic path of every row (:func:`first_features`),
+    their number chosen with ``"auto"`` by :func:`choose_total` (``fit_and_score`` as there). Sets the estimator's
+    ``max_total_features_`` and, when chosen, ``total_budget_results_``."""
+    estimator.__dict__.pop("total_budget_results_", None)
+    total = estimator.max_total_features
+    if is_auto(total):
+        total, estimator.total_budget_results_ = choose_total(X, y, sample_weight, allowed, fit_and_score, budget,
+                                                              seed)
+    estimator.max_total_features_ = total
+    if total is None:
+        return np.asarray(allowed, bool)
+    kept = first_features(X, y, sample_weight, allowed, total, budget.deadline)
+    budget.lap("tree-wide features")
+    return kept

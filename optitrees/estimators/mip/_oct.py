@@ -300,32 +300,21 @@ class OCTHClassifier(_BaseOCT):
     def _tree_wide(self, problem, budget):
         """``max_total_features``: the problem with every feature but the first ones of the l1-logistic path
         forbidden (their number chosen on held-out folds with ``"auto"`` by the starts, as the budget per split:
-        :func:`._auto_budget.choose_total`). Sets ``max_total_features_`` and, when chosen,
-        ``total_budget_results_``."""
-        self.__dict__.pop("total_budget_results_", None)
-        total = self.max_total_features
+        :func:`._auto_budget.tree_wide_features`)."""
         data = problem.data
-        X, y, v, weight = data.X, data.y, data.fit_weight, data.weight
-        allowed = self._allowed(problem)
 
         def narrowed(problem, kept):
             return replace(problem, spec=replace(problem.spec, forbidden=tuple(int(j) for j in np.flatnonzero(~kept))))
 
-        if auto.is_auto(total):
-            deadline = budget.until(auto.TOTAL_SHARE)
+        def fit_and_score(kept, train, test, deadline):
+            trees = self._starts(narrowed(problem.on_rows(train), kept), deadline, ("tao",))
+            tree = trees.get("tao", trees["greedy"])
+            return balanced_accuracy(data.y[test], tree.predict(data.X[test]), data.weight[test])
 
-            def fit_and_score(kept, train, test):
-                trees = self._starts(narrowed(problem.on_rows(train), kept), deadline, ("tao",))
-                tree = trees.get("tao", trees["greedy"])
-                return balanced_accuracy(y[test], tree.predict(X[test]), weight[test])
-
-            total, self.total_budget_results_ = auto.choose_total(X, y, v, allowed, fit_and_score, budget, self._seed)
-        self.max_total_features_ = total
-        if total is None:
-            return problem
-        kept = auto.first_features(X, y, v, allowed, total, budget.deadline)
-        budget.lap("tree-wide features")
-        return narrowed(problem, kept)
+        allowed = self._allowed(problem)
+        kept = auto.tree_wide_features(self, data.X, data.y, data.fit_weight, allowed, fit_and_score, budget,
+                                       self._seed)
+        return problem if kept.sum() == allowed.sum() else narrowed(problem, kept)
 
 
 OCTClassifier.__doc__ = _DOC.format(

@@ -190,7 +190,7 @@ class TAOClassifier(_LocalSearchTree):
         scaling = Scaling.UNIT if self.oblique else Scaling.SMALL_SPANS
         training, data, allowed, L_hat = self._prepare(X, y, sample_weight, scaling)
         v = data.fit_weight
-        for name in ("max_features_", "budget_results_", "total_budget_results_"):   # an earlier fit's choice
+        for name in ("max_features_", "budget_results_"):     # an earlier fit's choice is not this one's
             self.__dict__.pop(name, None)
         max_features = None
         if self.oblique:
@@ -243,23 +243,13 @@ class TAOClassifier(_LocalSearchTree):
 
     def _tree_wide_features(self, data, allowed, max_features, budget) -> np.ndarray:
         """``allowed`` narrowed to the first ``max_total_features`` features the l1-logistic path admits on the
-        training rows (the number chosen on held-out folds with ``"auto"``: :func:`._auto_budget.choose_total`);
-        sets ``max_total_features_`` and, with ``"auto"``, ``total_budget_results_``."""
-        X, y, v = data.X, data.y, data.fit_weight
-        total = self.max_total_features
-        if auto.is_auto(total):
-            deadline = budget.until(auto.TOTAL_SHARE)
+        training rows (the number chosen on held-out folds with ``"auto"``: :func:`._auto_budget.tree_wide_features`
+        by the trees :meth:`_fit` grows)."""
+        def fit_and_score(kept, train, test, deadline):
+            return self._held_out_score(data, train, test, kept, max_features, deadline)
 
-            def fit_and_score(kept, train, test):
-                return self._held_out_score(data, train, test, kept, max_features, deadline)
-
-            total, self.total_budget_results_ = auto.choose_total(X, y, v, allowed, fit_and_score, budget, self._seed)
-        self.max_total_features_ = total
-        if total is None:
-            return allowed
-        kept = auto.first_features(X, y, v, allowed, total, budget.deadline)
-        budget.lap("tree-wide features")
-        return kept
+        return auto.tree_wide_features(self, data.X, data.y, data.fit_weight, allowed, fit_and_score, budget,
+                                       self._seed)
 
 
 class TMOClassifier(_LocalSearchTree):
