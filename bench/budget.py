@@ -48,6 +48,8 @@ ESTIMATORS = {
     # the tree-wide feature budget chosen on held-out folds (max_total_features="auto")
     "TAOObliqueTreeWide": ("TAOClassifier(max_depth={d}, oblique=True, max_features=3, max_total_features='auto', "
                            "time_limit={L})", True),
+    "OLCTTreeWide": ("OLCTClassifier(max_depth={d}, max_features=3, max_total_features='auto', time_limit={L}, "
+                     "threads=1)", True),
     "OCTHTreeWide": ("OCTHClassifier(max_depth={d}, max_features=3, max_total_features='auto', time_limit={L}, "
                      "threads=1)", True),
     "TMO": ("TMOClassifier(max_depth={d}, time_limit={L})", True),

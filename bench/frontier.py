@@ -7,7 +7,7 @@ the whole model reads:
 
 * optitrees at a budget of ``--budgets`` features per hyperplane (``0`` = no budget, ``-1`` = ``"auto"``, chosen
   on held-out folds, OLCT's default; MARGOT, OCT-H and TAO take integers only): OLCT, MARGOT (HFS), OCT-H,
-  oblique TAO, and OCT-H and oblique TAO with a tree-wide budget chosen on held-out folds
+  oblique TAO, and OLCT, OCT-H and oblique TAO with a tree-wide budget chosen on held-out folds
   (``max_total_features="auto"``) (``--models`` picks some), each at ``--time-limit`` seconds;
 * axis-aligned models (one feature per split): scikit-learn's CART, imodels' FIGS with as many splits as the
   tree (``2^d - 1`` rules), and OCT by ConTree (optitrees' exact search; ConTree is the peer's own engine);
@@ -43,7 +43,7 @@ SETS = ("breast", "climate", "haberman", "heart", "ionosphere", "parkinsons", "s
         "wholesale")
 #: "..., tree-wide" is the model with ``max_total_features="auto"``: the features the whole tree reads chosen on
 #: held-out folds among the first ones of the l1-logistic path
-BUDGETED = ("OLCT", "MARGOT", "OCT-H", "TAO oblique", "OCT-H, tree-wide", "TAO oblique, tree-wide")
+BUDGETED = ("OLCT", "MARGOT", "OCT-H", "TAO oblique", "OLCT, tree-wide", "OCT-H, tree-wide", "TAO oblique, tree-wide")
 PEERS = ("CART", "FIGS", "OCT (ConTree)", "EBM")
 L1_GRID = np.logspace(-3, 2, 40)
 TIE = 0.005
@@ -81,8 +81,9 @@ def _model(kind, budget, depth, time_limit, seed):
 
     k = None if budget == 0 else "auto" if budget == AUTO else int(budget)
     common = dict(time_limit=time_limit, random_state=seed, threads=1)
-    if kind == "OLCT":
-        return OLCTClassifier(max_depth=depth, max_features=k, **common)
+    if kind in ("OLCT", "OLCT, tree-wide"):
+        return OLCTClassifier(max_depth=depth, max_features=k, **common,
+                              max_total_features="auto" if kind.endswith("tree-wide") else None)
     if kind == "MARGOT":
         return MARGOTClassifier(max_depth=depth, max_features=k, **common)
     if kind in ("OCT-H", "OCT-H, tree-wide"):

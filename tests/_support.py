@@ -56,6 +56,8 @@ def quick_estimators():
     return [
         (LossOptimalTreeClassifier(max_depth=2, time_limit=60, solver_options=ROOT, warm_start="tao"), "real"),
         (OLCTClassifier(max_depth=2, time_limit=60, solver_options=ROOT, warm_start="tao"), "real"),
+        (OLCTClassifier(max_depth=2, max_total_features=2, time_limit=60, solver_options=ROOT, warm_start="tao"),
+         "real"),
         (OLCTClassifierCV(max_depth=2, Cs=(0.1, 1.0), time_limit=60, solver_options=ROOT, warm_start="tao"), "real"),
         (MARGOTClassifier(max_depth=2, time_limit=60, solver_options=ROOT, warm_start="tao"), "real"),
         (OCTClassifier(max_depth=2, time_limit=60, warm_start="tao"), "real"),

@@ -101,17 +101,17 @@ def is_auto(max_features) -> bool:
 
 
 def choose(y, fit_and_score, budget, seed, candidates=BUDGETS, share=SHARE, stage="held-out budget",
-           name="max_features", fallback=FALLBACK, tolerance=TOLERANCE, paired_error=True):
+           name="max_features", fallback=FALLBACK, tolerance=TOLERANCE, paired_error=True, most=None):
     """``(chosen budget, budget_results_)`` of the label trees of the rows labelled ``y``:
     ``fit_and_score(candidate, train, test)`` fits a tree with that budget (one of ``candidates``, ``None``
     first: no budget) on the rows ``train`` and returns its balanced accuracy on ``test``
-    (:func:`~optitrees.algorithms.fold_search.balanced_accuracy`); the folds are drawn from at most :data:`ROWS`
-    rows (:func:`sample`); the search ends within ``share`` of ``budget`` (a :class:`~optitrees.budget.Budget`),
-    which laps ``stage``. ``name`` keys the candidates in the results; ``fallback`` is chosen when no fold could be
+    (:func:`~optitrees.algorithms.fold_search.balanced_accuracy`); the folds are drawn from at most ``most``
+    (default :data:`ROWS`) rows (:func:`sample`); the search ends within ``share`` of ``budget`` (a
+    :class:`~optitrees.budget.Budget`), which laps ``stage``. ``name`` keys the candidates in the results; ``fallback`` is chosen when no fold could be
     scored. The candidate chosen is the fewest features within ``tolerance`` of the best (and, with
     ``paired_error``, within one standard error of its shortfall:
     :func:`~optitrees.algorithms.fold_search.fewest_within`)."""
-    rows = sample(y, seed)
+    rows = sample(y, seed, most)
     if rows is None:
         def score(k, train, test):
             return fit_and_score(candidates[k], train, test)
@@ -152,13 +152,14 @@ def first_features(X, y, sample_weight, allowed, count, deadline=None) -> np.nda
     return kept
 
 
-def choose_total(X, y, sample_weight, allowed, fit_and_score, budget, seed):
+def choose_total(X, y, sample_weight, allowed, fit_and_score, budget, seed, most=None):
     """``(chosen tree-wide budget, total_budget_results_)``: the candidate of :data:`TOTAL_BUDGETS` whose trees have
     the best mean held-out balanced accuracy (ties: fewer features; :data:`TOTAL_TOLERANCE`), within
     :data:`TOTAL_SHARE` of ``budget``. ``fit_and_score(kept, train, test, deadline)`` fits a tree on the rows
     ``train`` splitting on the features of the mask ``kept`` by ``deadline`` and returns its balanced accuracy on
-    ``test``; each fold's features are ordered on its own training rows (:func:`first_features`). ``None`` (no
-    tree-wide budget) when nothing could be scored."""
+    ``test``; each fold's features are ordered on its own training rows (:func:`first_features`); the folds are
+    drawn from at most ``most`` rows (:func:`choose`). ``None`` (no tree-wide budget) when nothing could be
+    scored."""
     deadline = budget.until(TOTAL_SHARE)
 
     def score(candidate, train, test):
@@ -167,10 +168,12 @@ def choose_total(X, y, sample_weight, allowed, fit_and_score, budget, seed):
         return fit_and_score(kept, train, test, deadline)
 
     return choose(y, score, budget, seed, TOTAL_BUDGETS, TOTAL_SHARE, "held-out tree-wide budget",
-                  "max_total_features", fallback=None, tolerance=TOTAL_TOLERANCE, paired_error=TOTAL_PAIRED_ERROR)
+                  "max_total_features", fallback=None, tolerance=TOTAL_TOLERANCE, paired_error=TOTAL_PAIRED_ERROR,
+                  most=most)
 
 
-def tree_wide_features(estimator, X, y, sample_weight, allowed, fit_and_score, budget, seed) -> np.ndarray:
+def tree_wide_features(estimator, X, y, sample_weight, allowed, fit_and_score, budget, seed,
+                       most=None) -> np.ndarray:
     """The mask of the features a tree of ``estimator`` may read under its ``max_total_features``: ``allowed``
     without a tree-wide budget, else its first ones on the l1-logistic path of every row (:func:`first_features`),
     their number chosen with ``"auto"`` by :func:`choose_total` (``fit_and_score`` as there). Sets the estimator's
@@ -179,10 +182,18 @@ def tree_wide_features(estimator, X, y, sample_weight, allowed, fit_and_score, b
     total = estimator.max_total_features
     if is_auto(total):
         total, estimator.total_budget_results_ = choose_total(X, y, sample_weight, allowed, fit_and_score, budget,
-                                                              seed)
+                                                              seed, most)
     estimator.max_total_features_ = total
     if total is None:
         return np.asarray(allowed, bool)
     kept = first_features(X, y, sample_weight, allowed, total, budget.deadline)
     budget.lap("tree-wide features")
     return kept
+
+
+def with_features(problem, kept):
+    """``problem`` (a MIP estimator's: its spec has ``forbidden``) with every feature outside the mask ``kept``
+    forbidden, ``w[t, j] = 0`` in the model and in every start and refit."""
+    from dataclasses import replace
+
+    return replace(problem, spec=replace(problem.spec, forbidden=tuple(int(j) for j in np.flatnonzero(~kept))))

@@ -116,4 +116,25 @@ LOSS_OPTIMAL_ATTRIBUTES_DOC = """    Attributes
         Two classes and ``max_features="auto"``: ``"max_features"`` (the
         candidates), ``"mean_held_out_balanced_accuracy"`` (``nan``: not compared),
         ``"folds_scored"``, ``"candidates_scored"`` and
-        ``"held_out_balanced_accuracy_per_fold"`` (one row per fold scored)."""
+        ``"held_out_balanced_accuracy_per_fold"`` (one row per fold scored).
+    max_total_features_ : int or None
+        Two classes: the distinct features the tree may read (chosen with
+        ``max_total_features="auto"``); ``None``: every allowed feature.
+    total_budget_results_ : dict
+        Two classes and ``max_total_features="auto"``: as ``budget_results_``,
+        the candidates under ``"max_total_features"``."""
+
+
+#: ``max_total_features`` of the loss-optimal classifiers (``{max_total_features_doc}`` in their docstrings).
+LOSS_OPTIMAL_TREE_WIDE_DOC = """    max_total_features : int, "auto" or None, default=None
+        At most this many distinct features in the whole tree (splits and leaf
+        models): the first ones the l1-logistic regression path admits on the
+        training rows (:func:`optitrees.algorithms.feature_order.l1_entry_order`);
+        the others are forbidden to the starts, TAO, the refits and the MIP
+        (``w[t, j] = 0``). ``"auto"``: the one of ``(2, 3, 5, 8, None)`` whose
+        greedy trees, fitted on 3 of 4 stratified folds (each fold's features
+        ordered on its own training rows), have the best mean held-out
+        balanced accuracy (ties: fewer features), within 30% of ``time_limit``,
+        after the budget per hyperplane (``max_total_features_``,
+        ``total_budget_results_``). ``None``: every allowed feature.
+"""

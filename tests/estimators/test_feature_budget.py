@@ -303,6 +303,45 @@ def test_octh_chooses_its_tree_wide_budget_on_held_out_folds(cancer):
         OCTHClassifier(max_total_features=0).fit(X, y)
 
 
+@pytest.mark.parametrize("make", [
+    lambda **kw: OLCTClassifier(max_features=3, **kw),
+    lambda **kw: MARGOTClassifier(max_features=3, **kw),
+    lambda **kw: OLCTClassifierCV(Cs=(0.1, 1.0), max_features=3, **kw),
+], ids=["OLCT", "MARGOT", "OLCTCV"])
+def test_loss_optimal_trees_read_at_most_their_tree_wide_budget_and_the_mip_is_held_to_it(cancer, monkeypatch,
+                                                                                            make):
+    from optitrees.formulations import blocks
+
+    X, y = cancer[0][:80, :10], cancer[1][:80]
+    first = l1_entry_order(X, y)[:2].tolist()
+    forbidden_in_mip = []
+    forbid = blocks.forbid_features
+    monkeypatch.setattr(blocks, "forbid_features",
+                        lambda f, group, features, **kw: (forbidden_in_mip.append(sorted(features)),
+                                                          forbid(f, group, features, **kw))[1])
+    clf = make(max_depth=2, max_total_features=2, time_limit=60, random_state=0, warm_start="tao",
+               solver_options={"mip_max_nodes": 5}).fit(X, y)
+    assert clf.max_total_features_ == 2 and _features_read(clf.tree_) <= set(first)
+    # the MIP fixes w[t, j] = 0 on every other feature (splits and leaf models)
+    assert forbidden_in_mip and all(f == sorted(set(range(10)) - set(first)) for f in forbidden_in_mip)
+
+
+def test_olct_chooses_its_tree_wide_budget_with_its_greedy_trees_on_held_out_folds(cancer):
+    X, y = cancer[0][:100], cancer[1][:100]
+    clf = OLCTClassifier(max_depth=2, max_features=3, max_total_features="auto", time_limit=60, random_state=0,
+                         warm_start="greedy", solver_options={"mip_max_nodes": 0}).fit(X, y)
+    results = clf.total_budget_results_
+    assert results["max_total_features"] == list(_auto_budget.TOTAL_BUDGETS) and results["folds_scored"] == 4
+    k = fewest_within(results["mean_held_out_balanced_accuracy"], _auto_budget.TOTAL_TOLERANCE,
+                      _auto_budget.features(_auto_budget.TOTAL_BUDGETS))
+    assert clf.max_total_features_ == _auto_budget.TOTAL_BUDGETS[k]
+    if clf.max_total_features_ is not None:
+        assert len(_features_read(clf.tree_)) <= clf.max_total_features_
+    assert clf.fit_report_.stages["held-out tree-wide budget"] > 0
+    with pytest.raises(ValueError, match="max_total_features"):
+        OLCTClassifier(max_total_features="all").fit(X, y)
+
+
 def test_octh_chooses_its_budget_on_held_out_folds_by_default(cancer):
     X, y = cancer
     clf = OCTHClassifier(max_depth=2, time_limit=60, random_state=0, warm_start="tao",

@@ -53,8 +53,9 @@ class OLCTClassifierCV(OLCTClassifier):
         Folds (the seed's 4; fewer when a class has fewer rows, none with one row: then the middle candidate).
     cv_share : float, default=0.2
         Share of ``time_limit`` the choice may use (without a limit every fold is scored).
-    tangents, univariate, max_features, weight_bound, refine
-        As in :class:`OLCTClassifier` (``max_features="auto"``: the budget is chosen after ``C``, with it).
+    tangents, univariate, max_features, max_total_features, weight_bound, refine
+        As in :class:`OLCTClassifier` (``"auto"``: the budget per hyperplane is chosen after ``C``, with it,
+        and the tree-wide budget after both).
 {solver_doc}
 
 {attributes_doc}
@@ -81,9 +82,9 @@ class OLCTClassifierCV(OLCTClassifier):
     _presolve_stage = "held-out C and budget"
 
     def __init__(self, max_depth=2, *, Cs=DEFAULT_CS, n_folds=4, cv_share=0.2, tangents="V3", univariate=False,
-                 max_features="auto", weight_bound=10.0, refine=True, warm_start=True, solver="highs", time_limit=60.0,
-                 mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
-                 forbidden_features=None, constraints=None, class_weight=None):
+                 max_features="auto", max_total_features=None, weight_bound=10.0, refine=True, warm_start=True,
+                 solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
+                 solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
         self.max_depth = max_depth
         self.Cs = Cs
         self.n_folds = n_folds
@@ -91,6 +92,7 @@ class OLCTClassifierCV(OLCTClassifier):
         self.tangents = tangents
         self.univariate = univariate
         self.max_features = max_features
+        self.max_total_features = max_total_features
         self.weight_bound = weight_bound
         self.refine = refine
         self.warm_start = warm_start
@@ -131,8 +133,9 @@ class OLCTClassifierCV(OLCTClassifier):
         self.C_ = np.array(choice.C)
         self.cv_results_ = {"C": [np.array(c) for c in choice.candidates], "mean_held_out_loss": choice.mean_loss,
                             "folds_scored": choice.folds_scored, "candidates_scored": choice.candidates_scored}
-        # then the feature budget of max_features="auto", with that C (its own share of the budget)
-        return self._choose_budget(problem.with_C(choice.C), budget)
+        # then the feature budget of max_features="auto", with that C (its own share of the budget), and the
+        # tree-wide budget
+        return self._tree_wide(self._choose_budget(problem.with_C(choice.C), budget), budget)
 
     def _report_checks(self, problem):
         """The chosen ``C`` and the folds it was chosen on, beside the family's checks."""

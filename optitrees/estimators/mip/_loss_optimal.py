@@ -12,7 +12,7 @@ from sklearn.utils.metaestimators import available_if
 
 from ...algorithms.local_search.tmo import tmo_loss_optimal
 from ...algorithms.loss_optimal.greedy import greedy_tree
-from ...algorithms.loss_optimal.held_out import choose_budget
+from ...algorithms.loss_optimal.held_out import choose_budget, held_out_balanced_accuracy
 from ...algorithms.loss_optimal.refine import refine_last_layer
 from ...algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
 from ...algorithms.node_fit import node_fitter
@@ -24,7 +24,7 @@ from ...solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ...solvers.registry import get_backend
 from ...trees import feature_importances, node_std
 from .. import _auto_budget as auto
-from .._docs import LOSS_OPTIMAL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC, SOLVER_PARAMETERS_DOC
+from .._docs import LOSS_OPTIMAL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC, LOSS_OPTIMAL_TREE_WIDE_DOC, SOLVER_PARAMETERS_DOC
 from .._one_vs_rest import fit_one_vs_rest, more_than_two_classes
 from .._views import TreeViews
 from ._template import MIPClassifier
@@ -37,6 +37,7 @@ _MODEL_CONSTRAINTS = {
     "tangents": [StrOptions({"V0", "V1", "V2", "V3", "adaptive"}), "array-like"],
     "weight_bound": [Interval(Real, 0, None, closed="neither")],
     "refine": ["boolean"],
+    "max_total_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
 }
 
 
@@ -80,7 +81,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         (:mod:`optitrees.estimators._auto_budget`,
         :func:`~optitrees.algorithms.loss_optimal.held_out.choose_budget`);
         ``max_features_`` and ``budget_results_`` report the choice.
-    alpha : float or sequence of float, optional
+{max_total_features_doc}    alpha : float or sequence of float, optional
         SFS penalty per feature used (per layer).
     tangents : {"V0", "V1", "V2", "V3", "adaptive"}, default="V3"
         Tangent set of the logistic-loss underestimator; ``"adaptive"`` starts
@@ -155,8 +156,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
     }
 
     def __init__(self, max_depth=2, *, loss="logistic", regularizer="l1", C=1.0, lam=1.0, feature_selection=None,
-                 max_features=None, alpha=None, tangents="V3", weight_bound=10.0, l2_tol=1e-4, refine=True,
-                 warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
+                 max_features=None, max_total_features=None, alpha=None, tangents="V3", weight_bound=10.0, l2_tol=1e-4,
+                 refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
                  class_weight=None):
         self.max_depth = max_depth
@@ -166,6 +167,7 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         self.lam = lam
         self.feature_selection = feature_selection
         self.max_features = max_features
+        self.max_total_features = max_total_features
         self.alpha = alpha
         self.tangents = tangents
         self.weight_bound = weight_bound
@@ -231,8 +233,26 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
 
     def _presolve(self, problem, budget):
         """With ``max_features="auto"``: the problem with the budget chosen on held-out folds
-        (:meth:`_choose_budget`)."""
-        return self._choose_budget(problem, budget)
+        (:meth:`_choose_budget`); then the tree-wide budget (:meth:`_tree_wide`)."""
+        return self._tree_wide(self._choose_budget(problem, budget), budget)
+
+    def _tree_wide(self, problem, budget):
+        """``max_total_features``: the problem with every feature but the first ones of the l1-logistic path
+        forbidden, their number chosen with ``"auto"`` by the greedy trees on held-out folds (on at most
+        ``_auto_budget.LOSS_OPTIMAL_ROWS`` rows, as the budget per hyperplane;
+        :func:`._auto_budget.tree_wide_features`)."""
+        data = problem.data
+
+        def fit_and_score(kept, train, test, deadline):
+            rows = auto.with_features(problem.on_rows(train), kept)
+            tree = greedy_tree(rows, self._fitter(rows, deadline=deadline), deadline=deadline)
+            return held_out_balanced_accuracy(problem, tree, test)
+
+        allowed = np.ones(data.n_features, bool)
+        allowed[list(problem.spec.forbidden)] = False
+        kept = auto.tree_wide_features(self, data.X, data.y, data.fit_weight, allowed, fit_and_score, budget,
+                                       self._seed, most=auto.LOSS_OPTIMAL_ROWS)
+        return problem if kept.sum() == allowed.sum() else auto.with_features(problem, kept)
 
     def _choose_budget(self, problem, budget):
         """The problem with the feature budget of ``max_features="auto"``, chosen on held-out folds within
@@ -379,7 +399,8 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
 
 
 def _fill(doc):
-    return doc.replace("{solver_doc}", SOLVER_PARAMETERS_DOC).replace("{attributes_doc}", _ATTRIBUTES_DOC)
+    return doc.replace("{solver_doc}", SOLVER_PARAMETERS_DOC).replace("{attributes_doc}", _ATTRIBUTES_DOC) \
+        .replace("{max_total_features_doc}", LOSS_OPTIMAL_TREE_WIDE_DOC)
 
 
 LossOptimalTreeClassifier.__doc__ = _fill(LossOptimalTreeClassifier.__doc__)

@@ -49,7 +49,7 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         sets at depth 2, 10 s): a budget of 3 keeps the mean test balanced
         accuracy of most sets but costs 33 points on tic-tac-toe (97.6 to
         64.3), whose concept needs a dense hyperplane.
-    weight_bound : float, default=10.0
+{max_total_features_doc}    weight_bound : float, default=10.0
         ``||w_t||_1 <= weight_bound`` on standardized features; big-M values are
         derived from it.
     refine : bool, default=True
@@ -72,16 +72,16 @@ class OLCTClassifier(LossOptimalTreeClassifier):
                               "max_features": LossOptimalTreeClassifier._parameter_constraints["max_features"]}
     l2_tol = 1e-4
 
-    def __init__(self, max_depth=2, *, C=1.0, tangents="V3", univariate=False, max_features="auto", weight_bound=10.0,
-                 refine=True,
-                 warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
-                 random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
-                 class_weight=None):
+    def __init__(self, max_depth=2, *, C=1.0, tangents="V3", univariate=False, max_features="auto",
+                 max_total_features=None, weight_bound=10.0, refine=True, warm_start=True, solver="highs",
+                 time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
+                 forbidden_features=None, constraints=None, class_weight=None):
         self.max_depth = max_depth
         self.C = C
         self.tangents = tangents
         self.univariate = univariate
         self.max_features = max_features
+        self.max_total_features = max_total_features
         self.weight_bound = weight_bound
         self.refine = refine
         self.warm_start = warm_start
@@ -134,7 +134,7 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
         (``alpha_h ||w_t||_0`` in the objective), by the l0 indicators (3.14).
     max_features : int or sequence of int, optional
         The HFS budget per node (per layer); given with ``feature_selection=None`` it means ``"hard"``.
-    alpha : float or sequence of float, optional
+{max_total_features_doc}    alpha : float or sequence of float, optional
     weight_bound : float, default=10.0
     l2_tol : float, default=1e-4
     refine : bool, default=True
@@ -155,14 +155,15 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
         *MIPClassifier._parameter_constraints, *_MODEL_CONSTRAINTS, "feature_selection", "max_features", "alpha",
         "l2_tol") if key != "tangents"}
 
-    def __init__(self, max_depth=2, *, C=1.0, feature_selection=None, max_features=None, alpha=None,
-                 weight_bound=10.0, l2_tol=1e-4, refine=True, warm_start=True, solver="highs", time_limit=60.0,
-                 mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
+    def __init__(self, max_depth=2, *, C=1.0, feature_selection=None, max_features=None, max_total_features=None,
+                 alpha=None, weight_bound=10.0, l2_tol=1e-4, refine=True, warm_start=True, solver="highs",
+                 time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
                  forbidden_features=None, constraints=None, class_weight=None):
         self.max_depth = max_depth
         self.C = C
         self.feature_selection = feature_selection
         self.max_features = max_features
+        self.max_total_features = max_total_features
         self.alpha = alpha
         self.weight_bound = weight_bound
         self.l2_tol = l2_tol

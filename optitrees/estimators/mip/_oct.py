@@ -303,18 +303,15 @@ class OCTHClassifier(_BaseOCT):
         :func:`._auto_budget.tree_wide_features`)."""
         data = problem.data
 
-        def narrowed(problem, kept):
-            return replace(problem, spec=replace(problem.spec, forbidden=tuple(int(j) for j in np.flatnonzero(~kept))))
-
         def fit_and_score(kept, train, test, deadline):
-            trees = self._starts(narrowed(problem.on_rows(train), kept), deadline, ("tao",))
+            trees = self._starts(auto.with_features(problem.on_rows(train), kept), deadline, ("tao",))
             tree = trees.get("tao", trees["greedy"])
             return balanced_accuracy(data.y[test], tree.predict(data.X[test]), data.weight[test])
 
         allowed = self._allowed(problem)
         kept = auto.tree_wide_features(self, data.X, data.y, data.fit_weight, allowed, fit_and_score, budget,
                                        self._seed)
-        return problem if kept.sum() == allowed.sum() else narrowed(problem, kept)
+        return problem if kept.sum() == allowed.sum() else auto.with_features(problem, kept)
 
 
 OCTClassifier.__doc__ = _DOC.format(
