@@ -107,9 +107,9 @@ def choose(y, fit_and_score, budget, seed, candidates=BUDGETS, share=SHARE, stag
     first: no budget) on the rows ``train`` and returns its balanced accuracy on ``test``
     (:func:`~optitrees.algorithms.fold_search.balanced_accuracy`); the folds are drawn from at most ``most``
     (default :data:`ROWS`) rows (:func:`sample`); the search ends within ``share`` of ``budget`` (a
-    :class:`~optitrees.budget.Budget`), which laps ``stage``. ``name`` keys the candidates in the results; ``fallback`` is chosen when no fold could be
-    scored. The candidate chosen is the fewest features within ``tolerance`` of the best (and, with
-    ``paired_error``, within one standard error of its shortfall:
+    :class:`~optitrees.budget.Budget`), which laps ``stage``. ``name`` keys the candidates in the results;
+    ``fallback`` is chosen when no fold could be scored. The candidate chosen is the fewest features within
+    ``tolerance`` of the best (and, with ``paired_error``, within one standard error of its shortfall:
     :func:`~optitrees.algorithms.fold_search.fewest_within`)."""
     rows = sample(y, seed, most)
     if rows is None:
