@@ -270,24 +270,6 @@ def test_tao_rejects_a_bad_tree_wide_budget(cancer, bad):
         TAOClassifier(max_total_features=bad).fit(X, y)
 
 
-def test_octh_reads_at_most_its_tree_wide_budget_and_the_mip_is_held_to_it(cancer, monkeypatch):
-    from optitrees.formulations import blocks
-
-    X, y = cancer[0][:80, :10], cancer[1][:80]
-    first = l1_entry_order(X, y)[:2].tolist()
-    forbidden_in_mip = []
-    forbid = blocks.forbid_features
-    monkeypatch.setattr(blocks, "forbid_features",
-                        lambda f, group, features, **kw: (forbidden_in_mip.append(sorted(features)),
-                                                          forbid(f, group, features, **kw))[1])
-    clf = OCTHClassifier(max_depth=2, max_features=2, max_total_features=2, time_limit=60, random_state=0,
-                         warm_start="tao", solver_options={"mip_max_nodes": 20}).fit(X, y)
-    assert clf.max_total_features_ == 2 and _features_read(clf.tree_) <= set(first)
-    # the MIP fixes w[t, j] = 0 on every other feature
-    assert forbidden_in_mip == [sorted(set(range(10)) - set(first))]
-    assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
-
-
 def test_octh_chooses_its_tree_wide_budget_on_held_out_folds(cancer):
     X, y = cancer[0][:80, :10], cancer[1][:80]
     clf = OCTHClassifier(max_depth=2, max_features=3, max_total_features="auto", time_limit=60, random_state=0,
@@ -304,12 +286,12 @@ def test_octh_chooses_its_tree_wide_budget_on_held_out_folds(cancer):
 
 
 @pytest.mark.parametrize("make", [
+    lambda **kw: OCTHClassifier(max_features=2, **kw),
     lambda **kw: OLCTClassifier(max_features=3, **kw),
     lambda **kw: MARGOTClassifier(max_features=3, **kw),
     lambda **kw: OLCTClassifierCV(Cs=(0.1, 1.0), max_features=3, **kw),
-], ids=["OLCT", "MARGOT", "OLCTCV"])
-def test_loss_optimal_trees_read_at_most_their_tree_wide_budget_and_the_mip_is_held_to_it(cancer, monkeypatch,
-                                                                                            make):
+], ids=["OCTH", "OLCT", "MARGOT", "OLCTCV"])
+def test_mip_trees_read_at_most_their_tree_wide_budget_and_the_mip_is_held_to_it(cancer, monkeypatch, make):
     from optitrees.formulations import blocks
 
     X, y = cancer[0][:80, :10], cancer[1][:80]
@@ -322,8 +304,9 @@ def test_loss_optimal_trees_read_at_most_their_tree_wide_budget_and_the_mip_is_h
     clf = make(max_depth=2, max_total_features=2, time_limit=60, random_state=0, warm_start="tao",
                solver_options={"mip_max_nodes": 5}).fit(X, y)
     assert clf.max_total_features_ == 2 and _features_read(clf.tree_) <= set(first)
-    # the MIP fixes w[t, j] = 0 on every other feature (splits and leaf models)
+    # every MIP built fixes w[t, j] = 0 on every other feature (splits and, in OLCT / MARGOT, leaf models)
     assert forbidden_in_mip and all(f == sorted(set(range(10)) - set(first)) for f in forbidden_in_mip)
+    assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
 
 
 def test_olct_chooses_its_tree_wide_budget_with_its_greedy_trees_on_held_out_folds(cancer):
