@@ -18,7 +18,8 @@ from .mip._oct import OCTClassifier, OCTHClassifier
 from .mip._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 from .mip._template import MIPClassifier
 from .search._c45 import C45Classifier
-from .search._local_search import TAOClassifier, TMOClassifier
+from .search._local_search import TAOClassifier
+from .search._tmo import TMOClassifier
 from .search._regression_tree import CARTRegressor, OptimalTreeRegressor, RegressionPruning, TAORegressor
 from .search._uct_dt import UCTDTClassifier
 

@@ -13,7 +13,8 @@ from .mip._loss_optimal_regressor import LossOptimalTreeRegressor
 from .mip._oct import OCTClassifier, OCTHClassifier
 from .mip._risk_scores import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 from .search._c45 import C45Classifier
-from .search._local_search import TAOClassifier, TMOClassifier
+from .search._local_search import TAOClassifier
+from .search._tmo import TMOClassifier
 from .search._regression_tree import CARTRegressor, OptimalTreeRegressor, TAORegressor
 from .search._uct_dt import UCTDTClassifier
 

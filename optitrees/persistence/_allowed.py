@@ -63,6 +63,11 @@ MOVED_MODULES = {
     "optitrees.estimators._rule_set": "optitrees.estimators.forest._rule_set",
 }
 
+#: classes that moved out of a module that still exists, by their old saved names (after :data:`MOVED_MODULES`)
+MOVED_CLASSES = {
+    "optitrees.estimators.search._local_search:TMOClassifier": "optitrees.estimators.search._tmo:TMOClassifier",
+}
+
 #: the enums a file may name (fitted fields, parameters and the values in reports)
 ENUMS = {qualified(cls): cls for cls in (FitOutcome, SolutionStatus, TerminationCondition, LeafModel,
                                          RegressionPruning, RegressionLoss, Scaling)}
@@ -74,7 +79,8 @@ def _lookup(table: dict, name, reader: Reader, where: str, what: str):
     if not isinstance(name, str):
         reader.fail(where, f"a class name must be a string, found {_kind(name)}")
     module, _, rest = name.partition(":")
-    found = table.get(name) or table.get(f"{MOVED_MODULES.get(module, module)}:{rest}")
+    moved = f"{MOVED_MODULES.get(module, module)}:{rest}"
+    found = table.get(name) or table.get(moved) or table.get(MOVED_CLASSES.get(moved, ""))
     if found is None:
         if not (module == "optitrees" or module.startswith("optitrees.")):
             reader.fail(where, f"the file names a class outside optitrees: {name!r}")

@@ -263,6 +263,22 @@ def test_tao_chooses_its_tree_wide_budget_on_held_out_folds(cancer):
     np.testing.assert_array_equal(given.tree_.weights, clf.tree_.weights)
 
 
+def test_the_tree_wide_order_is_fitted_on_a_stratified_sample_of_at_most_order_rows(cancer, monkeypatch):
+    X, y = cancer
+    seen = []
+    order = _auto_budget.l1_entry_order
+    monkeypatch.setattr(_auto_budget, "l1_entry_order", lambda X, y, *a, **kw: (seen.append(np.asarray(y)),
+                                                                                  order(X, y, *a, **kw))[1])
+    monkeypatch.setattr(_auto_budget, "ORDER_ROWS", 50)
+    kept = _auto_budget.first_features(X, y, None, np.ones(X.shape[1], bool), 3)
+    assert kept.sum() == 3 and len(seen) == 1 and len(seen[0]) == 50
+    # stratified: each class keeps its share of the rows, to a row
+    assert abs(seen[0].mean() - y.mean()) <= 1 / 50
+    monkeypatch.setattr(_auto_budget, "ORDER_ROWS", len(y))
+    _auto_budget.first_features(X, y, None, np.ones(X.shape[1], bool), 3)
+    assert len(seen[1]) == len(y)
+
+
 @pytest.mark.parametrize("bad", [0, -2, "all", 2.5])
 def test_tao_rejects_a_bad_tree_wide_budget(cancer, bad):
     X, y = cancer

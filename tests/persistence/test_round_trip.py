@@ -5,11 +5,12 @@ import json
 
 import numpy as np
 import pytest
+from sklearn.base import is_classifier
 from sklearn.datasets import load_diabetes, load_iris
 
 from _support import estimator_id, fit_quiet, quick_data, quick_estimators, quick_data_or_missing as data
 from optitrees import (C45Classifier, CARTRegressor, ContextualTreeRegressor, OCTClassifier, OCTHClassifier,
-                       TAOClassifier)
+                       TAOClassifier, TMOClassifier)
 from optitrees.persistence import FORMAT_VERSION, ModelFormatError, load_model, save_model, to_json_dict
 
 
@@ -139,21 +140,26 @@ def test_a_file_naming_a_module_that_has_since_moved_still_loads():
 
 
 @pytest.mark.parametrize("make", [lambda: OCTClassifier(max_depth=2, time_limit=20, random_state=0),
-                                  lambda: CARTRegressor(max_depth=3, pruning="t_test", random_state=0)],
-                         ids=["OCTClassifier", "CARTRegressor"])
+                                  lambda: CARTRegressor(max_depth=3, pruning="t_test", random_state=0),
+                                  lambda: TMOClassifier(max_depth=2, n_estimators=4, n_generations=1,
+                                                        random_state=0)],
+                         ids=["OCTClassifier", "CARTRegressor", "TMOClassifier"])
 def test_a_file_naming_an_estimator_module_before_the_families_still_loads(make):
     """The estimators lived in ``optitrees.estimators._oct``, ``._regression_tree`` ... before they were grouped
-    into families (``estimators.mip``, ``.search``, ``.forest``); a file written then loads, the regression tree's
-    pruning enum with it."""
-    from optitrees.persistence._allowed import MOVED_MODULES, qualified
+    into families (``estimators.mip``, ``.search``, ``.forest``), and TMO beside TAO in ``._local_search``; a file
+    written then loads, the regression tree's pruning enum with it."""
+    from optitrees.persistence._allowed import MOVED_CLASSES, MOVED_MODULES, qualified
 
     X, y = load_diabetes(return_X_y=True)
     est = make()
-    target = (y > np.median(y)).astype(int) if isinstance(est, OCTClassifier) else y
+    target = (y > np.median(y)).astype(int) if is_classifier(est) else y
     est.fit(X[:120, :4], target[:120])
     buffer = io.StringIO()
     save_model(est, buffer)
     text = buffer.getvalue()
+    for old, new in MOVED_CLASSES.items():          # TMO left optitrees.estimators.search._local_search after
+        text = text.replace(f'"{new}"', f'"{old}"')
+    assert type(load_model(io.StringIO(text))) is type(est)
     for old, new in MOVED_MODULES.items():
         if old.startswith("optitrees.estimators."):
             text = text.replace(f'"{new}:', f'"{old}:')

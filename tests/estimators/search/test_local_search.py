@@ -81,13 +81,13 @@ def test_tmo_compares_its_trees_with_carts_on_held_out_folds():
 
 
 def test_tmo_returns_carts_tree_when_cart_holds_out_better(monkeypatch):
-    import optitrees.estimators.search._local_search as local_search
+    import optitrees.estimators.search._tmo as tmo_module
     from optitrees.algorithms.local_search.baseline_check import BaselineCheck
     from sklearn.tree import DecisionTreeClassifier
 
     X, y = _noisy()
     lost = BaselineCheck(0.75, 0.70, 4, np.array([[0.75, 0.70]] * 4))
-    monkeypatch.setattr(local_search, "check_against_baseline", lambda *args, **kwargs: lost)
+    monkeypatch.setattr(tmo_module, "check_against_baseline", lambda *args, **kwargs: lost)
     clf = TMOClassifier(max_depth=3, n_estimators=6, n_generations=1, random_state=0).fit(X, y)
     cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
     assert np.array_equal(clf.predict(X), cart.predict(X))
