@@ -183,7 +183,7 @@ def choose_total(X, y, sample_weight, allowed, fit_and_score, budget, seed, most
 def tree_wide_features(estimator, X, y, sample_weight, allowed, fit_and_score, budget, seed,
                        most=None) -> np.ndarray:
     """The mask of the features a tree of ``estimator`` may read under its ``max_total_features``: ``allowed``
-    without a tree-wide budget, else its first ones on the l1-logistic path of every row (:func:`first_features`),
+    without a tree-wide budget, else its first ones on the l1-logistic path of the rows (:func:`first_features`),
     their number chosen with ``"auto"`` by :func:`choose_total` (``fit_and_score`` as there). Sets the estimator's
     ``max_total_features_`` and, when chosen, ``total_budget_results_``."""
     estimator.__dict__.pop("total_budget_results_", None)

@@ -129,7 +129,8 @@ LOSS_OPTIMAL_ATTRIBUTES_DOC = """    Attributes
 LOSS_OPTIMAL_TREE_WIDE_DOC = """    max_total_features : int, "auto" or None, default=None
         At most this many distinct features in the whole tree (splits and leaf
         models): the first ones the l1-logistic regression path admits on the
-        training rows (:func:`optitrees.algorithms.feature_order.l1_entry_order`);
+        training rows (a stratified sample of 8,000 beyond that;
+        :func:`optitrees.algorithms.feature_order.l1_entry_order`);
         the others are forbidden to the starts, TAO, the refits and the MIP
         (``w[t, j] = 0``). ``"auto"``: the one of ``(2, 3, 5, 8, None)`` whose
         greedy trees, fitted on 3 of 4 stratified folds (each fold's features

@@ -352,8 +352,9 @@ OCTHClassifier.__doc__ = _DOC.format(
         choice, with no budget).
     max_total_features : int, "auto" or None, default=None
         At most this many distinct features in the whole tree: the first ones
-        the l1-logistic regression path admits on the training rows
-        (:func:`optitrees.algorithms.feature_order.l1_entry_order`); the others
+        the l1-logistic regression path admits on the training rows (a
+        stratified sample of 8,000 beyond that;
+        :func:`optitrees.algorithms.feature_order.l1_entry_order`); the others
         are forbidden to the starts, TAO and the MIP (``w[t, j] = 0``).
         ``"auto"``: the one of ``(2, 3, 5, 8, None)`` whose starts, fitted on 3
         of 4 stratified folds (each fold's features ordered on its own training

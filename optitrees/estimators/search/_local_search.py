@@ -106,8 +106,9 @@ class TAOClassifier(_LocalSearchTree):
         feature whatever it says.
     max_total_features : int, "auto" or None, default=None
         At most this many distinct features in the whole tree: the first ones
-        the l1-logistic regression path admits on the training rows
-        (:func:`optitrees.algorithms.feature_order.l1_entry_order`), the only
+        the l1-logistic regression path admits on the training rows (a
+        stratified sample of 8,000 beyond that;
+        :func:`optitrees.algorithms.feature_order.l1_entry_order`), the only
         features CART and TAO may then split on. ``"auto"``: the one of
         ``(2, 3, 5, 8, None)`` whose trees, fitted on 3 of 4 stratified folds
         (each fold's features ordered on its own training rows), have the best
