@@ -388,12 +388,12 @@ def test_the_choice_fits_on_a_stratified_sample_of_at_most_rows_rows(cancer, mon
 
 
 def test_the_loss_optimal_choice_fits_on_at_most_its_own_rows(cancer, monkeypatch):
-    from optitrees.estimators.mip import _loss_optimal
+    from optitrees.estimators.mip import _loss_optimal_held_out
 
     X, y = cancer
     seen = []
-    real = _loss_optimal.choose_budget
-    monkeypatch.setattr(_loss_optimal, "choose_budget", lambda problem, *a, **k: seen.append(
+    real = _loss_optimal_held_out.choose_budget
+    monkeypatch.setattr(_loss_optimal_held_out, "choose_budget", lambda problem, *a, **k: seen.append(
         (len(problem.data.y), problem.data.weight.sum())) or real(problem, *a, **k))
     # every row up to LOSS_OPTIMAL_ROWS, beyond the families' ROWS
     monkeypatch.setattr(_auto_budget, "ROWS", 50)

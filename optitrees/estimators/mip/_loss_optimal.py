@@ -12,7 +12,6 @@ from sklearn.utils.metaestimators import available_if
 
 from ...algorithms.local_search.tmo import tmo_loss_optimal
 from ...algorithms.loss_optimal.greedy import greedy_tree
-from ...algorithms.loss_optimal.held_out import choose_budget, held_out_balanced_accuracy
 from ...algorithms.loss_optimal.refine import refine_last_layer
 from ...algorithms.loss_optimal.tao_loss_optimal import tao_loss_optimal
 from ...algorithms.node_fit import node_fitter
@@ -27,6 +26,7 @@ from .. import _auto_budget as auto
 from .._docs import LOSS_OPTIMAL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC, LOSS_OPTIMAL_TREE_WIDE_DOC, SOLVER_PARAMETERS_DOC
 from .._one_vs_rest import fit_one_vs_rest, more_than_two_classes
 from .._views import TreeViews
+from ._loss_optimal_held_out import HeldOutChoices
 from ._template import MIPClassifier
 
 __all__ = ["LossOptimalTreeClassifier"]
@@ -41,7 +41,7 @@ _MODEL_CONSTRAINTS = {
 }
 
 
-class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
+class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
     """Loss-optimal oblique classification tree (seed 002, 3.12), composed from the shared blocks.
 
     Every branch node holds a linear classifier ``(w_t, b_t)``; a point goes
@@ -230,49 +230,6 @@ class LossOptimalTreeClassifier(TreeViews, MIPClassifier):
         mask = np.ones(problem.data.n_features, bool) if allowed is None else np.asarray(allowed, bool).copy()
         mask[list(problem.spec.forbidden)] = False
         return node_fitter(problem.spec, self._seed, mask, deadline=deadline)
-
-    def _presolve(self, problem, budget):
-        """With ``max_features="auto"``: the problem with the budget chosen on held-out folds
-        (:meth:`_choose_budget`); then the tree-wide budget (:meth:`_tree_wide`)."""
-        return self._tree_wide(self._choose_budget(problem, budget), budget)
-
-    def _tree_wide(self, problem, budget):
-        """``max_total_features``: the problem with every feature but the first ones of the l1-logistic path
-        forbidden, their number chosen with ``"auto"`` by the greedy trees on held-out folds (on at most
-        ``_auto_budget.LOSS_OPTIMAL_ROWS`` rows, as the budget per hyperplane;
-        :func:`._auto_budget.tree_wide_features`)."""
-        data = problem.data
-
-        def fit_and_score(kept, train, test, deadline):
-            rows = auto.with_features(problem.on_rows(train), kept)
-            tree = greedy_tree(rows, self._fitter(rows, deadline=deadline), deadline=deadline)
-            return held_out_balanced_accuracy(problem, tree, test)
-
-        allowed = np.ones(data.n_features, bool)
-        allowed[list(problem.spec.forbidden)] = False
-        kept = auto.tree_wide_features(self, data.X, data.y, data.fit_weight, allowed, fit_and_score, budget,
-                                       self._seed, most=auto.LOSS_OPTIMAL_ROWS)
-        return problem if kept.sum() == allowed.sum() else auto.with_features(problem, kept)
-
-    def _choose_budget(self, problem, budget):
-        """The problem with the feature budget of ``max_features="auto"``, chosen on held-out folds within
-        ``_auto_budget.SHARE`` of the time limit (``problem`` itself otherwise); sets ``max_features_`` (the
-        budget of the returned problem's spec, per layer, or ``None``) and, when chosen, ``budget_results_``."""
-        self.__dict__.pop("budget_results_", None)
-        if self._auto_budget():
-            deadline = budget.until(auto.SHARE)
-            rows = auto.sample(problem.data.y, self._seed, auto.LOSS_OPTIMAL_ROWS)
-            choice = choose_budget(problem if rows is None else problem.on_rows(rows), auto.BUDGETS,
-                                   lambda p: self._fitter(p, deadline=deadline),
-                                   tolerance=auto.TOLERANCE, n_folds=auto.FOLDS,
-                                   fallback=auto.BUDGETS.index(auto.FALLBACK), random_state=self._seed,
-                                   deadline=deadline)
-            problem = problem.with_budget(choice.budget)
-            scored = choice.mean_balanced_accuracy[:choice.candidates_scored]
-            self.budget_results_ = auto.results(choice.candidates, scored, choice.folds_scored, choice.fold_scores)
-        spec_budget = problem.spec.budget
-        self.max_features_ = None if spec_budget is None else [int(b) for b in spec_budget]
-        return problem
 
     def _starts(self, problem, deadline, methods):
         fit = self._fitter(problem, deadline=deadline)
