@@ -14,7 +14,8 @@ start, one thread, ``mip_gap = 1e-4``, in a fresh process. A sample is drawn per
 (``mip_strength.py``'s split).
 
     python bench/certify_rows.py [--sets haberman,heart] [--models OLCT] [--rows 24 32 40 48]
-        [--highs-rows 64 96 144] [--seeds 3] [--seconds 120] [--jobs 2] [--out bench/results/certify_rows.csv]
+        [--highs-rows 64 96 144] [--seeds 3] [--seconds 120] [--jobs 2] [--params '{"C": [1, 0.01]}']
+        [--label name] [--out bench/results/certify_rows.csv]
 """
 
 from __future__ import annotations
@@ -40,15 +41,15 @@ RESULTS = Path(__file__).resolve().parent / "results"
 GUROBI_LIMIT = 2_000
 
 
-def _formulation(model: str, X: np.ndarray, y: np.ndarray, solver: str):
+def _formulation(model: str, X: np.ndarray, y: np.ndarray, solver: str, params: dict):
     from sklearn.preprocessing import StandardScaler
 
     from optitrees.formulations.loss_optimal.model import margot, olct
 
     Xs, ys = StandardScaler().fit_transform(X), 2 * np.asarray(y) - 1
     if model == "OLCT":
-        return olct(Xs, ys, depth=2, tangents="V3")
-    return margot(Xs, ys, depth=2, l2_method="exact" if solver == "gurobi" else "outer")
+        return olct(Xs, ys, **{"depth": 2, "tangents": "V3", **params})
+    return margot(Xs, ys, **{"depth": 2, "l2_method": "exact" if solver == "gurobi" else "outer", **params})
 
 
 def run_one(task: dict) -> dict:
@@ -65,9 +66,10 @@ def run_one(task: dict) -> dict:
     X, y = _split(task["set"], 2)
     if task["rows"] < len(y):
         X, _, y, _ = train_test_split(X, y, train_size=task["rows"], random_state=task["seed"], stratify=y)
-    f = _formulation(task["model"], X, y, task["solver"])
-    row = dict(set=task["set"], model=task["model"], rows=len(y), features=X.shape[1], seed=task["seed"],
-               solver=task["solver"], threads=1, time_limit=task["seconds"], model_rows=f.n_rows, model_cols=f.n_cols)
+    f = _formulation(task["model"], X, y, task["solver"], task["params"])
+    row = dict(label=task["label"], set=task["set"], model=task["model"], rows=len(y), features=X.shape[1],
+               seed=task["seed"], solver=task["solver"], threads=1, time_limit=task["seconds"], model_rows=f.n_rows,
+               model_cols=f.n_cols)
     if task["solver"] == "gurobi" and max(f.n_rows, f.n_cols) > GUROBI_LIMIT:
         return {**row, "status": "too large for the size-limited edition"}
     t0 = time.perf_counter()
@@ -81,24 +83,30 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="haberman,heart,wholesale,parkinsons,spectf,ionosphere")
     parser.add_argument("--models", default="OLCT")
-    parser.add_argument("--rows", type=int, nargs="+", default=[24, 32, 40, 48], help="both solvers")
+    parser.add_argument("--rows", type=int, nargs="*", default=[24, 32, 40, 48], help="both solvers")
     parser.add_argument("--highs-rows", type=int, nargs="*", default=[64, 96, 144], help="HiGHS alone")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--params", default="{}", help="formulation parameters as JSON (e.g. '{\"C\": [1, 0.01]}')")
+    parser.add_argument("--label", default="", help="a name for this run")
     parser.add_argument("--out", default=str(RESULTS / "certify_rows.csv"))
     args = parser.parse_args(argv)
     require_shared()
-    tasks = [dict(set=name, model=model, rows=rows, seed=seed, solver=solver, seconds=args.seconds)
+    params = json.loads(args.params)
+    tasks = [dict(set=name, model=model, rows=rows, seed=seed, solver=solver, seconds=args.seconds, params=params,
+                  label=args.label)
              for name in args.sets.split(",") for model in args.models.split(",") for seed in range(args.seeds)
              for rows, solvers in [(r, ("highs", "gurobi")) for r in args.rows] +
              [(r, ("highs",)) for r in args.highs_rows] for solver in solvers]
+    out = Path(args.out)
+    earlier = pd.read_csv(out) if out.exists() else pd.DataFrame()   # rows are appended, by column name
     rows = []
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
         for row in pool.map(run_one, tasks):
             rows.append(row)
             print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}), flush=True)
-            pd.DataFrame(rows).to_csv(args.out, index=False)
+            pd.concat([earlier, pd.DataFrame(rows)], ignore_index=True).to_csv(out, index=False)
     summarize(pd.DataFrame(rows))
 
 
@@ -108,7 +116,7 @@ def summarize(table: pd.DataFrame) -> None:
         return
     done = table[table["solve_s"].notna()].copy()
     done["certified"] = done["status"] == "optimal"
-    summary = done.groupby(["set", "model", "rows", "solver"]).agg(
+    summary = done.groupby(["label", "set", "model", "rows", "solver"]).agg(
         fits=("certified", "size"), certified=("certified", "sum"), nodes=("nodes", "median"),
         seconds=("solve_s", "median"), gap=("gap", "median"))
     print(summary.round(2).to_string())
