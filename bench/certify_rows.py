@@ -89,7 +89,7 @@ def main(argv=None):
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--params", default="{}", help="formulation parameters as JSON (e.g. '{\"C\": [1, 0.01]}')")
-    parser.add_argument("--label", default="", help="a name for this run")
+    parser.add_argument("--label", default="defaults", help="a name for this run")
     parser.add_argument("--out", default=str(RESULTS / "certify_rows.csv"))
     args = parser.parse_args(argv)
     require_shared()
@@ -114,7 +114,7 @@ def summarize(table: pd.DataFrame) -> None:
     """Per set, model, rows and solver: certified fits, median nodes and seconds, median gap."""
     if "solve_s" not in table:
         return
-    done = table[table["solve_s"].notna()].copy()
+    done = table[table["solve_s"].notna()].fillna({"label": "defaults"})
     done["certified"] = done["status"] == "optimal"
     summary = done.groupby(["label", "set", "model", "rows", "solver"]).agg(
         fits=("certified", "size"), certified=("certified", "sum"), nodes=("nodes", "median"),
