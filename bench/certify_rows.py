@@ -9,7 +9,8 @@ separates the two candidate causes of the gaps measured there (``mip_strength.py
 * the formulation: the nodes each solver needs to certify, as the rows grow (HiGHS alone beyond Gurobi's limit).
 
 Each solve is the bare formulation the estimators build (standardized features, labels in {-1, +1}, the defaults:
-``C = 1``, V3 tangents; MARGOT's ``||w||^2`` exact on Gurobi, by outer approximation on HiGHS), without a warm
+``C = 1``, V3 tangents; MARGOT's ``||w||^2`` exact on Gurobi, by outer approximation on HiGHS; OCT-H's own
+model, ``alpha = 0`` and no feature budget), without a warm
 start, one thread, ``mip_gap = 1e-4``, in a fresh process. A sample is drawn per seed from the 75/25 training part
 (``mip_strength.py``'s split).
 
@@ -44,8 +45,11 @@ GUROBI_LIMIT = 2_000
 def _formulation(model: str, X: np.ndarray, y: np.ndarray, solver: str, params: dict):
     from sklearn.preprocessing import StandardScaler
 
+    from optitrees import OCTHClassifier
     from optitrees.formulations.loss_optimal.model import margot, olct
 
+    if model == "OCT-H":        # the estimator's own model (features scaled to [0, 1], no feature budget)
+        return OCTHClassifier(**{"max_depth": 2, "max_features": None, **params}).build_formulation(X, y)
     Xs, ys = StandardScaler().fit_transform(X), 2 * np.asarray(y) - 1
     if model == "OLCT":
         return olct(Xs, ys, **{"depth": 2, "tangents": "V3", **params})
