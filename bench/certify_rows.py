@@ -1,18 +1,18 @@
 """How certifying a loss-optimal tree grows with the rows, and what a stronger solver changes: the same formulation
 solved by HiGHS and by Gurobi on stratified samples of a set's training rows.
 
-Issue 50 asks for depth-2 OLCT / MARGOT fits certified at Table 3.1's sizes (195-957 rows) within 300 s. This bench
+Issue 50 asks for depth-2 OLCT, MARGOT and OCT-H fits certified at Table 3.1's sizes (195-957 rows) in 300 s. This bench
 separates the two candidate causes of the gaps measured there (``mip_strength.py``):
 
 * the solver: Gurobi against HiGHS on the same model, on samples small enough for Gurobi's size-limited edition
   (2,000 rows and columns: about 48 points for OLCT at depth 2 with the V3 tangents);
 * the formulation: the nodes each solver needs to certify, as the rows grow (HiGHS alone beyond Gurobi's limit).
 
-Each solve is the bare formulation the estimators build (standardized features, labels in {-1, +1}, the defaults:
-``C = 1``, V3 tangents; MARGOT's ``||w||^2`` exact on Gurobi, by outer approximation on HiGHS; OCT-H's own
-model, ``alpha = 0`` and no feature budget), without a warm
-start, one thread, ``mip_gap = 1e-4``, in a fresh process. A sample is drawn per seed from the 75/25 training part
-(``mip_strength.py``'s split).
+Each solve is a bare formulation, without a warm start: OLCT (3.17) and MARGOT by :func:`olct` / :func:`margot` on
+standardized features with labels in {-1, +1}, every sampled row its own (the estimators merge identical rows
+first), at the defaults (``C = 1``, V3 tangents; MARGOT's ``||w||^2`` exact on Gurobi, by outer approximation on
+HiGHS); OCT-H as its estimator builds it (``alpha = 0``, no feature budget). One thread, ``mip_gap = 1e-4``, each
+solve in a fresh process. A sample is drawn per seed from the 75/25 training part (``mip_strength.py``'s split).
 
     python bench/certify_rows.py [--sets haberman,heart] [--models OLCT] [--rows 24 32 40 48]
         [--highs-rows 64 96 144] [--seeds 3] [--seconds 120] [--jobs 2] [--params '{"C": [1, 0.01]}']
@@ -101,8 +101,8 @@ def main(argv=None):
     tasks = [dict(set=name, model=model, rows=rows, seed=seed, solver=solver, seconds=args.seconds, params=params,
                   label=args.label)
              for name in args.sets.split(",") for model in args.models.split(",") for seed in range(args.seeds)
-             for rows, solvers in [(r, ("highs", "gurobi")) for r in args.rows] +
-             [(r, ("highs",)) for r in args.highs_rows] for solver in solvers]
+             for rows, engines in [(r, ("highs", "gurobi")) for r in args.rows] +
+             [(r, ("highs",)) for r in args.highs_rows] for solver in engines]
     out = Path(args.out)
     earlier = pd.read_csv(out) if out.exists() else pd.DataFrame()   # rows are appended, by column name
     rows = []
