@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .linear_form import linear_form, sum_left_to_right
 from .readable import format_number
 
 __all__ = ["Rule", "RuleSet", "combine"]
@@ -136,8 +137,12 @@ class RuleSet:
         return np.column_stack([r.predict(X) for r in self.rules])
 
     def trust_scores(self, X) -> np.ndarray:
-        """``(n, M)`` scores ``w_m @ x + b_m`` of the correctness models."""
-        return np.asarray(X, dtype=float) @ self.trust_weights.T + self.trust_intercept
+        """``(n, M)`` scores ``w_m @ x + b_m`` of the correctness models, each added left to right as printed
+        (:func:`~optitrees.linear_form.linear_form`)."""
+        X = np.asarray(X, dtype=float)
+        if not self.rules:
+            return np.zeros((X.shape[0], 0))
+        return np.column_stack([linear_form(X, w, b) for w, b in zip(self.trust_weights, self.trust_intercept)])
 
     def trusted(self, X) -> np.ndarray:
         """``(n, M)`` booleans: rule m is predicted correct for the point (second row of Table I)."""
@@ -153,11 +158,12 @@ class RuleSet:
 
 
 def combine(outputs, weights) -> np.ndarray:
-    """Weighted average of the rules' class-1 votes, eq. (2): ``sum w r / sum w`` per row.
+    """Weighted average of the rules' class-1 votes, eq. (2): ``sum w r / sum w`` per row, each sum added left to
+    right as the printed rule set and its SQL read.
 
     >>> combine(np.array([[1, 0, 1]]), np.array([[2, 2, 1]])).tolist()   # Table I
     [0.6]
     """
     outputs = np.asarray(outputs, dtype=float)
     weights = np.asarray(weights, dtype=float)
-    return (weights * outputs).sum(axis=1) / weights.sum(axis=1)
+    return sum_left_to_right(weights * outputs) / sum_left_to_right(weights)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.special import expit
 
+from .linear_form import sum_left_to_right
 from .readable import format_number, round_significant
 
 __all__ = ["ScoreCard"]
@@ -104,8 +105,9 @@ class ScoreCard:
         return out / total if total > 0 else out
 
     def totals(self, X) -> np.ndarray:
-        """Total points of each point (integers for integer-valued features)."""
-        return self.rules(X) @ self.points
+        """Total points of each point (integers for integer-valued features): ``r_1 * points_1 + r_2 * points_2
+        + ...`` added left to right, as the card's SQL reads it."""
+        return sum_left_to_right(self.rules(X) * self.points)
 
     def decision_function(self, X) -> np.ndarray:
         """``(total points + intercept) / multiplier``: the log-odds of the positive class."""

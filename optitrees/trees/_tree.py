@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..enums import TextEnum
+from ..linear_form import linear_form
 
 __all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE"]
 
@@ -138,11 +139,16 @@ class Tree:
 
     @property
     def node_depth(self) -> np.ndarray:
-        """Depth of every node (the root has depth 0)."""
+        """Depth of every node (the root has depth 0), one vectorized step per level."""
         depth = np.zeros(self.n_nodes, np.int64)
-        for t in range(self.n_nodes):
-            if not self.is_leaf[t]:
-                depth[[self.children_left[t], self.children_right[t]]] = depth[t] + 1
+        level = np.zeros(1, np.int64)
+        inner = ~self.is_leaf
+        d = 0
+        while level.size:
+            depth[level] = d
+            level = level[inner[level]]
+            level = np.concatenate([self.children_left[level], self.children_right[level]])
+            d += 1
         return depth
 
     @property
@@ -183,28 +189,32 @@ class Tree:
     def node_values(self, X, nodes, rows=None) -> np.ndarray:
         """``weights[nodes[k]] @ X[rows[k]]`` for each pair (the one product every routing uses).
 
-        No dense weight row is gathered per point: a node with at most one
-        nonzero weight reads its feature's column, the others take one product
-        per distinct node (a random forest's 100 trees on 30,000 rows spent 14 s
-        gathering rows): of all rows of ``X`` when the node has an eighth of
-        them or more (copying its rows out cost 5x the product: a loss-optimal
-        tree's exact objective on 30,000 x 104), else of its rows.
+        Every product is the node's nonzero terms added left to right in feature order
+        (:func:`~optitrees.linear_form.linear_form`), exactly as :func:`~optitrees.export.export_text` and
+        :func:`~optitrees.export.export_sql` write it, so a row on a hyperplane goes the same way in every batch
+        and in the database. A node with one nonzero weight reads its feature's column; the others are computed
+        once per distinct node on that node's rows.
         """
         X = np.asarray(X, dtype=float)
         nodes = np.asarray(nodes, np.int64)
         rows = np.arange(len(nodes)) if rows is None else np.asarray(rows, np.int64)
+        return self._node_values(X, nodes, rows, self._split_structure())
+
+    def _split_structure(self):
+        """Per node: the first nonzero feature, its weight, and whether the node has more than one."""
         nonzero = self.weights != 0
         feature = np.argmax(nonzero, axis=1)
         coef = self.weights[np.arange(self.n_nodes), feature]
+        return feature, coef, nonzero.sum(axis=1) > 1
+
+    def _node_values(self, X, nodes, rows, structure) -> np.ndarray:
+        feature, coef, dense = structure
         values = X[rows, feature[nodes]] * coef[nodes]
-        dense = nonzero.sum(axis=1) > 1
+        values[coef[nodes] == 0] = 0.0            # no term: 0 whatever the row holds (as printed)
         if dense.any():
             for t in np.unique(nodes[dense[nodes]]):
                 mine = np.flatnonzero(nodes == t)
-                if 8 * len(mine) >= X.shape[0]:
-                    values[mine] = (X @ self.weights[t])[rows[mine]]
-                else:
-                    values[mine] = X[rows[mine]] @ self.weights[t]
+                values[mine] = linear_form(X, self.weights[t], rows=rows[mine])
         return values
 
     def decision_path(self, X) -> np.ndarray:
@@ -214,13 +224,14 @@ class Tree:
         path = np.full((n, self.max_depth + 1), -1, np.int64)
         node = np.zeros(n, np.int64)
         rows = np.arange(n)
-        for level in range(self.max_depth + 1):
+        structure = self._split_structure()
+        for level in range(path.shape[1]):
             path[rows, level] = node
             inner = ~self.is_leaf[node]
             rows, node = rows[inner], node[inner]
             if rows.size == 0:
                 break
-            left = self.node_values(X, node, rows) <= self.threshold[node]
+            left = self._node_values(X, node, rows, structure) <= self.threshold[node]
             node = np.where(left, self.children_left[node], self.children_right[node])
         return path
 
@@ -230,36 +241,22 @@ class Tree:
         return path[np.arange(len(path)), (path >= 0).sum(axis=1) - 1]
 
     def leaf_scores(self, X, leaves=None) -> np.ndarray:
-        """``weights @ x + intercept`` of the leaf each point reaches (linear leaves).
-
-        Regression leaves (``LINEAR_VALUE``) add their terms one by one in
-        feature order, then the intercept, as the printed model and its SQL
-        read (``w1 * x1 + w2 * x2 + c`` from the left), so both give exactly
-        these floats.
-        """
+        """``weights @ x + intercept`` of the leaf each point reaches (linear leaves): the terms added one by one
+        in feature order, then the intercept, as the printed model and its SQL read (``w1 * x1 + w2 * x2 + c``
+        from the left), so both give exactly these floats."""
         leaves = self.apply(X) if leaves is None else leaves
-        if self.leaf_model is not LeafModel.LINEAR_VALUE:
-            return self.node_values(X, leaves) + self.intercept[leaves]
-        X = np.asarray(X, dtype=float)
-        out = np.empty(len(leaves))
-        for leaf in np.unique(leaves):
-            rows = np.flatnonzero(leaves == leaf)
-            total = None
-            for j in np.flatnonzero(self.weights[leaf]):
-                term = self.weights[leaf, j] * X[rows, j]
-                total = term if total is None else total + term
-            out[rows] = self.intercept[leaf] if total is None else total + self.intercept[leaf]
-        return out
+        return self.node_values(X, leaves) + self.intercept[leaves]
 
     def path_values(self, X) -> tuple[np.ndarray, np.ndarray]:
         """``(path, weights @ x + intercept)`` at every node on each point's path (``nan`` after the leaf)."""
         X = np.asarray(X, dtype=float)
         path = self.decision_path(X)
         values = np.full(path.shape, np.nan)
+        structure = self._split_structure()
         for level in range(path.shape[1]):
             rows = np.flatnonzero(path[:, level] >= 0)
             nodes = path[rows, level]
-            values[rows, level] = self.node_values(X, nodes, rows) + self.intercept[nodes]
+            values[rows, level] = self._node_values(X, nodes, rows, structure) + self.intercept[nodes]
         return path, values
 
     # ------------------------------------------------------------- prediction

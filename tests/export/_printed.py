@@ -41,11 +41,13 @@ def linear_expression(text, columns):
 
 
 def _evaluate(expr, frame):
+    """The printed sum as a reader adds it: the terms from the left, then the constant."""
     weights, constant = expr
-    total = np.full(len(frame), constant)
+    total = None
     for name, w in weights.items():
-        total = total + w * frame[name].to_numpy(float)
-    return total
+        term = w * frame[name].to_numpy(float)
+        total = term if total is None else total + term
+    return (np.zeros(len(frame)) if total is None else total) + constant
 
 
 def tree_text_predictions(text, frame):
