@@ -158,14 +158,25 @@ class ScoreCard:
         return self
 
     # ----------------------------------------------------------- reading
-    def reachable_totals(self) -> np.ndarray:
-        """Every total score from the lowest to the highest the rules can add up to (per-unit rules over
-        their feature's training range)."""
+    def total_range(self) -> tuple[int, int]:
+        """The lowest and highest total score the rules can add up to (per-unit rules over their feature's
+        training range), rounded out to integers."""
         pts = self.points.astype(float)
         lo = np.where(self.per_unit, pts * self.unit_range[:, 0], np.minimum(pts, 0))
         hi = np.where(self.per_unit, pts * self.unit_range[:, 1], np.maximum(pts, 0))
-        low, high = np.minimum(lo, hi).sum(), np.maximum(lo, hi).sum()
-        return np.arange(int(np.floor(low)), int(np.ceil(high)) + 1)
+        return int(np.floor(np.minimum(lo, hi).sum())), int(np.ceil(np.maximum(lo, hi).sum()))
+
+    def reachable_totals(self, max_rows: int | None = None) -> np.ndarray:
+        """Every total score from the lowest to the highest (:meth:`total_range`); with ``max_rows``, at most
+        that many consecutive totals, centred where the predicted class changes (``total = -intercept``: the
+        log-odds rise with the total, so every total below the ones returned predicts the class of the first,
+        every total above them that of the last)."""
+        low, high = self.total_range()
+        if max_rows is None or high - low + 1 <= max_rows:
+            return np.arange(low, high + 1)
+        change = min(max(float(np.floor(-self.intercept)), low), high)
+        start = min(max(int(change) - max_rows // 2, low), high - max_rows + 1)
+        return np.arange(start, start + max_rows)
 
     def with_unit_range(self, X) -> "ScoreCard":
         """The card with the training range of its per-unit rules' features recorded."""

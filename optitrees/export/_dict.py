@@ -8,6 +8,7 @@ from scipy.special import expit
 from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
+from ._text import RISK_TABLE_ROWS
 
 __all__ = ["tree_dict", "one_vs_rest_dict", "card_dict", "rule_set_dict"]
 
@@ -72,10 +73,17 @@ def one_vs_rest_dict(model, feature_names, class_names) -> dict:
 
 def card_dict(card: ScoreCard, feature_names, class_names) -> dict:
     """Rules (feature, kind, threshold, direction, points), intercept, multiplier (log-odds are
-    ``(total + intercept) / multiplier``) and the risk table with the predicted class."""
+    ``(total + intercept) / multiplier``) and the risk table with the predicted class (at most
+    :data:`~optitrees.export._text.RISK_TABLE_ROWS` totals; ``risk_beyond``: the ranges of totals beyond them and
+    their class)."""
     classes = [_plain(c) for c in class_names]
-    totals = card.reachable_totals()
+    totals = card.reachable_totals(RISK_TABLE_ROWS)
     log_odds = (totals + card.intercept) / card.multiplier
+    low, high = card.total_range()
+    beyond = ([{"from": low, "to": int(totals[0]) - 1, "class": classes[int(log_odds[0] > 0)]}]
+              if totals[0] > low else []) + \
+             ([{"from": int(totals[-1]) + 1, "to": high, "class": classes[int(log_odds[-1] > 0)]}]
+              if totals[-1] < high else [])
     return {"model": "risk_score", "positive_class": classes[1], "negative_class": classes[0],
             "rules": [{"rule": card.rule_text(k, feature_names), "feature": str(feature_names[card.features[k]]),
                        "kind": "per_unit" if card.per_unit[k] else "threshold",
@@ -83,7 +91,7 @@ def card_dict(card: ScoreCard, feature_names, class_names) -> dict:
                        "points": int(card.points[k])} for k in range(card.n_rules)],
             "intercept": card.intercept, "multiplier": card.multiplier,
             "risk": [{"score": int(t), "probability": float(p), "class": classes[1] if lo > 0 else classes[0]}
-                     for t, lo, p in zip(totals, log_odds, expit(log_odds))]}
+                     for t, lo, p in zip(totals, log_odds, expit(log_odds))], "risk_beyond": beyond}
 
 
 def rule_set_dict(rule_set: RuleSet, feature_names, class_names) -> dict:

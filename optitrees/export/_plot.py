@@ -11,7 +11,7 @@ from scipy.special import expit
 
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
-from ._text import card_rows, linear_text
+from ._text import RISK_TABLE_ROWS, card_rows, linear_text
 from ..readable import format_count, format_number
 
 __all__ = ["plot_tree", "tree_layout", "plot_score_card", "plot_feature_influence", "plot_solve_trace"]
@@ -125,9 +125,10 @@ def plot_score_card(card: ScoreCard, feature_names, class_names, ax=None):
     table = ax.table(cellText=[[r, str(p)] for r, p in rows], colLabels=["rule", "points"], loc="top",
                      cellLoc="left", colWidths=[0.75, 0.25])
     table.scale(1, 1.2)
-    totals = card.reachable_totals()
-    p = expit(totals + card.intercept)
-    positive = totals + card.intercept > 0
+    totals = card.reachable_totals(RISK_TABLE_ROWS)
+    log_odds = (totals + card.intercept) / card.multiplier
+    p = expit(log_odds)
+    positive = log_odds > 0
     ax.plot(totals, p, color="0.5", zorder=1)
     ax.scatter(totals[~positive], p[~positive], label=f"predicts {class_names[0]}", zorder=2)
     ax.scatter(totals[positive], p[positive], label=f"predicts {class_names[1]}", zorder=2)

@@ -85,39 +85,44 @@ def linear_sql(weights, columns, constant=None) -> str:
     return "(" + " + ".join(terms) + ")" if terms else "0.0"
 
 
+def _nested_case(tree: Tree, columns, leaf_sql) -> str:
+    """``CASE WHEN <split> <= t THEN <left> ELSE <right> END`` from the root down, each leaf written by
+    ``leaf_sql(t)``: the pieces are emitted in order from an explicit stack and joined once, so the text costs
+    time linear in its length at any depth (no recursion, no copying of the subtrees' text at every level)."""
+    pieces, stack = [], [0]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, str):
+            pieces.append(t)
+        elif tree.is_leaf[t]:
+            pieces.append(leaf_sql(t))
+        else:
+            pieces.append(f"CASE WHEN {linear_sql(tree.weights[t], columns)} <= {number(tree.threshold[t])} THEN ")
+            stack += [" END", int(tree.children_right[t]), " ELSE ", int(tree.children_left[t])]
+    return "".join(pieces)
+
+
 def tree_sql(tree: Tree, columns, classes) -> str:
     """A :class:`~optitrees.trees.Tree` (axis-aligned or oblique; label, linear or value leaves) as nested CASE."""
 
-    def node(t):
-        if tree.is_leaf[t]:
-            if tree.leaf_model is LeafModel.LABEL:
-                return literal(classes[tree.label[t]])
-            if tree.leaf_model is LeafModel.VALUE:
-                return number(tree.intercept[t])
-            if tree.leaf_model is LeafModel.LINEAR_VALUE:
-                return linear_sql(tree.weights[t], columns, float(tree.intercept[t]))
-            score = linear_sql(tree.weights[t], columns, float(tree.intercept[t]))
-            return f"CASE WHEN {score} > 0 THEN {literal(classes[1])} ELSE {literal(classes[0])} END"
-        split = linear_sql(tree.weights[t], columns)
-        return (f"CASE WHEN {split} <= {number(tree.threshold[t])} THEN {node(tree.children_left[t])} "
-                f"ELSE {node(tree.children_right[t])} END")
+    def leaf(t):
+        if tree.leaf_model is LeafModel.LABEL:
+            return literal(classes[tree.label[t]])
+        if tree.leaf_model is LeafModel.VALUE:
+            return number(tree.intercept[t])
+        if tree.leaf_model is LeafModel.LINEAR_VALUE:
+            return linear_sql(tree.weights[t], columns, float(tree.intercept[t]))
+        score = linear_sql(tree.weights[t], columns, float(tree.intercept[t]))
+        return f"CASE WHEN {score} > 0 THEN {literal(classes[1])} ELSE {literal(classes[0])} END"
 
-    return node(0)
+    return _nested_case(tree, columns, leaf)
 
 
 def tree_score_sql(tree: Tree, columns) -> str:
     """The score ``w x + b`` of the linear leaf a row reaches, as nested CASE (a tree with linear leaves)."""
     if tree.leaf_model is not LeafModel.LINEAR:
         raise ValueError("a score needs linear leaves")
-
-    def node(t):
-        if tree.is_leaf[t]:
-            return linear_sql(tree.weights[t], columns, float(tree.intercept[t]))
-        split = linear_sql(tree.weights[t], columns)
-        return (f"CASE WHEN {split} <= {number(tree.threshold[t])} THEN {node(tree.children_left[t])} "
-                f"ELSE {node(tree.children_right[t])} END")
-
-    return node(0)
+    return _nested_case(tree, columns, lambda t: linear_sql(tree.weights[t], columns, float(tree.intercept[t])))
 
 
 def one_vs_rest_sql(model, columns, classes) -> str:
@@ -126,17 +131,10 @@ def one_vs_rest_sql(model, columns, classes) -> str:
 
 
 def argmax_sql(scores: list[str], classes) -> str:
-    """The class of the first largest score (numpy's ``argmax``), the scores named ``p0, p1, ...`` in a
-    subquery so each is written once."""
-    names = [f"p{k}" for k in range(len(scores))]
-    whens = []
-    for k in range(len(scores) - 1):
-        conditions = [f"{names[k]} > {names[j]}" for j in range(k)] + \
-                     [f"{names[k]} >= {names[j]}" for j in range(k + 1, len(scores))]
-        whens.append(f"WHEN {' AND '.join(conditions)} THEN {literal(classes[k])}")
-    body = f"CASE {' '.join(whens)} ELSE {literal(classes[len(scores) - 1])} END"
-    select = ", ".join(f"{s} AS {n}" for s, n in zip(scores, names))
-    return f"(SELECT {body} FROM (SELECT {select}))"
+    """The class of the first largest score (numpy's ``argmax``), in text linear in the number of classes: one
+    row per class (its score, its position, its label) in a ``UNION ALL``, ordered by score, then position."""
+    members = [f"SELECT {score} AS s, {k} AS k, {literal(c)} AS c" for k, (score, c) in enumerate(zip(scores, classes))]
+    return f"(SELECT c FROM ({' UNION ALL '.join(members)}) ORDER BY s DESC, k LIMIT 1)"
 
 
 def gated_tree_sql(tree: Tree, columns, classes, leaf_probabilities) -> str:

@@ -10,7 +10,10 @@ from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
 
-__all__ = ["linear_text", "tree_text", "one_vs_rest_text", "card_text", "card_rows", "rule_set_text"]
+#: rows of a printed risk table at most (centred where the class changes; the totals beyond them in two lines)
+RISK_TABLE_ROWS = 1001
+
+__all__ = ["RISK_TABLE_ROWS", "linear_text", "tree_text", "one_vs_rest_text", "card_text", "card_rows", "rule_set_text"]
 
 
 def linear_text(weights, feature_names, constant=None) -> str:
@@ -51,27 +54,16 @@ def tree_text(tree: Tree, feature_names, class_names, scores_only: bool = False)
     """
     lines = []
     planes = []
-
-    def visit(t, level):
+    stack = [(0, 0)]                    # (node, level) to print, or (line, None): no recursion at any depth
+    while stack:
+        t, level = stack.pop()
+        if level is None:
+            lines.append(t)
+            continue
         pad = "|   " * level
         if tree.is_leaf[t]:
-            if tree.leaf_model is LeafModel.LABEL:
-                counts = ", ".join(f"{c} {format_count(n)}" for c, n in zip(class_names, tree.value[t]))
-                lines.append(f"{pad}|--- class: {class_names[tree.label[t]]}  (training counts: {counts})")
-            elif tree.leaf_model is LeafModel.VALUE:
-                lines.append(f"{pad}|--- value: {format_number(tree.intercept[t])}  "
-                             f"(training samples: {format_count(tree.value[t, 0])})")
-            elif tree.leaf_model is LeafModel.LINEAR_VALUE:
-                value = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
-                lines.append(f"{pad}|--- value = {value}  (training samples: {format_count(tree.value[t, 0])})")
-            else:
-                score = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
-                lines.append(f"{pad}|--- score = {score}")
-                if scores_only:
-                    return
-                prob = f"P({class_names[1]}) = sigmoid(score); " if tree.probabilistic else ""
-                lines.append(f"{pad}|   |--- {prob}class: {class_names[1]} if score > 0, else {class_names[0]}")
-            return
+            lines.extend(_leaf_lines(tree, t, pad, feature_names, class_names, scores_only))
+            continue
         thr = format_number(tree.threshold[t])
         if np.count_nonzero(tree.weights[t]) == 1 and tree.weights[t].max() == 1.0:
             lhs, where = linear_text(tree.weights[t], feature_names), ""
@@ -80,12 +72,27 @@ def tree_text(tree: Tree, feature_names, class_names, scores_only: bool = False)
             lhs = f"h{len(planes)}"
             where = f"    where {lhs} = {linear_text(tree.weights[t], feature_names)}"
         lines.append(f"{pad}|--- {lhs} <= {thr}{where}")
-        visit(tree.children_left[t], level + 1)
-        lines.append(f"{pad}|--- {lhs} >  {thr}")
-        visit(tree.children_right[t], level + 1)
-
-    visit(0, 0)
+        stack += [(tree.children_right[t], level + 1), (f"{pad}|--- {lhs} >  {thr}", None),
+                  (tree.children_left[t], level + 1)]
     return "\n".join(lines)
+
+
+def _leaf_lines(tree: Tree, t: int, pad: str, feature_names, class_names, scores_only: bool) -> list[str]:
+    """The lines of leaf ``t`` (see :func:`tree_text`)."""
+    if tree.leaf_model is LeafModel.LABEL:
+        counts = ", ".join(f"{c} {format_count(n)}" for c, n in zip(class_names, tree.value[t]))
+        return [f"{pad}|--- class: {class_names[tree.label[t]]}  (training counts: {counts})"]
+    if tree.leaf_model is LeafModel.VALUE:
+        return [f"{pad}|--- value: {format_number(tree.intercept[t])}  "
+                f"(training samples: {format_count(tree.value[t, 0])})"]
+    if tree.leaf_model is LeafModel.LINEAR_VALUE:
+        value = linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))
+        return [f"{pad}|--- value = {value}  (training samples: {format_count(tree.value[t, 0])})"]
+    lines = [f"{pad}|--- score = {linear_text(tree.weights[t], feature_names, float(tree.intercept[t]))}"]
+    if not scores_only:
+        prob = f"P({class_names[1]}) = sigmoid(score); " if tree.probabilistic else ""
+        lines.append(f"{pad}|   |--- {prob}class: {class_names[1]} if score > 0, else {class_names[0]}")
+    return lines
 
 
 def card_rows(card: ScoreCard, feature_names):
@@ -96,7 +103,10 @@ def card_rows(card: ScoreCard, feature_names):
 def card_text(card: ScoreCard, feature_names, class_names, digits: int = 4) -> str:
     """The card (rules and points, intercept, the multiplier when it is not 1), then its risk table: every
     reachable total score, its probability of ``class_names[1]``, ``sigmoid((score + intercept) / multiplier)``
-    (``digits`` significant digits), and the class it predicts."""
+    (``digits`` significant digits), and the class it predicts. Beyond :data:`RISK_TABLE_ROWS` totals, the table
+    keeps those nearest the change of class and says the class of the others in one line each side
+    (``every total from -40000 to -502: class no``), so the text stays as long as the card, whatever its
+    points."""
     rows = card_rows(card, feature_names)
     width = max([len(r) for r, _ in rows] + [len("intercept")])
     lines = [f"{'rule':<{width}}  points"]
@@ -105,13 +115,18 @@ def card_text(card: ScoreCard, feature_names, class_names, digits: int = 4) -> s
     if card.multiplier != 1.0:
         lines.append(f"{'multiplier':<{width}}  {format_number(card.multiplier)}")
     lines.append("")
-    totals = card.reachable_totals()
+    totals = card.reachable_totals(RISK_TABLE_ROWS)
     log_odds = (totals + card.intercept) / card.multiplier
     head = f"P({class_names[1]})"
     width = max(len(head), digits + 6)
     lines.append(f"score  {head:<{width}}  class")
+    low, high = card.total_range()
+    if totals[0] > low:
+        lines.append(f"every total from {low} to {totals[0] - 1}: class {class_names[int(log_odds[0] > 0)]}")
     for t, lo, p in zip(totals, log_odds, expit(log_odds)):
         lines.append(f"{t:>5d}  {p:<{width}.{digits}g}  {class_names[1] if lo > 0 else class_names[0]}")
+    if totals[-1] < high:
+        lines.append(f"every total from {totals[-1] + 1} to {high}: class {class_names[int(log_odds[-1] > 0)]}")
     return "\n".join(lines)
 
 

@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -55,7 +57,7 @@ import numpy as np
 
 from ._allowed import ESTIMATOR_CLASSES, _lookup, check_consistent, qualified, read_estimator
 from ._pipeline import is_pipeline, preprocessing_entry, read_pipeline, split_pipeline
-from ._schema import Limits, ModelFormatError, Reader
+from ._schema import STR, DictOf, Limits, ModelFormatError, Reader
 from ._writer import NotJSON, encode
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelFormatError", "Limits", "save_model", "load_model", "to_json_dict",
@@ -127,15 +129,17 @@ def _probe(estimator, reader: Reader) -> None:
         reader.fail("the model", f"it cannot predict ({type(exc).__name__}: {exc})")
 
 
-def from_json_dict(document: dict, source: str = "the document", limits: Limits = Limits()):
-    """The estimator (or ``Pipeline``) of a :func:`to_json_dict` document (``source`` names it in errors).
+def from_json_dict(document: dict, source: str = "the document", limits: Limits = Limits(),
+                   file_size: int | None = None):
+    """The estimator (or ``Pipeline``) of a :func:`to_json_dict` document (``source`` names it in errors; the
+    arrays it builds may take the memory of a file of ``file_size`` bytes, :class:`Limits`).
 
     Raises
     ------
     ModelFormatError
         Whatever is wrong with the document.
     """
-    reader = Reader(source, limits)
+    reader = Reader(source, limits, file_size)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ModelFormatError(f"{source} is not a saved optitrees model (no \"format\": \"{FORMAT}\" entry)")
     version = document.get("version")
@@ -151,11 +155,12 @@ def from_json_dict(document: dict, source: str = "the document", limits: Limits 
     unknown = set(document) - _DOCUMENT_KEYS
     if unknown:
         reader.fail("the document", f"unknown entries {sorted(unknown)}")
+    DictOf(STR, STR).read(document.get("not_saved", {}), reader, "not_saved", 0)
     cls = _lookup(ESTIMATOR_CLASSES, document["estimator"], reader, "estimator", "an estimator")
     estimator = read_estimator(cls, document["params"], document["fitted"], reader, cls.__name__, 0)
     _probe(estimator, reader)
     if "pipeline" in document:
-        return read_pipeline(document["pipeline"], estimator, source)
+        return read_pipeline(document["pipeline"], estimator, source, reader.budget)
     return estimator
 
 
@@ -169,28 +174,42 @@ def save_model(estimator, file) -> None:
         Not an optitrees estimator (or a Pipeline ending in one). ``sklearn.exceptions.NotFittedError``: not fitted.
     """
     document = to_json_dict(estimator)
-    if isinstance(file, (str, Path)):
-        path = Path(file)
-        if path.parent and not path.parent.exists():
-            raise FileNotFoundError(f"cannot write {path}: its folder {path.parent} does not exist")
-        with open(path, "w", encoding="utf-8") as out:
-            json.dump(document, out, allow_nan=False)
-    else:
+    if not isinstance(file, (str, Path)):
         json.dump(document, file, allow_nan=False)
+        return
+    path = Path(file)
+    if path.parent and not path.parent.exists():
+        raise FileNotFoundError(f"cannot write {path}: its folder {path.parent} does not exist")
+    # a temporary file beside the target, renamed over it once complete: a save killed half-way leaves the old
+    # model (or no file), never half a model
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(document, out, allow_nan=False)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _read_text(file, source: str, limits: Limits) -> str:
+    # never more than the limit is read, whatever the file's size claims (/proc files claim 0, a FIFO none)
     if isinstance(file, (str, Path)):
-        if Path(file).stat().st_size > limits.file_bytes:
-            raise ModelFormatError(f"{source} is larger than {limits.file_bytes:,} bytes: not a model file")
-        with open(file, "rb") as src:
-            raw = src.read()
+        if not Path(file).is_file():
+            raise ModelFormatError(f"{source} is not a regular file")
+        try:
+            with open(file, "rb") as src:
+                raw = src.read(limits.file_bytes + 1)
+        except OSError as exc:
+            raise ModelFormatError(f"{source} cannot be read: {exc.strerror or exc}") from None
     elif isinstance(file, (bytes, bytearray)):
         raw = bytes(file)
     else:
         raw = file.read(limits.file_bytes + 1)
-        if len(raw) > limits.file_bytes:
-            raise ModelFormatError(f"{source} is larger than {limits.file_bytes:,} bytes: not a model file")
+    if len(raw) > limits.file_bytes:
+        raise ModelFormatError(f"{source} is larger than {limits.file_bytes:,} bytes: not a model file")
     if isinstance(raw, str):
         return raw
     try:
@@ -211,9 +230,10 @@ def load_model(file, limits: Limits = Limits()):
         Not JSON, not a saved model, malformed in any way, or written in a newer format than this library reads.
     """
     source = str(file) if isinstance(file, (str, Path)) else getattr(file, "name", "the file")
-    if isinstance(file, (str, Path)) and not Path(file).is_file():
+    if isinstance(file, (str, Path)) and not Path(file).exists():
         raise FileNotFoundError(f"no such file: {file}")
     text = _read_text(file, source, limits)
+    _check_parse_cost(text, source, limits)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -222,4 +242,18 @@ def load_model(file, limits: Limits = Limits()):
         raise ModelFormatError(f"{source}: values nested too deep for a model file") from None
     except ValueError as exc:                 # e.g. an integer beyond Python's digit limit
         raise ModelFormatError(f"{source} is not a model file: {exc}") from None
-    return from_json_dict(document, source, limits)
+    return from_json_dict(document, source, limits, file_size=len(text))
+
+
+def _check_parse_cost(text: str, source: str, limits: Limits) -> None:
+    """Refuse a text whose JSON values would take more memory than its size allows, before parsing it: every ``{``
+    or ``[`` counts as a container (72 bytes with its pointer), every pair of quotes as a string (56 bytes), every
+    comma as an item (32 bytes: a float and its pointer), every character 4 bytes (a string of astral characters);
+    characters inside strings count too, so the estimate only errs high."""
+    containers = text.count("{") + text.count("[")
+    estimate = 72 * containers + 56 * (text.count('"') // 2) + 32 * (text.count(",") + containers) + 4 * len(text)
+    budget = limits.memory_budget(len(text))
+    if estimate > budget:
+        raise ModelFormatError(f"{source}: its JSON values would take about {estimate:,} bytes, more than the "
+                               f"{budget:,} a file of {len(text):,} characters may take to load "
+                               "(Limits.memory_per_byte): not a model file")

@@ -225,7 +225,11 @@ def _read_object(cls, schema: ObjectSchema, saved: dict, reader: Reader, where: 
             reader.fail(where, f"a {cls.__name__} needs the field {name!r}")
     try:
         if is_dataclass(cls):
-            return cls(**values)
+            obj = cls(**values)
+            if isinstance(obj, Tree) and obj.max_depth > reader.limits.tree_depth:
+                reader.fail(where, f"a tree of depth {obj.max_depth}, deeper than {reader.limits.tree_depth} "
+                                   "(Limits.tree_depth)")
+            return obj
         obj = cls.__new__(cls)
         for name, value in values.items():
             object.__setattr__(obj, name, value)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
+import zipfile
 
 from ._schema import ModelFormatError
 
@@ -44,8 +46,22 @@ def preprocessing_entry(before, name: str) -> dict:
     return entry
 
 
-def read_pipeline(entry, estimator, source: str):
-    """The Pipeline of a ``"pipeline"`` entry with ``estimator`` as its last step."""
+def _check_archive_size(raw: bytes, source: str, budget: int) -> None:
+    """Refuse a skops archive (a zip) whose members unpack to more than ``budget`` bytes, before skops reads it
+    (zipfile reads a member no further than its declared size, so the declared sizes bound the unpacking)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise ModelFormatError(f"{source}: the pipeline's steps are not a skops archive ({exc})") from None
+    if unpacked > budget:
+        raise ModelFormatError(f"{source}: the pipeline's steps unpack to {unpacked:,} bytes, more than the "
+                               f"{budget:,} the file may take to load (Limits.memory_per_byte)")
+
+
+def read_pipeline(entry, estimator, source: str, budget: int):
+    """The Pipeline of a ``"pipeline"`` entry with ``estimator`` as its last step; its skops archive may unpack to
+    at most ``budget`` bytes."""
     from sklearn.pipeline import Pipeline
 
     if not (isinstance(entry, dict) and entry.get("format") == "skops" and isinstance(entry.get("final_step"), str)
@@ -61,6 +77,7 @@ def read_pipeline(entry, estimator, source: str):
         raw = None
     if raw is None:
         raise ModelFormatError(f"{source}: the pipeline's steps are not base64 text")
+    _check_archive_size(raw, source, budget)
     try:
         untrusted = [t for t in sio.get_untrusted_types(data=raw) if t not in _ALSO_TRUSTED]
     except Exception as exc:                  # skops's own reading of a malformed archive

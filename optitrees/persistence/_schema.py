@@ -26,9 +26,16 @@ class ModelFormatError(ValueError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds a file must keep: they hold the loader's memory to the order of the file's own size (Python's JSON
-    objects take several times the text; a model of 30,000 rows is a few MB). ``load_model(file, Limits(...))``
-    raises them for a larger model from a source one trusts."""
+    """Bounds a file must keep: they hold loading, ``predict``, ``export_text`` and ``export_sql`` to time and
+    memory linear in the file's size (a model of 30,000 rows is a few MB). ``load_model(file, Limits(...))``
+    raises them for a larger model from a source one trusts.
+
+    The promise, checked before anything is built and measured by ``bench/load_bombs.py``: the JSON values of a
+    file of ``s`` bytes are estimated from its text before it is parsed (every ``{`` and ``[`` a container, every
+    pair of quotes a string, every comma an item, at CPython's sizes of each), and a file whose estimate exceeds
+    ``memory_per_byte * s + memory_fixed`` is refused; the arrays built from it count their own bytes against the
+    same budget (a text array by its declared width times its items).
+    """
 
     #: nesting of JSON values below the document
     depth: int = 48
@@ -40,13 +47,26 @@ class Limits:
     elements: int = 50_000_000
     #: bytes of a file
     file_bytes: int = 256 << 20
+    #: peak memory of loading, per byte of the file, beyond :attr:`memory_fixed`
+    memory_per_byte: int = 24
+    #: memory of loading any file may take beyond its share per byte
+    memory_fixed: int = 64 << 20
+    #: depth of a saved tree (a deeper one is a chain no model fit makes; it would cost every predict its depth)
+    tree_depth: int = 512
+
+    def memory_budget(self, file_size: int) -> int:
+        """The bytes loading a file of ``file_size`` bytes may take."""
+        return self.memory_per_byte * file_size + self.memory_fixed
 
 
 class Reader:
     """One file's reading: the limits, the elements counted so far, and where the reader is (for messages)."""
 
-    def __init__(self, source: str, limits: Limits = Limits()):
+    def __init__(self, source: str, limits: Limits = Limits(), file_size: int | None = None):
         self.source, self.limits, self.elements = source, limits, 0
+        #: bytes the arrays built so far take, and what the file may take
+        self.allocated = 0
+        self.budget = limits.memory_budget(limits.file_bytes if file_size is None else file_size)
 
     def fail(self, where: str, message: str):
         raise ModelFormatError(f"{self.source}: {where}: {message}")
@@ -55,6 +75,13 @@ class Reader:
         self.elements += n
         if self.elements > self.limits.elements:
             self.fail(where, f"more than {self.limits.elements:,} array and list elements in one file")
+
+    def allocate(self, where: str, n_bytes: int) -> None:
+        """Count ``n_bytes`` an array is about to take against the file's memory budget."""
+        self.allocated += n_bytes
+        if self.allocated > self.budget:
+            self.fail(where, f"its arrays would take {self.allocated:,} bytes, more than the {self.budget:,} a file "
+                             f"of its size may take to load (Limits.memory_per_byte)")
 
     def enter(self, where: str, depth: int) -> int:
         if depth >= self.limits.depth:
@@ -166,12 +193,14 @@ class Array(Spec):
             reader.fail(where, f"an array's dtype must be a string, found {_kind(dtype)}")
         if dtype == "object":
             kind = "O"
-        elif _NUMERIC_DTYPE.match(dtype):
+        elif _NUMERIC_DTYPE.fullmatch(dtype):
             kind = np.dtype(dtype).kind
-        elif (m := _STRING_DTYPE.match(dtype)) and int(m.group(1)) <= reader.limits.array_string:
+        elif (m := _STRING_DTYPE.fullmatch(dtype)) and int(m.group(1)) <= reader.limits.array_string:
             kind = "U"
         else:
             reader.fail(where, f"dtype {dtype!r} is not one a saved model uses")
+        # numpy sizes a text array by its declared width, not by its items
+        reader.allocate(where, size * (8 if kind == "O" else np.dtype(dtype).itemsize))
         if kind not in self.kinds:
             reader.fail(where, f"expected {self.expected}, found dtype {dtype!r}")
         if kind == "O":

@@ -176,12 +176,21 @@ def card_text_predictions(text, frame):
     if lines[k + 1].startswith("multiplier"):
         k += 1
         multiplier = float(lines[k].split()[-1])
-    table = {}
+    table, ranges = {}, []
     for line in lines[k + 1:]:
         parts = line.split()
-        if len(parts) >= 3 and re.fullmatch(r"-?\d+", parts[0]):
+        beyond = re.fullmatch(r"every total from (-?\d+) to (-?\d+): class (.+)", line)
+        if beyond:
+            ranges.append((int(beyond.group(1)), int(beyond.group(2)), beyond.group(3)))
+        elif len(parts) >= 3 and re.fullmatch(r"-?\d+", parts[0]):
             table[int(parts[0])] = parts[2]
-    labels = np.array([table[int(t)] for t in total], dtype=object)
+
+    def label(t):
+        if t in table:
+            return table[t]
+        return next(c for low, high, c in ranges if low <= t <= high)
+
+    labels = np.array([label(int(t)) for t in total], dtype=object)
     return (total + intercept) / multiplier, labels
 
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from _printed import tree_dict_predictions, tree_text_predictions
+from export._printed import tree_dict_predictions, tree_text_predictions
 from optitrees import export
 from optitrees.rule_set import Rule, RuleSet
 from optitrees.scorecard import ScoreCard
