@@ -19,12 +19,34 @@ import math
 
 import numpy as np
 
-__all__ = ["format_number", "format_count", "round_significant", "significant_neighbours", "readable_between",
+__all__ = ["printable", "format_number", "format_count", "round_significant", "significant_neighbours", "readable_between",
            "round_into", "round_linear_model"]
 
 #: A training point counts as off a linear model's boundary when its score is
 #: at least this fraction of the score's scale away from 0.
 _OFF_BOUNDARY = 1e-9
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(name, keep_newlines: bool = False) -> str:
+    r"""``name`` as text a terminal or a printed model shows as it is: every character that is not printable
+    (C0 and C1 controls, ``ESC`` included, so no ANSI sequence; line and paragraph separators; format characters
+    such as the bidirectional overrides) is written as its escape (``age\x0a`` for a newline), so a name read
+    from a file cannot fake a line of a printed tree or restyle the terminal. ``keep_newlines`` keeps ``\n``
+    (a whole printout's own lines).
+
+    >>> printable("age\n|--- class: yes"), printable("\x1b[31mred"), printable("a\nb", keep_newlines=True)
+    ('age\\x0a|--- class: yes', '\\x1b[31mred', 'a\nb')
+    """
+    text = str(name)
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() or (keep_newlines and char == "\n") else _escape(char)
+                   for char in text)
 
 
 def format_number(v) -> str:

@@ -105,7 +105,7 @@ def test_every_model_fits_from_the_command_line(model, tmp_path, capsys):
     assert code == 0, err
     assert "test R^2" in out if regression else "test accuracy" in out
     code, out, err = run(["predict", tmp_path / "m.json", *data], capsys)
-    assert code == 0 and out.startswith("prediction\n"), err
+    assert code == 0 and out.startswith("prediction\r\n"), err
 
 
 def test_write_and_solvers(tmp_path, capsys):
@@ -206,3 +206,83 @@ def test_a_missing_solver_is_one_line_and_exit_2(monkeypatch, capsys):
     _, err = capsys.readouterr()
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "solver 'glpk' is not available" in err and "glpk-utils" in err
+
+
+# ------------------------------------------------------------ what the command line writes is true
+def _saved_tao(path, X, y):
+    from optitrees import TAOClassifier
+    from optitrees.persistence import save_model
+
+    save_model(TAOClassifier(max_depth=2, random_state=0).fit(X, y), path)
+    return path
+
+
+def test_a_missing_feature_is_an_error_even_beside_a_text_column_its_name_begins_with(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"age_years": rng.normal(size=60), "height": rng.normal(size=60)})
+    y = (X["age_years"] > 0).astype(int)
+    model = _saved_tao(tmp_path / "model.json", X, y)
+    data = tmp_path / "rows.csv"
+    pd.DataFrame({"age": ["young", "old"] * 5, "height": rng.normal(size=10)}).to_csv(data, index=False)
+    code, _, err = run(["predict", model, "--csv", data], capsys)
+    assert code == 2 and "no column 'age_years'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_predictions_read_back_one_per_row_and_formulas_are_defused(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"a": rng.normal(size=90), "b": rng.normal(size=90)})
+    labels = np.array(["line\rbreak", "=HYPERLINK(\"http://x\")", "plain, \"quoted\""], dtype=object)
+    y = labels[np.digitize(X["a"], [-0.4, 0.4])]
+    model = _saved_tao(tmp_path / "model.json", X, y)
+    data, out = tmp_path / "rows.csv", tmp_path / "predictions.csv"
+    X.to_csv(data, index=False)
+    code, _, err = run(["predict", model, "--csv", data, "--output", out], capsys)
+    from optitrees.persistence import load_model
+
+    expected = load_model(model).predict(X)
+    read = pd.read_csv(out, keep_default_na=False)["prediction"]
+    assert code == 0 and len(read) == len(X) == 90
+    assert read.tolist() == ["'" + v if v.startswith("=") else v for v in expected]
+    assert "begin like a spreadsheet formula" in err
+
+
+def test_names_from_a_file_reach_the_terminal_escaped(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"age\n|--- class: fake": rng.normal(size=60), "\x1b[31mred": rng.normal(size=60)})
+    y = np.where(X.iloc[:, 0] + X.iloc[:, 1] > 0, "yes\x1b[0m", "no")
+    model = _saved_tao(tmp_path / "model.json", X, y)
+    for argv in (["load", model], ["export", model, "--format", "text"], ["export", model, "--format", "sql"]):
+        code, out, _ = run(argv, capsys)
+        assert code == 0 and "\x1b" not in out and "\\x1b" in out
+        assert not any(line.lstrip("| ").startswith("|--- class: fake") for line in out.splitlines())
+
+
+def test_a_too_deep_tree_or_a_bad_dtype_or_a_special_file_is_one_line_and_exit_2(tmp_path, capsys):
+    from sklearn.datasets import load_iris
+
+    from optitrees.persistence import to_json_dict
+    from optitrees.trees import Tree
+
+    X, y = load_iris(return_X_y=True)
+    model = _saved_tao(tmp_path / "model.json", X, y)
+    document = json.loads(model.read_text())
+    bad_dtype = dict(document, fitted=dict(document["fitted"], classes_=dict(document["fitted"]["classes_"],
+                                                                              dtype="<i8\n")))
+    (tmp_path / "dtype.json").write_text(json.dumps(bad_dtype))
+    from optitrees.persistence import load_model
+
+    est = load_model(model)
+    depth = 3000
+    n = 2 * depth + 1
+    left, right = np.full(n, -1), np.full(n, -1)
+    left[0:2 * depth:2], right[0:2 * depth:2] = np.arange(1, n - 1, 2), np.arange(2, n, 2)
+    weights = np.zeros((n, 4))
+    weights[0:2 * depth:2, 0] = 1.0
+    est.tree_ = Tree(children_left=left, children_right=right, weights=weights, threshold=np.zeros(n),
+                     value=np.ones((n, 3)), label=np.zeros(n, int))
+    (tmp_path / "deep.json").write_text(json.dumps(to_json_dict(est)))
+    files = [tmp_path / "dtype.json", tmp_path / "deep.json"]
+    files += ["/proc/self/pagemap"] if sys.platform.startswith("linux") else []
+    for path in files:
+        code, _, err = run(["load", path], capsys)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (path, err)

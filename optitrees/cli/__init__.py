@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..readable import printable
 from ._commands import _export, _fit, _load_command, _predict, _solvers, _study, _write
 from ._options import MODELS, UserError, _add_data_options, _estimator_class, _model_parser, parse_value
 
@@ -105,12 +106,17 @@ def main(argv=None) -> int:
     try:
         args = _parser().parse_args(argv)
         return args.func(args)
-    except (UserError, DataFileError, ModelFormatError, StudyLockedError, SolverNotAvailableError, FileNotFoundError,
-            IsADirectoryError, PermissionError) as exc:
-        print(f"optitrees: error: {exc}", file=sys.stderr)
+    except (UserError, DataFileError, ModelFormatError, StudyLockedError, SolverNotAvailableError, OSError) as exc:
+        print(f"optitrees: error: {printable(exc)}", file=sys.stderr)
         return 2
     except ValueError as exc:                     # an estimator's own check of the data or its parameters
-        print(f"optitrees: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        print(f"optitrees: error: {printable(str(exc).splitlines()[0])}", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("optitrees: error: the model or data is nested too deeply to process", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("optitrees: error: out of memory (the model or data is too large for this machine)", file=sys.stderr)
         return 2
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import sys
 import time
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..readable import printable
 from ._options import UserError, _estimator, _estimator_class, _load
 
 def _fit(args):
@@ -105,27 +107,50 @@ def _features_for(est, args):
     text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     if text:
         frame = pd.get_dummies(frame, columns=text, dtype=float)     # as --one-hot encoded the training data
+    # a one-hot column is 0 where its category is absent from these rows only when the model's own encoding
+    # (recorded by fit --one-hot) says which raw text column it came from and that column is here; any other
+    # missing column is an error naming it, never a column of zeros
+    encoding = getattr(est, "feature_encoding_", None) or {}
     missing = [n for n in names if n not in frame.columns]
-    encoded = [n for n in missing if any(n.startswith(f"{c}_") for c in text)]
-    if len(missing) > len(encoded):
-        absent = [n for n in missing if n not in encoded]
-        raise UserError(f"the data has no column {absent[0]!r} the model uses"
+    absent = [n for n in missing if not (n in encoding and encoding[n][0] in text)]
+    if absent:
+        raise UserError(f"the data has no column {printable(absent[0])!r} the model uses"
                         + (f" ({len(absent) - 1} more missing)" if len(absent) > 1 else ""))
     return frame.reindex(columns=list(names), fill_value=0.0)
 
 
-def _predict(args):
+#: first characters that make a spreadsheet read a cell as a formula (OWASP's list)
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _prediction_table(predictions):
+    """The predictions as a one-column table safe to open in a spreadsheet: a text label beginning like a formula
+    (``=HYPERLINK(...)``) gets a leading ``'``; returns the table and how many labels were so escaped."""
     import pandas as pd
 
+    values = pd.Series(predictions, name="prediction")
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return values.to_frame(), 0
+    formula = values.map(lambda v: isinstance(v, str) and v.startswith(_FORMULA_STARTS))
+    return values.where(~formula, "'" + values.astype(str)).to_frame(), int(formula.sum())
+
+
+def _predict(args):
     est = _saved(args.model_file)
     X = _features_for(est, args)
-    out = pd.DataFrame({"prediction": est.predict(X)})
+    out, escaped = _prediction_table(est.predict(X))
+    # RFC 4180 rows ending in "\r\n": a label holding a comma, a quote, a newline or a carriage return is quoted,
+    # so it stays one cell of one row (with rows ending in "\n", a lone "\r" went out unquoted and split a row)
+    options = dict(index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
     if args.output is None:
-        out.to_csv(sys.stdout, index=False)
+        out.to_csv(sys.stdout, **options)
     else:
         _check_suffix(args.output, (".csv",), "--output")
-        out.to_csv(args.output, index=False)
+        out.to_csv(args.output, **options)
         print(f"wrote {len(out)} predictions to {args.output}")
+    if escaped:
+        print(f"optitrees: note: {escaped} predictions begin like a spreadsheet formula; written with a leading "
+              "' so no spreadsheet runs them", file=sys.stderr)
     return 0
 
 
@@ -160,7 +185,7 @@ def _export(args):
         text = (est.export_sql(table=args.table) if hasattr(est, "export_sql")
                 else export.export_sql(est, table=args.table))
     if args.output is None:
-        print(text)
+        print(printable(text, keep_newlines=True))
     else:
         _check_suffix(args.output, {"text": (".txt",), "json": (".json",), "sql": (".sql",)}[fmt], "--output")
         Path(args.output).write_text(text + "\n")
@@ -170,14 +195,16 @@ def _export(args):
 
 def _load_command(args):
     before, est = _final(_saved(args.model_file))
+    lines = []
     if before:
-        print(f"Pipeline: {' -> '.join(type(step).__name__ for _, step in before)} -> {type(est).__name__}")
+        lines.append(f"Pipeline: {' -> '.join(type(step).__name__ for _, step in before)} -> {type(est).__name__}")
     params = {k: v for k, v in est.get_params(deep=False).items()}
-    print(f"{type(est).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
-    print(est.export_text())
+    lines.append(f"{type(est).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
+    lines.append(est.export_text())
     report = getattr(est, "fit_report_", None)
     if report is not None:
-        print(report)
+        lines.append(str(report))
+    print(printable("\n".join(lines), keep_newlines=True))      # nothing from the file reaches the terminal raw
     return 0
 
 

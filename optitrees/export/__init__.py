@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+from ..readable import printable
 from ..rule_set import RuleSet
 from ..scorecard import ScoreCard
 from ..trees import OneVsRestTrees, Tree
@@ -57,8 +58,10 @@ def _resolve(model, feature_names, class_names):
 
 def export_text(model, feature_names=None, class_names=None) -> str:
     """The model as text: an indented tree (``sklearn.tree.export_text`` style), a score card with its risk table,
-    or a rule set with its correctness models."""
+    or a rule set with its correctness models. Feature and class names are written by
+    :func:`~optitrees.readable.printable` (a newline or a terminal escape in a name reads as its escape)."""
     obj, names, classes = _resolve(model, feature_names, class_names)
+    names, classes = [printable(n) for n in names], [printable(c) for c in classes]
     if isinstance(obj, OneVsRestTrees):
         return one_vs_rest_text(obj, names, classes)
     if isinstance(obj, RuleSet):

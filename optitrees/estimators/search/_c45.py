@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from ...algorithms.c45.induction import grow_c45, to_tree
 from ...algorithms.c45.pessimistic_pruning import collapse, prune
 from ...budget import expired
-from ...readable import format_number
+from ...readable import format_number, printable
 from ...trees import feature_importances, leaf_reach
 from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from .._docs import CLASS_WEIGHT_DOC
@@ -223,7 +223,7 @@ class C45Classifier(TreeViews, OptitreesClassifier):
         """The tree as text, then how points with missing values (and under soft evaluation) are predicted
         (``feature_names``: see :meth:`TreeViews.export_text`)."""
         text = super().export_text(feature_names)
-        names = printed_names(self, feature_names)
+        names = [printable(n) for n in printed_names(self, feature_names)]
         K = len(self.classes_)
         notes = ["A missing value goes down both branches of a split, weighted by the training counts of the "
                  "two branches."]
