@@ -88,6 +88,10 @@ def call_until(deadline: float | None, fn, *args, **kwargs):
     interpreter exiting meanwhile waits for it instead of stopping native code.
     Without a deadline ``fn`` is simply called.
 
+    ``fn`` must not import a module for the first time: a worker abandoned in the middle of an import leaves
+    the module half-initialized for every other thread. Callers import what ``fn`` needs first (e.g.
+    :func:`~optitrees.algorithms.node_fit.prepare_logistic_fits`).
+
     >>> call_until(None, max, 1, 2)
     (True, 2)
     >>> call_until(time.perf_counter() + 5.0, max, 1, 2)

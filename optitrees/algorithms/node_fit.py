@@ -19,7 +19,7 @@ from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are s
 from .liblinear import liblinear_fit
 
 __all__ = ["fit_l1_logistic", "fit_sparse_l1_logistic", "top_features", "fit_linear_svm", "svm_iterations_within",
-           "node_fitter", "node_objective",
+           "node_fitter", "node_objective", "prepare_logistic_fits",
            "constant_fit"]
 
 
@@ -110,6 +110,17 @@ def _glum():
     import glum
 
     return glum
+
+
+def prepare_logistic_fits() -> None:
+    """Import glum (and tabmat, which imports polars) and list the OpenMP pools, in the calling thread.
+
+    A node fit runs in a worker thread that :func:`~optitrees.budget.call_until` abandons at the deadline; a
+    worker abandoned while it imports a module leaves the module half-initialized in ``sys.modules``, and other
+    threads then fail on it (scikit-learn's dataframe checks read ``sys.modules["polars"]``: "partially
+    initialized module 'polars' has no attribute 'DataFrame'" on the first fit of a process). So every fitter
+    calls this before its fits are handed to a worker."""
+    _one_openmp_thread()
 
 
 def _one_openmp_thread():
@@ -232,6 +243,8 @@ def node_fitter(spec, random_state=None, allowed=None, deadline=None):
     """
     from sklearn.linear_model import LogisticRegression
 
+    if "logistic" in tuple(spec.losses):
+        prepare_logistic_fits()          # in this thread: a node fit may run in a worker that is abandoned
     budget = spec.budget
 
     def base(Xn, yn, h, sw, tol):

@@ -94,3 +94,20 @@ def test_node_objective_by_hand():
     w, b = np.array([0.5, 0.0]), 0.0
     # hinge: max(0, 1 - 0.5) + max(0, 1 - 0) = 1.5; C * 1.5 + 0.5 * 0.25 + 0.25 * 1
     assert node_objective(spec, 0)(X, y, w, b) == pytest.approx(4.5 + 0.125 + 0.25)
+
+
+@pytest.mark.parametrize("time_limit", [0.15, 0.5])
+@pytest.mark.parametrize("model", ["OLCTClassifier", "LossOptimalTreeClassifier"])
+def test_the_first_fit_of_a_process_imports_nothing_in_an_abandoned_worker(model, time_limit):
+    """A multi-class fit with a short limit abandons node fits at the deadline; were glum (tabmat, polars) first
+    imported in such a worker, the next class's input check would meet a half-imported polars."""
+    import subprocess
+    import sys
+
+    script = ("import warnings; warnings.simplefilter('ignore')\n"
+              "from sklearn.datasets import load_iris\n"
+              f"from optitrees import {model}\n"
+              "X, y = load_iris(return_X_y=True)\n"
+              f"print(len({model}(time_limit={time_limit}).fit(X, y).predict(X)))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.strip() == "150", result.stderr[-2000:]
