@@ -11,7 +11,8 @@ import warnings
 
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["OptitreesWarning", "TimeLimitWarning", "FallbackWarning", "ApproximationWarning", "AgreementWarning",
+__all__ = ["OptitreesWarning", "TimeLimitWarning", "FallbackWarning", "UnsolvedWarning", "ApproximationWarning",
+           "AgreementWarning",
            "WarmStartWarning", "warn"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -36,6 +37,13 @@ class TimeLimitWarning(OptitreesWarning, ConvergenceWarning):
 
 class FallbackWarning(OptitreesWarning):
     """The returned model is not the solver's: it had none, or its model was worse in the exact objective."""
+
+
+class UnsolvedWarning(TimeLimitWarning, FallbackWarning):
+    """The time limit ended before the MIP could run (its time went to the starts, or it ran out before or while
+    the MIP was built): the returned model is a start. Both a :class:`TimeLimitWarning` (the time decided the
+    result, as scikit-learn's ``ConvergenceWarning`` when ``max_iter`` stops a fit) and a
+    :class:`FallbackWarning` (the model is not the solver's), so a filter on either catches it."""
 
 
 class ApproximationWarning(OptitreesWarning, ConvergenceWarning):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...exceptions import AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning
+from ...exceptions import (AgreementWarning, ApproximationWarning, FallbackWarning, TimeLimitWarning,
+                           UnsolvedWarning)
 from ...solvers.results import SolveStatus
 
 __all__ = ["agreement_notes", "status_notes", "formulation_summary"]
@@ -37,14 +38,19 @@ def agreement_notes(checks: dict) -> list:
     return notes
 
 
-def status_notes(result, returned: str, objectives: dict, start_name: str, unsolved: str | None = None) -> list:
+def status_notes(result, returned: str, objectives: dict, start_name: str, unsolved: str | None = None,
+                 time_limited: bool = False) -> list:
     """Notes on the returned model's status: a start returned (the solver found nothing, its model is worse, or
     the MIP was not solved: ``unsolved`` says why), and a model not proven optimal for lack of time (not said
-    when the MIP was not solved: the first note says it). The gap named here is the solver's, in the MIP's own
-    objective ("MIP gap"); the fit report's gap is the returned model's, in the exact objective."""
+    when the MIP was not solved: the first note says it). A MIP left unsolved in a fit with a time limit
+    (``time_limited``: its time went to the starts, or ran out before or while it was built) is an
+    :class:`~optitrees.exceptions.UnsolvedWarning`, a ``TimeLimitWarning`` as scikit-learn warns when
+    ``max_iter`` stops a fit (the time limit decided the result) and a ``FallbackWarning``. The gap named here is the solver's, in the MIP's own objective ("MIP gap");
+    the fit report's gap is the returned model's, in the exact objective."""
     notes = []
     if unsolved is not None:
-        notes.append((FallbackWarning, f"{unsolved}; returning the {start_name} start"))
+        kind = UnsolvedWarning if time_limited else FallbackWarning
+        notes.append((kind, f"{unsolved}; returning the {start_name} start"))
     elif "solver" not in objectives:
         failed = f": {result.message.split('; ', 1)[1]}" if result.status == SolveStatus.ERROR \
             and "; " in result.message else ""

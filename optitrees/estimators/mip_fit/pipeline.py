@@ -287,7 +287,7 @@ class MIPFit:
         returned = next(k for k in order if k in objectives and objectives[k] <= best + 1e-9 * max(1.0, abs(best)))
         if returned != "start":
             self.notes += agreement
-        self.notes += status_notes(result, returned, objectives, label, unsolved)
+        self.notes += status_notes(result, returned, objectives, label, unsolved, budget.seconds is not None)
         value = objectives[returned]
         lower, bound_notes = fit_bound(value, result, rows.whole_rows, exact, own)
         self.log.notes.extend(bound_notes)

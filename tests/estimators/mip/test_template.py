@@ -9,8 +9,8 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 
-from optitrees import (GeneralizedRiskScoreClassifier, MARGOTClassifier, OCTClassifier,
-                       OCTHClassifier, OLCTClassifier)
+from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeClassifier, MARGOTClassifier, OCTClassifier,
+                       OCTHClassifier, OLCTClassifier, OLCTClassifierCV, RiskScoreClassifier)
 from optitrees import FitOutcome
 from optitrees.exceptions import FallbackWarning, TimeLimitWarning
 from optitrees.solvers.highs import UNTIMED_STEPS_OFF
@@ -287,3 +287,21 @@ def test_threads_bound_numpys_blas_during_the_fit_and_are_restored_after(cancer)
                             solver_options={"mip_max_nodes": 0}), X[:60, :4], y[:60])
     assert seen and set(seen) == {1}
     assert blas_threads() == before
+
+
+@pytest.mark.parametrize("time_limit", [0.0, 0.01])
+@pytest.mark.parametrize("make", [OLCTClassifier, MARGOTClassifier, LossOptimalTreeClassifier, OCTClassifier,
+                                  OCTHClassifier, GeneralizedRiskScoreClassifier, RiskScoreClassifier,
+                                  OLCTClassifierCV], ids=lambda c: c.__name__)
+def test_a_fit_whose_time_ends_before_its_mip_warns_once_that_the_time_limit_decided(cancer, make, time_limit):
+    X, y = cancer
+    if make is RiskScoreClassifier:
+        X = (X > np.median(X, axis=0)).astype(float)          # ORS scores binary features
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=ConvergenceWarning, module="sklearn")
+        est = make(time_limit=time_limit).fit(X[:200], y[:200])
+    timed = [w for w in record if issubclass(w.category, TimeLimitWarning)]
+    assert est.fit_report_.returned == "start" and est.solver_result_.x is None
+    assert len(timed) == 1 and issubclass(timed[0].category, FallbackWarning), [str(w.message) for w in record]
+    assert "not solved" in str(timed[0].message)
