@@ -226,17 +226,17 @@ def _read_object(cls, schema: ObjectSchema, saved: dict, reader: Reader, where: 
     try:
         if is_dataclass(cls):
             obj = cls(**values)
-            if isinstance(obj, Tree) and obj.max_depth > reader.limits.tree_depth:
-                reader.fail(where, f"a tree of depth {obj.max_depth}, deeper than {reader.limits.tree_depth} "
-                                   "(Limits.tree_depth)")
-            return obj
-        obj = cls.__new__(cls)
-        for name, value in values.items():
-            object.__setattr__(obj, name, value)
-        schema.check(obj)
-        return obj
+        else:
+            obj = cls.__new__(cls)
+            for name, value in values.items():
+                object.__setattr__(obj, name, value)
+            schema.check(obj)
     except (ValueError, TypeError, IndexError) as exc:
         reader.fail(where, f"not a valid {cls.__name__}: {exc}")
+    if isinstance(obj, Tree) and obj.max_depth > reader.limits.tree_depth:
+        reader.fail(where, f"a tree of depth {obj.max_depth}, deeper than {reader.limits.tree_depth} "
+                           "(Limits.tree_depth)")
+    return obj
 
 
 #: every class a file may name as an object, by its saved name

@@ -7,6 +7,7 @@ import csv
 import io
 import math
 import os
+import stat
 from pathlib import Path
 
 import pandas as pd
@@ -56,8 +57,9 @@ def _cell(value) -> str:
 
 def _table(data: bytes) -> pd.DataFrame:
     """The rows of a results file's bytes (keys and texts as text; only an empty cell is missing)."""
-    return pd.read_csv(io.BytesIO(data), dtype={"fit_key": str, "params": str, "outcome": str},
-                       keep_default_na=False, na_values=[""])
+    # names and keys as their text: a model labelled "1e3" and one labelled "1000" are two models, not 1000.0
+    text = {"dataset": str, "model": str, "fit_key": str, "params": str, "outcome": str}
+    return pd.read_csv(io.BytesIO(data), dtype=text, keep_default_na=False, na_values=[""])
 
 
 class ResultsFile:
@@ -76,8 +78,15 @@ class ResultsFile:
         """Lock the file (creating it with its header if new) and return the rows already in it."""
         if not self.path.parent.exists():
             raise FileNotFoundError(f"cannot write {self.path}: its folder {self.path.parent} does not exist")
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        if self.path.exists() and not self.path.is_file():
+            raise ResultsFileError(f"{self.path} is not a regular file (a FIFO, a device or a folder): a study writes "
+                                   "its results to a file")
+        # O_NONBLOCK: a FIFO put in the file's place meanwhile cannot make the open wait for a writer
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ResultsFileError(f"{self.path} is not a regular file: a study writes its results to a file")
+            os.set_blocking(fd, True)
             _lock(fd, self.path)
             rows = self._read_and_mend(fd)
         except BaseException:

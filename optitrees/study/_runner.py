@@ -3,6 +3,7 @@ result written as soon as it is done, an interrupted study resumed where it stop
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -16,7 +17,7 @@ from ..exceptions import warn
 from ._results import COLUMNS, ResultsFile
 from ._spec import DataSource, ModelSpec, Study, params_text
 
-__all__ = ["Task", "tasks", "run_task", "run_study", "KEY", "TIMING_COLUMNS", "COLUMNS"]
+__all__ = ["Task", "tasks", "run_task", "run_study", "library_versions", "KEY", "TIMING_COLUMNS", "COLUMNS"]
 
 #: The columns that name a fit of a study (with ``fit_key``, the hash of what decided it, they identify its row).
 KEY = ["dataset", "seed", "model"]
@@ -42,14 +43,33 @@ class Task:
     def fit_key(self, data_digest: str) -> str:
         """A hash of everything that decides this task's row and names it: the data (``data_digest``,
         :meth:`DataSource.digest`) and how they are loaded, the model with its label, parameters, grid and
-        scaling, the seed, the protocol (test share, folds, time limit) and the library's version. A row is
-        resumed only under the same key."""
-        from .. import __version__
-
+        scaling, the seed, the protocol (test share, folds, time limit) and the versions of the libraries that
+        compute it (:func:`library_versions`). A row is resumed only under the same key."""
         document = {"data": data_digest, "model": asdict(self.model),
                     "seed": self.seed, "test_size": self.test_size, "cv": self.cv, "time_limit": self.time_limit,
-                    "optitrees": __version__}
+                    "versions": dict(library_versions())}
         return hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()[:16]
+
+
+#: the packages whose versions decide a fit's result (beside optitrees): the data handling, the starts, the solvers
+_DECIDING_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "highspy", "pyomo", "pycontree", "glum")
+
+
+@functools.lru_cache(maxsize=1)
+def library_versions() -> dict:
+    """The versions of optitrees and of every package that decides a fit's result (``None`` where one is not
+    installed): a row fitted under other versions is not reused."""
+    from importlib import metadata
+
+    from .. import __version__
+
+    def version(name):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    return {"optitrees": __version__, **{name: version(name) for name in _DECIDING_PACKAGES}}
 
 
 def tasks(study: Study) -> list[Task]:

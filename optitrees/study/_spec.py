@@ -51,7 +51,8 @@ class DataSource:
         h.update(json.dumps(options, sort_keys=True, default=str).encode())
         h.update(repr(X.shape).encode())
         h.update(np.ascontiguousarray(X, dtype=np.float64).tobytes())
-        h.update("\x1f".join(map(str, y.tolist())).encode())
+        # every label as JSON with its type: no separator a label could hold, and 1000 (a number) is not "1e3"
+        h.update(json.dumps([[type(v).__name__, v] for v in y.tolist()], default=str).encode())
         return h.hexdigest()
 
 
@@ -124,6 +125,9 @@ class Study:
     def __post_init__(self):
         if not self.datasets or not self.models or not self.seeds:
             raise ValueError("a study needs at least one dataset, one model and one seed")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds must be distinct (a seed names a row with the dataset and the model): "
+                             f"{list(self.seeds)}")
         labels = [m.label for m in self.models]
         if len(set(labels)) != len(labels):
             raise ValueError(f"model labels must be distinct: {labels}")

@@ -192,3 +192,37 @@ def test_two_labels_of_the_same_model_keep_a_row_each(tmp_path, counted):
                                                           ModelSpec("b", "tao", {"max_depth": 1})))
     table = run_study(twins, tmp_path / "results.csv", progress=False)
     assert table.model.tolist() == ["a", "b"] and len(counted) == 2 and table.fit_key.nunique() == 2
+
+
+def test_labels_that_read_as_one_number_stay_two_models(tmp_path):
+    twins = Study(datasets=(DataSource("iris"),), models=(ModelSpec("1e3", "tao", {"max_depth": 1}),
+                                                          ModelSpec("1000", "tao", {"max_depth": 2})))
+    table = run_study(twins, tmp_path / "results.csv", progress=False)
+    assert sorted(table.model.tolist()) == ["1000", "1e3"] and table.fit_key.nunique() == 2
+    assert table.groupby("model").size().tolist() == [1, 1]
+
+
+def test_repeated_seeds_are_refused():
+    with pytest.raises(ValueError, match="seeds must be distinct"):
+        Study(datasets=(DataSource("iris"),), models=(ModelSpec("tao", "tao"),), seeds=(0, 0))
+
+
+def test_the_key_holds_every_deciding_version_and_labels_cannot_collide(monkeypatch, tmp_path):
+    task = _runner.tasks(study())[0]
+    before = task.fit_key("digest")
+    versions = dict(_runner.library_versions())
+    assert {"optitrees", "numpy", "scikit-learn", "highspy"} <= set(versions)
+    monkeypatch.setattr(_runner, "library_versions", lambda: dict(versions, **{"scikit-learn": "0.0"}))
+    assert task.fit_key("digest") != before
+    # the data's digest: labels holding the old separator, and a number against its text, differ
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    pd.DataFrame({"x": [1.0, 2.0], "y": ["p\x1fq", "r"]}).to_csv(a, index=False)
+    pd.DataFrame({"x": [1.0, 2.0], "y": ["p", "q\x1fr"]}).to_csv(b, index=False)
+    assert DataSource("a", csv=str(a)).digest() != DataSource("a", csv=str(b)).digest()
+
+
+def test_a_fifo_as_the_results_file_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "results.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(ResultsFileError, match="not a regular file"):
+        run_study(study(), fifo, progress=False)
