@@ -72,7 +72,9 @@ def fit_one_vs_rest(estimator, X, y, sample_weight, budget):
 
 def _report(estimator, fits, budget, training) -> FitReport:
     reports = [f.fit_report_ for f in fits]
-    proven = all(r.outcome is FitOutcome.PROVEN_OPTIMAL for r in reports)
+    proven = all(r.outcome.proven for r in reports)
+    restrictions = [f"class {c}: {r.restriction}" for c, r in zip(estimator.classes_, reports)
+                    if r.restriction is not None]
     bounds = [r.bound for r in reports]
     classes = estimator.classes_
     methods = sorted({r.method for r in reports})
@@ -81,7 +83,8 @@ def _report(estimator, fits, budget, training) -> FitReport:
     notes += tuple(f"class {c}: {n}" for c, r in zip(classes, reports) for n in r.notes)
     return FitReport(
         estimator=type(estimator).__name__,
-        outcome=FitOutcome.PROVEN_OPTIMAL if proven else FitOutcome.NOT_PROVEN,
+        outcome=(FitOutcome.NOT_PROVEN if not proven else FitOutcome.PROVEN_RESTRICTED if restrictions
+                 else FitOutcome.PROVEN_OPTIMAL), restriction="; ".join(restrictions) or None,
         method="one-vs-rest " + "/".join(methods), returned="model", objective=estimator.objective_,
         seconds=budget.elapsed, time_limit=budget.seconds, rows=training.n_input_rows,
         distinct_rows=len(training.y), weighted=training.weighted,

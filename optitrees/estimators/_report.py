@@ -28,12 +28,20 @@ class FitOutcome(TextEnum):
     #: An exact engine proved the returned model optimal in the exact training objective, within the fit's relative
     #: gap (``mip_gap``, default 1e-4, as a solver's "optimal"; :func:`~optitrees.solvers.verify.gap_closed`).
     PROVEN_OPTIMAL = "proven optimal"
+    #: An exact engine proved the returned model optimal in a problem the fit itself narrowed (features it chose,
+    #: a per-split budget it chose: ``fit_report_.restriction``); a better model may read other features.
+    PROVEN_RESTRICTED = "proven optimal in the restricted problem"
     #: An exact method stopped before a proof (time or node limit, or optimal only in a surrogate objective).
     NOT_PROVEN = "not proven optimal"
     #: A heuristic (TAO, TMO, C4.5, UCT-DT, rule sets, contextual trees) that ran to its own end.
     HEURISTIC = "heuristic"
     #: A heuristic whose stages the time limit ended early (each returned its best so far).
     TRUNCATED = "heuristic, cut short by the time limit"
+
+    @property
+    def proven(self) -> bool:
+        """Whether an exact engine proved the model optimal, in the user's problem or in the fit's restricted one."""
+        return self in (FitOutcome.PROVEN_OPTIMAL, FitOutcome.PROVEN_RESTRICTED)
 
 
 class FitProgress(ProgressPrinter):
@@ -109,6 +117,10 @@ class FitReport:
         (``root layer (logistic, all 30,000 rows)``, with ``+ ... groups of identical rows with both labels in
         layer 2`` where such rows exist; ``rows identical in features with different labels`` for OCT and OCT-H)
         or ``non-negative objective``.
+    restriction : str or None
+        What the fit narrowed the posed problem to before its MIP or exact search (``"trees on features {a, b}"``,
+        a per-split budget it chose): a proof is then among those models only
+        (:mod:`~optitrees.estimators.mip_fit.restriction`); ``None``: the user's problem.
     mip_rows : int or None
         Rows the MIP saw: ``distinct_rows``, or fewer weighted representative rows when the full MIP was out of
         reach; ``None`` when no MIP was solved.
@@ -150,6 +162,7 @@ class FitReport:
     notes: tuple = ()
     bound_source: str | None = None
     mip_rows: int | None = None
+    restriction: str | None = None
 
     @property
     def gap(self) -> float | None:
@@ -175,6 +188,9 @@ class FitReport:
         if self.solved_by or self.certified_by:
             lines.append(f"  solved by {self.solved_by or '-'}; "
                          + (f"certified optimal by {self.certified_by}" if self.certified_by else "not certified"))
+        if self.restriction is not None:
+            lines.append(f"  the fit narrowed the problem to {self.restriction}: a bound or proof holds among those "
+                         "models only")
         if self.mip_rows is not None and self.mip_rows != self.distinct_rows:
             lines.append(f"  the MIP saw {self.mip_rows} weighted representative rows of {self.distinct_rows}")
         if self.bound is not None and not self.certified_by:

@@ -178,7 +178,7 @@ OBJECTS: dict[str, tuple[type, ObjectSchema]] = {qualified(cls): (cls, schema) f
         "seconds": FLOAT, "time_limit": _OPT_FLOAT, "rows": INT, "distinct_rows": INT, "weighted": BOOL,
         "starts": PLAIN, "objectives": PLAIN, "solved_by": Optional(STR), "certified_by": Optional(STR),
         "bound": _OPT_FLOAT, "stages": PLAIN, "checks": PLAIN, "notes": TupleOf(STR),
-        "bound_source": Optional(STR), "mip_rows": Optional(INT)})),
+        "bound_source": Optional(STR), "mip_rows": Optional(INT), "restriction": Optional(STR)})),
     (TrainingHistory, ObjectSchema({"train": PLAIN, "validation": PLAIN, "best_epoch": INT, "stopped": STR})),
     (PolicyNetwork, ObjectSchema({
         "rng": GENERATOR, "weights": ListOf(Array("f", 2)), "biases": ListOf(Array("f", 1)), "dropout": FLOAT,

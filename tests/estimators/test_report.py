@@ -19,9 +19,12 @@ def test_every_fit_writes_one_report(case):
     assert sum(report.stages.values()) == pytest.approx(report.seconds, abs=0.05)
     assert report.method and type(estimator).__name__ in str(report)
     if hasattr(fitted, "solver_result_"):
-        assert report.outcome in (FitOutcome.PROVEN_OPTIMAL, FitOutcome.NOT_PROVEN)
+        assert report.outcome in (FitOutcome.PROVEN_OPTIMAL, FitOutcome.PROVEN_RESTRICTED, FitOutcome.NOT_PROVEN)
         assert report.objective == fitted.objective_ == report.objectives["returned"]
-        assert (report.certified_by is not None) == (report.outcome is FitOutcome.PROVEN_OPTIMAL)
+        assert (report.certified_by is not None) == report.outcome.proven
+        # a proof in a problem the fit narrowed names it; the user's own problem is proven without qualification
+        assert (report.outcome is FitOutcome.PROVEN_RESTRICTED) == (report.outcome.proven and
+                                                                     report.restriction is not None)
     elif type(estimator).__name__ == "OptimalTreeRegressor" and estimator.lasso_penalty > 0:
         # proven in the squared error plus the l1 penalty: not in the reported squared error
         assert report.outcome is FitOutcome.NOT_PROVEN and report.certified_by is None and report.bound is None
@@ -53,7 +56,7 @@ def test_a_surrogate_optimum_is_not_reported_as_proven():
     clf = fit_quiet(OLCTClassifier(max_depth=1, tangents="V0", mip_gap=0, time_limit=60), X, y)
     report = clf.fit_report_
     assert clf.solver_result_.status == "optimal" and report.certified_by != "highs"
-    if report.outcome is FitOutcome.PROVEN_OPTIMAL:     # by the root layer's bound on the exact loss (all of depth 1)
+    if report.outcome.proven:                           # by the root layer's bound on the exact loss (all of depth 1)
         assert report.certified_by.startswith("root layer") and report.returned == "start"
     else:
         assert report.certified_by is None and any("not proven optimal" in n for n in report.notes)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from ...solvers import SolverResult
 from ...solvers.results import SolutionStatus, TerminationCondition
-from .._report import ExactSearch, FitOutcome, FitReport
+from .._report import ExactSearch, FitReport
 from .outcome import MIPFitOutcome
+from .restriction import certificate, claimed_outcome
 
 __all__ = ["certified"]
 
 
-def certified(fit, problem, training, exact: ExactSearch) -> MIPFitOutcome:
-    """Finish a fit whose model an exact search proved optimal: no MIP is built."""
+def certified(fit, problem, training, exact: ExactSearch, restricted: str | None = None) -> MIPFitOutcome:
+    """Finish a fit whose model an exact search proved optimal: no MIP is built (``restricted``: the problem the
+    fit narrowed, :func:`~.restriction.restriction_of`, named in the claim)."""
     family, budget = fit.family, fit.budget
     model, seconds, engine = exact.model, exact.seconds, exact.engine
     final = family.finalize(problem, model)
@@ -26,11 +28,12 @@ def certified(fit, problem, training, exact: ExactSearch) -> MIPFitOutcome:
         trace=[(seconds, objective, objective)])
     budget.lap("report")
     report = FitReport(
-        estimator=fit.settings.estimator, outcome=FitOutcome.PROVEN_OPTIMAL, method=engine, returned="solver",
+        estimator=fit.settings.estimator, outcome=claimed_outcome(True, restricted), restriction=restricted,
+        method=engine, returned="solver",
         objective=objective, seconds=budget.elapsed, time_limit=budget.seconds, rows=training.n_input_rows,
         distinct_rows=len(training.y), weighted=training.weighted, starts={"greedy": greedy_objective},
         objectives={"start": greedy_objective, "solver": objective, "returned": objective}, solved_by=engine,
-        certified_by=engine, bound=objective, bound_source=engine, stages=dict(budget.stages),
+        certified_by=certificate(engine, restricted), bound=objective, bound_source=engine, stages=dict(budget.stages),
         checks=fit.hooks.report_checks(problem), notes=tuple(fit.log.notes + [f"optimal, certified by {engine}"]))
     return MIPFitOutcome(problem=problem, model=final, objective=objective,
                          start_objectives={"greedy": greedy_objective}, start_name="greedy", method=engine,

@@ -28,12 +28,10 @@ risk score cards, the oblique regression tree):
 7. :meth:`~MIPFit.refine`: the family's local improvement (TAO, an exact intercept) of the solver's model;
 8. :func:`.bounds.fit_bound`: the best valid lower bound on the returned model's exact objective, from an exact
    search, the solver (when it saw every row) and the family's own bound, with its source;
-9. the report (the end of :meth:`~MIPFit.run`): every candidate (start, neighbourhood, solver, refined) scored by
-   the exact training objective, the best returned; its status, bound and notes
-   (:class:`~optitrees.estimators._report.FitReport`).
+9. the report (the end of :meth:`~MIPFit.run`): every candidate scored by the exact training objective, the best
+   returned; its status (a proof in a problem the presolve narrowed says so, :mod:`.restriction`), bound and notes.
 
-An estimator supplies :class:`~.settings.FitSettings` (its family, solver and options, shares, starts) and
-:class:`~.settings.FitHooks` (its starts, refinement, exact search); it reads the :class:`MIPFitOutcome`.
+An estimator supplies :class:`~.settings.FitSettings` and :class:`~.settings.FitHooks`; it reads :class:`MIPFitOutcome`.
 """
 
 from __future__ import annotations
@@ -53,7 +51,7 @@ from ...solvers.registry import get_backend
 from ...solvers.results import SolveStatus, TerminationCondition
 from ...solvers.verify import gap_closed
 from ...trees import Tree
-from .._report import ExactSearch, FitLog, FitOutcome, FitReport
+from .._report import ExactSearch, FitLog, FitReport
 from .bounds import LowerBound, fit_bound
 from .certified import certified
 from .class_start import start_within_class
@@ -62,6 +60,7 @@ from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
 from .notes import agreement_notes, formulation_summary, status_notes
 from .outcome import MIPFitOutcome
 from .reduce import ReducedRows, reduce_to_reach
+from .restriction import certificate, claimed_outcome, restriction_of
 from .start_refinement import refined_start
 from .hook import build_with_hook, completed_start
 from .settings import FitHooks, FitSettings
@@ -244,9 +243,10 @@ class MIPFit:
         """Every stage in order (module docstring)."""
         settings, family, budget = self.settings, self.family, self.budget
         problem = self.presolve(prepared)
+        restricted = restriction_of(prepared, problem)
         exact = self.exact(problem)
         if exact is not None and exact.proven:
-            return certified(self, problem, training, exact)
+            return certified(self, problem, training, exact, restricted)
         if budget.seconds is not None and self.solve_seconds(self._start_share_if_any()) <= 0:
             rows = ReducedRows.out_of_reach(problem, "the MIP was not solved: no time is left for it after the "
                                             "starts", None)
@@ -303,12 +303,12 @@ class MIPFit:
         summary = formulation_summary(f, rows.size, unsolved)
         budget.lap("report")
         report = FitReport(
-            estimator=settings.estimator, outcome=FitOutcome.PROVEN_OPTIMAL if proven else FitOutcome.NOT_PROVEN,
+            estimator=settings.estimator, outcome=claimed_outcome(proven, restricted), restriction=restricted,
             method=method, returned=returned, objective=value, seconds=budget.elapsed,
             time_limit=budget.seconds, rows=training.n_input_rows, distinct_rows=len(training.y),
             weighted=training.weighted, starts=start_objectives, objectives={**objectives, "returned": value},
             solved_by=result.solver if f is not None and unsolved is None else None,
-            certified_by=lower.source if proven else None,
+            certified_by=certificate(lower.source, restricted) if proven else None,
             bound=min(value, lower.value), bound_source=lower.source,
             mip_rows=None if unsolved is not None else rows.n_rows,
             stages=dict(budget.stages), checks={**checks, **self.hooks.report_checks(problem)},
