@@ -47,6 +47,12 @@ class Rule:
     upper: tuple
     then: int
 
+    def __post_init__(self):
+        if not (len(self.features) == len(self.lower) == len(self.upper)):
+            raise ValueError("a rule needs one lower and one upper bound per feature it tests")
+        if self.then not in (0, 1) or isinstance(self.then, bool):
+            raise ValueError(f"a rule predicts class 0 or 1 (its THEN part), got {self.then!r}")
+
     def fires(self, X) -> np.ndarray:
         """Whether the IF part holds for each row of ``X``."""
         X = np.asarray(X, dtype=float)
@@ -101,6 +107,13 @@ class RuleSet:
     incorrect_weight: float = 1.0
 
     def __post_init__(self):
+        for name in ("correct_weight", "incorrect_weight"):
+            value = float(getattr(self, name))
+            if not (np.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number (eq. (2) divides by the sum of the weights), "
+                                 f"got {value!r}")
+        if any(not isinstance(rule, Rule) for rule in self.rules):
+            raise ValueError("every rule of a rule set must be a Rule")
         self.trust_weights = np.atleast_2d(np.asarray(self.trust_weights, dtype=float))
         self.trust_intercept = np.asarray(self.trust_intercept, dtype=float).ravel()
         if not (len(self.rules) == len(self.trust_weights) == len(self.trust_intercept)):

@@ -77,6 +77,14 @@ class ScoreCard:
         self.unit_range = np.zeros((T, 2)) if self.unit_range is None else np.asarray(self.unit_range, float)
         if not all(len(a) == T for a in (self.thresholds, self.greater, self.points, self.binary, self.per_unit)):
             raise ValueError("features, thresholds, greater, points, binary and per_unit need one entry per rule")
+        if self.unit_range.shape != (T, 2):
+            raise ValueError(f"unit_range needs a (low, high) pair per rule, got shape {self.unit_range.shape}")
+        if not np.isfinite(self.intercept):
+            raise ValueError(f"the intercept must be a finite number, got {self.intercept!r}")
+        # a binary rule reads "x = 1" (or "x = 0"): on 0/1 values that is x >= t (x < t) only for 0 < t <= 1
+        flagged = self.binary & ~self.per_unit
+        if np.any((self.thresholds[flagged] <= 0) | (self.thresholds[flagged] > 1)):
+            raise ValueError("a rule on a binary feature reads x = 1 or x = 0: its threshold must lie in (0, 1]")
         if not (np.isfinite(self.multiplier) and self.multiplier > 0):
             raise ValueError(f"the multiplier must be positive, got {self.multiplier!r}")
 

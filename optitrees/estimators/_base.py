@@ -41,6 +41,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..budget import Budget
+from ._consistency import check_consistent
 from ._input import BINARY_ONLY_HINT, check_finite, check_numeric_frame, encode_labels, feature_names, resolve_features
 from ._report import FitOutcome, FitProgress, FitReport
 
@@ -241,7 +242,9 @@ class OptitreesEstimator(BaseEstimator):
         """
         budget = self._budget()
         with FitProgress(type(self).__name__, budget), blas_threads(getattr(self, "threads", None)):
-            return self._fit(X, y, sample_weight, budget)
+            fitted = self._fit(X, y, sample_weight, budget)
+        check_consistent(self)          # one model: what predicts is what prints (the check a loaded file passes)
+        return fitted
 
     def _fit(self, X, y, sample_weight, budget):
         """The family's fit within ``budget``; ends with ``fit_report_`` written."""

@@ -55,7 +55,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._allowed import ESTIMATOR_CLASSES, _lookup, check_consistent, qualified, read_estimator
+from ..estimators._consistency import check_consistent
+from ._allowed import _PATH_OPTION, ESTIMATOR_CLASSES, _lookup, qualified, read_estimator
 from ._pipeline import is_pipeline, preprocessing_entry, read_pipeline, split_pipeline
 from ._schema import STR, DictOf, Limits, ModelFormatError, Reader
 from ._writer import NotJSON, encode
@@ -90,6 +91,10 @@ def to_json_dict(estimator) -> dict:
     params = estimator.get_params(deep=False)
     saved_params, fitted, not_saved = {}, {}, {}
     for name, value in params.items():
+        if isinstance(value, dict):                # options naming files stay out: a loaded model's fit writes none
+            for key in [k for k in value if isinstance(k, str) and _PATH_OPTION.search(k)]:
+                not_saved[f"params.{name}.{key}"] = "a file or folder name (a loaded model's fit does not write there)"
+            value = {k: v for k, v in value.items() if f"params.{name}.{k}" not in not_saved}
         try:
             saved_params[name] = encode(value)
         except NotJSON as exc:
@@ -107,8 +112,9 @@ def to_json_dict(estimator) -> dict:
 
 
 def _probe(estimator, reader: Reader) -> None:
-    """Refuse a model whose parts disagree (:func:`~._allowed.check_consistent`) or that cannot predict two rows
-    of its own width (zeros, then ones)."""
+    """Refuse a model whose parts disagree (:func:`~optitrees.estimators._consistency.check_consistent`) or that
+    cannot predict two rows of its own width (zeros, then ones), or whose probabilities on them are not
+    probabilities of its classes."""
     n = getattr(estimator, "n_features_in_", None)
     if not (isinstance(n, int) and 1 <= n <= 10_000_000):
         reader.fail("fitted.n_features_in_", f"expected a number of features from 1, found {n!r}")
@@ -125,8 +131,24 @@ def _probe(estimator, reader: Reader) -> None:
             predicted = estimator.predict(np.vstack([np.zeros(n), np.ones(n)]))
         if len(predicted) != 2:
             raise ValueError(f"{len(predicted)} predictions for 2 rows")
+        if hasattr(estimator, "predict_proba") and getattr(estimator, "classes_", None) is not None:
+            _check_probabilities(estimator, np.vstack([np.zeros(n), np.ones(n)]))
     except Exception as exc:                 # whatever fails, the file holds no model that predicts
         reader.fail("the model", f"it cannot predict ({type(exc).__name__}: {exc})")
+
+
+def _check_probabilities(estimator, rows) -> None:
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            p = np.asarray(estimator.predict_proba(rows), float)
+    except AttributeError:                     # a model without probabilities (linear leaves of scores)
+        return
+    k = len(estimator.classes_)
+    if p.shape != (len(rows), k):
+        raise ValueError(f"probabilities of shape {p.shape} for {len(rows)} rows and {k} classes")
+    if not (np.all(np.isfinite(p)) and p.min() >= 0 and p.max() <= 1 and np.allclose(p.sum(axis=1), 1.0)):
+        raise ValueError("probabilities outside [0, 1] or not summing to 1")
 
 
 def from_json_dict(document: dict, source: str = "the document", limits: Limits = Limits(),

@@ -31,7 +31,7 @@ from ._schema import (BOOL, FLOAT, GENERATOR, INT, PLAIN, STR, Array, DictOf, Li
                       TupleOf, _kind)
 
 __all__ = ["qualified", "ENUMS", "OBJECTS", "ESTIMATOR_CLASSES", "FITTED", "Member", "Instance", "read_estimator",
-           "check_consistent", "saved_class"]
+           "saved_class"]
 
 
 def qualified(cls) -> str:
@@ -271,6 +271,24 @@ FITTED: dict[str, Spec] = {
 _FITTED_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*_$")
 
 
+#: option names that make a solver or a fit write or read a file (``log_file``, ``solution_file``, ``tmpdir`` ...)
+_PATH_OPTION = re.compile(r"file|path|dir", re.IGNORECASE)
+
+
+def _refuse_paths(value, reader: Reader, where: str) -> None:
+    """Refuse a saved parameter that names a file or folder (at any depth, e.g. ``solver_options["log_file"]``):
+    a later ``clone(model).fit()`` would write there."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and _PATH_OPTION.search(key):
+                reader.fail(f"{where}[{key!r}]", "a model file cannot set an option naming a file or folder (a later "
+                                                 "fit of the model would write there)")
+            _refuse_paths(item, reader, f"{where}[{key!r}]")
+    elif isinstance(value, (list, tuple)):
+        for k, item in enumerate(value):
+            _refuse_paths(item, reader, f"{where}[{k}]")
+
+
 def read_estimator(cls, params: dict, fitted: dict, reader: Reader, where: str, depth: int):
     """An estimator of ``cls`` with the saved ``params`` (plain data, given to its constructor) and ``fitted``
     attributes (each a :data:`FITTED` name of its spec, none that the class itself defines)."""
@@ -280,7 +298,9 @@ def read_estimator(cls, params: dict, fitted: dict, reader: Reader, where: str, 
     unknown = set(params) - set(known)
     if unknown:
         reader.fail(where, f"{cls.__name__} has no parameters {sorted(unknown)}")
-    estimator = cls(**{k: PLAIN.read(v, reader, f"{where}.params.{k}", depth) for k, v in params.items()})
+    values = {k: PLAIN.read(v, reader, f"{where}.params.{k}", depth) for k, v in params.items()}
+    _refuse_paths(values, reader, f"{where}.params")
+    estimator = cls(**values)
     for name, value in fitted.items():
         if not (isinstance(name, str) and _FITTED_NAME.match(name)) or name not in FITTED:
             reader.fail(where, f"{name!r} is not a fitted attribute a model file may hold")
@@ -288,43 +308,6 @@ def read_estimator(cls, params: dict, fitted: dict, reader: Reader, where: str, 
             reader.fail(where, f"the fitted entry {name!r} would hide {cls.__name__}'s own {name!r}")
         setattr(estimator, name, Optional(FITTED[name]).read(value, reader, f"{where}.{name}", depth))
     return estimator
-
-
-def check_consistent(estimator) -> None:
-    """Raise ValueError unless the fitted parts of ``estimator`` agree: every model is as wide as
-    ``n_features_in_``, leaves predict one of ``classes_``, the policy chooses among ``trees_``, a one-hot
-    encoding speaks of the model's features."""
-    n = estimator.n_features_in_
-    importances = getattr(estimator, "feature_importances_", None)
-    if importances is not None and importances.shape != (n,):
-        raise ValueError(f"feature_importances_ has shape {importances.shape}, the model {n} features")
-    one_vs_rest = getattr(estimator, "one_vs_rest_", None)
-    trees = [t for t in (getattr(estimator, "tree_", None),) if t is not None]
-    trees += list(getattr(estimator, "trees_", None) or ()) + list(one_vs_rest.trees if one_vs_rest else ())
-    classes = getattr(estimator, "classes_", None)
-    for tree in trees:
-        if tree.n_features != n:
-            raise ValueError(f"a tree splits on {tree.n_features} features, the model has {n}")
-        if classes is not None and tree.leaf_model == LeafModel.LABEL:
-            labels = tree.label[tree.is_leaf]
-            if labels.size and (labels.min() < 0 or labels.max() >= len(classes)):
-                raise ValueError(f"a leaf predicts class index {labels.max()}, the model has {len(classes)} classes")
-    if one_vs_rest is not None and classes is not None and one_vs_rest.n_classes != len(classes):
-        raise ValueError(f"{one_vs_rest.n_classes} one-vs-rest trees for {len(classes)} classes")
-    policy = getattr(estimator, "policy_", None)
-    if policy is not None and policy.weights[-1].shape[1] != len(getattr(estimator, "trees_", None) or ()):
-        raise ValueError(f"the policy chooses among {policy.weights[-1].shape[1]} trees, the model has "
-                         f"{len(estimator.trees_ or ())}")
-    card = getattr(estimator, "score_card_", None)
-    if card is not None and card.features.size and not 0 <= card.features.min() <= card.features.max() < n:
-        raise ValueError(f"the score card names a feature outside 0..{n - 1}")
-    encoding = getattr(estimator, "feature_encoding_", None)
-    names = getattr(estimator, "feature_names_in_", None)
-    if encoding and (names is None or not set(encoding) <= set(names)):
-        raise ValueError("feature_encoding_ names features the model does not have")
-    rule_set = getattr(estimator, "rule_set_", None)
-    if rule_set is not None and any(f < 0 or f >= n for rule in rule_set.rules for f in rule.features):
-        raise ValueError(f"a rule names a feature outside 0..{n - 1}")
 
 
 def saved_class(cls) -> bool:

@@ -91,4 +91,30 @@ def read_pipeline(entry, estimator, source: str, budget: int):
         raise ModelFormatError(f"{source}: the pipeline's steps do not load ({type(exc).__name__}: {exc})") from None
     if not isinstance(before, Pipeline):
         raise ModelFormatError(f"{source}: the pipeline's steps are not a Pipeline")
+    _check_steps(before, source)
     return Pipeline([*before.steps, (entry["final_step"], estimator)])
+
+
+def _estimators_in(obj):
+    """``obj`` and every estimator among its parameters, at any depth (a ColumnTransformer's transformers ...)."""
+    from sklearn.base import BaseEstimator
+
+    yield obj
+    for value in obj.get_params(deep=True).values():
+        if isinstance(value, BaseEstimator):
+            yield value
+
+
+def _check_steps(pipeline, source: str) -> None:
+    """Refuse steps that are not what their type says: an instance attribute hiding a method of the class (a
+    trusted function planted as a scaler's ``transform``) or a ``memory`` that would make a later fit write a
+    cache to a folder."""
+    for step in _estimators_in(pipeline):
+        cls = type(step)
+        hidden = sorted(name for name in vars(step) if callable(getattr(cls, name, None)))
+        if hidden:
+            raise ModelFormatError(f"{source}: the pipeline's {cls.__name__} has attributes {hidden} hiding its own "
+                                   "methods")
+        if getattr(step, "memory", None) is not None:
+            raise ModelFormatError(f"{source}: the pipeline's {cls.__name__} names a cache folder (memory=...): a "
+                                   "later fit would write there")

@@ -349,11 +349,50 @@ class _Generator(Spec):
         if cls is None:
             reader.fail(where, f"unknown random bit generator {value['__generator__']!r}")
         bit_generator = cls()
+        state = _Plain(int_bits=256).read(value["state"], reader, where, depth)
+        problem = _state_problem(cls, state)
+        if problem is not None:                # numpy does not range-check every field: one crashed on use
+            reader.fail(where, f"not a state of {cls.__name__}: {problem}")
         try:
-            bit_generator.state = _Plain(int_bits=256).read(value["state"], reader, where, depth)
+            bit_generator.state = state
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
             reader.fail(where, f"not a state of {cls.__name__} ({exc})")
         return np.random.Generator(bit_generator)
+
+
+def _in_range(value, bits: int) -> bool:
+    return type(value) is int and 0 <= value < (1 << bits)
+
+
+def _words(value, n: int, bits: int) -> bool:
+    """An array of ``n`` unsigned integers of ``bits`` bits."""
+    return isinstance(value, np.ndarray) and value.shape == (n,) and value.dtype.kind in "iu" and bool(
+        np.all(value >= 0)) and all(int(v) < (1 << bits) for v in value.tolist())
+
+
+def _state_problem(cls, state) -> str | None:
+    """What is wrong with the saved ``state`` of bit generator ``cls`` (every field's type and range), or None."""
+    if not (isinstance(state, dict) and state.get("bit_generator") == cls.__name__ and isinstance(state.get("state"),
+                                                                                                  dict)):
+        return "expected the state dict numpy writes for it"
+    inner = state["state"]
+    buffered = {"has_uint32", "uinteger"}
+    if cls in (np.random.PCG64, np.random.PCG64DXSM):
+        ok = (set(state) == {"bit_generator", "state"} | buffered and set(inner) == {"state", "inc"}
+              and _in_range(inner["state"], 128) and _in_range(inner["inc"], 128))
+    elif cls is np.random.MT19937:
+        ok = (set(state) == {"bit_generator", "state"} and set(inner) == {"key", "pos"}
+              and _words(inner["key"], 624, 32) and type(inner["pos"]) is int and 0 <= inner["pos"] <= 624)
+        buffered = set()
+    elif cls is np.random.Philox:
+        ok = (set(state) == {"bit_generator", "state", "buffer", "buffer_pos"} | buffered
+              and set(inner) == {"counter", "key"} and _words(inner["counter"], 4, 64) and _words(inner["key"], 2, 64)
+              and _words(state["buffer"], 4, 64) and type(state["buffer_pos"]) is int and 0 <= state["buffer_pos"] <= 4)
+    else:                                      # SFC64
+        ok = set(state) == {"bit_generator", "state"} | buffered and set(inner) == {"state"} and _words(
+            inner["state"], 4, 64)
+    ok = ok and all(state.get(k) in (0, 1) if k == "has_uint32" else _in_range(state.get(k), 32) for k in buffered)
+    return None if ok else "a field is missing, unknown or out of its range"
 
 
 GENERATOR = _Generator()
