@@ -72,10 +72,7 @@ class MIPFit:
     """One fit of a MIP estimator (module docstring), stage by stage within ``budget``."""
 
     def __init__(self, settings: FitSettings, hooks: FitHooks, budget: Budget):
-        self.settings = settings
-        self.hooks = hooks
-        self.budget = budget
-        self.family = settings.family
+        self.settings, self.hooks, self.budget, self.family = settings, hooks, budget, settings.family
         #: The solver's backend, looked up (and its availability checked) once per fit.
         self.backend = get_backend(settings.solver)
         self.log = FitLog()
@@ -330,12 +327,13 @@ class MIPFit:
                                "and it is not returned"))
         handed = x0 if feasible else None if settings.constraints is not None else start_within_class(
             self.family, problem, f, start, lambda m: self.start_vector(f, m, f"{label} start within the class"))
-        if x0 is not None and not feasible:
-            self.notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g}"
-                               + (" (a user constraint?); it is not returned" if settings.constraints is not None
-                                  else "; the solver starts without it" if handed is None
-                                  else "; the solver starts from it scaled into the MIP's class (the same routing "
-                                       "and labels)")))
+        if x0 is not None and not feasible and settings.constraints is not None:     # the user's rows: a warning
+            self.notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g} (a user "
+                               "constraint?); it is not returned"))
+        elif x0 is not None and not feasible:          # the library's own start: the report's business
+            self.log.note(f"the {label} start violates the model by {violation:.3g}" + (
+                "; the solver starts without it" if handed is None else "; the solver starts from it scaled into the "
+                                                                        "MIP's class (the same routing and labels)"))
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": final} if feasible or settings.constraints is None else {}
         # neighbourhood rounds for a tree family's MIP (a routing group z); the solver starts from their best tree

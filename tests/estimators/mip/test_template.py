@@ -305,3 +305,24 @@ def test_a_fit_whose_time_ends_before_its_mip_warns_once_that_the_time_limit_dec
     assert est.fit_report_.returned == "start" and est.solver_result_.x is None
     assert len(timed) == 1 and issubclass(timed[0].category, FallbackWarning), [str(w.message) for w in record]
     assert "not solved" in str(timed[0].message)
+
+
+def test_a_start_of_the_librarys_own_that_the_mip_cannot_take_is_a_note_not_a_warning(cancer, monkeypatch):
+    """Without a user's constraints, a start the MIP's rows do not admit is the library's business: the fit report
+    says it, no WarmStartWarning reaches the user (with the user's hook it is a warning: the test above)."""
+    from optitrees.estimators.mip_fit.pipeline import MIPFit
+    from optitrees.exceptions import WarmStartWarning
+
+    X, y = cancer
+    original = MIPFit.start_vector
+
+    def off_by_one(self, f, model, label):
+        x = original(self, f, model, label)
+        return None if x is None else x + 1.0            # every variable moved: the rows no longer hold
+
+    monkeypatch.setattr(MIPFit, "start_vector", off_by_one)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        clf = OCTHClassifier(max_depth=1, time_limit=20, solver_options={"mip_max_nodes": 0}).fit(X[:100], y[:100])
+    assert not [w for w in record if issubclass(w.category, WarmStartWarning)]
+    assert any("start violates the model by" in note for note in clf.fit_report_.notes)
