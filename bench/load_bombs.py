@@ -50,7 +50,8 @@ try:
     est = load_model(sys.argv[1])
     n = est.n_features_in_
     est.predict(np.random.default_rng(0).normal(size=(1000, n)))
-    text, sql = est.export_text(), export.export_sql(est)
+    text = est.export_text()
+    sql = est.export_sql() if hasattr(est, "export_sql") else export.export_sql(est)
     outcome = f"loaded; text {len(text):,} chars, SQL {len(sql):,} chars"
 except ModelFormatError as exc:
     outcome = "refused: " + str(exc).split(": ", 1)[1][:110]

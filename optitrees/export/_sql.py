@@ -138,26 +138,35 @@ def argmax_sql(scores: list[str], classes) -> str:
 
 
 def gated_tree_sql(tree: Tree, columns, classes, leaf_probabilities) -> str:
-    """C4.5's prediction with missing values: each leaf's reach is the product of its path's gates (1 or 0 for
-    a known value, the split's training share of the branch for ``NULL``); class ``k`` scores
-    ``sum_leaf reach * P(k | leaf)``, and the prediction is the first largest."""
+    """C4.5's prediction with missing values: class ``k`` scores ``S_k(root)``, where at a split ``S_k(t) = g *
+    S_k(left) + (1 - g) * S_k(right)`` (``g`` is 1 or 0 for a known value, the split's training share of the left
+    branch for ``NULL``) and at a leaf ``S_k = P(k | leaf)``; the prediction is the first largest score. Each node
+    is written once per class (text linear in the tree, no recursion), in the order
+    :func:`~optitrees.trees._gating.gated_mixture` computes, so the database gives ``predict``'s floats."""
     from ..trees._gating import left_share
 
     share = left_share(tree)
     feature = tree.feature
-    gates = {0: []}
-    for t in np.flatnonzero(~tree.is_leaf):              # parents have smaller ids than their children
+    gates = {}
+    for t in np.flatnonzero(~tree.is_leaf):
         col, thr = columns[feature[t]], number(tree.threshold[t])
-        left = f"(CASE WHEN {col} IS NULL THEN {number(share[t])} WHEN {col} <= {thr} THEN 1.0 ELSE 0.0 END)"
-        right = f"(CASE WHEN {col} IS NULL THEN {number(1.0 - share[t])} WHEN {col} <= {thr} THEN 0.0 ELSE 1.0 END)"
-        gates[tree.children_left[t]] = gates[t] + [left]
-        gates[tree.children_right[t]] = gates[t] + [right]
-    leaves = np.flatnonzero(tree.is_leaf)
-    reach = {t: " * ".join(gates[t]) if gates[t] else "1.0" for t in leaves}
+        gates[t] = (f"(CASE WHEN {col} IS NULL THEN {number(share[t])} WHEN {col} <= {thr} THEN 1.0 ELSE 0.0 END)",
+                    f"(CASE WHEN {col} IS NULL THEN {number(1.0 - share[t])} WHEN {col} <= {thr} THEN 0.0 ELSE 1.0 "
+                    "END)")
     scores = []
     for k in range(len(classes)):
-        terms = [f"{reach[t]} * {number(leaf_probabilities[t, k])}" for t in leaves if leaf_probabilities[t, k] != 0]
-        scores.append(" + ".join(terms) if terms else "0.0")
+        pieces, stack = [], [0]
+        while stack:
+            t = stack.pop()
+            if isinstance(t, str):
+                pieces.append(t)
+            elif tree.is_leaf[t]:
+                pieces.append(number(leaf_probabilities[t, k]))
+            else:
+                left, right = gates[t]
+                pieces.append(f"({left} * ")
+                stack += [")", int(tree.children_right[t]), f" + {right} * ", int(tree.children_left[t])]
+        scores.append("".join(pieces))
     return argmax_sql(scores, classes)
 
 

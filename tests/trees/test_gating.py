@@ -45,3 +45,28 @@ def test_the_sparse_reach_equals_the_dense_leaf_columns(evaluation_uncertainty):
     if evaluation_uncertainty == 0:              # a complete point reaches one leaf: one entry per row
         complete = ~np.isnan(X).any(axis=1)
         assert np.all(np.diff(sparse.indptr)[complete] == 1)
+
+
+def test_the_mixture_from_the_leaves_up_equals_the_reach_mixture_and_its_sql():
+    import sqlite3
+
+    import pandas as pd
+
+    from optitrees.export._sql import column, gated_tree_sql
+    from optitrees.trees._gating import gated_mixture
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1500, 4))
+    y = (X[:, 0] + X[:, 1] ** 2 + 0.3 * rng.normal(size=1500) > 0.5).astype(int) + (X[:, 2] > 1)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    clf = C45Classifier(min_samples_leaf=2, pruning=False).fit(X, y)
+    tree, probabilities = clf.tree_, clf.leaf_probabilities()
+    mixture = gated_mixture(tree, X, probabilities)
+    np.testing.assert_allclose(mixture, leaf_reach(tree, X) @ probabilities, rtol=1e-12, atol=1e-15)
+    names = ["a", "b", "c", "d"]
+    sql = gated_tree_sql(tree, [column(n) for n in names], [0, 1, 2], probabilities)
+    assert len(sql) < 700 * tree.n_nodes * 3                  # each node written once per class
+    with sqlite3.connect(":memory:") as db:
+        pd.DataFrame(X, columns=names).to_sql("data", db, index=False)
+        got = [r[0] for r in db.execute(f"SELECT {sql} FROM data")]
+    assert got == np.argmax(mixture, axis=1).tolist() == clf.predict(X).tolist()

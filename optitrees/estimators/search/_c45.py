@@ -13,6 +13,7 @@ from ...algorithms.c45.pessimistic_pruning import collapse, prune
 from ...budget import expired
 from ...readable import format_number, printable
 from ...trees import feature_importances, leaf_reach
+from ...trees._gating import gated_mixture
 from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
 from .._docs import CLASS_WEIGHT_DOC
 from .._input import feature_names, printed_names, resolve_features
@@ -247,6 +248,8 @@ class C45Classifier(TreeViews, OptitreesClassifier):
     def predict_proba(self, X):
         """Gate-weighted mixture of the leaves' class probabilities (eqs. 3.2, 3.10; fractional missing values)."""
         X = self._X(X)
+        if self.evaluation_uncertainty == 0:         # hard gates: computed as the SQL writes it (gated_mixture)
+            return gated_mixture(self.tree_, X, self.leaf_probabilities())
         reach = leaf_reach(self.tree_, X, self._sigma(self.evaluation_uncertainty))
         return np.asarray(reach @ self.leaf_probabilities())
 
