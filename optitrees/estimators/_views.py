@@ -117,7 +117,8 @@ class ScoreCardViews(_Printed):
         return pd.DataFrame({"rule": [r["rule"] for r in rows], "points": [r["points"] for r in rows]})
 
     def risk_table(self):
-        """Every reachable total score, its probability of ``classes_[1]`` and the class predicted (DataFrame)."""
+        """Every reachable total score, its probability of ``classes_[1]`` and the class predicted (DataFrame; at
+        most :data:`~optitrees.export._text.RISK_TABLE_ROWS` totals, those nearest the change of class)."""
         import pandas as pd
 
         check_is_fitted(self)
