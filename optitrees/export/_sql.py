@@ -10,6 +10,12 @@ sends ``nan``: right at a hard split (``NULL <= t`` is not true), and in C4.5's
 probabilistic form (:func:`gated_tree_sql`) down both branches by the training
 shares. Column names are quoted identifiers; class labels are SQL literals.
 
+**Size.** The text is linear in the model: every split and leaf is written once (once per class in C4.5's
+form with missing values), a first-largest choice among ``k`` scores is a ``UNION ALL`` of ``k`` rows, and the
+text is assembled from an explicit stack, without recursion, at any depth. So a model file of ``s`` bytes gives
+SQL of a few times ``s`` characters (a float's text in the file is the float's text in the SQL; the CASE words
+around it add about 40 characters a node); ``bench/load_bombs.py`` measures it.
+
 **Columns the database must find.** SQLite reads a double-quoted name that
 matches no column as a string literal, silently. Given a ``table`` name, every
 column is written qualified (``"patients"."age"``), and an unknown column is an

@@ -50,7 +50,9 @@ def tree_text(tree: Tree, feature_names, class_names, scores_only: bool = False)
     ``class: <class 1> if score > 0, else <class 0>``, preceded by
     ``P(<class 1>) = sigmoid(score);`` for logistic leaves. With
     ``scores_only`` a linear leaf writes its score alone (the trees of a
-    one-vs-rest model, :func:`one_vs_rest_text`).
+    one-vs-rest model, :func:`one_vs_rest_text`). The text is built without recursion; each line is indented by
+    its depth, so its length is at most the nodes times (4 x depth + a line), the depth of a loaded tree bounded by
+    :attr:`optitrees.persistence.Limits.tree_depth`.
     """
     lines = []
     planes = []
