@@ -41,8 +41,7 @@ def _fit(args):
     if encoding:          # the one-hot columns' raw column and category: SQL is written over the raw table
         est.feature_encoding_ = {n: encoding[n] for n in X.columns if n in encoding}
     print(f"{type(est).__name__}, {len(Xtr)} training rows, {X.shape[1]} features")
-    print(est.export_text())
-    print(est.fit_report_)
+    print(printable(f"{est.export_text()}\n{est.fit_report_}", keep_newlines=True))   # the data's names, escaped
     print(f"fit time {elapsed:.1f}s")
     if Xte is not None:
         pred = est.predict(Xte)
