@@ -206,6 +206,8 @@ def save_model(estimator, file) -> None:
     # model (or no file), never half a model
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
     try:
+        # the permissions the model had, or those of a new file (mkstemp's are the owner's alone)
+        os.chmod(temporary, path.stat().st_mode & 0o7777 if path.exists() else 0o644)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(document, out, allow_nan=False)
             out.flush()

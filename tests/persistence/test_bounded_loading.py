@@ -182,3 +182,7 @@ def test_a_save_that_fails_half_way_keeps_the_old_model(tao, tmp_path, monkeypat
     with pytest.raises(KeyboardInterrupt):
         save_model(est, path)
     assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["model.json"]
+    monkeypatch.undo()
+    path.chmod(0o640)
+    save_model(est, path)                                  # a save that completes keeps the file's permissions
+    assert path.stat().st_mode & 0o777 == 0o640 and load_model(path).predict(X).tolist() == est.predict(X).tolist()
