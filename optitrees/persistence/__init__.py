@@ -56,7 +56,7 @@ from pathlib import Path
 import numpy as np
 
 from ..estimators._consistency import check_consistent
-from ._allowed import _PATH_OPTION, ESTIMATOR_CLASSES, _lookup, qualified, read_estimator
+from ._allowed import ESTIMATOR_CLASSES, _lookup, qualified, read_estimator, without_paths
 from ._pipeline import is_pipeline, preprocessing_entry, read_pipeline, split_pipeline
 from ._schema import STR, DictOf, Limits, ModelFormatError, Reader
 from ._writer import NotJSON, encode
@@ -91,10 +91,9 @@ def to_json_dict(estimator) -> dict:
     params = estimator.get_params(deep=False)
     saved_params, fitted, not_saved = {}, {}, {}
     for name, value in params.items():
-        if isinstance(value, dict):                # options naming files stay out: a loaded model's fit writes none
-            for key in [k for k in value if isinstance(k, str) and _PATH_OPTION.search(k)]:
-                not_saved[f"params.{name}.{key}"] = "a file or folder name (a loaded model's fit does not write there)"
-            value = {k: v for k, v in value.items() if f"params.{name}.{k}" not in not_saved}
+        value, dropped = without_paths(value)      # options naming files stay out: a loaded model's fit writes none
+        for key in dropped:
+            not_saved[f"params.{name}.{key}"] = "a file or folder name (a loaded model's fit does not write there)"
         try:
             saved_params[name] = encode(value)
         except NotJSON as exc:

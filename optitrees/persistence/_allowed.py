@@ -31,7 +31,7 @@ from ._schema import (BOOL, FLOAT, GENERATOR, INT, PLAIN, STR, Array, DictOf, Li
                       TupleOf, _kind)
 
 __all__ = ["qualified", "ENUMS", "OBJECTS", "ESTIMATOR_CLASSES", "FITTED", "Member", "Instance", "read_estimator",
-           "saved_class"]
+           "saved_class", "without_paths"]
 
 
 def qualified(cls) -> str:
@@ -273,6 +273,15 @@ _FITTED_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*_$")
 
 #: option names that make a solver or a fit write or read a file (``log_file``, ``solution_file``, ``tmpdir`` ...)
 _PATH_OPTION = re.compile(r"file|path|dir", re.IGNORECASE)
+
+
+def without_paths(value):
+    """``(value without the keys naming a file or folder, those keys)`` for a dict parameter (other values as
+    they are): a saved model never carries them, so its later fits write nowhere."""
+    if not isinstance(value, dict):
+        return value, []
+    dropped = [k for k in value if isinstance(k, str) and _PATH_OPTION.search(k)]
+    return {k: v for k, v in value.items() if k not in dropped}, dropped
 
 
 def _refuse_paths(value, reader: Reader, where: str) -> None:

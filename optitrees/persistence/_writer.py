@@ -7,7 +7,7 @@ import enum
 
 import numpy as np
 
-from ._allowed import qualified, saved_class
+from ._allowed import qualified, saved_class, without_paths
 
 __all__ = ["NotJSON", "encode"]
 
@@ -72,5 +72,8 @@ def encode(value):
     if saved_class(cls):
         fields = ({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
                   if dataclasses.is_dataclass(value) else dict(vars(value)))
+        if hasattr(value, "get_params"):      # an estimator inside a model: its options naming files stay out
+            params = value.get_params(deep=False)
+            fields = {k: without_paths(v)[0] if k in params else v for k, v in fields.items()}
         return {"__object__": qualified(cls), "fields": {k: encode(v) for k, v in fields.items()}}
     raise NotJSON(f"{cls.__module__}.{cls.__qualname__}")

@@ -141,3 +141,13 @@ def test_a_random_generator_state_out_of_range_is_refused(iris):
     assert loads(document).predict(X).tolist() == est.predict(X).tolist()
     rng["state"]["has_uint32"] = 9
     refused(document, "out of its range")
+
+
+def test_the_estimators_of_a_one_vs_rest_model_save_no_file_option_either(iris, tmp_path):
+    X, y = iris
+    est = OLCTClassifier(max_depth=1, time_limit=5, solver_options={"log_file": str(tmp_path / "h.log")}).fit(X, y)
+    buffer = io.StringIO()
+    save_model(est, buffer)
+    loaded = load_model(buffer.getvalue().encode())
+    assert loaded.solver_options == {} and all(sub.solver_options == {} for sub in loaded.estimators_)
+    assert loaded.predict(X).tolist() == est.predict(X).tolist()
