@@ -52,7 +52,8 @@ class Task:
 
 
 #: the packages whose versions decide a fit's result (beside optitrees): the data handling, the starts, the solvers
-_DECIDING_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "highspy", "pyomo", "pycontree", "glum")
+_DECIDING_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "highspy", "pyomo", "pycontree", "glum", "pystreed",
+                      "pyscipopt", "gurobipy", "cplex")
 
 
 @functools.lru_cache(maxsize=1)
