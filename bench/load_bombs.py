@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 import zipfile
 
 import numpy as np
@@ -100,7 +101,9 @@ def cases(X, y):
 
     from optitrees import GeneralizedRiskScoreClassifier
 
-    card = GeneralizedRiskScoreClassifier(time_limit=5).fit(X[:2000, :5], y[:2000])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        card = GeneralizedRiskScoreClassifier(time_limit=5).fit(X[:2000, :5], y[:2000])
     doc = to_json_dict(card)
     doc["fitted"]["score_card_"]["fields"]["points"]["__ndarray__"] = [
         10_000_000_000 * (1 if k % 2 else -1) for k in range(len(doc["fitted"]["score_card_"]["fields"]["points"]
@@ -114,14 +117,15 @@ def _chain(depth):
     left[0:2 * depth:2], right[0:2 * depth:2] = np.arange(1, n - 1, 2), np.arange(2, n, 2)
     weights = np.zeros((n, 1))
     weights[0:2 * depth:2, 0] = 1.0
+    label = np.arange(n) % 2
     return Tree(children_left=left, children_right=right, weights=weights, threshold=np.arange(n) / 1e3,
-                value=np.ones((n, 2)), label=np.arange(n) % 2)
+                value=1.0 + 2.0 * np.eye(2)[label], label=label)      # each leaf's counts favour its label
 
 
 def main():
     X, y = fitted()
     limits = Limits()
-    print(f"{'case':45s} {'file':>10s} {'budget':>10s} {'seconds':>8s} {'peak':>10s}  outcome")
+    print(f"{'case':45s} {'file kB':>10s} {'budget':>10s} {'seconds':>8s} {'peak':>10s}  outcome")
     with tempfile.TemporaryDirectory() as folder:
         for name, document in cases(X, y):
             path = os.path.join(folder, "model.json")
@@ -130,10 +134,10 @@ def main():
             size = os.path.getsize(path)
             run = subprocess.run([sys.executable, "-c", MEASURE, path], capture_output=True, text=True)
             if run.returncode:
-                print(f"{name:45s} {size / 2**20:9.1f}M  crashed: {run.stderr.strip().splitlines()[-1][:100]}")
+                print(f"{name:45s} {size / 2**10:10,.0f}  crashed: {run.stderr.strip().splitlines()[-1][:100]}")
                 continue
             r = json.loads(run.stdout)
-            print(f"{name:45s} {size / 2**20:9.1f}M {limits.memory_budget(size) / 2**20:9.0f}M {r['seconds']:8.2f} "
+            print(f"{name:45s} {size / 2**10:10,.0f} {limits.memory_budget(size) / 2**20:9.0f}M {r['seconds']:8.2f} "
                   f"{r['peak'] / 2**20:9.0f}M  {r['outcome']}", flush=True)
 
 
