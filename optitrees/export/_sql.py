@@ -91,21 +91,30 @@ def linear_sql(weights, columns, constant=None) -> str:
     return "(" + " + ".join(terms) + ")" if terms else "0.0"
 
 
-def _nested_case(tree: Tree, columns, leaf_sql) -> str:
-    """``CASE WHEN <split> <= t THEN <left> ELSE <right> END`` from the root down, each leaf written by
-    ``leaf_sql(t)``: the pieces are emitted in order from an explicit stack and joined once, so the text costs
-    time linear in its length at any depth (no recursion, no copying of the subtrees' text at every level)."""
+def _tree_text(tree: Tree, leaf, split) -> str:
+    """The text of ``tree`` from the root down: ``leaf(t)`` at a leaf; at a split the three pieces ``split(t)``
+    around its left and right subtrees' texts. The pieces are emitted in order from an explicit stack and joined
+    once, so the text costs time linear in its length at any depth (no recursion, no copying of the subtrees'
+    text at every level)."""
     pieces, stack = [], [0]
     while stack:
         t = stack.pop()
         if isinstance(t, str):
             pieces.append(t)
         elif tree.is_leaf[t]:
-            pieces.append(leaf_sql(t))
+            pieces.append(leaf(t))
         else:
-            pieces.append(f"CASE WHEN {linear_sql(tree.weights[t], columns)} <= {number(tree.threshold[t])} THEN ")
-            stack += [" END", int(tree.children_right[t]), " ELSE ", int(tree.children_left[t])]
+            before, between, after = split(t)
+            pieces.append(before)
+            stack += [after, int(tree.children_right[t]), between, int(tree.children_left[t])]
     return "".join(pieces)
+
+
+def _nested_case(tree: Tree, columns, leaf_sql) -> str:
+    """``CASE WHEN <split> <= t THEN <left> ELSE <right> END`` from the root down, each leaf written by
+    ``leaf_sql(t)``."""
+    return _tree_text(tree, leaf_sql, lambda t: (
+        f"CASE WHEN {linear_sql(tree.weights[t], columns)} <= {number(tree.threshold[t])} THEN ", " ELSE ", " END"))
 
 
 def tree_sql(tree: Tree, columns, classes) -> str:
@@ -159,20 +168,9 @@ def gated_tree_sql(tree: Tree, columns, classes, leaf_probabilities) -> str:
         gates[t] = (f"(CASE WHEN {col} IS NULL THEN {number(share[t])} WHEN {col} <= {thr} THEN 1.0 ELSE 0.0 END)",
                     f"(CASE WHEN {col} IS NULL THEN {number(1.0 - share[t])} WHEN {col} <= {thr} THEN 0.0 ELSE 1.0 "
                     "END)")
-    scores = []
-    for k in range(len(classes)):
-        pieces, stack = [], [0]
-        while stack:
-            t = stack.pop()
-            if isinstance(t, str):
-                pieces.append(t)
-            elif tree.is_leaf[t]:
-                pieces.append(number(leaf_probabilities[t, k]))
-            else:
-                left, right = gates[t]
-                pieces.append(f"({left} * ")
-                stack += [")", int(tree.children_right[t]), f" + {right} * ", int(tree.children_left[t])]
-        scores.append("".join(pieces))
+    mixture = {t: (f"({left} * ", f" + {right} * ", ")") for t, (left, right) in gates.items()}
+    scores = [_tree_text(tree, lambda t, k=k: number(leaf_probabilities[t, k]), mixture.__getitem__)
+              for k in range(len(classes))]
     return argmax_sql(scores, classes)
 
 
