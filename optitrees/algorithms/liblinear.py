@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 
 from ..budget import remaining
+from ._fit_warnings import quiet_convergence
 
 __all__ = ["liblinear_fit"]
 
@@ -25,7 +26,8 @@ def liblinear_fit(model, X, y, sample_weight=None, deadline=None):
     ``LogisticRegressionCV`` with ``solver="liblinear"``) under the process's liblinear lock."""
     acquired = _LOCK.acquire(timeout=-1 if deadline is None else remaining(deadline))
     try:
-        return model.fit(X, y, sample_weight)
+        with quiet_convergence():
+            return model.fit(X, y, sample_weight)
     finally:
         if acquired:
             _LOCK.release()

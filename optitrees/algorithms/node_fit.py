@@ -15,7 +15,7 @@ import numpy as np
 
 from ..formulations.tangents import logistic_loss
 from ..scaling import weighted_sum
-from . import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
+from ._fit_warnings import install as install_quiet_warnings, quiet_convergence
 from .liblinear import liblinear_fit
 
 __all__ = ["fit_l1_logistic", "fit_sparse_l1_logistic", "top_features", "fit_linear_svm", "svm_iterations_within",
@@ -74,7 +74,7 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None, tol=1e-6):
     model = _glum().GeneralizedLinearRegressor(
         family="binomial", alpha=1.0 / (C * total), l1_ratio=1.0, fit_intercept=True, gradient_tol=tol,
         max_iter=100, max_inner_iter=1000, drop_first=False, scale_predictors=False)
-    with _one_openmp_thread():
+    with _one_openmp_thread(), quiet_convergence():
         model.fit(X, (y > 0).astype(float), sample_weight=sample_weight)
     return np.asarray(model.coef_, float).ravel().copy(), float(model.intercept_)
 
@@ -121,7 +121,7 @@ def prepare_logistic_fits() -> None:
     initialized module 'polars' has no attribute 'DataFrame'" on the first fit of a process). So every fitter
     calls this before its fits are handed to a worker."""
     _one_openmp_thread()
-
+    install_quiet_warnings()              # glum's solvers get their quiet warnings here, not in a worker
 
 def _one_openmp_thread():
     """A context that runs glum's (tabmat's) OpenMP loops on one thread in the calling thread: the fits of a
@@ -257,7 +257,8 @@ def node_fitter(spec, random_state=None, allowed=None, deadline=None):
             if n_pos in (0, len(yn)):
                 return np.zeros(Xn.shape[1]), _constant(yn, sample_weight=sw)
             lr = LogisticRegression(C=Ch / (2 * lh) if lh > 0 else 1e4, max_iter=2000, tol=tol or 1e-8)
-            lr.fit(Xn, yn, sw)
+            with quiet_convergence():
+                lr.fit(Xn, yn, sw)
             return lr.coef_.ravel().copy(), float(lr.intercept_[0])
         left = None if deadline is None else deadline - time.perf_counter()
         return fit_linear_svm(Xn, yn, Ch / (2 * lh) if lh > 0 else 1e3, random_state, sw, tol=tol or 1e-6,
