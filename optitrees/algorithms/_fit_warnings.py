@@ -38,7 +38,7 @@ FIT_CONVERGENCE_MESSAGE = (r"(Liblinear|lbfgs|IRLS) failed to converge|Line sear
 warnings.filterwarnings("ignore", message=FIT_CONVERGENCE_MESSAGE, category=ConvergenceWarning)
 
 #: the modules whose ``warnings.warn`` raises the messages above (each imports the ``warnings`` module itself)
-_SOURCES = ("sklearn.svm._base", "sklearn.utils.optimize", "glum._solvers")
+_SOURCES = ("sklearn.svm._base", "sklearn.utils.optimize", "glum._solvers", "glum._cd_fast")
 _inside = threading.local()
 _installed = threading.Lock()
 _PATTERN = re.compile(FIT_CONVERGENCE_MESSAGE)

@@ -314,4 +314,8 @@ class NeighbourhoodSearch:
         strategy = getattr(g, "strategy", None)
         if isinstance(strategy, CutLoop) and self.f.matrix.nnz >= BIG_ROUND_NONZEROS:
             g.strategy = replace(strategy, max_rounds=min(strategy.max_rounds, ROUND_CUT_ROUNDS))
+        if x0 is not None and g.violation(x0) > 1e-6:
+            # the library's own start outside the round's rows (a margin its tree does not keep): the round starts
+            # without it, as the fit report already says; the solver is not asked to warn the user about it
+            x0 = None
         return self.solve(g, x0, deadline)
