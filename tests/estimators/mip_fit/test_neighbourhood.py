@@ -324,3 +324,24 @@ def test_rounds_stop_doubling_before_they_free_more_than_a_quarter_of_the_rows()
                                  lambda m, deadline: (m, m, tree_objective(f.problem, m)))
     search.run(tree, tree, tree_objective(f.problem, tree), time.perf_counter() + 30.0, first_free=4)
     assert [r.free_rows for r in search.rounds] == [4, 8, 16]
+
+
+def test_a_round_never_hands_the_solver_a_start_its_rows_refuse():
+    """A start the round's rows do not admit (its widening did not reach them) is not handed over: the solver would
+    warn the user about a start of the library's own (the fit report notes it instead)."""
+    given = []
+
+    class Round:
+        strategy = None
+
+        def __init__(self, violation):
+            self.amount = violation
+
+        def violation(self, x):
+            return self.amount
+
+    search = NeighbourhoodSearch(None, lambda g, x0, deadline: given.append(x0), None, None, None)
+    x0 = np.ones(3)
+    search._solve_round(Round(0.0), x0, None)
+    search._solve_round(Round(0.5), x0, None)
+    assert given[0] is x0 and given[1] is None
