@@ -91,7 +91,10 @@ def to_json_dict(estimator) -> dict:
     params = estimator.get_params(deep=False)
     saved_params, fitted, not_saved = {}, {}, {}
     for name, value in params.items():
-        value, dropped = without_paths(value)      # options naming files stay out: a loaded model's fit writes none
+        if name == "solver_options":              # options naming files stay out: a loaded model's fit writes none
+            value, dropped = without_paths(value)
+        else:
+            dropped = []
         for key in dropped:
             not_saved[f"params.{name}.{key}"] = "a file or folder name (a loaded model's fit does not write there)"
         try:

@@ -271,31 +271,26 @@ FITTED: dict[str, Spec] = {
 _FITTED_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*_$")
 
 
-#: option names that make a solver or a fit write or read a file (``log_file``, ``solution_file``, ``tmpdir`` ...)
+#: solver option names that make a solver write or read a file (``log_file``, ``solution_file``, ``tmpdir`` ...)
 _PATH_OPTION = re.compile(r"file|path|dir", re.IGNORECASE)
 
 
-def without_paths(value):
-    """``(value without the keys naming a file or folder, those keys)`` for a dict parameter (other values as
-    they are): a saved model never carries them, so its later fits write nowhere."""
-    if not isinstance(value, dict):
-        return value, []
-    dropped = [k for k in value if isinstance(k, str) and _PATH_OPTION.search(k)]
-    return {k: v for k, v in value.items() if k not in dropped}, dropped
+def without_paths(solver_options):
+    """``(solver_options without the options naming a file or folder, their names)``: a saved model never carries
+    them, so its later fits write nowhere (other values are returned as they are)."""
+    if not isinstance(solver_options, dict):
+        return solver_options, []
+    dropped = [k for k in solver_options if isinstance(k, str) and _PATH_OPTION.search(k)]
+    return {k: v for k, v in solver_options.items() if k not in dropped}, dropped
 
 
-def _refuse_paths(value, reader: Reader, where: str) -> None:
-    """Refuse a saved parameter that names a file or folder (at any depth, e.g. ``solver_options["log_file"]``):
-    a later ``clone(model).fit()`` would write there."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str) and _PATH_OPTION.search(key):
-                reader.fail(f"{where}[{key!r}]", "a model file cannot set an option naming a file or folder (a later "
-                                                 "fit of the model would write there)")
-            _refuse_paths(item, reader, f"{where}[{key!r}]")
-    elif isinstance(value, (list, tuple)):
-        for k, item in enumerate(value):
-            _refuse_paths(item, reader, f"{where}[{k}]")
+def _refuse_paths(params: dict, reader: Reader, where: str) -> None:
+    """Refuse saved ``solver_options`` that name a file or folder (``log_file``, ...): a later
+    ``clone(model).fit()`` would write there."""
+    _, dropped = without_paths(params.get("solver_options"))
+    if dropped:
+        reader.fail(f"{where}.solver_options[{dropped[0]!r}]", "a model file cannot set a solver option naming a "
+                                                               "file or folder (a later fit would write there)")
 
 
 def read_estimator(cls, params: dict, fitted: dict, reader: Reader, where: str, depth: int):

@@ -72,8 +72,7 @@ def encode(value):
     if saved_class(cls):
         fields = ({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
                   if dataclasses.is_dataclass(value) else dict(vars(value)))
-        if hasattr(value, "get_params"):      # an estimator inside a model: its options naming files stay out
-            params = value.get_params(deep=False)
-            fields = {k: without_paths(v)[0] if k in params else v for k, v in fields.items()}
+        if "solver_options" in fields and hasattr(value, "get_params"):   # an estimator inside a model
+            fields["solver_options"] = without_paths(fields["solver_options"])[0]    # no option naming a file
         return {"__object__": qualified(cls), "fields": {k: encode(v) for k, v in fields.items()}}
     raise NotJSON(f"{cls.__module__}.{cls.__qualname__}")

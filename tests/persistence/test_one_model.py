@@ -151,3 +151,12 @@ def test_the_estimators_of_a_one_vs_rest_model_save_no_file_option_either(iris, 
     loaded = load_model(buffer.getvalue().encode())
     assert loaded.solver_options == {} and all(sub.solver_options == {} for sub in loaded.estimators_)
     assert loaded.predict(X).tolist() == est.predict(X).tolist()
+
+
+def test_class_labels_that_read_like_paths_are_kept(binary):
+    X, y = binary
+    labels = np.array(["file", "dir"])[y]
+    est = TAOClassifier(max_depth=1, random_state=0, class_weight={"file": 1.0, "dir": 2.0}).fit(X, labels)
+    loaded = loads(to_json_dict(est))
+    assert loaded.class_weight == {"file": 1.0, "dir": 2.0}
+    assert loaded.predict(X).tolist() == est.predict(X).tolist()
