@@ -246,12 +246,16 @@ def test_predictions_read_back_one_per_row_and_formulas_are_defused(tmp_path, ca
     assert "begin like a spreadsheet formula" in err
 
 
-def test_names_from_a_file_reach_the_terminal_escaped(tmp_path, capsys):
+def test_names_from_a_file_reach_the_terminal_escaped(tmp_path, capsys, monkeypatch):
     rng = np.random.default_rng(3)
     X = pd.DataFrame({"age\n|--- class: fake": rng.normal(size=60), "\x1b[31mred": rng.normal(size=60)})
     y = np.where(X.iloc[:, 0] + X.iloc[:, 1] > 0, "yes\x1b[0m", "no")
     model = _saved_tao(tmp_path / "model.json", X, y)
     for argv in (["load", model], ["export", model, "--format", "text"], ["export", model, "--format", "sql"]):
+        if argv[-1] == "sql":                             # SQL to a terminal is escaped; to a pipe it is exact
+            code, piped, _ = run(argv, capsys)
+            assert code == 0 and "\x1b" in piped
+            monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
         code, out, _ = run(argv, capsys)
         assert code == 0 and "\x1b" not in out and "\\x1b" in out
         assert not any(line.lstrip("| ").startswith("|--- class: fake") for line in out.splitlines())

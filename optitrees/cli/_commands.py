@@ -184,7 +184,8 @@ def _export(args):
         text = (est.export_sql(table=args.table) if hasattr(est, "export_sql")
                 else export.export_sql(est, table=args.table))
     if args.output is None:
-        print(printable(text, keep_newlines=True))
+        # a terminal never sees a name raw; piped SQL stays the exact SQL (a label's newline is its literal's)
+        print(printable(text, keep_newlines=True) if fmt == "text" or sys.stdout.isatty() else text)
     else:
         _check_suffix(args.output, {"text": (".txt",), "json": (".json",), "sql": (".sql",)}[fmt], "--output")
         Path(args.output).write_text(text + "\n")
