@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-__all__ = ["printable", "format_number", "format_count", "round_significant", "significant_neighbours", "readable_between",
-           "round_into", "round_linear_model"]
+__all__ = ["printable", "format_number", "format_count", "round_significant", "significant_neighbours",
+           "readable_between", "round_into", "round_linear_model"]
 
 #: A training point counts as off a linear model's boundary when its score is
 #: at least this fraction of the score's scale away from 0.

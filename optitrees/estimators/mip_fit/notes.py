@@ -45,8 +45,9 @@ def status_notes(result, returned: str, objectives: dict, start_name: str, unsol
     when the MIP was not solved: the first note says it). A MIP left unsolved in a fit with a time limit
     (``time_limited``: its time went to the starts, or ran out before or while it was built) is an
     :class:`~optitrees.exceptions.UnsolvedWarning`, a ``TimeLimitWarning`` as scikit-learn warns when
-    ``max_iter`` stops a fit (the time limit decided the result) and a ``FallbackWarning``. The gap named here is the solver's, in the MIP's own objective ("MIP gap");
-    the fit report's gap is the returned model's, in the exact objective."""
+    ``max_iter`` stops a fit (the time limit decided the result) and a ``FallbackWarning``. The gap named here
+    is the solver's, in the MIP's own objective ("MIP gap"); the fit report's gap is the returned model's, in the
+    exact objective."""
     notes = []
     if unsolved is not None:
         kind = UnsolvedWarning if time_limited else FallbackWarning
