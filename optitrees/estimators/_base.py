@@ -219,6 +219,9 @@ class OptitreesEstimator(BaseEstimator):
     _multiclass_hint = BINARY_ONLY_HINT
     #: Missing values (``NaN``) are part of the model (C4.5).
     _allow_nan = False
+    #: The attributes that hold the fitted model, one set of them (the consistency check holds a fit or a file to
+    #: one of these sets, :mod:`._consistency`).
+    _model_shapes = (frozenset({"tree_"}),)
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y, sample_weight=None):

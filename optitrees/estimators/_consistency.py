@@ -26,26 +26,9 @@ from ..trees import LeafModel
 
 __all__ = ["MODEL_ATTRIBUTES", "check_consistent"]
 
-#: the attributes that hold a fitted model (one of the shapes :func:`_model_shapes` allows is set, none beside it)
+#: the attributes that hold a fitted model (one of the sets an estimator class lists in ``_model_shapes`` is set,
+#: none beside it)
 MODEL_ATTRIBUTES = ("tree_", "one_vs_rest_", "score_card_", "rule_set_", "trees_", "policy_")
-
-
-def _model_shapes(estimator) -> list[frozenset]:
-    """The sets of model attributes an estimator of this class holds after a fit (one of them), by its family."""
-    from .forest._contextual_trees import _ContextualTrees
-    from .forest._rule_set import RuleSetClassifier
-    from .mip._loss_optimal import LossOptimalTreeClassifier
-    from .mip._risk_scores import _RiskScore
-
-    if isinstance(estimator, _RiskScore):
-        return [frozenset({"score_card_"})]
-    if isinstance(estimator, RuleSetClassifier):
-        return [frozenset({"rule_set_"})]
-    if isinstance(estimator, _ContextualTrees):
-        return [frozenset({"trees_", "policy_"})]
-    if isinstance(estimator, LossOptimalTreeClassifier):
-        return [frozenset({"tree_"}), frozenset({"one_vs_rest_"})]
-    return [frozenset({"tree_"})]
 
 
 def _trees_of(estimator) -> list:
@@ -66,7 +49,7 @@ def check_consistent(estimator) -> None:
     if classes is not None and len(np.unique(np.asarray(classes, dtype=object).astype(str))) != len(classes):
         raise ValueError("two classes have the same label")
     held = frozenset(name for name in MODEL_ATTRIBUTES if getattr(estimator, name, None) is not None)
-    shapes = _model_shapes(estimator)
+    shapes = type(estimator)._model_shapes
     if held not in shapes:
         raise ValueError(f"a {type(estimator).__name__} holds the model {' and '.join(sorted(shapes[0]))}"
                          + (f" (or {' and '.join(sorted(shapes[1]))})" if len(shapes) > 1 else "")

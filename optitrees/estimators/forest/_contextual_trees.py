@@ -45,6 +45,8 @@ class _ContextualTrees(OptitreesEstimator):
     in the validation score; the policy's input standardization is weighted.
     """
 
+    _model_shapes = (frozenset({"trees_", "policy_"}),)
+
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],

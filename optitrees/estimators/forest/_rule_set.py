@@ -98,6 +98,8 @@ class RuleSetClassifier(_Printed, OptitreesClassifier):
     (5, True)
     """
 
+    _model_shapes = (frozenset({"rule_set_"}),)
+
     _parameter_constraints = {
         "n_rules": [Interval(Integral, 1, None, closed="left")],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],

@@ -119,6 +119,9 @@ class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
     (3,)
     """
 
+    #: one tree, or one tree per class against the rest (more than two classes)
+    _model_shapes = (frozenset({"tree_"}), frozenset({"one_vs_rest_"}))
+
     _leaf_models_are_a_layer = True
 
     _family = LOSS_OPTIMAL

@@ -42,6 +42,7 @@ _ATTRIBUTES_DOC = """    Attributes
 
 
 class _RiskScore(ScoreCardViews, MIPClassifier):
+    _model_shapes = (frozenset({"score_card_"}),)
     _multiclass_hint = "wrap it in sklearn.multiclass.OneVsRestClassifier for more classes"
     _refine_name = "intercept"
     #: What follows the solve (the exact intercept, or multiplier and intercept, of one card: 1-D convex
