@@ -132,9 +132,10 @@ def _check_encoding(estimator, names) -> None:
         return
     if names is None or not set(encoding) <= set(names):
         raise ValueError("feature_encoding_ names features the model does not have")
+    features = set(names)
     for name, (raw, category) in encoding.items():
         if name != f"{raw}_{category}":
             raise ValueError(f"feature {name!r} is encoded as column {raw!r} = {category!r}: a one-hot feature is "
                              "named after its column and category")
-        if raw in set(names):
+        if raw in features:
             raise ValueError(f"column {raw!r} is both a feature and the source of one-hot feature {name!r}")

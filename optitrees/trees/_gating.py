@@ -132,14 +132,11 @@ def gated_mixture(tree: Tree, X, leaf_values) -> np.ndarray:
         if tree.is_leaf[t]:
             scores[t] = np.broadcast_to(leaf_values[t], (len(at), leaf_values.shape[1]))
             continue
-        g = gates[t][:, None]
-        total = np.zeros((len(at), leaf_values.shape[1]))
-        for child, weight in ((tree.children_left[t], g), (tree.children_right[t], 1.0 - g)):
-            if child in scores:
-                part = np.zeros_like(total)
-                part[np.searchsorted(at, reach[child])] = scores.pop(child)
-                total = total + weight * part           # S = g * S(left) + (1 - g) * S(right), from the left
-            else:
-                total = total + weight * 0.0
-        scores[t] = total
-    return np.asarray(scores.get(0, np.zeros((X.shape[0], leaf_values.shape[1]))))
+        parts = []
+        for child in (tree.children_left[t], tree.children_right[t]):      # both are reached (maybe by no row)
+            part = np.zeros((len(at), leaf_values.shape[1]))
+            part[np.searchsorted(at, reach.pop(child))] = scores.pop(child)
+            parts.append(part)
+        g = gates.pop(t)[:, None]
+        scores[t] = g * parts[0] + (1.0 - g) * parts[1]         # S = g S(left) + (1 - g) S(right), as the SQL adds
+    return np.asarray(scores[0])
