@@ -137,9 +137,6 @@ def load_csv(path, target=None, one_hot=False):
         An empty file, no data rows, a row with more or fewer fields than the header (its line), a missing
         target column, a target with missing values (the first line), or a non-numeric feature column when
         ``one_hot`` is false (its name).
-
-    Labels are numbers when every one reads as a number, unless two different texts read as the same number
-    (``1e3`` and ``1000``, ``1`` and ``1.0``): then every label is kept as its text, so no two classes merge.
     """
     path = _existing(path)
     frame = read_csv_frame(path)
@@ -150,11 +147,6 @@ def load_csv(path, target=None, one_hot=False):
     if y.isna().any():
         first = int(np.flatnonzero(y.isna().to_numpy())[0])
         raise DataFileError(f"{path}, line {first + 2}: the target column {target!r} is empty")
-    if pd.api.types.is_numeric_dtype(y):
-        # labels read as numbers must stay as many classes as their texts ("1e3" and "1000" are two labels)
-        text = pd.read_csv(path, usecols=[target], dtype=str, keep_default_na=False)[target]
-        if text.nunique() != y.nunique():
-            y = text
     return _features(frame.drop(columns=[target]), path, one_hot), y
 
 

@@ -3,7 +3,6 @@
 import pandas as pd
 import pytest
 
-from optitrees import datasets
 from optitrees.datasets import load
 
 
@@ -130,12 +129,3 @@ def test_the_shared_manifest_when_present():
         pytest.skip("../shared/datasets is not beside the repository")
     X, y = load_manifest(shared, "haberman")
     assert len(X) == len(y) > 200
-
-
-def test_labels_that_read_as_one_number_stay_two_classes(tmp_path):
-    path = tmp_path / "numbers.csv"
-    path.write_text("x,label\n1,1e3\n2,1000\n3,1e3\n4,7\n")
-    X, y = datasets.load_csv(path)
-    assert y.tolist() == ["1e3", "1000", "1e3", "7"]
-    path.write_text("x,label\n1,1\n2,2\n3,1\n")
-    assert datasets.load_csv(path)[1].tolist() == [1, 2, 1]          # plain numbers stay numbers
