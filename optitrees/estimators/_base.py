@@ -65,12 +65,20 @@ class TrainingData:
         Each row's weight; ``None`` when every input row weighs 1 and no two were merged (the unweighted fit).
     n_input_rows : int
         Rows ``fit`` was given.
+    keys : ndarray of shape (n, k) or None
+        Codes the rows were merged within besides their features and label (a fairness constraint's group and
+        stratum: rows of two groups are never merged).
+    sample_weight : ndarray of shape (n,) or None
+        With ``keys``: each row's total ``sample_weight`` without the class weights (the weights a fairness rate
+        counts).
     """
 
     X: np.ndarray
     y: np.ndarray
     weight: np.ndarray | None
     n_input_rows: int
+    keys: np.ndarray | None = None
+    sample_weight: np.ndarray | None = None
 
     @property
     def weights(self) -> np.ndarray:
@@ -243,9 +251,13 @@ class OptitreesEstimator(BaseEstimator):
             With ``fit_report_``: what the fit did. A fit of more than 10 s
             prints a progress line every 10 s on stderr.
         """
+        return self._fit_in_budget(X, y, sample_weight)
+
+    def _fit_in_budget(self, X, y, sample_weight=None, **metadata):
+        """:meth:`fit` with the fit's ``metadata`` (``sensitive_features``) passed on to ``_fit`` when given."""
         budget = self._budget()
         with FitProgress(type(self).__name__, budget), blas_threads(getattr(self, "threads", None)):
-            fitted = self._fit(X, y, sample_weight, budget)
+            fitted = self._fit(X, y, sample_weight, budget, **{k: v for k, v in metadata.items() if v is not None})
         check_consistent(self)          # one model: what predicts is what prints (the check a loaded file passes)
         return fitted
 
@@ -253,12 +265,13 @@ class OptitreesEstimator(BaseEstimator):
         """The family's fit within ``budget``; ends with ``fit_report_`` written."""
         raise NotImplementedError(f"{type(self).__name__} must define _fit")
 
-    def _fit_data(self, X, y, sample_weight=None, binary=None, class_weight=True) -> TrainingData:
+    def _fit_data(self, X, y, sample_weight=None, binary=None, class_weight=True, keys=None) -> TrainingData:
         """Check ``X``, ``y`` and the weights, set ``n_features_in_``, ``feature_names_in_`` and ``classes_``.
 
         Labels are encoded, ``class_weight`` applied (unless ``class_weight=False``: a one-vs-rest fit that
         balances each of its binary trees itself) and duplicate rows merged (see the module docstring);
-        ``binary`` overrides the class's ``_binary`` (a one-vs-rest fit encodes ``0..K-1``).
+        ``binary`` overrides the class's ``_binary`` (a one-vs-rest fit encodes ``0..K-1``); ``keys`` (integer
+        codes per row, shape ``(n, k)``) are merged within as well (:attr:`TrainingData.keys`).
         """
         binary = self._binary if binary is None else binary
         check_numeric_frame(X)
@@ -282,10 +295,19 @@ class OptitreesEstimator(BaseEstimator):
                                  f"class totals {dict(zip(self.classes_.tolist(), totals.tolist()))}")
         else:
             y_enc = np.asarray(y, dtype=np.float64)
-        Xm, ym, wm, merged = merge_duplicates(X, y_enc, weight)
+        if keys is None:
+            Xm, ym, wm, merged = merge_duplicates(X, y_enc, weight)
+        else:
+            keys = np.asarray(keys, np.int64).reshape(len(X), -1)
+            merged_columns, ym, wm, merged = merge_duplicates(np.column_stack([X, keys]), y_enc, weight)
+            Xm, keys = merged_columns[:, :X.shape[1]], merged_columns[:, X.shape[1]:].astype(np.int64)
         if len(ym) < 2:
             raise ValueError("fewer than 2 distinct rows of positive weight are left to fit")
-        return TrainingData(Xm, ym, wm if merged else None, len(X))
+        if keys is None:
+            return TrainingData(Xm, ym, wm if merged else None, len(X))
+        y_index = (ym > 0).astype(np.int64) if self._is_classifier and binary else np.asarray(ym, np.int64)
+        sample = wm / per_class[y_index] if self._is_classifier else wm
+        return TrainingData(Xm, ym, wm if merged else None, len(X), keys, sample)
 
     def _allowed_features(self) -> np.ndarray:
         """``True`` for each feature a split or rule may use (all but ``forbidden_features``)."""

@@ -140,6 +140,12 @@ class FitReport:
         ``objective_recomputed``, ``objective_discrepancy``, ``polished`` ...).
     notes : tuple of str
         Every note of the fit, in order.
+    fairness : dict or None
+        A fit held to a parity notion (``fairness=``): the returned model's disparity on the training rows per
+        notion (demographic parity, true- and false-positive rate parity, equalized odds, and the notion held), the
+        notion ``"held"``, its ``"bound"`` and whether the model ``"keeps"`` it
+        (:meth:`optitrees.fairness.GroupParity.report`); ``bound`` and ``certified_by`` are then those of the
+        constrained problem.
     """
 
     estimator: str
@@ -163,6 +169,7 @@ class FitReport:
     bound_source: str | None = None
     mip_rows: int | None = None
     restriction: str | None = None
+    fairness: dict | None = None
 
     @property
     def gap(self) -> float | None:
@@ -191,6 +198,12 @@ class FitReport:
         if self.restriction is not None:
             lines.append(f"  the fit narrowed the problem to {self.restriction}: a bound or proof holds among those "
                          "models only")
+        if self.fairness is not None:
+            held = self.fairness["held"]
+            lines.append(f"  fairness: {held} {self.fairness[held]:.4g} (bound {self.fairness['bound']:g}, "
+                         + ("kept" if self.fairness["keeps"] else "NOT kept") + "); "
+                         + ", ".join(f"{k} {v:.4g}" for k, v in self.fairness.items()
+                                     if k not in (held, "held", "bound", "keeps")))
         if self.mip_rows is not None and self.mip_rows != self.distinct_rows:
             lines.append(f"  the MIP saw {self.mip_rows} weighted representative rows of {self.distinct_rows}")
         if self.bound is not None and not self.certified_by:

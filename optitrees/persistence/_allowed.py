@@ -20,6 +20,8 @@ from ..algorithms.contextual.bandit import TrainingHistory
 from ..algorithms.contextual.policy_network import PolicyNetwork
 from ..estimators import FitOutcome, FitReport, RegressionPruning
 from ..estimators.registry import ESTIMATORS
+from ..fairness import (ConditionalStatisticalParity, DemographicParity, EqualizedOdds, FalsePositiveRateParity,
+                        TruePositiveRateParity)
 from ..formulations.oblique_regression import RegressionLoss
 from ..rule_set import Rule, RuleSet
 from ..scaling import Scaling
@@ -178,7 +180,11 @@ OBJECTS: dict[str, tuple[type, ObjectSchema]] = {qualified(cls): (cls, schema) f
         "seconds": FLOAT, "time_limit": _OPT_FLOAT, "rows": INT, "distinct_rows": INT, "weighted": BOOL,
         "starts": PLAIN, "objectives": PLAIN, "solved_by": Optional(STR), "certified_by": Optional(STR),
         "bound": _OPT_FLOAT, "stages": PLAIN, "checks": PLAIN, "notes": TupleOf(STR),
-        "bound_source": Optional(STR), "mip_rows": Optional(INT), "restriction": Optional(STR)})),
+        "bound_source": Optional(STR), "mip_rows": Optional(INT), "restriction": Optional(STR),
+        "fairness": Optional(PLAIN)})),
+    *[(notion, ObjectSchema({"difference_bound": FLOAT}))
+      for notion in (DemographicParity, TruePositiveRateParity, FalsePositiveRateParity, EqualizedOdds)],
+    (ConditionalStatisticalParity, ObjectSchema({"difference_bound": FLOAT, "legitimate": PLAIN})),
     (TrainingHistory, ObjectSchema({"train": PLAIN, "validation": PLAIN, "best_epoch": INT, "stopped": STR})),
     (PolicyNetwork, ObjectSchema({
         "rng": GENERATOR, "weights": ListOf(Array("f", 2)), "biases": ListOf(Array("f", 1)), "dropout": FLOAT,
@@ -302,7 +308,8 @@ def read_estimator(cls, params: dict, fitted: dict, reader: Reader, where: str, 
     unknown = set(params) - set(known)
     if unknown:
         reader.fail(where, f"{cls.__name__} has no parameters {sorted(unknown)}")
-    values = {k: PLAIN.read(v, reader, f"{where}.params.{k}", depth) for k, v in params.items()}
+    values = {k: (_NOTION if k == "fairness" else PLAIN).read(v, reader, f"{where}.params.{k}", depth)
+              for k, v in params.items()}
     _refuse_paths(values, reader, f"{where}.params")
     estimator = cls(**values)
     for name, value in fitted.items():
@@ -312,6 +319,11 @@ def read_estimator(cls, params: dict, fitted: dict, reader: Reader, where: str, 
             reader.fail(where, f"the fitted entry {name!r} would hide {cls.__name__}'s own {name!r}")
         setattr(estimator, name, Optional(FITTED[name]).read(value, reader, f"{where}.{name}", depth))
     return estimator
+
+
+#: a ``fairness`` parameter: one of the notions, or none
+_NOTION = Optional(Instance(DemographicParity, TruePositiveRateParity, FalsePositiveRateParity, EqualizedOdds,
+                            ConditionalStatisticalParity))
 
 
 def saved_class(cls) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ...algorithms.fixed_tree import FixedTree
 from ...algorithms.local_search.tao import tao_label_tree
@@ -51,6 +51,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
         "alpha": [Interval(Real, 0, None, closed="left")],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "refine": ["boolean"],
+        "fairness": [HasMethods(["conditions"]), None],
     }
     #: Share of the budget the exact search (ConTree) leaves for the fallback starts and the report when it
     #: cannot prove its tree optimal in time (at least :attr:`_exact_reserve_seconds`).
@@ -59,7 +60,8 @@ class _BaseOCT(TreeViews, MIPClassifier):
 
     def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, refine=True, warm_start=True,
                  solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
-                 solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
+                 solver_options=None, forbidden_features=None, constraints=None, class_weight=None,
+                 fairness=None):
         self.max_depth = max_depth
         self.alpha = alpha
         self.min_samples_leaf = min_samples_leaf
@@ -75,6 +77,26 @@ class _BaseOCT(TreeViews, MIPClassifier):
         self.forbidden_features = forbidden_features
         self.constraints = constraints
         self.class_weight = class_weight
+        self.fairness = fairness
+
+    def fit(self, X, y, sample_weight=None, sensitive_features=None):
+        """Fit the tree (the class docstring says how) within ``time_limit``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k), optional
+            The group of each row (several columns: their combinations), as fairlearn takes them; needed with
+            ``fairness`` and unused without it. Routed by scikit-learn's metadata routing
+            (``set_fit_request(sensitive_features=True)``) through pipelines and searches.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit_in_budget(X, y, sample_weight, sensitive_features=sensitive_features)
 
     def _make_spec(self, forbidden, n_classes):
         budget = getattr(self, "max_features", None)        # "auto": the dense spec; _presolve sets the budget
@@ -131,7 +153,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
         spec = problem.spec
         if getattr(self, "exact_search", "mip") != "auto" or not is_default(self.solver) or spec.oblique \
                 or spec.min_samples_leaf > 1 \
-                or self.constraints is not None or spec.depth > 4:
+                or self.constraints is not None or self.fairness is not None or spec.depth > 4:
             return None
         data = problem.data
         counted = multiplicities(data.fit_weight)                # None: every row once
@@ -194,6 +216,14 @@ _DOC = """{summary}
 {exact_param}    refine : bool, default=True
         Improve the solver's tree by TAO on the exact objective (kept only when better).
 {solver_doc}
+    fairness : ParityNotion, optional
+        Hold the tree to a group-fairness notion of :mod:`optitrees.fairness` (``DemographicParity``,
+        ``TruePositiveRateParity``, ``FalsePositiveRateParity``, ``EqualizedOdds``,
+        ``ConditionalStatisticalParity``) with its ``difference_bound``, the groups given to ``fit`` as
+        ``sensitive_features`` (two classes; the positive one is ``classes_[1]``). Its block
+        (:mod:`optitrees.fairness.block`) is part of the formulation; every start has its leaves relabelled to keep
+        it and the returned tree keeps it on the training rows (``fit_report_.fairness``). A fair leaf may predict
+        a class other than its majority: ``predict_proba`` still gives the leaf's training class frequencies.
 
     Attributes
     ----------
@@ -246,13 +276,14 @@ class OCTClassifier(_BaseOCT):
 
     def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, exact_search="auto", refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None,
-                 verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
+                 verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None,
+                 fairness=None):
         super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
                          warm_start=warm_start,
                          solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                          random_state=random_state, verbose=verbose, solver_options=solver_options,
                          forbidden_features=forbidden_features, constraints=constraints,
-                         class_weight=class_weight)
+                         class_weight=class_weight, fairness=fairness)
         self.exact_search = exact_search
 
 
@@ -268,11 +299,12 @@ class OCTHClassifier(_BaseOCT):
     def __init__(self, max_depth=2, *, alpha=0.0, max_features="auto", max_total_features=None, min_samples_leaf=1,
                  refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
-                 class_weight=None):
+                 class_weight=None, fairness=None):
         super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
                          warm_start=warm_start, solver=solver, time_limit=time_limit, mip_gap=mip_gap,
                          threads=threads, random_state=random_state, verbose=verbose, solver_options=solver_options,
-                         forbidden_features=forbidden_features, constraints=constraints, class_weight=class_weight)
+                         forbidden_features=forbidden_features, constraints=constraints, class_weight=class_weight,
+                         fairness=fairness)
         self.max_features = max_features
         self.max_total_features = max_total_features
 

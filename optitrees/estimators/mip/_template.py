@@ -14,13 +14,18 @@ the budget (:class:`~optitrees.budget.Shares`) and the solver options it chose p
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 
+import numpy as np
+
 from sklearn.base import clone
+from sklearn.utils.validation import _num_samples
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...budget import Shares
 from ...exceptions import warn
+from ...fairness import GroupParity, ParityNotion, group_codes, stratum_codes
 from ...scaling import ScaledData
 from ...solvers import SolveOptions
 from ...solvers.registry import get_backend
@@ -114,30 +119,51 @@ class MIPClassifier(OptitreesClassifier):
         under the user's."""
         return self._fit_settings().solve_options()
 
-    def _prepare(self, X, y, sample_weight=None):
+    def _prepare(self, X, y, sample_weight=None, sensitive_features=None):
         """Check the solver settings and the data (parameters are validated first); return the family's
-        problem on the weighted, merged rows (:meth:`OptitreesEstimator._fit_data`) and those rows. Nothing is
-        built yet."""
+        problem on the weighted, merged rows (:meth:`OptitreesEstimator._fit_data`), those rows and the parity
+        constraint of ``fairness`` on them (``None`` without one). Nothing is built yet."""
         SolveOptions(mip_gap=self.mip_gap, threads=self.threads, solver_options=self.solver_options or {})
         get_backend(self.solver)
-        training = self._fit_data(X, y, sample_weight)
+        notion = getattr(self, "fairness", None)
+        groups = None if notion is None else group_codes(sensitive_features, _num_samples(X))
+        training = self._fit_data(X, y, sample_weight, keys=None if groups is None else groups[0])
         names = self._feature_names()
+        parity = None if notion is None else self._parity(notion, training, groups[1], names)
         data = ScaledData.create(training.X, training.y, self._scaling, names, training.weight)
         spec = self._make_spec(resolve_features(self.forbidden_features, names), len(self.classes_))
-        return self._make_problem(spec, data), training
+        return self._make_problem(spec, data), training, parity
 
-    def _build(self, problem):
-        return build_with_hook(self._family, problem, self.constraints)
+    def _parity(self, notion, training, group_labels, names) -> GroupParity:
+        """The parity constraint of ``notion`` on the fit's rows (two classes; the positive one is
+        ``classes_[1]``)."""
+        if not isinstance(notion, ParityNotion):
+            raise ValueError("fairness must be a notion of optitrees.fairness (DemographicParity(difference_bound="
+                             f"0.05), EqualizedOdds(...), ...), got {notion!r}")
+        if len(self.classes_) != 2:
+            raise ValueError(f"a fairness constraint needs two classes; y has {len(self.classes_)}")
+        strata = None
+        if notion.legitimate_feature is not None:
+            (j,) = resolve_features(notion.legitimate_feature, names, "legitimate feature")
+            strata = stratum_codes(training.X[:, j])
+        y01 = (np.asarray(training.y) > 0).astype(np.int64)              # class index 1, or +1 of {-1, +1}
+        return GroupParity.create(notion, y01, training.keys[:, 0], group_labels, training.sample_weight,
+                                  training.weights, strata)
 
-    def build_formulation(self, X, y, sample_weight=None):
-        """The formulation ``fit`` would solve for ``(X, y)``, with the ``constraints`` hook applied.
+    def _build(self, problem, parity=None):
+        return build_with_hook(self._family, problem, self.constraints, parity)
+
+    def build_formulation(self, X, y, sample_weight=None, sensitive_features=None):
+        """The formulation ``fit`` would solve for ``(X, y)``, with the ``fairness`` block (given the groups
+        ``sensitive_features``) and the ``constraints`` hook applied.
 
         Its index set ``J`` holds the feature names, so exported files read
         ``w(1,serum_sodium)``. The estimator itself is left unfitted.
         """
         est = clone(self)
         est._validate_params()
-        return est._build(est._prepare(X, y, sample_weight)[0])
+        problem, _, parity = est._prepare(X, y, sample_weight, sensitive_features)
+        return est._build(problem, parity)
 
     def _refine(self, problem, model, deadline):
         """An improved model from the solver's, found before ``deadline`` (a ``time.perf_counter()`` value,
@@ -165,13 +191,14 @@ class MIPClassifier(OptitreesClassifier):
         return StartChoice.methods(self.warm_start, self._default_start)
 
     # -------------------------------------------------------------- fit
-    def _fit(self, X, y, sample_weight, budget):
+    def _fit(self, X, y, sample_weight, budget, sensitive_features=None):
         """Validate, then the MIP fit (:class:`~optitrees.estimators.mip_fit.MIPFit`) within ``budget``; keep
-        what it returns. The parameters are those of :meth:`OptitreesEstimator.fit`."""
+        what it returns. The parameters are those of :meth:`OptitreesEstimator.fit` (and ``sensitive_features``,
+        the groups of ``fairness``)."""
         self._validate_params()
-        prepared, training = self._prepare(X, y, sample_weight)
+        prepared, training, parity = self._prepare(X, y, sample_weight, sensitive_features)
         budget.lap("validate")
-        fit = MIPFit(self._fit_settings(), FitHooks(
+        fit = MIPFit(replace(self._fit_settings(), parity=parity), FitHooks(
             starts=self._starts, refine=self._refine, exact_search=self._exact_search, presolve=self._presolve,
             report_checks=self._report_checks), budget)
         outcome = fit.run(prepared, training)

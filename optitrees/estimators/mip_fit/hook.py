@@ -17,8 +17,9 @@ from ...solvers.polish import complete
 __all__ = ["build_with_hook", "completed_start"]
 
 
-def build_with_hook(family: MIPFamily, problem, constraints=None):
-    """The family's formulation of ``problem`` with the user's ``constraints`` hook applied to it.
+def build_with_hook(family: MIPFamily, problem, constraints=None, parity=None):
+    """The family's formulation of ``problem`` with a parity constraint's block (``parity``, a
+    :class:`~optitrees.fairness.GroupParity`) and the user's ``constraints`` hook applied to it.
 
     The hook may add variable groups as well as rows (a cap on the features used needs one indicator per
     feature); they are recorded in ``f.user_groups``, so a family's start leaves them to be completed. The hook
@@ -31,11 +32,14 @@ def build_with_hook(family: MIPFamily, problem, constraints=None):
         The hook raised, or removed a group of the family's, or its rows do not assemble.
     """
     f = family.build(problem)
-    if constraints is None:
+    if constraints is None and parity is None:
         return f
     own = set(f.variables)
+    if parity is not None:
+        parity.add_to(f)
     try:
-        constraints(f)
+        if constraints is not None:
+            constraints(f)
     except Exception as exc:
         raise ValueError(f"the constraints hook failed on the formulation {f.name!r}: {type(exc).__name__}: "
                          f"{exc}") from exc

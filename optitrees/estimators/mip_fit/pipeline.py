@@ -59,6 +59,7 @@ from .incumbents import best_earlier_incumbent, polisher
 from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
 from .notes import agreement_notes, formulation_summary, status_notes
 from .outcome import MIPFitOutcome
+from .parity import keeps, kept
 from .reduce import ReducedRows, reduce_to_reach
 from .restriction import certificate, claimed_outcome, restriction_of
 from .start_refinement import refined_start
@@ -121,11 +122,14 @@ class MIPFit:
         starts = self.hooks.starts(problem, starts_by, self.settings.start_methods)
         if exact is not None:
             starts[exact.engine] = exact.model
+        starts = {name: kept(self.settings.parity, m, problem.data.X) for name, m in starts.items()}
         finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
         objectives = {name: self.family.objective(problem, m) for name, m in finals.items()}
         self.budget.lap("starts")
         best = min(objectives, key=objectives.get)
         refined = refined_start(self, problem, best, starts[best], objectives[best])
+        if refined is not None and not keeps(self.settings.parity, refined[2], problem.data.X_original):
+            refined = None                                        # (its refinement left the parity bound)
         if refined is not None:                                   # a start of its own, the best
             best = refined[0]
             starts[best], finals[best], objectives[best] = refined[1:]
@@ -136,6 +140,10 @@ class MIPFit:
         weighted representative rows whose model is in reach (:func:`.reduce.reduce_to_reach`)."""
         if plan is None or plan.reachable:
             return ReducedRows.whole(problem)
+        if self.settings.parity is not None:       # representative rows would change every group's rates
+            return ReducedRows.out_of_reach(problem, f"the MIP was not solved: {plan.why}; a parity constraint "
+                                            "needs every row, so its time went to the starts (held to the "
+                                            "constraint by their leaves' labels)", size)
         backend = self.backend
         seconds = self.solve_seconds(self._start_share_if_any())
         if self._rounds_planned():
@@ -163,7 +171,7 @@ class MIPFit:
     def _build_by(self, problem, deadline):
         with build_deadline(deadline):
             try:
-                f = build_with_hook(self.family, problem, self.settings.constraints)
+                f = build_with_hook(self.family, problem, self.settings.constraints, self.settings.parity)
                 plan = self._plan_of(f)
                 if plan is not None and not plan.reachable:       # a family that cannot count its size
                     self._unreachable = plan.why
@@ -263,8 +271,10 @@ class MIPFit:
                                      f"the MIP was not solved: {self._unreachable}; its time went to the starts")
         checks, agreement = {}, []
         if f is not None and unsolved is None:
+            others = sorted((n for n in starts if n != start_name), key=start_objectives.get)
             candidates, result, agreement = self._solve_and_refine(problem, f, rows, starts[start_name],
-                                                                   finals[start_name], label, checks)
+                                                                   finals[start_name], label, checks,
+                                                                   [(n, starts[n]) for n in others])
         else:
             candidates = {"start": finals[start_name]}
             message = unsolved or "the time limit ended while the MIP was built; it was not solved"
@@ -275,6 +285,8 @@ class MIPFit:
         if not candidates:
             raise RuntimeError(f"no model satisfies the constraints: the solver found none ({result.status}) "
                                "and the warm start violates them")
+        candidates = {k: m if k == "start" else kept(settings.parity, m, problem.data.X_original, self.log)
+                      for k, m in candidates.items()}
         objectives = {k: start_objectives[start_name] if k == "start" else family.objective(problem, m)
                       for k, m in candidates.items()}
         best = min(objectives.values())
@@ -308,32 +320,42 @@ class MIPFit:
             certified_by=certificate(lower.source, restricted) if proven else None,
             bound=min(value, lower.value), bound_source=lower.source,
             mip_rows=None if unsolved is not None else rows.n_rows,
+            fairness=None if settings.parity is None else settings.parity.report(candidates[returned],
+                                                                                 problem.data.X_original),
             stages=dict(budget.stages), checks={**checks, **self.hooks.report_checks(problem)},
             notes=tuple(dict.fromkeys(self.log.notes + [note for _, note in self.notes])))
         return MIPFitOutcome(problem=problem, model=candidates[returned], objective=value,
                              start_objectives=start_objectives, start_name=start_name, method=method,
                              solver_result=result, formulation_summary=summary, report=report)
 
-    def _solve_and_refine(self, problem, f, rows: ReducedRows, start, final, label, checks):
+    def _solve_and_refine(self, problem, f, rows: ReducedRows, start, final, label, checks, others=()):
         """``(candidates, result, agreement notes)`` of the solve of ``f`` from the best start (``start`` in the
-        problem's units, ``final`` as returned), and the refinement of its model."""
+        problem's units, ``final`` as returned; where the MIP cannot take it, the best of the ``others``,
+        ``(name, start)`` by objective, that it can), and the refinement of its model."""
         settings = self.settings
         x0 = self.start_vector(f, start, f"{label} start")
         violation = np.inf if x0 is None else f.violation(x0)
         feasible = violation <= 1e-6
-        if x0 is None:
-            self.notes.append((WarmStartWarning, f"the {label} start could not be completed for the variables the "
-                               f"constraints hook added ({', '.join(f.user_groups)}): the solver starts without it, "
-                               "and it is not returned"))
-        handed = x0 if feasible else None if settings.constraints is not None else start_within_class(
+        # a start outside the MIP's class (or one the rows a hook added cannot complete as it is): the same tree
+        # scaled into the class, when that satisfies every row
+        handed = x0 if feasible else start_within_class(
             self.family, problem, f, start, lambda m: self.start_vector(f, m, f"{label} start within the class"))
-        if x0 is not None and not feasible and settings.constraints is not None:     # the user's rows: a warning
-            self.notes.append((WarmStartWarning, f"the {label} start violates the model by {violation:.3g} (a user "
-                               "constraint?); it is not returned"))
-        elif x0 is not None and not feasible:          # the library's own start: the report's business
-            self.log.note(f"the {label} start violates the model by {violation:.3g}" + (
-                "; the solver starts without it" if handed is None else "; the solver starts from it scaled into the "
-                                                                        "MIP's class (the same routing and labels)"))
+        if handed is None and settings.constraints is not None:       # the user's rows: a warning
+            self.notes.append((WarmStartWarning, f"the {label} start " + (
+                f"could not be completed for the variables the constraints hook added ({', '.join(f.user_groups)})"
+                if x0 is None else f"violates the model by {violation:.3g} (a user constraint?)")
+                + ": the solver starts without it, and it is not returned"))
+        elif not feasible:                             # the library's own start: the report's business
+            self.log.note(f"the {label} start " + ("could not be completed for the rows of the parity constraint"
+                                                   if x0 is None else f"violates the model by {violation:.3g}")
+                          + ("; the solver starts without it" if handed is None else "; the solver starts from it "
+                             "scaled into the MIP's class (the same routing and labels)"))
+        for name, other in others if handed is None and settings.whole_model else ():
+            handed = self.start_vector(f, other, f"{name} start")
+            if handed is not None and f.violation(handed) <= 1e-6:
+                self.log.note(f"the solver starts from the {name} start, the best the MIP could take")
+                break
+            handed = None
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": final} if feasible or settings.constraints is None else {}
         # neighbourhood rounds for a tree family's MIP (a routing group z); the solver starts from their best tree
@@ -362,7 +384,7 @@ class MIPFit:
         them, a start handed to the solver and no user constraints."""
         settings = self.settings
         return (settings.shares.neighbourhood > 0 and self.budget.seconds is not None and settings.hand_start
-                and settings.constraints is None)
+                and not settings.whole_model)
 
     def neighbourhoods(self, problem, f, start, final, checks):
         """``(model, final)`` of the best tree the neighbourhood rounds found from ``start`` within their share of

@@ -63,6 +63,10 @@ class FitSettings:
         Whether the best start is handed to the solver (``warm_start`` not ``False``).
     constraints : callable or None
         The user's hook on the built formulation.
+    parity : GroupParity or None
+        A fairness notion the model is held to (:class:`optitrees.fairness.GroupParity`): its block is added to the
+        formulation before the user's hook, every start and candidate is checked on the fit's rows and repaired
+        (its leaves relabelled) where it does not keep it.
     greedy_name, refine_name : str
         What the greedy start and the refinement are called in ``method_`` and the notes.
     presolve_stage : str
@@ -83,9 +87,16 @@ class FitSettings:
     start_methods: tuple = ("greedy",)
     hand_start: bool = True
     constraints: Callable | None = None
+    parity: object | None = None
     greedy_name: str = "greedy"
     refine_name: str = "refit"
     presolve_stage: str = "presolve"
+
+    @property
+    def whole_model(self) -> bool:
+        """Whether the MIP must see every row as it is (a user's rows or a parity constraint): no representative
+        rows, no neighbourhood rounds on some rows."""
+        return self.constraints is not None or self.parity is not None
 
     def solve_options(self, plan: SolvePlan | None = None, backend=None, with_start: bool = True) -> dict:
         """Keyword arguments of :func:`~optitrees.solvers.solve`: the backend's options for the model's size
