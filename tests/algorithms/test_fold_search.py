@@ -107,3 +107,20 @@ def test_fewest_within_one_standard_error_of_the_paired_shortfall():
     assert fewest_within(mean, 0.01, [np.inf, 2], noisy[:1]) == 0
     # a table of other candidates than ``compared`` is not used
     assert fewest_within(mean, 0.01, [np.inf, 2], [[0.7], [0.9]]) == 0
+
+
+def test_non_inferior_takes_fewer_features_only_where_every_fold_agrees():
+    from optitrees.algorithms.fold_search import fewest_non_inferior
+
+    sizes = [np.inf, 2, 5]
+    # the 2-feature candidate has the best mean but loses 10 points on one fold of two: not non-inferior
+    noisy = np.array([[0.80, 0.95, 0.81], [0.80, 0.70, 0.80]])
+    assert fewest_non_inferior(noisy.mean(axis=0), 0, 0.01, sizes, noisy) == 2
+    # on folds that agree, it is taken
+    steady = np.array([[0.80, 0.80, 0.805], [0.80, 0.79, 0.795], [0.78, 0.78, 0.785]])
+    assert fewest_non_inferior(steady.mean(axis=0), 0, 0.01, sizes, steady) == 1
+    # a smaller non-inferior candidate far below a larger non-inferior one is not taken
+    better = np.array([[0.80, 0.80, 0.90], [0.80, 0.81, 0.91]])
+    assert fewest_non_inferior(better.mean(axis=0), 0, 0.01, sizes, better) == 2
+    # no error without two folds: the reference
+    assert fewest_non_inferior([0.7, 0.9, 0.9], 0, 0.01, sizes, [[0.7, 0.9, 0.9]]) == 0

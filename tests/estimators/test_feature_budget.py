@@ -8,10 +8,17 @@ from sklearn.datasets import load_breast_cancer
 from optitrees import (LossOptimalTreeClassifier, MARGOTClassifier, OCTHClassifier, OLCTClassifier, OLCTClassifierCV,
                        TAOClassifier)
 from optitrees.algorithms.feature_order import l1_entry_order
-from optitrees.algorithms.fold_search import fewest_within
+from optitrees.algorithms.fold_search import fewest_non_inferior, fewest_within
 from optitrees.algorithms.node_fit import fit_l1_logistic, fit_sparse_l1_logistic, top_features
 from optitrees.estimators import _auto_budget
 from optitrees.formulations.loss_optimal.model import LossOptimalSpec
+
+
+def tree_wide_choice(results) -> int:
+    """The candidate the tree-wide rule takes from a fit's ``total_budget_results_``."""
+    return fewest_non_inferior(results["mean_held_out_balanced_accuracy"], 0, _auto_budget.TOTAL_MARGIN,
+                               _auto_budget.features(_auto_budget.TOTAL_BUDGETS),
+                               results["held_out_balanced_accuracy_per_fold"])
 
 
 @pytest.fixture(scope="module")
@@ -250,9 +257,7 @@ def test_tao_chooses_its_tree_wide_budget_on_held_out_folds(cancer):
     clf.fit(X, y)
     results = clf.total_budget_results_
     assert results["max_total_features"] == list(_auto_budget.TOTAL_BUDGETS) and results["folds_scored"] == 4
-    sizes = _auto_budget.features(_auto_budget.TOTAL_BUDGETS)
-    table = results["held_out_balanced_accuracy_per_fold"] if _auto_budget.TOTAL_PAIRED_ERROR else None
-    k = fewest_within(results["mean_held_out_balanced_accuracy"], _auto_budget.TOTAL_TOLERANCE, sizes, table)
+    k = tree_wide_choice(results)
     assert clf.max_total_features_ == _auto_budget.TOTAL_BUDGETS[k]
     assert clf.fit_report_.stages["held-out tree-wide budget"] > 0
     if clf.max_total_features_ is not None:
@@ -292,8 +297,7 @@ def test_octh_chooses_its_tree_wide_budget_on_held_out_folds(cancer):
                          warm_start="tao", solver_options={"mip_max_nodes": 0}).fit(X, y)
     results = clf.total_budget_results_
     assert results["max_total_features"] == list(_auto_budget.TOTAL_BUDGETS) and results["folds_scored"] == 4
-    sizes = _auto_budget.features(_auto_budget.TOTAL_BUDGETS)
-    k = fewest_within(results["mean_held_out_balanced_accuracy"], _auto_budget.TOTAL_TOLERANCE, sizes)
+    k = tree_wide_choice(results)
     assert clf.max_total_features_ == _auto_budget.TOTAL_BUDGETS[k]
     if clf.max_total_features_ is not None:
         assert len(_features_read(clf.tree_)) <= clf.max_total_features_
@@ -331,8 +335,7 @@ def test_olct_chooses_its_tree_wide_budget_with_its_greedy_trees_on_held_out_fol
                          warm_start="greedy", solver_options={"mip_max_nodes": 0}).fit(X, y)
     results = clf.total_budget_results_
     assert results["max_total_features"] == list(_auto_budget.TOTAL_BUDGETS) and results["folds_scored"] == 4
-    k = fewest_within(results["mean_held_out_balanced_accuracy"], _auto_budget.TOTAL_TOLERANCE,
-                      _auto_budget.features(_auto_budget.TOTAL_BUDGETS))
+    k = tree_wide_choice(results)
     assert clf.max_total_features_ == _auto_budget.TOTAL_BUDGETS[k]
     if clf.max_total_features_ is not None:
         assert len(_features_read(clf.tree_)) <= clf.max_total_features_

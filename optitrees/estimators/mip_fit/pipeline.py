@@ -122,13 +122,15 @@ class MIPFit:
         starts = self.hooks.starts(problem, starts_by, self.settings.start_methods)
         if exact is not None:
             starts[exact.engine] = exact.model
-        starts = {name: kept(self.settings.parity, m, problem.data.X) for name, m in starts.items()}
+        if self.settings.parity is not None:
+            starts = {name: kept(self.settings.parity, m, problem.data.X) for name, m in starts.items()}
         finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
         objectives = {name: self.family.objective(problem, m) for name, m in finals.items()}
         self.budget.lap("starts")
         best = min(objectives, key=objectives.get)
         refined = refined_start(self, problem, best, starts[best], objectives[best])
-        if refined is not None and not keeps(self.settings.parity, refined[2], problem.data.X_original):
+        if refined is not None and self.settings.parity is not None and \
+                not keeps(self.settings.parity, refined[2], problem.data.X_original):
             refined = None                                        # (its refinement left the parity bound)
         if refined is not None:                                   # a start of its own, the best
             best = refined[0]
@@ -285,8 +287,9 @@ class MIPFit:
         if not candidates:
             raise RuntimeError(f"no model satisfies the constraints: the solver found none ({result.status}) "
                                "and the warm start violates them")
-        candidates = {k: m if k == "start" else kept(settings.parity, m, problem.data.X_original, self.log)
-                      for k, m in candidates.items()}
+        if settings.parity is not None:
+            candidates = {k: m if k == "start" else kept(settings.parity, m, problem.data.X_original, self.log)
+                          for k, m in candidates.items()}
         objectives = {k: start_objectives[start_name] if k == "start" else family.objective(problem, m)
                       for k, m in candidates.items()}
         best = min(objectives.values())

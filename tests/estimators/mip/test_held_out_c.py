@@ -35,7 +35,7 @@ def test_the_chosen_C_is_the_least_held_out_loss_and_the_fit_is_OLCT_with_it(can
     # the same choice from the algorithm on the fit's own problem
     olct = OLCTClassifier(max_depth=2, C=1.0, **QUICK)
     olct._validate_params()
-    problem, _ = olct._prepare(X, y)
+    problem, _, _ = olct._prepare(X, y)
     choice = choose_C(problem, [0.01, 1.0, 100.0], lambda p: olct._fitter(p), random_state=0)
     np.testing.assert_allclose(choice.mean_loss, results["mean_held_out_loss"], rtol=1e-12)
     # the whole fit used that C: the greedy start's objective and the returned tree's are OLCT's with C_

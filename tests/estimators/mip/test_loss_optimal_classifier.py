@@ -119,7 +119,7 @@ def test_no_start_begins_after_the_starts_deadline():
     X, y = load_breast_cancer(return_X_y=True)
     estimator = OLCTClassifier(max_depth=2)
     estimator._validate_params()
-    problem, _ = estimator._prepare(X[:150], y[:150], None)
+    problem, _, _ = estimator._prepare(X[:150], y[:150], None)
     late = estimator._starts(problem, time.perf_counter() - 1.0, ("greedy", "tao", "tmo"))
     assert list(late) == ["greedy"]
     in_time = estimator._starts(problem, time.perf_counter() + 30.0, ("greedy", "tao"))

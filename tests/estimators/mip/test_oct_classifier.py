@@ -294,7 +294,7 @@ def test_no_start_begins_after_the_starts_deadline():
     X, y = load_iris(return_X_y=True)
     estimator = OCTHClassifier(max_depth=2)
     estimator._validate_params()
-    problem, _ = estimator._prepare(X, y, None)
+    problem, _, _ = estimator._prepare(X, y, None)
     assert list(estimator._starts(problem, time.perf_counter() - 1.0, ("greedy", "tao", "tmo"))) == ["greedy"]
     assert list(estimator._starts(problem, time.perf_counter() + 30.0, ("greedy", "tao"))) == ["greedy", "tao"]
 

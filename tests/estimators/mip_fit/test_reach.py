@@ -125,7 +125,7 @@ def test_nothing_is_built_when_no_time_is_left_for_the_solve(cancer, monkeypatch
     returned."""
     X, y = cancer
     est = OCTHClassifier(max_depth=1, time_limit=10, warm_start="tao")
-    prepared, training = est._validate_params() or est._prepare(X[:150, :5], y[:150])
+    prepared, training, _ = est._validate_params() or est._prepare(X[:150, :5], y[:150])
     family = OCTHClassifier._family
     settings = replace(est._fit_settings(), family=replace(family, build=lambda p: pytest.fail("the MIP was built")))
     budget = Budget(10.0)
@@ -146,7 +146,7 @@ def test_representative_rows_are_sized_for_a_neighbourhood_round_when_rounds_run
     X, y = cancer
     est = OLCTClassifier(max_depth=2, time_limit=20, max_features=None)
     est._shares = replace(est._shares, neighbourhood=share)
-    prepared, training = est._validate_params() or est._prepare(X[:300, :6], y[:300])
+    prepared, training, _ = est._validate_params() or est._prepare(X[:300, :6], y[:300])
     fit = MIPFit(est._fit_settings(), FitHooks(starts=est._starts), Budget(20.0))
     asked = []
 
