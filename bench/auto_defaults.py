@@ -14,7 +14,13 @@ of ``../shared/datasets`` (the ``*_test`` files are test halves, not sets; other
   on every split where the one-split model is.
 
     python bench/auto_defaults.py [--splits 1] [--time-limit 10] [--sets breast ...] [--out auto_defaults.csv]
-                                  [--label after] [--summary-only]
+                                  [--label after] [--only-auto] [--per-set] [--summary-only]
+    python bench/auto_defaults.py --rules --splits 5
+
+``--rules`` pairs the tree-wide rule before (the candidate of best held-out mean) and after (the fewest features
+non-inferior to no budget) on oblique TAO, which runs no solver and reads no clock, so both rules' budgets are
+fitted the same way on the same splits (``bench/results/auto_defaults_rules.csv``): on single splits of the small
+sets the MIP fits' own run-to-run spread (10 s of a busy machine) is as large as the differences measured.
 
 Rows are appended to ``bench/results/<out>`` as fits end (a run resumes); ``--label`` tags a run (``before`` /
 ``after`` a change of the rule) so both stay in one file and the summary compares them.
@@ -111,6 +117,62 @@ def fit_one(task) -> dict:
                 warnings=";".join(sorted({type(w.message).__name__ for w in caught})))
 
 
+def rules_one(task) -> dict:
+    """Oblique TAO (deterministic: no solver, no clock) on one split: no tree-wide budget, the budget of the rule
+    the library uses (non-inferior to no budget) and the budget of the rule before it (the best mean), the latter
+    fitted as a fixed ``max_total_features`` only where the two rules choose differently. Both read the same
+    held-out table (``total_budget_results_``)."""
+    import warnings
+
+    from sklearn.metrics import balanced_accuracy_score
+
+    from optitrees import TAOClassifier
+    from optitrees.estimators import _auto_budget as auto
+
+    name, seed = task
+    X, X_test, y, y_test = _split(name, seed)
+
+    def fit(total):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return TAOClassifier(oblique=True, max_features=PER_HYPERPLANE, max_total_features=total,
+                                 random_state=seed).fit(X, y)
+
+    none, chosen = fit(None), fit("auto")
+    results = chosen.total_budget_results_
+    compared = results["mean_held_out_balanced_accuracy"]
+    compared = compared[np.isfinite(compared)]
+    best_mean = auto.TOTAL_BUDGETS[int(np.argmax(compared))] if len(compared) else None
+    old = chosen if best_mean == chosen.max_total_features_ else fit(best_mean)
+    score = lambda m: 100 * balanced_accuracy_score(y_test, m.predict(X_test))  # noqa: E731
+    return dict(dataset=name, seed=seed, rows=len(y) + len(y_test), none=score(none), non_inferior=score(chosen),
+                best_mean=score(old), budget_non_inferior=chosen.max_total_features_, budget_best_mean=best_mean)
+
+
+def rules(args) -> None:
+    """``--rules``: the two tree-wide rules paired on oblique TAO, ``--splits`` splits of every set."""
+    out = RESULTS / "auto_defaults_rules.csv"
+    tasks = [(name, seed) for name in args.sets for seed in range(args.splits)]
+    rows = []
+    with ProcessPoolExecutor(max_workers=2, max_tasks_per_child=1) as pool:
+        for row in pool.map(rules_one, tasks):
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    table.to_csv(out, index=False)
+    rules_summary(table)
+
+
+def rules_summary(table: pd.DataFrame) -> None:
+    per_set = table.groupby("dataset")[["none", "non_inferior", "best_mean"]].mean()
+    print(f"oblique TAO, {table.seed.nunique()} splits x {len(per_set)} sets: tree-wide budget - no budget, test "
+          "balanced accuracy points (per set, mean over its splits)")
+    for rule in ("best_mean", "non_inferior"):
+        diff = per_set[rule] - per_set["none"]
+        print(f"  {rule:13s} mean {diff.mean():+.2f}  worst {diff.idxmin()} {diff.min():+.2f}  sets below -3: "
+              f"{int((diff < -3).sum())}  budget None in {100 * table['budget_' + rule].isna().mean():.0f}% of fits")
+    print((per_set.sub(per_set["none"], axis=0)[["best_mean", "non_inferior"]]).round(2).to_string())
+
+
 def tasks_for(args, done) -> list:
     configs = [(kind, budget) for kind in TREE_WIDE for budget in ("none", "auto")] + [(MARGOT, ""), (ONE_SPLIT, "")]
     if args.only_auto:
@@ -180,10 +242,17 @@ def main() -> None:
     parser.add_argument("--label", default="before")
     parser.add_argument("--only-auto", action="store_true", help="fit only the tree-wide budgets (a rule's rerun)")
     parser.add_argument("--per-set", action="store_true", help="print every set's difference")
+    parser.add_argument("--rules", action="store_true", help="pair the two tree-wide rules on oblique TAO")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
     require_shared()
     args.sets = args.sets or binary_sets()
+    if args.rules:
+        if args.summary_only:
+            rules_summary(pd.read_csv(RESULTS / "auto_defaults_rules.csv"))
+        else:
+            rules(args)
+        return
     if not args.summary_only:
         run(args)
     summary(args)

@@ -60,8 +60,10 @@ class GroupParity:
 
     def repair(self, tree: Tree, X) -> Tree:
         """``tree`` when it keeps the bound; else the same splits with the fair labels of least error."""
-        if self.keeps(tree, X):
-            return tree
+        return tree if self.keeps(tree, X) else self.relabel(tree, X)
+
+    def relabel(self, tree: Tree, X) -> Tree:
+        """The same splits with the leaves' fair labels of least error (:func:`~.relabel.fair_leaf_labels`)."""
         reached = tree.apply(X)
         leaves = np.flatnonzero(tree.is_leaf)
         position = np.searchsorted(leaves, reached)

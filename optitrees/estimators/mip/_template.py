@@ -180,6 +180,10 @@ class MIPClassifier(OptitreesClassifier):
         search did not apply)."""
         return None
 
+    def _parity_starts(self, problem, parity, deadline) -> dict:
+        """Starts the family finds for a parity constraint (``{}``: none beyond the others relabelled)."""
+        return {}
+
     def _report_checks(self, problem) -> dict:
         """What the family adds to the report's ``checks`` (e.g. the multiplier a score card's MIP fixed)."""
         return {}
@@ -200,7 +204,7 @@ class MIPClassifier(OptitreesClassifier):
         budget.lap("validate")
         fit = MIPFit(replace(self._fit_settings(), parity=parity), FitHooks(
             starts=self._starts, refine=self._refine, exact_search=self._exact_search, presolve=self._presolve,
-            report_checks=self._report_checks), budget)
+            report_checks=self._report_checks, parity_starts=self._parity_starts), budget)
         outcome = fit.run(prepared, training)
         for kind, note in fit.notes:
             warn(note, kind)

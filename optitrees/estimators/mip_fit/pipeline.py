@@ -124,6 +124,7 @@ class MIPFit:
             starts[exact.engine] = exact.model
         if self.settings.parity is not None:
             starts = {name: kept(self.settings.parity, m, problem.data.X) for name, m in starts.items()}
+            starts.update(self.hooks.parity_starts(problem, self.settings.parity, starts_by))
         finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
         objectives = {name: self.family.objective(problem, m) for name, m in finals.items()}
         self.budget.lap("starts")

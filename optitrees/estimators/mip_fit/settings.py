@@ -132,6 +132,9 @@ class FitHooks:
         ``presolve(problem, budget) -> problem``: the problem with what a search before the build decides.
     report_checks : callable
         ``report_checks(problem) -> dict``: what the family adds to the report's checks.
+    parity_starts : callable
+        ``parity_starts(problem, parity, deadline) -> {name: model}``: starts a family finds for a parity constraint
+        (:class:`optitrees.fairness.GroupParity`), each keeping it, before ``deadline``.
     """
 
     starts: Callable
@@ -139,3 +142,4 @@ class FitHooks:
     exact_search: Callable = _none
     presolve: Callable = lambda problem, budget: problem
     report_checks: Callable = lambda problem: {}
+    parity_starts: Callable = lambda problem, parity, deadline: {}
