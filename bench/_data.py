@@ -28,6 +28,14 @@ def require_shared():
         sys.exit(0)
 
 
+def run_then_summarize(args, run, summary) -> None:
+    """A benchmark's main: exit cleanly without the shared data, run (unless ``--summary-only``), summarize."""
+    require_shared()
+    if not args.summary_only:
+        run(args)
+    summary(args)
+
+
 def manifest() -> dict:
     return {d["name"]: d for d in json.loads((SHARED / "MANIFEST.json").read_text())}
 

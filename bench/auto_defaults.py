@@ -118,10 +118,10 @@ def fit_one(task) -> dict:
 
 
 def rules_one(task) -> dict:
-    """Oblique TAO (deterministic: no solver, no clock) on one split: no tree-wide budget, the budget of the rule
-    the library uses (non-inferior to no budget) and the budget of the rule before it (the best mean), the latter
-    fitted as a fixed ``max_total_features`` only where the two rules choose differently. Both read the same
-    held-out table (``total_budget_results_``)."""
+    """Oblique TAO (deterministic: no solver, no clock) on one split: the held-out table of the tree-wide choice
+    (``total_budget_results_``) and the test balanced accuracy of every candidate fitted as a fixed
+    ``max_total_features``, so any rule reading the table is scored by fits made the same way."""
+    import json
     import warnings
 
     from sklearn.metrics import balanced_accuracy_score
@@ -132,45 +132,76 @@ def rules_one(task) -> dict:
     name, seed = task
     X, X_test, y, y_test = _split(name, seed)
 
-    def fit(total):
+    def test_score(total):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return TAOClassifier(oblique=True, max_features=PER_HYPERPLANE, max_total_features=total,
-                                 random_state=seed).fit(X, y)
+            model = TAOClassifier(oblique=True, max_features=PER_HYPERPLANE, max_total_features=total,
+                                  random_state=seed).fit(X, y)
+        return model, 100 * balanced_accuracy_score(y_test, model.predict(X_test))
 
-    none, chosen = fit(None), fit("auto")
+    chosen, _ = test_score("auto")
     results = chosen.total_budget_results_
-    compared = results["mean_held_out_balanced_accuracy"]
-    compared = compared[np.isfinite(compared)]
-    best_mean = auto.TOTAL_BUDGETS[int(np.argmax(compared))] if len(compared) else None
-    old = chosen if best_mean == chosen.max_total_features_ else fit(best_mean)
-    score = lambda m: 100 * balanced_accuracy_score(y_test, m.predict(X_test))  # noqa: E731
-    return dict(dataset=name, seed=seed, rows=len(y) + len(y_test), none=score(none), non_inferior=score(chosen),
-                best_mean=score(old), budget_non_inferior=chosen.max_total_features_, budget_best_mean=best_mean)
+    scores = {str(k): test_score(k)[1] for k in auto.TOTAL_BUDGETS}
+    return dict(dataset=name, seed=seed, rows=len(y) + len(y_test), chosen=str(chosen.max_total_features_),
+                test=json.dumps(scores), table=json.dumps(np.asarray(results["held_out_balanced_accuracy_per_fold"])
+                                                         .tolist()))
+
+
+#: The rules compared offline on the saved tables: name -> (rule on (means, table) -> candidate index)
+def _rules():
+    from optitrees.algorithms.fold_search import fewest_non_inferior, fewest_within
+    from optitrees.estimators import _auto_budget as auto
+
+    sizes = auto.features(auto.TOTAL_BUDGETS)
+    return {
+        "best mean": lambda means, table: int(np.argmax(means)),
+        "non-inferior, margin 1": lambda means, table: fewest_non_inferior(means, 0, 0.01, sizes, table),
+        "non-inferior, margin 0.5": lambda means, table: fewest_non_inferior(means, 0, 0.005, sizes, table),
+        "non-inferior, margin 0": lambda means, table: fewest_non_inferior(means, 0, 0.0, sizes, table),
+        "within 1 of best": lambda means, table: fewest_within(means, 0.01, sizes),
+        "no budget": lambda means, table: 0,
+    }
 
 
 def rules(args) -> None:
-    """``--rules``: the two tree-wide rules paired on oblique TAO, ``--splits`` splits of every set."""
+    """``--rules``: oblique TAO's held-out tables and every candidate's test score, ``--splits`` splits of every
+    set (``bench/results/auto_defaults_rules.csv``), then the rules compared on them."""
     out = RESULTS / "auto_defaults_rules.csv"
     tasks = [(name, seed) for name in args.sets for seed in range(args.splits)]
-    rows = []
     with ProcessPoolExecutor(max_workers=2, max_tasks_per_child=1) as pool:
-        for row in pool.map(rules_one, tasks):
-            rows.append(row)
-    table = pd.DataFrame(rows)
+        table = pd.DataFrame(list(pool.map(rules_one, tasks)))
     table.to_csv(out, index=False)
     rules_summary(table)
 
 
 def rules_summary(table: pd.DataFrame) -> None:
-    per_set = table.groupby("dataset")[["none", "non_inferior", "best_mean"]].mean()
-    print(f"oblique TAO, {table.seed.nunique()} splits x {len(per_set)} sets: tree-wide budget - no budget, test "
+    import json
+
+    from optitrees.estimators import _auto_budget as auto
+
+    keys = [str(k) for k in auto.TOTAL_BUDGETS]
+    rows = []
+    for r in table.itertuples():
+        scores, folds = json.loads(r.test), np.asarray(json.loads(r.table), float)
+        if folds.ndim != 2 or folds.shape[1] != len(keys):
+            continue
+        row = dict(dataset=r.dataset, seed=r.seed)
+        for rule, pick in _rules().items():
+            k = pick(folds.mean(axis=0), folds)
+            row[rule] = scores[keys[k]] - scores[keys[0]]
+            row[rule + " features"] = np.inf if auto.TOTAL_BUDGETS[k] is None else auto.TOTAL_BUDGETS[k]
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    per_set = frame.groupby("dataset").mean(numeric_only=True)
+    print(f"oblique TAO, {frame.seed.nunique()} splits x {len(per_set)} sets: tree-wide budget - no budget, test "
           "balanced accuracy points (per set, mean over its splits)")
-    for rule in ("best_mean", "non_inferior"):
-        diff = per_set[rule] - per_set["none"]
-        print(f"  {rule:13s} mean {diff.mean():+.2f}  worst {diff.idxmin()} {diff.min():+.2f}  sets below -3: "
-              f"{int((diff < -3).sum())}  budget None in {100 * table['budget_' + rule].isna().mean():.0f}% of fits")
-    print((per_set.sub(per_set["none"], axis=0)[["best_mean", "non_inferior"]]).round(2).to_string())
+    for rule in _rules():
+        diff = per_set[rule]
+        budgeted = np.isfinite(frame[rule + " features"])
+        print(f"  {rule:26s} mean {diff.mean():+.2f}  worst {diff.idxmin():12s} {diff.min():+.2f}  sets below -3: "
+              f"{int((diff < -3).sum())}  a budget in {100 * budgeted.mean():.0f}% of fits "
+              f"(median {np.median(frame[rule + ' features'][budgeted]) if budgeted.any() else float('nan'):g})")
+    print(per_set[[rule for rule in _rules() if rule != "no budget"]].round(2).to_string())
 
 
 def tasks_for(args, done) -> list:

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import binary_target, load_raw, one_thread_env, require_shared  # noqa: E402
+from _data import binary_target, load_raw, one_thread_env, run_then_summarize  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PEERS = Path(__file__).resolve().parent / "peers"
@@ -269,11 +269,7 @@ def main() -> None:
     parser.add_argument("--odtlearn-python", help="python of a venv with odtlearn and mip==1.15.0")
     parser.add_argument("--out", default="constraints.csv")
     parser.add_argument("--summary-only", action="store_true")
-    args = parser.parse_args()
-    require_shared()
-    if not args.summary_only:
-        run(args)
-    summary(args)
+    run_then_summarize(parser.parse_args(), run, summary)
 
 
 if __name__ == "__main__":

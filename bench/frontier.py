@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import load_numeric, require_shared  # noqa: E402
+from _data import load_numeric, run_then_summarize  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SETS = ("breast", "climate", "haberman", "heart", "ionosphere", "parkinsons", "sonar", "spectf", "tic-tac-toe",
@@ -263,11 +263,7 @@ def main():
     parser.add_argument("--models", nargs="+", default=[*BUDGETED, *PEERS], choices=[*BUDGETED, *PEERS])
     parser.add_argument("--out", help="results file in bench/results (default: frontier_d{depth}.csv)")
     parser.add_argument("--summary-only", action="store_true")
-    args = parser.parse_args()
-    require_shared()
-    if not args.summary_only:
-        run(args)
-    summary(args)
+    run_then_summarize(parser.parse_args(), run, summary)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ EXPECTED = {
     "risk_score_card.py": ["intercept", "P(malignant)", "same predictions: True"],
     "formulation_in_pyomo.py": ["oct_d2:", "routing agrees with z: True", "class:"],
     "local_search_trees.py": ["TAO oblique=True", "TMO: best training accuracy", "certified by contree"],
+    "fair_trees.py": ["without the constraint: test accuracy", "demographic parity 0.05: test accuracy",
+                      "kept: True", "class: "],
     "classic_trees.py": ["C4.5 on data with 10% missing cells", "A missing value goes down both branches",
                          "UCT-DT:", "d_B2(C4.5, UCT-DT) ="],
     "regression_trees.py": ["CART, t-test pruning:", "optimal depth-2 tree:", "oblique tree, absolute loss",

@@ -56,14 +56,15 @@ TOTAL_SHARE = 0.3
 #: The most rows the l1-logistic path that orders the features is fitted on (a stratified sample beyond it): on
 #: every row of 30,000 of adult the order took 1.5 s of a 5 s fit.
 ORDER_ROWS = 8000
-#: The tree-wide choice takes the fewest features whose held-out balanced accuracy is *non-inferior* to no budget's
-#: (its mean paired difference over the folds, less one standard error, at least -TOTAL_MARGIN) and within
-#: TOTAL_MARGIN of the best non-inferior candidate (:func:`~optitrees.algorithms.fold_search.fewest_non_inferior`).
-#: The rule before it, the candidate of best mean, took noisy winners on small sets: on the 26 shared binary sets
-#: (``bench/auto_defaults.py``, depth 2, 3 features per split, 10 s) oblique TAO's tree-wide budget lost 1.33 points
-#: of test balanced accuracy on average against no budget and 16.4 on parkinsons (2 features chosen on 195 rows),
-#: OCT-H's 15.4 on wpbc and 11.3 on sonar.
-TOTAL_MARGIN = 0.01
+#: The tree-wide choice takes, among the candidates whose held-out balanced accuracy is *non-inferior* to no
+#: budget's (their mean paired difference over the folds, less one standard error, at least -TOTAL_MARGIN), the one
+#: of best mean, fewest features on ties (:func:`~optitrees.algorithms.fold_search.fewest_non_inferior`). Oblique TAO
+#: (no solver, no clock: every rule scored by the same fits) on the 26 shared binary sets x 5 splits, depth 2, 3
+#: features per split (``bench/auto_defaults.py --rules``), test balanced accuracy against no budget: this rule
+#: -0.44 points on average with a budget in 53% of fits, the best mean alone (the rule before) -0.56 (54%), a margin
+#: of one point -0.59 (68%), the fewest within a point of the best -0.58 (84%); each has parkinsons (195 rows) below
+#: -3 points (-4.1 to -5.5), where the folds favour budgets that its 49-row test splits do not.
+TOTAL_MARGIN = 0.0
 #: The most rows the choice of OCT-H and oblique TAO fits on (a stratified sample of the rows beyond it). Oblique
 #: TAO fits 30,000 rows of adult in 3.6 s, so scoring 5 budgets on 4 folds of every row took 72 s of a fit without
 #: a time limit, and a 5 s limit's share scored no fold.
