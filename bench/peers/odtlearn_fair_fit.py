@@ -2,7 +2,8 @@
 
 Reads an ``.npz`` with binarized ``X``, ``y``, ``group`` (0/1), ``X_test``, ``notion`` (``demographic_parity``,
 ``true_positive_rate_parity``, ``false_positive_rate_parity``, ``equalized_odds``), ``bound``, ``depth`` and
-``time_limit``; writes a JSON with the wall time, CBC's status and gap, and the training and test predictions (``null`` when CBC found no tree).
+``time_limit``; writes a JSON with the wall time, CBC's status and gap, and the training and test predictions
+(``null`` when CBC found no tree).
 
     <venv>/bin/python bench/peers/odtlearn_fair_fit.py data.npz out.json
 """

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...exceptions import WarmStartWarning
 from ...trees import Tree
 
-__all__ = ["start_within_class"]
+__all__ = ["start_within_class", "handed_start"]
 
 
 def start_within_class(family, problem, f, start, vector) -> np.ndarray | None:
@@ -27,3 +28,34 @@ def start_within_class(family, problem, f, start, vector) -> np.ndarray | None:
         return None
     x = vector(family.within_class(problem, start))
     return None if x is None or f.violation(x) > 1e-6 else x
+
+
+def handed_start(fit, problem, f, start, label, others=()):
+    """``(x0, feasible, handed)`` for the best start ``start`` of a fit (a :class:`~.pipeline.MIPFit`): its column
+    vector (completed for the groups a hook or a parity block added; ``None`` when it cannot be), whether that
+    satisfies ``f``, and the vector the solver starts from: ``x0``; else the start scaled into the MIP's class
+    (:func:`start_within_class`); else, where the model must be whole (a user's rows or a parity constraint), the
+    best of the ``others`` (``(name, start)`` by objective) the MIP can take; else ``None``. A start the user's rows
+    refuse is a warning (``fit.notes``); the library's own starts are the report's business (``fit.log``)."""
+    x0 = fit.start_vector(f, start, f"{label} start")
+    violation = np.inf if x0 is None else f.violation(x0)
+    feasible = violation <= 1e-6
+    handed = x0 if feasible else start_within_class(
+        fit.family, problem, f, start, lambda m: fit.start_vector(f, m, f"{label} start within the class"))
+    if handed is None and fit.settings.constraints is not None:
+        fit.notes.append((WarmStartWarning, f"the {label} start " + (
+            f"could not be completed for the variables the constraints hook added ({', '.join(f.user_groups)})"
+            if x0 is None else f"violates the model by {violation:.3g} (a user constraint?)")
+            + ": the solver starts without it, and it is not returned"))
+    elif not feasible:
+        fit.log.note(f"the {label} start " + ("could not be completed for the rows of the parity constraint"
+                                              if x0 is None else f"violates the model by {violation:.3g}")
+                     + ("; the solver starts without it" if handed is None else "; the solver starts from it "
+                        "scaled into the MIP's class (the same routing and labels)"))
+    for name, other in others if handed is None and fit.settings.whole_model else ():
+        handed = fit.start_vector(f, other, f"{name} start")
+        if handed is not None and f.violation(handed) <= 1e-6:
+            fit.log.note(f"the solver starts from the {name} start, the best the MIP could take")
+            break
+        handed = None
+    return x0, feasible, handed

@@ -42,7 +42,6 @@ import numpy as np
 
 from ... import solvers as _solvers
 from ...budget import Budget, call_until, remaining
-from ...exceptions import WarmStartWarning
 from ...mip import BuildInterrupted, build_deadline
 from ...solvers import SolverResult
 from ...solvers.options import DEFAULT_MIP_GAP
@@ -54,7 +53,7 @@ from ...trees import Tree
 from .._report import ExactSearch, FitLog, FitReport
 from .bounds import LowerBound, fit_bound
 from .certified import certified
-from .class_start import start_within_class
+from .class_start import handed_start
 from .incumbents import best_earlier_incumbent, polisher
 from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
 from .notes import agreement_notes, formulation_summary, status_notes
@@ -337,29 +336,7 @@ class MIPFit:
         problem's units, ``final`` as returned; where the MIP cannot take it, the best of the ``others``,
         ``(name, start)`` by objective, that it can), and the refinement of its model."""
         settings = self.settings
-        x0 = self.start_vector(f, start, f"{label} start")
-        violation = np.inf if x0 is None else f.violation(x0)
-        feasible = violation <= 1e-6
-        # a start outside the MIP's class (or one the rows a hook added cannot complete as it is): the same tree
-        # scaled into the class, when that satisfies every row
-        handed = x0 if feasible else start_within_class(
-            self.family, problem, f, start, lambda m: self.start_vector(f, m, f"{label} start within the class"))
-        if handed is None and settings.constraints is not None:       # the user's rows: a warning
-            self.notes.append((WarmStartWarning, f"the {label} start " + (
-                f"could not be completed for the variables the constraints hook added ({', '.join(f.user_groups)})"
-                if x0 is None else f"violates the model by {violation:.3g} (a user constraint?)")
-                + ": the solver starts without it, and it is not returned"))
-        elif not feasible:                             # the library's own start: the report's business
-            self.log.note(f"the {label} start " + ("could not be completed for the rows of the parity constraint"
-                                                   if x0 is None else f"violates the model by {violation:.3g}")
-                          + ("; the solver starts without it" if handed is None else "; the solver starts from it "
-                             "scaled into the MIP's class (the same routing and labels)"))
-        for name, other in others if handed is None and settings.whole_model else ():
-            handed = self.start_vector(f, other, f"{name} start")
-            if handed is not None and f.violation(handed) <= 1e-6:
-                self.log.note(f"the solver starts from the {name} start, the best the MIP could take")
-                break
-            handed = None
+        x0, feasible, handed = handed_start(self, problem, f, start, label, others)
         # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
         candidates = {"start": final} if feasible or settings.constraints is None else {}
         # neighbourhood rounds for a tree family's MIP (a routing group z); the solver starts from their best tree
