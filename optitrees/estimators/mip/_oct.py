@@ -189,7 +189,8 @@ class _BaseOCT(TreeViews, MIPClassifier):
                 and getattr(self, "exact_search", "mip") == "auto")
 
     def _exact_search(self, problem, budget, log):
-        """ConTree for what it expresses: axis-aligned splits, no minimum leaf size, no user constraints.
+        """ConTree for what it expresses: axis-aligned splits, no minimum leaf size, no user constraints (with a
+        fairness constraint its optimum certifies the fit only where it keeps it, else bounds it).
 
         ConTree counts rows, so weights become rows repeated
         (:func:`~optitrees.algorithms.oct.contree.multiplicities`): exactly when they are whole multiples of one
@@ -199,7 +200,7 @@ class _BaseOCT(TreeViews, MIPClassifier):
         spec = problem.spec
         if getattr(self, "exact_search", "mip") != "auto" or not is_default(self.solver) or spec.oblique \
                 or spec.min_samples_leaf > 1 \
-                or self.constraints is not None or self.fairness is not None or spec.depth > 4:
+                or self.constraints is not None or spec.depth > 4:
             return None
         data = problem.data
         counted = multiplicities(data.fit_weight)                # None: every row once

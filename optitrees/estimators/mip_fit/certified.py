@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...solvers import SolverResult
 from ...solvers.results import SolutionStatus, TerminationCondition
 from .._report import ExactSearch, FitReport
 from .outcome import MIPFitOutcome
 from .restriction import certificate, claimed_outcome
 
-__all__ = ["certified"]
+__all__ = ["certified", "unconstrained_optimum"]
 
 
 def certified(fit, problem, training, exact: ExactSearch, restricted: str | None = None) -> MIPFitOutcome:
     """Finish a fit whose model an exact search proved optimal: no MIP is built (``restricted``: the problem the
-    fit narrowed, :func:`~.restriction.restriction_of`, named in the claim)."""
+    fit narrowed, :func:`~.restriction.restriction_of`, named in the claim). Under a parity constraint the model is
+    the constrained optimum only where it keeps the constraint (:func:`unconstrained_optimum`)."""
     family, budget = fit.family, fit.budget
     model, seconds, engine = exact.model, exact.seconds, exact.engine
     final = family.finalize(problem, model)
@@ -34,7 +37,8 @@ def certified(fit, problem, training, exact: ExactSearch, restricted: str | None
         distinct_rows=len(training.y), weighted=training.weighted, starts={"greedy": greedy_objective},
         objectives={"start": greedy_objective, "solver": objective, "returned": objective}, solved_by=engine,
         certified_by=certificate(engine, restricted), bound=objective, bound_source=engine, stages=dict(budget.stages),
-        checks=fit.hooks.report_checks(problem), notes=tuple(fit.log.notes + [f"optimal, certified by {engine}"]))
+        checks=fit.hooks.report_checks(problem), notes=tuple(fit.log.notes + [f"optimal, certified by {engine}"]),
+        fairness=None if fit.settings.parity is None else fit.settings.parity.report(final, problem.data.X_original))
     return MIPFitOutcome(problem=problem, model=final, objective=objective,
                          start_objectives={"greedy": greedy_objective}, start_name="greedy", method=engine,
                          solver_result=result,
@@ -49,3 +53,19 @@ def _version(engine):
         return version({"contree": "pycontree"}.get(engine, engine))
     except PackageNotFoundError:
         return ""
+
+
+def unconstrained_optimum(fit, problem, exact: ExactSearch) -> tuple[bool, ExactSearch]:
+    """``(certifies, exact)`` for an exact search that ignores a fit's parity constraint (ConTree): its proven
+    optimum is the constrained one when it keeps the constraint (``certifies``); otherwise its objective is a lower
+    bound on the constrained optimum (every fair tree is a tree) and its tree, relabelled, a start."""
+    parity = fit.settings.parity
+    if parity is None or not exact.proven:
+        return exact.proven, exact
+    final = fit.family.finalize(problem, exact.model)
+    if parity.keeps(final, problem.data.X_original):
+        return True, exact
+    fit.log.note(f"the optimal tree without the parity constraint ({exact.engine}) does not keep it (disparity "
+                 f"{parity.disparity(final, problem.data.X_original):.4g}); its objective bounds the fair optimum")
+    bound = fit.family.objective(problem, final)
+    return False, replace(exact, proven=False, bound=bound if exact.bound is None else max(bound, exact.bound))

@@ -52,7 +52,7 @@ from ...solvers.verify import gap_closed
 from ...trees import Tree
 from .._report import ExactSearch, FitLog, FitReport
 from .bounds import LowerBound, fit_bound
-from .certified import certified
+from .certified import certified, unconstrained_optimum
 from .class_start import handed_start
 from .incumbents import best_earlier_incumbent, polisher
 from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
@@ -252,8 +252,10 @@ class MIPFit:
         problem = self.presolve(prepared)
         restricted = restriction_of(prepared, problem)
         exact = self.exact(problem)
-        if exact is not None and exact.proven:
-            return certified(self, problem, training, exact, restricted)
+        if exact is not None:
+            proven, exact = unconstrained_optimum(self, problem, exact)
+            if proven:
+                return certified(self, problem, training, exact, restricted)
         if budget.seconds is not None and self.solve_seconds(self._start_share_if_any()) <= 0:
             rows = ReducedRows.out_of_reach(problem, "the MIP was not solved: no time is left for it after the "
                                             "starts", None)
@@ -396,6 +398,7 @@ class MIPFit:
         x = completed_start(self.family, f, model, self.settings.threads, self.settings.seed,
                             self.budget.before_end(self.settings.shares.reserve))
         if x is not None and f.user_groups:
-            self.log.note(f"the {what} was completed for the variables the constraints hook added "
-                          f"({', '.join(f.user_groups)})")
+            sources = (("the parity block", self.settings.parity), ("the constraints hook", self.settings.constraints))
+            added = " and ".join(source for source, given in sources if given is not None)
+            self.log.note(f"the {what} was completed for the variables {added} added ({', '.join(f.user_groups)})")
         return x

@@ -167,3 +167,16 @@ def test_bad_input_is_refused_before_any_solver_runs(case, error, message, monke
         notion = ConditionalStatisticalParity(0.05, legitimate="age")
     with pytest.raises(error, match=message):
         OCTClassifier(fairness=notion, **QUICK).fit(X, y, **kwargs)
+
+
+def test_the_unconstrained_optimum_certifies_when_fair_and_bounds_when_not():
+    X, y, groups = biased(seed=10)
+    loose = OCTClassifier(max_depth=2, fairness=DemographicParity(1.0), **QUICK).fit(X, y, sensitive_features=groups)
+    free = OCTClassifier(max_depth=2, **QUICK).fit(X, y)
+    assert loose.fit_report_.certified_by == "contree" and loose.objective_ == pytest.approx(free.objective_)
+    tight = OCTClassifier(max_depth=2, fairness=DemographicParity(0.05), **QUICK).fit(
+        X, y, sensitive_features=groups)
+    report = tight.fit_report_
+    assert report.bound_source == "contree" and report.bound == pytest.approx(free.objective_)
+    assert report.fairness["keeps"] and tight.objective_ >= free.objective_
+    assert any("does not keep it" in note for note in report.notes)
