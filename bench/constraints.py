@@ -228,8 +228,9 @@ def run(args) -> None:
             if row is None:
                 continue
             pd.DataFrame([row]).to_csv(out, mode="a", header=not out.exists(), index=False)
-            print(f"{k + 1}/{len(tasks)} {row['dataset']} {row['model']} {row['notion']} {row['bound']}: "
-                  f"test bacc {100 * row['test_bacc']:.1f}, train disparity {row['train_disparity']:.3f} "
+            scored = (f"test bacc {100 * row['test_bacc']:.1f}, train disparity {row['train_disparity']:.3f}"
+                      if "test_bacc" in row else "no model")
+            print(f"{k + 1}/{len(tasks)} {row['dataset']} {row['model']} {row['notion']} {row['bound']}: {scored} "
                   f"in {row['seconds']:.1f} s ({row['status']})", flush=True)
 
 
