@@ -46,7 +46,7 @@ from ._input import BINARY_ONLY_HINT, check_finite, check_numeric_frame, encode_
 from ._report import FitOutcome, FitProgress, FitReport
 
 __all__ = ["OptitreesEstimator", "OptitreesClassifier", "stratification", "holdout_split", "TrainingData",
-           "merge_duplicates", "class_weights", "CLASS_WEIGHT_CONSTRAINT"]
+           "merge_duplicates", "class_weights", "CLASS_WEIGHT_CONSTRAINT", "SensitiveFeaturesFit"]
 
 #: The ``class_weight`` parameter's validation (``_parameter_constraints``).
 CLASS_WEIGHT_CONSTRAINT = [dict, StrOptions({"balanced"}), None]
@@ -359,3 +359,27 @@ class OptitreesClassifier(ClassifierMixin, OptitreesEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = not self._binary
         return tags
+
+
+class SensitiveFeaturesFit:
+    """Mixin of the estimators that take ``fairness``: their ``fit`` also takes the group of each row. It only
+    forwards to the base's fit (:meth:`OptitreesEstimator._fit_in_budget`): the input checks stay in the base."""
+
+    def fit(self, X, y, sample_weight=None, sensitive_features=None):
+        """Fit the model (the class docstring says how) within ``time_limit``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k), optional
+            The group of each row (several columns: their combinations), as fairlearn takes them; needed with
+            ``fairness`` and unused without it. scikit-learn's metadata routing carries it through pipelines and
+            searches (``set_fit_request(sensitive_features=True)``).
+
+        Returns
+        -------
+        self
+        """
+        return self._fit_in_budget(X, y, sample_weight, sensitive_features=sensitive_features)

@@ -24,6 +24,7 @@ from ...solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ...solvers.registry import is_default
 from ...trees import feature_importances
 from .. import _auto_budget as auto
+from .._base import SensitiveFeaturesFit
 from .._docs import SOLVER_PARAMETERS_DOC
 from .._report import ExactSearch
 from .._views import TreeViews
@@ -32,7 +33,7 @@ from ._template import MIPClassifier
 __all__ = ["OCTClassifier", "OCTHClassifier"]
 
 
-class _BaseOCT(TreeViews, MIPClassifier):
+class _BaseOCT(TreeViews, SensitiveFeaturesFit, MIPClassifier):
     _family = OCT_FAMILY
     _scaling = "unit"
     _binary = False
@@ -80,25 +81,6 @@ class _BaseOCT(TreeViews, MIPClassifier):
         self.constraints = constraints
         self.class_weight = class_weight
         self.fairness = fairness
-
-    def fit(self, X, y, sample_weight=None, sensitive_features=None):
-        """Fit the tree (the class docstring says how) within ``time_limit``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, k), optional
-            The group of each row (several columns: their combinations), as fairlearn takes them; needed with
-            ``fairness`` and unused without it. Routed by scikit-learn's metadata routing
-            (``set_fit_request(sensitive_features=True)``) through pipelines and searches.
-
-        Returns
-        -------
-        self
-        """
-        return self._fit_in_budget(X, y, sample_weight, sensitive_features=sensitive_features)
 
     def _make_spec(self, forbidden, n_classes):
         budget = getattr(self, "max_features", None)        # "auto": the dense spec; _presolve sets the budget

@@ -145,7 +145,7 @@ def test_a_bootstrap_sample_is_its_distinct_rows_weighted_by_the_draws():
     X, y = load_breast_cancer(return_X_y=True)
     estimator = OLCTClassifier(max_depth=2)
     estimator._validate_params()
-    problem, _ = estimator._prepare(X[:200], y[:200], None)
+    problem, _, _ = estimator._prepare(X[:200], y[:200], None)
     tree = greedy_tree(problem, node_fitter(problem.spec, 0, np.ones(X.shape[1], bool)))
     rows = np.random.default_rng(0).integers(0, 200, 200)
     data = problem.data
