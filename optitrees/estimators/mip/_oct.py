@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,7 +16,6 @@ from dataclasses import replace
 
 from ...algorithms.fold_search import balanced_accuracy
 from ...budget import expired
-from ...fairness.lagrangian import lagrangian_trees
 from ...formulations.oct.model import OCTProblem, OCTSpec
 from ...formulations.oct.solution import OCT_FAMILY
 from ...solvers.plan import SUB_MIP_HEURISTICS_OFF
@@ -28,12 +26,13 @@ from .._base import SensitiveFeaturesFit
 from .._docs import SOLVER_PARAMETERS_DOC
 from .._report import ExactSearch
 from .._views import TreeViews
+from ._oct_parity import LagrangianStarts
 from ._template import MIPClassifier
 
 __all__ = ["OCTClassifier", "OCTHClassifier"]
 
 
-class _BaseOCT(TreeViews, SensitiveFeaturesFit, MIPClassifier):
+class _BaseOCT(TreeViews, SensitiveFeaturesFit, LagrangianStarts, MIPClassifier):
     _family = OCT_FAMILY
     _scaling = "unit"
     _binary = False
@@ -125,50 +124,6 @@ class _BaseOCT(TreeViews, SensitiveFeaturesFit, MIPClassifier):
             tree = ft.to_tree(spec.n_classes).with_counts(data.X, data.y, sample_weight=v)
             starts["tmo"] = self._tao(problem, tree, deadline) if self._oblique else tree
         return starts
-
-    def _parity_starts(self, problem, parity, deadline):
-        """``{"lagrangian": tree}``: the fair tree of least training objective among those of the parity rows'
-        Lagrangian (:func:`optitrees.fairness.lagrangian.lagrangian_trees`), each partition found by the greedy
-        start and TAO on the rows relabelled and weighted by the multipliers, its leaves labelled fairly."""
-        spec, data = problem.spec, problem.data
-        allowed = self._allowed(problem)
-
-        def fit_tree(labels, weight):
-            rows = np.flatnonzero(weight > 0)
-            if len(rows) == 0:
-                return None
-            sub = replace(problem, data=replace(data.on_rows(rows, weight[rows]), y=labels[rows]))
-            if self._oblique:
-                tree = greedy_oblique_tree(sub.data.X, sub.data.y, spec.depth, spec.n_classes, spec.min_samples_leaf,
-                                           spec.mu, self._seed, allowed, deadline=deadline,
-                                           sample_weight=sub.data.weight, max_features=spec.max_features)
-            elif self._exact_lagrangian(spec):
-                # ConTree on the weights as whole rows: about 3 rows a row (the partition it finds is relabelled)
-                counts = np.round(sub.data.weight * 3 * len(rows) / sub.data.weight.sum())
-                kept = counts > 0
-                seconds = None if deadline is None else max(0.05, (deadline - time.perf_counter()) / 4)
-                tree, _, _ = contree_tree(sub.data.X[kept], sub.data.y[kept], spec.depth, spec.alpha, problem.L_hat,
-                                          spec.n_classes, seconds, allowed, counts[kept])
-                return tree.with_counts(sub.data.X, sub.data.y, sample_weight=sub.data.weight)
-            else:
-                tree = cart_tree(sub.data.X, sub.data.y, spec.depth, spec.min_samples_leaf, self._seed, allowed,
-                                 sub.data.weight)
-            tree = tree.with_counts(sub.data.X, sub.data.y, sample_weight=sub.data.weight)
-            return tree if expired(deadline) else self._tao(sub, tree, deadline)
-
-        trees = lagrangian_trees(parity, fit_tree, data.X, deadline)
-        if not trees:
-            return {}
-        errors = [parity.objective_weight @ (t.predict(data.X) != data.y) + spec.alpha * problem.L_hat * t.n_splits()
-                  for t in trees]
-        best = trees[int(np.argmin(errors))]
-        return {"lagrangian": best.with_counts(data.X, data.y, sample_weight=data.fit_weight)}
-
-    def _exact_lagrangian(self, spec) -> bool:
-        """Whether the Lagrangian's trees are ConTree's (axis-aligned, no minimum leaf size, depth at most 4, the
-        default solver settings that let the exact search run)."""
-        return (not spec.oblique and spec.min_samples_leaf == 1 and spec.depth <= 4
-                and getattr(self, "exact_search", "mip") == "auto")
 
     def _exact_search(self, problem, budget, log):
         """ConTree for what it expresses: axis-aligned splits, no minimum leaf size, no user constraints (with a
