@@ -20,6 +20,7 @@ with the rows' sample weights ``v``. The notions:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -34,7 +35,7 @@ MAX_STRATA = 64
 
 
 @dataclass(frozen=True)
-class ParityNotion:
+class ParityNotion(ABC):
     """A group-fairness notion with its bound ``difference_bound`` (a share: 0.05 = 5 points of rate)."""
 
     difference_bound: float = 0.05
@@ -47,10 +48,10 @@ class ParityNotion:
         if isinstance(bound, bool) or not isinstance(bound, Real) or not np.isfinite(bound) or not 0 <= bound <= 1:
             raise ValueError(f"{type(self).__name__}: difference_bound must be a number in [0, 1], got {bound!r}")
 
+    @abstractmethod
     def conditions(self, y01: np.ndarray, strata: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
         """``(labels, member)``: the notion's conditions, ``member[k, i]`` whether row ``i`` is in condition
         ``k`` (``y01``: 1 for the positive class; ``strata``: the legitimate feature's value code per row)."""
-        raise NotImplementedError
 
     @property
     def legitimate_feature(self):

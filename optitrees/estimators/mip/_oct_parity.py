@@ -4,14 +4,13 @@ and weighted by the multipliers."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
 
 from ...algorithms.oct.cart import cart_tree, greedy_oblique_tree
 from ...algorithms.oct.contree import contree_tree
-from ...budget import expired
+from ...budget import expired, remaining
 from ...fairness.lagrangian import lagrangian_trees
 
 __all__ = ["LagrangianStarts"]
@@ -42,7 +41,7 @@ class LagrangianStarts:
                 # ConTree on the weights as whole rows: about 3 rows a row (the partition it finds is relabelled)
                 counts = np.round(sub.data.weight * 3 * len(rows) / sub.data.weight.sum())
                 kept = counts > 0
-                seconds = None if deadline is None else max(0.05, (deadline - time.perf_counter()) / 4)
+                seconds = None if deadline is None else max(0.05, remaining(deadline) / 4)
                 tree, _, _ = contree_tree(sub.data.X[kept], sub.data.y[kept], spec.depth, spec.alpha, problem.L_hat,
                                           spec.n_classes, seconds, allowed, counts[kept])
                 return tree.with_counts(sub.data.X, sub.data.y, sample_weight=sub.data.weight)

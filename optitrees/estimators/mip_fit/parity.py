@@ -4,7 +4,7 @@ fit may return is checked on the training rows, and one that does not keep the b
 
 from __future__ import annotations
 
-__all__ = ["keeps", "kept"]
+__all__ = ["keeps", "kept", "keeps_on", "fair_starts", "fair_candidates"]
 
 
 def keeps(parity, model, X) -> bool:
@@ -12,13 +12,38 @@ def keeps(parity, model, X) -> bool:
     return parity is None or parity.keeps(model, X)
 
 
-def kept(parity, model, X, log=None):
+def kept(parity, model, X, log=None, name="candidate"):
     """``model``, its leaves relabelled where it does not keep ``parity``; ``log`` (a candidate's, not a start's)
-    takes a note when it was."""
+    takes a note naming it when it was (a solver's tree may route a row otherwise than its MIP solution, within the
+    solver's tolerances; a refinement relabels leaves by their majority)."""
     if keeps(parity, model, X):
         return model
     if log is not None:
-        log.note(f"a candidate's disparity {parity.disparity(model, X):.4g} was over the bound {parity.bound:g} "
-                 "on the training rows (the MIP's routing, within its tolerances, differs from the tree's); its leaves were "
-                 "relabelled to keep it")
+        log.note(f"the {name} model's disparity {parity.disparity(model, X):.4g} was over the bound {parity.bound:g} "
+                 "on the training rows; its leaves were relabelled to keep it")
     return parity.repair(model, X)
+
+
+def keeps_on(parity, final, problem) -> bool:
+    """Whether a model in the user's units keeps ``parity`` on the training rows of ``problem`` (``True`` without
+    a constraint: a refined start is then kept as it is)."""
+    return parity is None or parity.keeps(final, problem.data.X_original)
+
+
+def fair_candidates(parity, candidates: dict, problem, log) -> dict:
+    """The fit's candidates (the user's units), each but the start (relabelled already) relabelled where it does
+    not keep ``parity`` on the training rows, with a note in ``log``."""
+    if parity is None:
+        return candidates
+    return {name: model if name == "start" else kept(parity, model, problem.data.X_original, log, name)
+            for name, model in candidates.items()}
+
+
+def fair_starts(parity, hooks, problem, starts: dict, deadline) -> dict:
+    """``starts`` (the problem's units), each relabelled where it does not keep ``parity``, and the starts the
+    family finds for it (``hooks.parity_starts``, by ``deadline``); ``starts`` as they are without a constraint."""
+    if parity is None:
+        return starts
+    starts = {name: kept(parity, model, problem.data.X) for name, model in starts.items()}
+    starts.update(hooks.parity_starts(problem, parity, deadline))
+    return starts

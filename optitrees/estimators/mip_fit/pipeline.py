@@ -58,7 +58,7 @@ from .incumbents import best_earlier_incumbent, polisher
 from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
 from .notes import agreement_notes, formulation_summary, status_notes
 from .outcome import MIPFitOutcome
-from .parity import keeps, kept
+from .parity import fair_candidates, fair_starts, keeps_on
 from .reduce import ReducedRows, reduce_to_reach
 from .restriction import certificate, claimed_outcome, restriction_of
 from .start_refinement import refined_start
@@ -121,17 +121,13 @@ class MIPFit:
         starts = self.hooks.starts(problem, starts_by, self.settings.start_methods)
         if exact is not None:
             starts[exact.engine] = exact.model
-        if self.settings.parity is not None:
-            starts = {name: kept(self.settings.parity, m, problem.data.X) for name, m in starts.items()}
-            starts.update(self.hooks.parity_starts(problem, self.settings.parity, starts_by))
+        starts = fair_starts(self.settings.parity, self.hooks, problem, starts, starts_by)
         finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
         objectives = {name: self.family.objective(problem, m) for name, m in finals.items()}
         self.budget.lap("starts")
         best = min(objectives, key=objectives.get)
         refined = refined_start(self, problem, best, starts[best], objectives[best])
-        if refined is not None and self.settings.parity is not None and \
-                not keeps(self.settings.parity, refined[2], problem.data.X_original):
-            refined = None                                        # (its refinement left the parity bound)
+        refined = None if refined is None or not keeps_on(self.settings.parity, refined[2], problem) else refined
         if refined is not None:                                   # a start of its own, the best
             best = refined[0]
             starts[best], finals[best], objectives[best] = refined[1:]
@@ -289,9 +285,7 @@ class MIPFit:
         if not candidates:
             raise RuntimeError(f"no model satisfies the constraints: the solver found none ({result.status}) "
                                "and the warm start violates them")
-        if settings.parity is not None:
-            candidates = {k: m if k == "start" else kept(settings.parity, m, problem.data.X_original, self.log)
-                          for k, m in candidates.items()}
+        candidates = fair_candidates(settings.parity, candidates, problem, self.log)
         objectives = {k: start_objectives[start_name] if k == "start" else family.objective(problem, m)
                       for k, m in candidates.items()}
         best = min(objectives.values())
