@@ -66,8 +66,8 @@ class TrainingData:
     n_input_rows : int
         Rows ``fit`` was given.
     keys : ndarray of shape (n, k) or None
-        Codes the rows were merged within besides their features and label (a fairness constraint's group and
-        stratum: rows of two groups are never merged).
+        Codes the rows were merged within besides their features and label (a fairness constraint's group: rows
+        of two groups are never merged).
     sample_weight : ndarray of shape (n,) or None
         With ``keys``: each row's total ``sample_weight`` without the class weights (the weights a fairness rate
         counts).

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..mip import Formulation
+from ..mip import Formulation, safe_labels
 from .cells import ParityCells
 
 __all__ = ["add_group_parity", "GROUPS"]
@@ -61,8 +61,8 @@ def add_group_parity(f: Formulation, cells: ParityCells, bound: float, z: str = 
     if C.shape[0] != 2:
         raise ValueError("a parity constraint needs two classes")
     totals = cells.totals
-    f.add_set("FC", np.array(cells.condition_labels))
-    f.add_set("FQ", np.array(cells.cell_labels()))
+    f.add_set("FC", safe_labels(cells.condition_labels))                   # names an .lp / .mps file can hold
+    f.add_set("FQ", safe_labels(cells.cell_labels()))
     m = f.add_variables("fair_m", ("FQ", "L"), 0.0, totals[:, None])
     hi = f.add_variables("fair_hi", ("FC",), 0.0, 1.0)
     lo = f.add_variables("fair_lo", ("FC",), 0.0, 1.0)

@@ -9,6 +9,7 @@ the disparity of a condition is the largest rate of its cells less the smallest.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -102,9 +103,9 @@ class ParityCells:
     def n_conditions(self) -> int:
         return len(self.condition_labels)
 
-    @property
+    @cached_property
     def totals(self) -> np.ndarray:
-        """``W_q`` per cell."""
+        """``W_q`` per cell (computed once: every rate divides by it)."""
         return self.member.astype(float) @ self.weight
 
     def cell_labels(self) -> list[str]:
