@@ -10,6 +10,23 @@ CLASS_WEIGHT_DOC = """    class_weight : "balanced" or dict, optional
         more than two classes (one tree per class against the rest) balances
         each of its trees, class ``k`` against the rest."""
 
+#: ``feature_costs`` and ``max_feature_cost`` of every MIP classifier.
+FEATURE_COSTS_DOC = """    feature_costs : array-like of shape (n_features,) or dict, optional
+        What measuring each feature costs (finite, >= 0): one number per
+        feature, or ``{feature name: cost}`` (features not named cost 0).
+        ``None`` with ``max_feature_cost``: a unit cost each (the budget is
+        then a number of features, as ``max_total_features``). Without
+        ``max_feature_cost`` the costs are only reported.
+    max_feature_cost : float, optional
+        The most the features the model reads may cost together: a feature
+        counts once however many splits, leaf models or rules read it. The
+        MIP holds ``sum_j c_j u_j <= max_feature_cost`` with ``u_j`` on where
+        the model reads feature ``j``
+        (:mod:`optitrees.formulations.feature_budget`); the starts are grown on
+        the first features of the l1-logistic path that fit in it, and no model
+        over it is returned. ``fit_report_.feature_cost`` gives what the
+        returned model's features cost."""
+
 #: The shared parameters' documentation, appended to each estimator's docstring.
 SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo", "best"}, default=True
         The start handed to the solver: the greedy tree (``"greedy"``), the
@@ -68,7 +85,7 @@ SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo"
         before it is solved: add rows with ``formulation.add_constraints`` or fix
         variables with ``formulation.fix`` (``formulation.index("J", name)``
         finds a feature). A start or refined model that violates the result is
-        not returned.""" + "\n" + CLASS_WEIGHT_DOC
+        not returned.""" + "\n" + CLASS_WEIGHT_DOC + "\n" + FEATURE_COSTS_DOC
 
 #: The attributes of the loss-optimal classifiers (:class:`~optitrees.LossOptimalTreeClassifier` and its presets).
 LOSS_OPTIMAL_ATTRIBUTES_DOC = """    Attributes

@@ -12,6 +12,10 @@ when it starts. ``class_weight="balanced"`` balances each binary tree (class
 balanced estimator); a ``dict`` weighs the rows of each class in every tree.
 Their objective is the sum of the ``K`` binary objectives (3.12), each exact,
 so the sum is optimal when all ``K`` are proven optimal.
+
+Under a feature budget (``max_feature_cost``) the ``K`` trees read features from one affordable set, the first
+ones of the multi-class l1-logistic path that fit in the budget together (:func:`shared_features`), so the features
+of all ``K`` trees keep it; a proof is then a proof among trees on those features (the report's ``restriction``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ..algorithms.feature_order import l1_entry_order
 from ..trees import OneVsRestTrees
+from ._auto_budget import ORDER_ROWS, sample
 from ._report import FitOutcome, FitReport
 
 __all__ = ["more_than_two_classes", "fit_one_vs_rest"]
@@ -51,12 +57,17 @@ def fit_one_vs_rest(estimator, X, y, sample_weight, budget):
     K = len(estimator.classes_)
     names = getattr(estimator, "feature_names_in_", None)
     X_fit = training.X if names is None else pd.DataFrame(training.X, columns=names)
+    costs = estimator._feature_budget()
+    shared = None if costs is None or not costs.holds else shared_features(estimator, costs, training)
+    budget.lap("affordable features")
     fits = []
     for k in range(K):
         sub = clone(estimator)
         left = budget.remaining()
         sub.set_params(time_limit=None if left is None else left / (K - k),
                        class_weight="balanced" if balanced else None)
+        if shared is not None:
+            sub.set_params(forbidden_features=[int(j) for j in np.flatnonzero(~shared)] or None)
         fits.append(sub.fit(X_fit, training.y == k, sample_weight=training.weights))
         budget.lap(f"class {estimator.classes_[k]}")
     estimator.estimators_ = fits
@@ -66,15 +77,40 @@ def fit_one_vs_rest(estimator, X, y, sample_weight, budget):
     importances = np.mean([f.feature_importances_ for f in fits], axis=0)
     total = importances.sum()
     estimator.feature_importances_ = importances / total if total > 0 else importances
-    estimator.fit_report_ = _report(estimator, fits, budget, training)
+    estimator.fit_report_ = _report(estimator, fits, budget, training, costs, shared)
     return estimator
 
 
-def _report(estimator, fits, budget, training) -> FitReport:
+def shared_features(estimator, costs, training) -> np.ndarray:
+    """Mask of the features the one-vs-rest trees may read under the feature budget ``costs``: along the
+    l1-logistic path of all classes (a stratified sample of ``ORDER_ROWS`` rows beyond that), each allowed feature
+    whose cost fits in what the budget has left."""
+    allowed = estimator._allowed_features()
+    X, y, weight = training.X, np.asarray(training.y), training.weights
+    rows = sample(y, estimator._seed, ORDER_ROWS)
+    if rows is not None:
+        X, y, weight = X[rows], y[rows], None if weight is None else np.asarray(weight)[rows]
+    return costs.affordable(l1_entry_order(X, y, weight, allowed), allowed)
+
+
+def _cost_report(costs, fits) -> dict | None:
+    """The report's ``feature_cost`` of the ``K`` trees together (a feature read by several is paid once)."""
+    if costs is None:
+        return None
+    read = np.any([costs.read(f.tree_) for f in fits], axis=0)
+    cost = float(costs.costs[read].sum())
+    return {"cost": cost, "budget": costs.budget, "keeps": bool(costs.budget is None or cost <= costs.budget + 1e-9),
+            "features": [costs.names[j] for j in np.flatnonzero(read)]}
+
+
+def _report(estimator, fits, budget, training, costs=None, shared=None) -> FitReport:
     reports = [f.fit_report_ for f in fits]
     proven = all(r.outcome.proven for r in reports)
     restrictions = [f"class {c}: {r.restriction}" for c, r in zip(estimator.classes_, reports)
                     if r.restriction is not None]
+    if shared is not None:
+        restrictions.insert(0, "trees on the features the budget affords together {"
+                            + ", ".join(costs.names[j] for j in np.flatnonzero(shared)) + "}")
     bounds = [r.bound for r in reports]
     classes = estimator.classes_
     methods = sorted({r.method for r in reports})
@@ -92,4 +128,4 @@ def _report(estimator, fits, budget, training) -> FitReport:
         solved_by=next((r.solved_by for r in reports if r.solved_by), None),
         certified_by=reports[0].certified_by if proven else None,
         bound=float(sum(bounds)) if all(b is not None for b in bounds) else None,
-        stages=dict(budget.stages), notes=notes)
+        stages=dict(budget.stages), notes=notes, feature_cost=_cost_report(costs, fits))

@@ -146,6 +146,11 @@ class FitReport:
         notion ``"held"``, its ``"bound"`` and whether the model ``"keeps"`` it
         (:meth:`optitrees.fairness.GroupParity.report`); ``bound`` and ``certified_by`` are then those of the
         constrained problem.
+    feature_cost : dict or None
+        A fit given ``feature_costs`` or ``max_feature_cost``: what the features the returned model reads cost
+        (``"cost"``), the ``"budget"`` (``None``: none), whether the model ``"keeps"`` it and the ``"features"`` it
+        reads (:meth:`optitrees.formulations.feature_budget.FeatureBudget.report`); ``bound`` and ``certified_by``
+        are then those of the problem with the budget.
     """
 
     estimator: str
@@ -170,6 +175,7 @@ class FitReport:
     mip_rows: int | None = None
     restriction: str | None = None
     fairness: dict | None = None
+    feature_cost: dict | None = None
 
     @property
     def gap(self) -> float | None:
@@ -204,6 +210,11 @@ class FitReport:
                          + ("kept" if self.fairness["keeps"] else "NOT kept") + "); "
                          + ", ".join(f"{k} {v:.4g}" for k, v in self.fairness.items()
                                      if k not in (held, "held", "bound", "keeps")))
+        if self.feature_cost is not None:
+            cost, budget = self.feature_cost["cost"], self.feature_cost["budget"]
+            lines.append(f"  feature cost: {cost:.6g}" + ("" if budget is None else f" (budget {budget:g}, "
+                         + ("kept" if self.feature_cost["keeps"] else "NOT kept") + ")") + "; reads "
+                         + (", ".join(self.feature_cost["features"]) or "no feature"))
         if self.mip_rows is not None and self.mip_rows != self.distinct_rows:
             lines.append(f"  the MIP saw {self.mip_rows} weighted representative rows of {self.distinct_rows}")
         if self.bound is not None and not self.certified_by:

@@ -22,12 +22,20 @@ and problem and these functions; :data:`MIPFamily` bundles them:
 * optionally ``within_class(problem, model) -> model``: a model of the MIP's class that predicts as ``model`` on
   the training points, where there is one, for a start outside the class (whose ``start`` is infeasible): the
   solver then starts from an incumbent.
+* optionally ``feature_use(f) -> [FeatureUse]``: the variable groups of ``f`` through which a model reads features
+  (:mod:`optitrees.formulations.feature_budget`); a family without it takes no feature budget;
+* optionally ``narrow(problem, kept) -> problem``: ``problem`` whose models may read only the features of the mask
+  ``kept`` (default: the others added to ``spec.forbidden``), the problem a start under a feature budget is grown on;
+* optionally ``fewest_features(problem) -> int``: the fewest features every model of the MIP reads (a generalized
+  score's rules each read one); default 0.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
+
+import numpy as np
 
 __all__ = ["MIPFamily"]
 
@@ -45,3 +53,14 @@ class MIPFamily:
     size: Callable | None = None
     lower_bound: Callable | None = None
     within_class: Callable | None = None
+    feature_use: Callable | None = None
+    narrow: Callable | None = None
+    fewest_features: Callable = lambda problem: 0
+
+    def narrowed(self, problem, kept):
+        """``problem`` whose models read only the features of the mask ``kept`` (``narrow``, or the features
+        outside ``kept`` forbidden)."""
+        if self.narrow is not None:
+            return self.narrow(problem, kept)
+        forbidden = sorted(set(problem.spec.forbidden) | set(np.flatnonzero(~np.asarray(kept, bool)).tolist()))
+        return replace(problem, spec=replace(problem.spec, forbidden=tuple(int(j) for j in forbidden)))

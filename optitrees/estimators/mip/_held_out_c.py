@@ -84,7 +84,8 @@ class OLCTClassifierCV(OLCTClassifier):
     def __init__(self, max_depth=2, *, Cs=DEFAULT_CS, n_folds=4, cv_share=0.2, tangents="V3", univariate=False,
                  max_features="auto", max_total_features=None, weight_bound=10.0, refine=True, warm_start=True,
                  solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
-                 solver_options=None, forbidden_features=None, constraints=None, class_weight=None):
+                 solver_options=None, forbidden_features=None, constraints=None, class_weight=None, feature_costs=None,
+                 max_feature_cost=None):
         self.max_depth = max_depth
         self.Cs = Cs
         self.n_folds = n_folds
@@ -106,6 +107,8 @@ class OLCTClassifierCV(OLCTClassifier):
         self.forbidden_features = forbidden_features
         self.constraints = constraints
         self.class_weight = class_weight
+        self.feature_costs = feature_costs
+        self.max_feature_cost = max_feature_cost
 
     def _candidates(self) -> list:
         """``Cs`` checked: a non-empty sequence of scalars or per-layer sequences (``ValueError`` names the bad

@@ -162,7 +162,8 @@ class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
                  max_features=None, max_total_features=None, alpha=None, tangents="V3", weight_bound=10.0, l2_tol=1e-4,
                  refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
-                 class_weight=None):
+                 class_weight=None, feature_costs=None,
+                 max_feature_cost=None):
         self.max_depth = max_depth
         self.loss = loss
         self.regularizer = regularizer
@@ -187,6 +188,8 @@ class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
         self.forbidden_features = forbidden_features
         self.constraints = constraints
         self.class_weight = class_weight
+        self.feature_costs = feature_costs
+        self.max_feature_cost = max_feature_cost
 
     # ---------------------------------------------------------------- fit
     def _fit(self, X, y, sample_weight, budget):

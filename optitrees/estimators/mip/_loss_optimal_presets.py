@@ -83,7 +83,8 @@ class OLCTClassifier(LossOptimalTreeClassifier):
     def __init__(self, max_depth=2, *, C=1.0, tangents="V3", univariate=False, max_features="auto",
                  max_total_features=None, weight_bound=10.0, refine=True, warm_start=True, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
-                 forbidden_features=None, constraints=None, class_weight=None):
+                 forbidden_features=None, constraints=None, class_weight=None, feature_costs=None,
+                 max_feature_cost=None):
         self.max_depth = max_depth
         self.C = C
         self.tangents = tangents
@@ -103,6 +104,8 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         self.forbidden_features = forbidden_features
         self.constraints = constraints
         self.class_weight = class_weight
+        self.feature_costs = feature_costs
+        self.max_feature_cost = max_feature_cost
 
     def _loss_weights(self):
         """``C`` of the model to build (:class:`~._held_out_c.OLCTClassifierCV` chooses it in the fit)."""
@@ -166,7 +169,8 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
     def __init__(self, max_depth=2, *, C=1.0, feature_selection=None, max_features=None, max_total_features=None,
                  alpha=None, weight_bound=10.0, l2_tol=1e-4, refine=True, warm_start=True, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
-                 forbidden_features=None, constraints=None, class_weight=None):
+                 forbidden_features=None, constraints=None, class_weight=None, feature_costs=None,
+                 max_feature_cost=None):
         self.max_depth = max_depth
         self.C = C
         self.feature_selection = feature_selection
@@ -187,6 +191,8 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
         self.forbidden_features = forbidden_features
         self.constraints = constraints
         self.class_weight = class_weight
+        self.feature_costs = feature_costs
+        self.max_feature_cost = max_feature_cost
 
     def _settings(self):
         return dict(loss="hinge", regularizer="l2", C=self.C, lam=1.0, feature_selection=self.feature_selection,

@@ -63,7 +63,8 @@ class _BaseOCT(TreeViews, SensitiveFeaturesFit, LagrangianStarts, MIPClassifier)
     def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, refine=True, warm_start=True,
                  solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
                  solver_options=None, forbidden_features=None, constraints=None, class_weight=None,
-                 fairness=None):
+                 fairness=None, feature_costs=None,
+                 max_feature_cost=None):
         self.max_depth = max_depth
         self.alpha = alpha
         self.min_samples_leaf = min_samples_leaf
@@ -79,6 +80,8 @@ class _BaseOCT(TreeViews, SensitiveFeaturesFit, LagrangianStarts, MIPClassifier)
         self.forbidden_features = forbidden_features
         self.constraints = constraints
         self.class_weight = class_weight
+        self.feature_costs = feature_costs
+        self.max_feature_cost = max_feature_cost
         self.fairness = fairness
 
     def _make_spec(self, forbidden, n_classes):
@@ -261,13 +264,15 @@ class OCTClassifier(_BaseOCT):
     def __init__(self, max_depth=2, *, alpha=0.0, min_samples_leaf=1, exact_search="auto", refine=True,
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None,
                  verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None,
-                 fairness=None):
+                 fairness=None, feature_costs=None,
+                 max_feature_cost=None):
         super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
                          warm_start=warm_start,
                          solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                          random_state=random_state, verbose=verbose, solver_options=solver_options,
                          forbidden_features=forbidden_features, constraints=constraints,
-                         class_weight=class_weight, fairness=fairness)
+                         class_weight=class_weight, fairness=fairness,
+                         feature_costs=feature_costs, max_feature_cost=max_feature_cost)
         self.exact_search = exact_search
 
 
@@ -283,12 +288,13 @@ class OCTHClassifier(_BaseOCT):
     def __init__(self, max_depth=2, *, alpha=0.0, max_features="auto", max_total_features=None, min_samples_leaf=1,
                  refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
-                 class_weight=None, fairness=None):
+                 class_weight=None, fairness=None, feature_costs=None,
+                 max_feature_cost=None):
         super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
                          warm_start=warm_start, solver=solver, time_limit=time_limit, mip_gap=mip_gap,
                          threads=threads, random_state=random_state, verbose=verbose, solver_options=solver_options,
                          forbidden_features=forbidden_features, constraints=constraints, class_weight=class_weight,
-                         fairness=fairness)
+                         fairness=fairness, feature_costs=feature_costs, max_feature_cost=max_feature_cost)
         self.max_features = max_features
         self.max_total_features = max_total_features
 

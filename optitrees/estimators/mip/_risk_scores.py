@@ -192,7 +192,8 @@ class RiskScoreClassifier(_RiskScore):
     def __init__(self, n_rules=5, *, min_score=-5, max_score=5, exact_rules=False, point_bounds=None, monotone=None,
                  groups=None, multiplier="auto", method="auto", tangents="V3", warm_start=True, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
-                 forbidden_features=None, constraints=None, class_weight=None):
+                 forbidden_features=None, constraints=None, class_weight=None, feature_costs=None,
+                 max_feature_cost=None):
         self.n_rules = n_rules
         self.min_score = min_score
         self.max_score = max_score
@@ -214,6 +215,8 @@ class RiskScoreClassifier(_RiskScore):
         self.forbidden_features = forbidden_features
         self.constraints = constraints
         self.class_weight = class_weight
+        self.feature_costs = feature_costs
+        self.max_feature_cost = max_feature_cost
 
     def _point_bounds(self, names):
         """``(j, lower, upper)`` per feature with its own bounds or sign."""
@@ -325,7 +328,8 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
     def __init__(self, n_rules=3, *, max_score=5, positive_points=True, tangents="V3", eps=1e-4, method="auto",
                  max_thresholds=64, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
-                 class_weight=None):
+                 class_weight=None, feature_costs=None,
+                 max_feature_cost=None):
         self.n_rules = n_rules
         self.max_score = max_score
         self.positive_points = positive_points
@@ -344,6 +348,8 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
         self.forbidden_features = forbidden_features
         self.constraints = constraints
         self.class_weight = class_weight
+        self.feature_costs = feature_costs
+        self.max_feature_cost = max_feature_cost
 
     def _make_spec(self, forbidden, n_classes):
         return OGRSSpec.create(self.n_rules, self.max_score, self.tangents, float(self.eps),

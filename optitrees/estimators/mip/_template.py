@@ -26,6 +26,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ...budget import Shares
 from ...exceptions import warn
 from ...fairness import GroupParity, ParityNotion, group_codes, stratum_codes
+from ...formulations.feature_budget import FeatureBudget
 from ...scaling import ScaledData
 from ...solvers import SolveOptions
 from ...solvers.registry import get_backend
@@ -79,6 +80,8 @@ class MIPClassifier(OptitreesClassifier):
         "forbidden_features": ["array-like", str, Integral, None],
         "constraints": [callable, None],
         "class_weight": CLASS_WEIGHT_CONSTRAINT,
+        "feature_costs": ["array-like", dict, None],
+        "max_feature_cost": [Interval(Real, 0, None, closed="left"), None],
     }
 
     # -------------------------------------------------------- the family's hooks
@@ -111,8 +114,8 @@ class MIPClassifier(OptitreesClassifier):
             solver_options=dict(self.solver_options or {}), family_options=self._solver_defaults,
             family_options_with_start=self._solver_defaults_with_start,
             shares=self._shares, start_methods=self._start_methods, hand_start=not is_false(self.warm_start),
-            constraints=self.constraints, greedy_name=self._greedy_name, refine_name=self._refine_name,
-            presolve_stage=self._presolve_stage)
+            constraints=self.constraints, feature_budget=self._feature_budget(), greedy_name=self._greedy_name,
+            refine_name=self._refine_name, presolve_stage=self._presolve_stage)
 
     def _solve_options(self) -> dict:
         """Options every solve of this fit shares (the greedy steps of a start too): the family's for the backend
@@ -132,7 +135,23 @@ class MIPClassifier(OptitreesClassifier):
         parity = None if notion is None else self._parity(notion, training, groups[1], names)
         data = ScaledData.create(training.X, training.y, self._scaling, names, training.weight)
         spec = self._make_spec(resolve_features(self.forbidden_features, names), len(self.classes_))
-        return self._make_problem(spec, data), training, parity
+        problem = self._make_problem(spec, data)
+        costs = self._feature_budget()                                   # checked before anything is built
+        if costs is not None and costs.holds:
+            if self._family.feature_use is None:
+                raise ValueError(f"{type(self).__name__} takes no feature budget (max_feature_cost)")
+            allowed = np.ones(len(names), bool)
+            allowed[list(spec.forbidden)] = False
+            costs.check_reachable(self._family.fewest_features(problem), allowed)
+        return problem, training, parity
+
+    def _feature_budget(self) -> FeatureBudget | None:
+        """The costs of ``feature_costs`` (``None``: a unit cost each) and the budget ``max_feature_cost`` on the
+        features of the fitted data (``None`` when neither is given; the fit's features must be known)."""
+        costs, budget = getattr(self, "feature_costs", None), getattr(self, "max_feature_cost", None)
+        if costs is None and budget is None:
+            return None
+        return FeatureBudget.create(costs, budget, self._feature_names())
 
     def _parity(self, notion, training, group_labels, names) -> GroupParity:
         """The parity constraint of ``notion`` on the fit's rows (two classes; the positive one is
@@ -151,7 +170,7 @@ class MIPClassifier(OptitreesClassifier):
                                   training.weights, strata)
 
     def _build(self, problem, parity=None):
-        return build_with_hook(self._family, problem, self.constraints, parity)
+        return build_with_hook(self._family, problem, self.constraints, parity, self._feature_budget())
 
     def build_formulation(self, X, y, sample_weight=None, sensitive_features=None):
         """The formulation ``fit`` would solve for ``(X, y)``, with the ``fairness`` block (given the groups

@@ -7,6 +7,7 @@ from dataclasses import replace
 from ...solvers import SolverResult
 from ...solvers.results import SolutionStatus, TerminationCondition
 from .._report import ExactSearch, FitReport
+from .feature_costs import budget_report, keeps
 from .outcome import MIPFitOutcome
 from .restriction import certificate, claimed_outcome
 
@@ -38,7 +39,8 @@ def certified(fit, problem, training, exact: ExactSearch, restricted: str | None
         objectives={"start": greedy_objective, "solver": objective, "returned": objective}, solved_by=engine,
         certified_by=certificate(engine, restricted), bound=objective, bound_source=engine, stages=dict(budget.stages),
         checks=fit.hooks.report_checks(problem), notes=tuple(fit.log.notes + [f"optimal, certified by {engine}"]),
-        fairness=None if fit.settings.parity is None else fit.settings.parity.report(final, problem.data.X_original))
+        fairness=None if fit.settings.parity is None else fit.settings.parity.report(final, problem.data.X_original),
+        feature_cost=budget_report(fit.settings.feature_budget, final))
     return MIPFitOutcome(problem=problem, model=final, objective=objective,
                          start_objectives={"greedy": greedy_objective}, start_name="greedy", method=engine,
                          solver_result=result,
@@ -56,16 +58,23 @@ def _version(engine):
 
 
 def unconstrained_optimum(fit, problem, exact: ExactSearch) -> tuple[bool, ExactSearch]:
-    """``(certifies, exact)`` for an exact search that ignores a fit's parity constraint (ConTree): its proven
-    optimum is the constrained one when it keeps the constraint (``certifies``); otherwise its objective is a lower
-    bound on the constrained optimum (every fair tree is a tree) and its tree, relabelled, a start."""
-    parity = fit.settings.parity
-    if parity is None or not exact.proven:
+    """``(certifies, exact)`` for an exact search that ignores a fit's parity constraint and feature budget
+    (ConTree): its proven optimum is the constrained one when it keeps them (``certifies``); otherwise its objective
+    is a lower bound on the constrained optimum (every fair or affordable tree is a tree) and its tree a start
+    (relabelled where it is unfair, left out where it reads features over the budget)."""
+    parity, costs = fit.settings.parity, fit.settings.feature_budget
+    if (parity is None and costs is None) or not exact.proven:
         return exact.proven, exact
     final = fit.family.finalize(problem, exact.model)
-    if parity.keeps(final, problem.data.X_original):
+    fair = parity is None or parity.keeps(final, problem.data.X_original)
+    if fair and keeps(costs, final):
         return True, exact
-    fit.log.note(f"the optimal tree without the parity constraint ({exact.engine}) does not keep it (disparity "
-                 f"{parity.disparity(final, problem.data.X_original):.4g}); its objective bounds the fair optimum")
+    if not fair:
+        fit.log.note(f"the optimal tree without the parity constraint ({exact.engine}) does not keep it (disparity "
+                     f"{parity.disparity(final, problem.data.X_original):.4g}); its objective bounds the fair optimum")
+    else:
+        fit.log.note(f"the optimal tree without the feature budget ({exact.engine}) reads features costing "
+                     f"{costs.cost(final):.6g}, over the budget {costs.budget:g}; its objective bounds the optimum "
+                     "within it")
     bound = fit.family.objective(problem, final)
     return False, replace(exact, proven=False, bound=bound if exact.bound is None else max(bound, exact.bound))

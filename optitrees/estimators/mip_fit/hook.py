@@ -17,9 +17,10 @@ from ...solvers.polish import complete
 __all__ = ["build_with_hook", "completed_start"]
 
 
-def build_with_hook(family: MIPFamily, problem, constraints=None, parity=None):
+def build_with_hook(family: MIPFamily, problem, constraints=None, parity=None, feature_budget=None):
     """The family's formulation of ``problem`` with a parity constraint's block (``parity``, a
-    :class:`~optitrees.fairness.GroupParity`) and the user's ``constraints`` hook applied to it.
+    :class:`~optitrees.fairness.GroupParity`), a feature budget's (``feature_budget``, a
+    :class:`~optitrees.formulations.feature_budget.FeatureBudget`) and the user's ``constraints`` hook applied to it.
 
     The hook may add variable groups as well as rows (a cap on the features used needs one indicator per
     feature); they are recorded in ``f.user_groups``, so a family's start leaves them to be completed. The hook
@@ -32,11 +33,16 @@ def build_with_hook(family: MIPFamily, problem, constraints=None, parity=None):
         The hook raised, or removed a group of the family's, or its rows do not assemble.
     """
     f = family.build(problem)
-    if constraints is None and parity is None:
+    budgeted = feature_budget is not None and feature_budget.holds
+    if constraints is None and parity is None and not budgeted:
         return f
     own = set(f.variables)
     if parity is not None:
         parity.add_to(f)
+    if budgeted:
+        if family.feature_use is None:
+            raise ValueError(f"the {family.name} models take no feature budget")
+        feature_budget.add_to(f, family.feature_use(f))
     try:
         if constraints is not None:
             constraints(f)

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ... import solvers as _solvers
 from ...budget import call_until, expired, remaining
 from ...mip.row_subset import RowSubset
 from ...solvers.results import SolveStatus
@@ -55,7 +56,7 @@ from ...trees import Tree
 
 __all__ = ["split_distances", "nearest_rows", "next_free", "within_bounds", "fixed_routing", "NeighbourhoodRound",
            "NeighbourhoodSearch", "most_free", "FIRST_FREE_ROWS", "MAX_FREE_SHARE", "MIN_ROUND_SECONDS", "ROUND_SHARE",
-           "FAR_ROWS", "ROUND_CUT_ROUNDS", "BIG_ROUND_NONZEROS"]
+           "FAR_ROWS", "ROUND_CUT_ROUNDS", "BIG_ROUND_NONZEROS", "search_near"]
 
 #: Rows set free in the first round (or all rows, when fewer).
 FIRST_FREE_ROWS = 8
@@ -319,3 +320,27 @@ class NeighbourhoodSearch:
             # without it, as the fit report already says; the solver is not asked to warn the user about it
             x0 = None
         return self.solve(g, x0, deadline)
+
+
+def search_near(fit, problem, f, start, final, checks):
+    """``(model, final)`` of the best tree the neighbourhood rounds of ``fit`` (a :class:`~.pipeline.MIPFit`) found
+    from ``start`` within their share of the solve's time (:class:`NeighbourhoodSearch`), or ``None`` when none beat
+    it; the rounds go to ``checks["neighbourhood_rounds"]``."""
+    solve_by = fit.budget.solve_deadline(fit.settings.shares.reserve)
+    by = time.perf_counter() + fit.settings.shares.neighbourhood * remaining(solve_by)
+    # a round's model (a subset of f's rows) solved with the options of the whole model, quietly and unpolished
+    options = fit.settings.solve_options(fit.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None), fit.backend)
+    search = NeighbourhoodSearch.of_family(
+        f, problem, fit.family, fit.hooks.refine, lambda g, x0, by: _solvers.solve(
+            g, warm_start=x0, deadline=by, polish=False, progress=False, **options),
+        lambda m: fit.start_vector(f, m, "neighbourhood round's"))
+    objective = fit.family.objective(problem, final)
+    model, best, value = search.run(start, final, objective, by)
+    checks["neighbourhood_rounds"] = [r.as_dict() for r in search.rounds]
+    fit.budget.lap("neighbourhood search")
+    if search.rounds:
+        improved = sum(r.improved for r in search.rounds)
+        fit.log.note(f"the MIP searched {len(search.rounds)} neighbourhoods of the incumbent (its routing refit, "
+                     f"then rows routed as it does but the nearest to its splits) in {search.seconds:.3g} s; "
+                     f"{improved} found a better tree")
+    return None if value >= objective else (model, best)

@@ -36,8 +36,6 @@ An estimator supplies :class:`~.settings.FitSettings` and :class:`~.settings.Fit
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ... import solvers as _solvers
@@ -55,9 +53,10 @@ from .bounds import LowerBound, fit_bound
 from .certified import certified, unconstrained_optimum
 from .class_start import handed_start
 from .incumbents import best_earlier_incumbent, polisher
-from .neighbourhood import ROUND_SHARE, NeighbourhoodSearch
+from .neighbourhood import ROUND_SHARE, search_near
 from .notes import agreement_notes, formulation_summary, status_notes
 from .outcome import MIPFitOutcome
+from .feature_costs import affordable_models, budget_report, holds, keeps, refine_problem, start_problem
 from .parity import fair_candidates, fair_starts, keeps_on
 from .reduce import ReducedRows, reduce_to_reach
 from .restriction import certificate, claimed_outcome, restriction_of
@@ -118,16 +117,21 @@ class MIPFit:
     def starts(self, problem, exact: ExactSearch | None, starts_by) -> tuple[dict, dict, dict, str]:
         """``(starts, finals, objectives, best name)``: every start (the problem's units), finalized (the user's)
         and scored by the exact objective."""
-        starts = self.hooks.starts(problem, starts_by, self.settings.start_methods)
+        costs = self.settings.feature_budget
+        grown_on = start_problem(self.family, costs, problem, starts_by, self.settings.seed)
+        starts = self.hooks.starts(grown_on, starts_by, self.settings.start_methods)
         if exact is not None:
             starts[exact.engine] = exact.model
         starts = fair_starts(self.settings.parity, self.hooks, problem, starts, starts_by)
         finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
+        starts, finals = affordable_models(costs, starts, finals, self.log)
         objectives = {name: self.family.objective(problem, m) for name, m in finals.items()}
         self.budget.lap("starts")
         best = min(objectives, key=objectives.get)
         refined = refined_start(self, problem, best, starts[best], objectives[best])
-        refined = None if refined is None or not keeps_on(self.settings.parity, refined[2], problem) else refined
+        if refined is not None and not (keeps_on(self.settings.parity, refined[2], problem)
+                                        and keeps(costs, refined[2])):
+            refined = None
         if refined is not None:                                   # a start of its own, the best
             best = refined[0]
             starts[best], finals[best], objectives[best] = refined[1:]
@@ -169,7 +173,8 @@ class MIPFit:
     def _build_by(self, problem, deadline):
         with build_deadline(deadline):
             try:
-                f = build_with_hook(self.family, problem, self.settings.constraints, self.settings.parity)
+                f = build_with_hook(self.family, problem, self.settings.constraints, self.settings.parity,
+                                    self.settings.feature_budget)
                 plan = self._plan_of(f)
                 if plan is not None and not plan.reachable:       # a family that cannot count its size
                     self._unreachable = plan.why
@@ -219,7 +224,9 @@ class MIPFit:
         """The family's refinement of the solver's model on every row (kept where it satisfies the user's
         constraints), or ``None``; left at the budget's end (OCT-H's TAO step on 24,420 rows: 2.6 s of a 5 s fit)."""
         by = self.budget.before_end(0.01)
-        done, refined = call_until(by, self.hooks.refine, problem, model, self.budget.before_end(0.02))
+        done, refined = call_until(by, self.hooks.refine, refine_problem(self.family, self.settings.feature_budget,
+                                                                          problem, model),
+                                   model, self.budget.before_end(0.02))
         self.budget.lap("refine")
         if not done:
             self.log.note("the refinement did not end within the time limit; the solver's model is kept as it is")
@@ -286,6 +293,9 @@ class MIPFit:
             raise RuntimeError(f"no model satisfies the constraints: the solver found none ({result.status}) "
                                "and the warm start violates them")
         candidates = fair_candidates(settings.parity, candidates, problem, self.log)
+        candidates = affordable_models(settings.feature_budget, candidates, candidates, self.log, "model")[1]
+        if not candidates:
+            raise RuntimeError("no model keeps the feature budget: the solver's does not and no start was found")
         objectives = {k: start_objectives[start_name] if k == "start" else family.objective(problem, m)
                       for k, m in candidates.items()}
         best = min(objectives.values())
@@ -321,6 +331,7 @@ class MIPFit:
             mip_rows=None if unsolved is not None else rows.n_rows,
             fairness=None if settings.parity is None else settings.parity.report(candidates[returned],
                                                                                  problem.data.X_original),
+            feature_cost=budget_report(settings.feature_budget, candidates[returned]),
             stages=dict(budget.stages), checks={**checks, **self.hooks.report_checks(problem)},
             notes=tuple(dict.fromkeys(self.log.notes + [note for _, note in self.notes])))
         return MIPFitOutcome(problem=problem, model=candidates[returned], objective=value,
@@ -364,27 +375,8 @@ class MIPFit:
                 and not settings.whole_model)
 
     def neighbourhoods(self, problem, f, start, final, checks):
-        """``(model, final)`` of the best tree the neighbourhood rounds found from ``start`` within their share of
-        the solve's time (:class:`.neighbourhood.NeighbourhoodSearch`), or ``None`` when none beat it; the rounds
-        go to ``checks["neighbourhood_rounds"]``."""
-        solve_by = self.budget.solve_deadline(self.settings.shares.reserve)
-        by = time.perf_counter() + self.settings.shares.neighbourhood * remaining(solve_by)
-        # a round's model (a subset of f's rows) solved with the options of the whole model, quietly and unpolished
-        options = self.settings.solve_options(self.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None), self.backend)
-        search = NeighbourhoodSearch.of_family(
-            f, problem, self.family, self.hooks.refine, lambda g, x0, by: _solvers.solve(
-                g, warm_start=x0, deadline=by, polish=False, progress=False, **options),
-            lambda m: self.start_vector(f, m, "neighbourhood round's"))
-        objective = self.family.objective(problem, final)
-        model, best, value = search.run(start, final, objective, by)
-        checks["neighbourhood_rounds"] = [r.as_dict() for r in search.rounds]
-        self.budget.lap("neighbourhood search")
-        if search.rounds:
-            improved = sum(r.improved for r in search.rounds)
-            self.log.note(f"the MIP searched {len(search.rounds)} neighbourhoods of the incumbent (its routing refit, "
-                          f"then rows routed as it does but the nearest to its splits) in {search.seconds:.3g} s; "
-                          f"{improved} found a better tree")
-        return None if value >= objective else (model, best)
+        """The neighbourhood rounds from ``start`` (:func:`.neighbourhood.search_near`)."""
+        return search_near(self, problem, f, start, final, checks)
 
     def start_vector(self, f, model, what):
         """The column vector of ``model`` in ``f``, completed for the variable groups a user's hook added
@@ -392,7 +384,9 @@ class MIPFit:
         x = completed_start(self.family, f, model, self.settings.threads, self.settings.seed,
                             self.budget.before_end(self.settings.shares.reserve))
         if x is not None and f.user_groups:
-            sources = (("the parity block", self.settings.parity), ("the constraints hook", self.settings.constraints))
+            sources = (("the parity block", self.settings.parity),
+                       ("the feature budget", holds(self.settings.feature_budget) or None),
+                       ("the constraints hook", self.settings.constraints))
             added = " and ".join(source for source, given in sources if given is not None)
             self.log.note(f"the {what} was completed for the variables {added} added ({', '.join(f.user_groups)})")
         return x

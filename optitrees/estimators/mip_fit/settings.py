@@ -67,6 +67,10 @@ class FitSettings:
         A fairness notion the model is held to (:class:`optitrees.fairness.GroupParity`): its block is added to the
         formulation before the user's hook, every start and candidate is checked on the fit's rows and repaired
         (its leaves relabelled) where it does not keep it.
+    feature_budget : FeatureBudget or None
+        Costs of the features and a budget on what the model reads
+        (:class:`optitrees.formulations.feature_budget.FeatureBudget`): its block is added to the formulation, the
+        starts are grown on affordable features, and a candidate over the budget is not returned.
     greedy_name, refine_name : str
         What the greedy start and the refinement are called in ``method_`` and the notes.
     presolve_stage : str
@@ -88,6 +92,7 @@ class FitSettings:
     hand_start: bool = True
     constraints: Callable | None = None
     parity: object | None = None
+    feature_budget: object | None = None
     greedy_name: str = "greedy"
     refine_name: str = "refit"
     presolve_stage: str = "presolve"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 
 from ...budget import call_until
+from .feature_costs import refine_problem
 
 __all__ = ["refined_start"]
 
@@ -36,7 +37,8 @@ def refined_start(fit, problem, name, model, value):
     # the refinement checks ``by`` between its steps; it is left 1% of the budget after it (one step of TAO
     # checks no deadline)
     done, refined = call_until(None if by is None else min(by + 0.01 * fit.budget.seconds, end),
-                               fit.hooks.refine, problem, model, by)
+                               fit.hooks.refine, refine_problem(fit.family, settings.feature_budget, problem, model),
+                               model, by)
     fit.budget.lap("start refinement")
     if not done or refined is None:
         return None

@@ -15,6 +15,7 @@ import numpy as np
 from ...trees import Tree, from_complete, readable_tree, to_complete
 from .. import blocks
 from ..family import MIPFamily
+from ..feature_budget import FeatureUse
 from ..sizes import loss_optimal_size
 from ..tangents import logistic_loss
 from .model import LossOptimalProblem, build
@@ -211,6 +212,14 @@ def _without_negligible_weights(problem, tree: Tree, limit: float) -> Tree:
     return candidate if same and objective(problem, candidate) <= limit else tree
 
 
+def feature_use(f) -> list[FeatureUse]:
+    """A hyperplane (a split or, in the last layer, a leaf's classifier) reads feature ``j`` when its l0 indicator
+    ``delta[t, j]`` is on (3.14), or, without indicators, when ``w[t, j] != 0`` (``|w| <= W``)."""
+    if "delta" in f.variables:
+        return [FeatureUse(f.variables["delta"])]
+    return [FeatureUse(f.variables["w"], f.problem.spec.weight_bound)]
+
+
 LOSS_OPTIMAL = MIPFamily("loss_optimal", build=build, start=start, decode=decode, finalize=finalize,
                          objective=objective, size=loss_optimal_size, lower_bound=root_layer_bound,
-                         within_class=within_class)
+                         within_class=within_class, feature_use=feature_use)

@@ -16,6 +16,7 @@ import numpy as np
 from ...trees import Tree, from_complete, left_heavy, readable_tree, to_complete
 from .. import blocks
 from ..family import MIPFamily
+from ..feature_budget import FeatureUse
 from ..identical_rows import misclassified_weight
 from ..sizes import oct_size
 from .model import OCTProblem, build
@@ -115,5 +116,10 @@ def identical_rows_bound(problem: OCTProblem, deadline=None) -> tuple[float, str
     return errors / problem.L_hat, "rows identical in features with different labels"
 
 
+def feature_use(f) -> list[FeatureUse]:
+    """OCT reads feature ``j`` at node ``t`` when ``a[t, j] = 1``; OCT-H when ``delta[t, j] = 1`` (3.14)."""
+    return [FeatureUse(f.variables["delta" if f.problem.spec.oblique else "a"])]
+
+
 OCT_FAMILY = MIPFamily("oct", build=build, start=start, decode=decode, finalize=finalize, objective=objective,
-                       size=oct_size, lower_bound=identical_rows_bound)
+                       size=oct_size, lower_bound=identical_rows_bound, feature_use=feature_use)

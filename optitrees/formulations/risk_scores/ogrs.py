@@ -26,6 +26,7 @@ from ...scaling import ScaledData
 from ...scorecard import ScoreCard
 from .. import blocks
 from ..family import MIPFamily
+from ..feature_budget import FeatureUse
 from ..tangents import TANGENT_SETS, TangentLines, logistic_tangents
 from .shared import card_loss, default_intercept_bound, tangent_terms
 
@@ -266,4 +267,10 @@ def finalize(problem: OGRSProblem, card: ScoreCard) -> ScoreCard:
     return out.with_readable_intercept(Xo, problem.data.y, sample_weight=problem.data.weight)
 
 
-OGRS_FAMILY = MIPFamily("ogrs", build=build, start=start, decode=decode, finalize=finalize, objective=objective)
+def feature_use(f) -> list[FeatureUse]:
+    """A generalized score reads feature ``j`` when a rule tests it: ``a[j, r] = 1`` (4.16)."""
+    return [FeatureUse(f.variables["a"])]
+
+
+OGRS_FAMILY = MIPFamily("ogrs", build=build, start=start, decode=decode, finalize=finalize, objective=objective,
+                        feature_use=feature_use, fewest_features=lambda problem: problem.spec.n_rules)

@@ -16,13 +16,14 @@ the user's units exactly as the 4.16 model's cards do (:func:`ogrs.finalize`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ...scaling import ScaledData
 from ...scorecard import ScoreCard
 from ..family import MIPFamily
+from ..feature_budget import FeatureUse
 from . import ogrs, ors
 from .ogrs import OGRSProblem, OGRSSpec
 from .ors import ORSProblem, ORSSpec
@@ -117,5 +118,18 @@ def objective(problem: OGRSCandidateProblem, card: ScoreCard) -> float:
     return ogrs.objective(problem.source, card)
 
 
+def feature_use(f) -> list[FeatureUse]:
+    """A candidate column ``k`` (a rule on feature ``rules.features[k]``) is read when ``a[k] = 1``."""
+    return [FeatureUse(f.variables["a"], features=f.problem.rules.features)]
+
+
+def narrow(problem: OGRSCandidateProblem, kept) -> OGRSCandidateProblem:
+    """``problem`` with every candidate column on a feature outside the mask ``kept`` forbidden (the columns stay,
+    so a card of the narrowed problem is a card of ``problem``)."""
+    off = np.flatnonzero(~np.asarray(kept, bool)[problem.rules.features])
+    forbidden = tuple(sorted(set(problem.spec.forbidden) | set(off.tolist())))
+    return replace(problem, spec=replace(problem.spec, forbidden=forbidden))
+
+
 OGRS_CANDIDATES_FAMILY = MIPFamily("ogrs_candidates", build=ors.build, start=ors.start, decode=ors.decode,
-                                   finalize=finalize, objective=objective)
+                                   finalize=finalize, objective=objective, feature_use=feature_use, narrow=narrow)

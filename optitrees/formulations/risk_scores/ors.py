@@ -34,6 +34,7 @@ from ...scaling import ScaledData
 from ...scorecard import ScoreCard
 from ...solvers.strategies import BranchAndCut
 from ..family import MIPFamily
+from ..feature_budget import FeatureUse
 from ..tangents import TANGENT_SETS, TangentLines, logistic_loss, logistic_tangents
 from .aggregate_loss import AggregateLoss
 from .shared import add_point_rules, card_loss, check_score_set, tangent_terms
@@ -321,4 +322,15 @@ def finalize(problem: ORSProblem, card: ScoreCard) -> ScoreCard:
     return card.with_readable_intercept(problem.data.X_original, problem.data.y, sample_weight=problem.data.weight)
 
 
-ORS_FAMILY = MIPFamily("ors", build=build, start=start, decode=decode, finalize=finalize, objective=objective)
+def feature_use(f) -> list[FeatureUse]:
+    """A score reads feature ``j`` when it gives it points: ``a[j] = 1`` (4.3)."""
+    return [FeatureUse(f.variables["a"])]
+
+
+def fewest_features(problem: ORSProblem) -> int:
+    """With ``exact_rules`` a score has exactly ``n_rules`` rules (4.2), each on its own feature."""
+    return problem.spec.n_rules if problem.spec.exact_rules else 0
+
+
+ORS_FAMILY = MIPFamily("ors", build=build, start=start, decode=decode, finalize=finalize, objective=objective,
+                       feature_use=feature_use, fewest_features=fewest_features)
