@@ -17,6 +17,8 @@ EXPECTED = {
     "risk_score_card.py": ["intercept", "P(malignant)", "same predictions: True"],
     "formulation_in_pyomo.py": ["oct_d2:", "routing agrees with z: True", "class:"],
     "local_search_trees.py": ["TAO oblique=True", "TMO: best training accuracy", "certified by contree"],
+    "feature_costs.py": ["no budget: test balanced accuracy", "budget 4: test balanced accuracy", "budget kept: True",
+                         "['reads_delta', 'feature_cost']"],
     "fair_trees.py": ["without the constraint: test accuracy", "demographic parity 0.05: test accuracy",
                       "kept: True", "class: "],
     "classic_trees.py": ["C4.5 on data with 10% missing cells", "A missing value goes down both branches",

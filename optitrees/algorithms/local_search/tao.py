@@ -181,7 +181,7 @@ class _LabelTAO:
     def _oblique(self, X, prefer, wrong_left, wrong_right, rows):
         care = prefer != 0
         z = prefer[care].astype(float)
-        if len(np.unique(z)) < 2:
+        if len(np.unique(z)) < 2 or not self.allowed.any():         # (no feature to split on: no oblique move)
             return []
         out = []
         cols = np.flatnonzero(self.allowed)

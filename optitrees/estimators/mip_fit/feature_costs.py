@@ -4,7 +4,8 @@ The budget's block is in the formulation (the MIP keeps it and its bound is the 
 are grown on *affordable* features, the first ones the l1-logistic path admits whose costs fit in the budget
 (:func:`start_problem`), so every start keeps it; a start found otherwise (an exact search that ignores the budget,
 a fair start) and any candidate (the solver's model within its tolerances, a refinement) that reads more than the
-budget pays for is not returned (:func:`affordable_models`). The refinements of a tree are run on the features it
+budget pays for is not returned (:func:`affordable_models`). Where an exact search (ConTree) ignores the budget,
+its search on the affordable features gives one more start (:func:`affordable_exact`). The refinements of a tree are run on the features it
 already reads (:func:`refine_problem`).
 """
 
@@ -16,7 +17,7 @@ from ...algorithms.feature_order import l1_entry_order
 from ...trees import Tree
 from .._auto_budget import ORDER_ROWS, sample
 
-__all__ = ["holds", "keeps", "start_problem", "refine_problem", "affordable_models", "budget_report"]
+__all__ = ["holds", "keeps", "start_problem", "affordable_exact", "refine_problem", "affordable_models", "budget_report"]
 
 
 def holds(budget) -> bool:
@@ -46,6 +47,17 @@ def start_problem(family, budget, problem, deadline, seed=0):
         X, y, weight = X[rows], y[rows], None if weight is None else np.asarray(weight)[rows]
     order = l1_entry_order(X, y, weight, allowed, deadline=deadline)
     return family.narrowed(problem, budget.affordable(order, allowed, family.fewest_features(problem)))
+
+
+def affordable_exact(fit, problem, narrowed, exact) -> dict:
+    """``{name: model}``: where a fit's exact search (ConTree) found a tree over the budget, its search on the
+    affordable features (``narrowed``, :func:`start_problem`) within what is left of the fit's budget: a start
+    (its proof holds among those features only, so it certifies nothing); ``{}`` otherwise."""
+    budget = fit.settings.feature_budget
+    if exact is None or not holds(budget) or budget.keeps(fit.family.finalize(problem, exact.model)):
+        return {}
+    found = fit.hooks.exact_search(narrowed, fit.budget, fit.log)
+    return {} if found is None else {f"{found.engine} on affordable features": found.model}
 
 
 def refine_problem(family, budget, problem, model):

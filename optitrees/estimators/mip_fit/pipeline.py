@@ -56,7 +56,7 @@ from .incumbents import best_earlier_incumbent, polisher
 from .neighbourhood import ROUND_SHARE, search_near
 from .notes import agreement_notes, formulation_summary, status_notes
 from .outcome import MIPFitOutcome
-from .feature_costs import affordable_models, budget_report, holds, keeps, refine_problem, start_problem
+from .feature_costs import affordable_exact, affordable_models, budget_report, holds, keeps, refine_problem, start_problem
 from .parity import fair_candidates, fair_starts, keeps_on
 from .reduce import ReducedRows, reduce_to_reach
 from .restriction import certificate, claimed_outcome, restriction_of
@@ -122,6 +122,7 @@ class MIPFit:
         starts = self.hooks.starts(grown_on, starts_by, self.settings.start_methods)
         if exact is not None:
             starts[exact.engine] = exact.model
+        starts.update(affordable_exact(self, problem, grown_on, exact))
         starts = fair_starts(self.settings.parity, self.hooks, problem, starts, starts_by)
         finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
         starts, finals = affordable_models(costs, starts, finals, self.log)

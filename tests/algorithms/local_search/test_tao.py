@@ -94,3 +94,16 @@ def test_axis_aligned_routing_reads_one_feature_per_row(seed):
     ft.W[0, 1] = 0.3                                      # an oblique split: the dense path
     dense = ~ft.active[nodes - 1] | (np.einsum("ij,ij->i", X, ft.W[nodes - 1]) > ft.thr[nodes - 1])
     assert np.array_equal(ft.goes_right(X, nodes), dense)
+
+
+def test_tao_with_no_allowed_feature_only_relabels():
+    """No feature allowed (a refinement held to the features a split-free tree reads): no split move, oblique or
+    not, and the objective does not rise."""
+    X, y = load_iris(return_X_y=True)
+    X = scale_unit(X)[0]
+    start = _random_tree(np.random.default_rng(3), X, 2, 3)
+    start.active[:] = False
+    out = tao_label_tree(start, X, y, L_hat=100, oblique=True, complexity="features",
+                         allowed=np.zeros(X.shape[1], bool))
+    assert not out.active.any()
+    assert label_objective(out, X, y, 100, 0.0) <= label_objective(start, X, y, 100, 0.0) + 1e-12
