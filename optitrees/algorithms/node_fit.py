@@ -246,6 +246,9 @@ def node_fitter(spec, random_state=None, allowed=None, deadline=None):
     if "logistic" in tuple(spec.losses):
         prepare_logistic_fits()          # in this thread: a node fit may run in a worker that is abandoned
     budget = spec.budget
+    signs = np.asarray(getattr(spec, "monotone", ()), dtype=np.int64)
+    signs = signs if signs.any() else None
+    last = len(spec.losses) - 1
 
     def base(Xn, yn, h, sw, tol):
         loss, Ch = spec.losses[h], float(spec.C[h])
@@ -269,6 +272,8 @@ def node_fitter(spec, random_state=None, allowed=None, deadline=None):
         mask = np.ones(p, bool) if allowed is None else np.asarray(allowed, bool).copy()
         if support is not None:
             mask &= np.asarray(support, bool)
+        if signs is not None and h < last:
+            mask &= signs == 0                   # monotone: no split reads a constrained feature
         cols = np.flatnonzero(mask)
         w = np.zeros(p)
         if cols.size == 0:
@@ -280,6 +285,10 @@ def node_fitter(spec, random_state=None, allowed=None, deadline=None):
         else:
             wc, b0 = base(Xn[:, cols], yn, h, sample_weight, tol)
         w[cols] = wc
+        if signs is not None and h == last and np.any(signs * w < 0):
+            # monotone: a leaf weight of the wrong sign leaves the support, and the leaf is fitted again
+            return fit(Xn, yn, h, support=mask & ~(signs * w < 0), sample_weight=sample_weight, routing=routing,
+                       tol=tol)
         if budget is not None and np.count_nonzero(w) > budget[h]:
             keep = np.zeros(p, bool)
             keep[np.argsort(-np.abs(w))[: int(budget[h])]] = True

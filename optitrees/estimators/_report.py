@@ -151,6 +151,10 @@ class FitReport:
         (``"cost"``), the ``"budget"`` (``None``: none), whether the model ``"keeps"`` it and the ``"features"`` it
         reads (:meth:`optitrees.formulations.feature_budget.FeatureBudget.report`); ``bound`` and ``certified_by``
         are then those of the problem with the budget.
+    monotonicity : dict or None
+        A fit given ``monotonic_cst``: the constrained features' ``"signs"``, whether the returned model
+        ``"keeps"`` them, whether that check is ``"exact"`` (a proof over all of feature space) and the number of
+        ``"violations"`` found (:meth:`optitrees.monotonicity.MonotoneConstraint.report`).
     """
 
     estimator: str
@@ -176,6 +180,7 @@ class FitReport:
     restriction: str | None = None
     fairness: dict | None = None
     feature_cost: dict | None = None
+    monotonicity: dict | None = None
 
     @property
     def gap(self) -> float | None:
@@ -215,6 +220,11 @@ class FitReport:
             lines.append(f"  feature cost: {cost:.6g}" + ("" if budget is None else f" (budget {budget:g}, "
                          + ("kept" if self.feature_cost["keeps"] else "NOT kept") + ")") + "; reads "
                          + (", ".join(self.feature_cost["features"]) or "no feature"))
+        if self.monotonicity is not None:
+            signs = ", ".join(f"{k} {'+' if v > 0 else '-'}" for k, v in self.monotonicity["signs"].items())
+            lines.append(f"  monotone in {signs}: " + ("kept" if self.monotonicity["keeps"] else "NOT kept")
+                         + (" (proved over all of feature space)" if self.monotonicity["exact"] else
+                            " (no violation found by a search; not a proof)"))
         if self.mip_rows is not None and self.mip_rows != self.distinct_rows:
             lines.append(f"  the MIP saw {self.mip_rows} weighted representative rows of {self.distinct_rows}")
         if self.bound is not None and not self.certified_by:

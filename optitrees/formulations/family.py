@@ -27,7 +27,12 @@ and problem and these functions; :data:`MIPFamily` bundles them:
 * optionally ``narrow(problem, kept) -> problem``: ``problem`` whose models may read only the features of the mask
   ``kept`` (default: the others added to ``spec.forbidden``), the problem a start under a feature budget is grown on;
 * optionally ``fewest_features(problem) -> int``: the fewest features every model of the MIP reads (a generalized
-  score's rules each read one); default 0.
+  score's rules each read one); default 0;
+* optionally ``monotone(f, signs)``: bounds and rows on ``f``'s own groups that make every model of the MIP
+  monotone in the features with signs ``+1`` / ``-1`` (``monotonic_cst``); a family without it is held by its
+  leaves' labels (:mod:`optitrees.monotonicity`);
+* optionally ``column_features(problem) -> ndarray``: the feature each column of the problem's data reads, where
+  its columns are not the features (a generalized score's candidate rules); default: column ``j`` is feature ``j``.
 """
 
 from __future__ import annotations
@@ -56,6 +61,8 @@ class MIPFamily:
     feature_use: Callable | None = None
     narrow: Callable | None = None
     fewest_features: Callable = lambda problem: 0
+    monotone: Callable | None = None
+    column_features: Callable | None = None
 
     def narrowed(self, problem, kept):
         """``problem`` whose models read only the features of the mask ``kept`` (``narrow``, or the features

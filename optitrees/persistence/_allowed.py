@@ -181,7 +181,8 @@ OBJECTS: dict[str, tuple[type, ObjectSchema]] = {qualified(cls): (cls, schema) f
         "starts": PLAIN, "objectives": PLAIN, "solved_by": Optional(STR), "certified_by": Optional(STR),
         "bound": _OPT_FLOAT, "stages": PLAIN, "checks": PLAIN, "notes": TupleOf(STR),
         "bound_source": Optional(STR), "mip_rows": Optional(INT), "restriction": Optional(STR),
-        "fairness": Optional(PLAIN), "feature_cost": Optional(PLAIN)})),
+        "fairness": Optional(PLAIN), "feature_cost": Optional(PLAIN),
+        "monotonicity": Optional(PLAIN)})),
     *[(notion, ObjectSchema({"difference_bound": FLOAT}))
       for notion in (DemographicParity, TruePositiveRateParity, FalsePositiveRateParity, EqualizedOdds)],
     (ConditionalStatisticalParity, ObjectSchema({"difference_bound": FLOAT, "legitimate": PLAIN})),

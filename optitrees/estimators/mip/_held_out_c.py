@@ -85,7 +85,7 @@ class OLCTClassifierCV(OLCTClassifier):
                  max_features="auto", max_total_features=None, weight_bound=10.0, refine=True, warm_start=True,
                  solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
                  solver_options=None, forbidden_features=None, constraints=None, class_weight=None, feature_costs=None,
-                 max_feature_cost=None):
+                 max_feature_cost=None, monotonic_cst=None):
         self.max_depth = max_depth
         self.Cs = Cs
         self.n_folds = n_folds
@@ -109,6 +109,7 @@ class OLCTClassifierCV(OLCTClassifier):
         self.class_weight = class_weight
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
+        self.monotonic_cst = monotonic_cst
 
     def _candidates(self) -> list:
         """``Cs`` checked: a non-empty sequence of scalars or per-layer sequences (``ValueError`` names the bad

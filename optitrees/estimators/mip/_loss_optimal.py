@@ -163,7 +163,7 @@ class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
                  refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
                  class_weight=None, feature_costs=None,
-                 max_feature_cost=None):
+                 max_feature_cost=None, monotonic_cst=None):
         self.max_depth = max_depth
         self.loss = loss
         self.regularizer = regularizer
@@ -190,6 +190,7 @@ class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
         self.class_weight = class_weight
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
+        self.monotonic_cst = monotonic_cst
 
     # ---------------------------------------------------------------- fit
     def _fit(self, X, y, sample_weight, budget):
@@ -227,7 +228,7 @@ class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
         outer = settings["regularizer"] == "l2" and not get_backend(self.solver).supports_miqp
         return LossOptimalSpec.create(depth=self.max_depth, weight_bound=float(self.weight_bound),
                                       l2_method="outer" if outer else "exact", l2_tol=float(self.l2_tol),
-                                      forbidden=forbidden, **settings)
+                                      forbidden=forbidden, monotone=self._monotone_signs(), **settings)
 
     def _make_problem(self, spec, data):
         return LossOptimalProblem.create(spec, data)

@@ -64,7 +64,7 @@ class _BaseOCT(TreeViews, SensitiveFeaturesFit, LagrangianStarts, MIPClassifier)
                  solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
                  solver_options=None, forbidden_features=None, constraints=None, class_weight=None,
                  fairness=None, feature_costs=None,
-                 max_feature_cost=None):
+                 max_feature_cost=None, monotonic_cst=None):
         self.max_depth = max_depth
         self.alpha = alpha
         self.min_samples_leaf = min_samples_leaf
@@ -82,6 +82,7 @@ class _BaseOCT(TreeViews, SensitiveFeaturesFit, LagrangianStarts, MIPClassifier)
         self.class_weight = class_weight
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
+        self.monotonic_cst = monotonic_cst
         self.fairness = fairness
 
     def _make_spec(self, forbidden, n_classes):
@@ -265,19 +266,21 @@ class OCTClassifier(_BaseOCT):
                  warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None,
                  verbose=False, solver_options=None, forbidden_features=None, constraints=None, class_weight=None,
                  fairness=None, feature_costs=None,
-                 max_feature_cost=None):
+                 max_feature_cost=None, monotonic_cst=None):
         super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
                          warm_start=warm_start,
                          solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                          random_state=random_state, verbose=verbose, solver_options=solver_options,
                          forbidden_features=forbidden_features, constraints=constraints,
                          class_weight=class_weight, fairness=fairness,
-                         feature_costs=feature_costs, max_feature_cost=max_feature_cost)
+                         feature_costs=feature_costs, max_feature_cost=max_feature_cost,
+                         monotonic_cst=monotonic_cst)
         self.exact_search = exact_search
 
 
 class OCTHClassifier(_BaseOCT):
     _oblique = True
+    _takes_monotone = False
     _greedy_name = "greedy oblique"
     _presolve_stage = "held-out budget"
     _parameter_constraints = {**_BaseOCT._parameter_constraints,
@@ -289,12 +292,13 @@ class OCTHClassifier(_BaseOCT):
                  refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
                  class_weight=None, fairness=None, feature_costs=None,
-                 max_feature_cost=None):
+                 max_feature_cost=None, monotonic_cst=None):
         super().__init__(max_depth, alpha=alpha, min_samples_leaf=min_samples_leaf, refine=refine,
                          warm_start=warm_start, solver=solver, time_limit=time_limit, mip_gap=mip_gap,
                          threads=threads, random_state=random_state, verbose=verbose, solver_options=solver_options,
                          forbidden_features=forbidden_features, constraints=constraints, class_weight=class_weight,
-                         fairness=fairness, feature_costs=feature_costs, max_feature_cost=max_feature_cost)
+                         fairness=fairness, feature_costs=feature_costs, max_feature_cost=max_feature_cost,
+                         monotonic_cst=monotonic_cst)
         self.max_features = max_features
         self.max_total_features = max_total_features
 

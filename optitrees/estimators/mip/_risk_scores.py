@@ -193,7 +193,7 @@ class RiskScoreClassifier(_RiskScore):
                  groups=None, multiplier="auto", method="auto", tangents="V3", warm_start=True, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
                  forbidden_features=None, constraints=None, class_weight=None, feature_costs=None,
-                 max_feature_cost=None):
+                 max_feature_cost=None, monotonic_cst=None):
         self.n_rules = n_rules
         self.min_score = min_score
         self.max_score = max_score
@@ -217,6 +217,7 @@ class RiskScoreClassifier(_RiskScore):
         self.class_weight = class_weight
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
+        self.monotonic_cst = monotonic_cst
 
     def _point_bounds(self, names):
         """``(j, lower, upper)`` per feature with its own bounds or sign."""
@@ -329,7 +330,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
                  max_thresholds=64, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
                  class_weight=None, feature_costs=None,
-                 max_feature_cost=None):
+                 max_feature_cost=None, monotonic_cst=None):
         self.n_rules = n_rules
         self.max_score = max_score
         self.positive_points = positive_points
@@ -350,6 +351,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
         self.class_weight = class_weight
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
+        self.monotonic_cst = monotonic_cst
 
     def _make_spec(self, forbidden, n_classes):
         return OGRSSpec.create(self.n_rules, self.max_score, self.tangents, float(self.eps),

@@ -27,6 +27,7 @@ from ...budget import Shares
 from ...exceptions import warn
 from ...fairness import GroupParity, ParityNotion, group_codes, stratum_codes
 from ...formulations.feature_budget import FeatureBudget
+from ...monotonicity import MonotoneConstraint, monotonic_signs
 from ...scaling import ScaledData
 from ...solvers import SolveOptions
 from ...solvers.registry import get_backend
@@ -82,7 +83,10 @@ class MIPClassifier(OptitreesClassifier):
         "class_weight": CLASS_WEIGHT_CONSTRAINT,
         "feature_costs": ["array-like", dict, None],
         "max_feature_cost": [Interval(Real, 0, None, closed="left"), None],
+        "monotonic_cst": ["array-like", dict, None],
     }
+    #: Whether the family keeps ``monotonic_cst`` (its MIP holds it, or its leaves' labels can).
+    _takes_monotone = True
 
     # -------------------------------------------------------- the family's hooks
     def _make_spec(self, forbidden: tuple, n_classes: int):
@@ -114,7 +118,8 @@ class MIPClassifier(OptitreesClassifier):
             solver_options=dict(self.solver_options or {}), family_options=self._solver_defaults,
             family_options_with_start=self._solver_defaults_with_start,
             shares=self._shares, start_methods=self._start_methods, hand_start=not is_false(self.warm_start),
-            constraints=self.constraints, feature_budget=self._feature_budget(), greedy_name=self._greedy_name,
+            constraints=self.constraints, feature_budget=self._feature_budget(), monotone=self._monotone(),
+            greedy_name=self._greedy_name,
             refine_name=self._refine_name, presolve_stage=self._presolve_stage)
 
     def _solve_options(self) -> dict:
@@ -143,6 +148,13 @@ class MIPClassifier(OptitreesClassifier):
             allowed = np.ones(len(names), bool)
             allowed[list(spec.forbidden)] = False
             costs.check_reachable(self._family.fewest_features(problem), allowed)
+        if self._monotone() is not None:
+            if not self._takes_monotone:
+                raise ValueError(f"{type(self).__name__} does not take monotonic_cst: its oblique splits with label "
+                                 "leaves can be neither held monotone by the MIP nor relabelled region by region; "
+                                 "use OCTClassifier, a loss-optimal tree or a risk score")
+            if len(self.classes_) != 2:
+                raise ValueError(f"monotonic_cst needs two classes; y has {len(self.classes_)}")
         return problem, training, parity
 
     def _feature_budget(self) -> FeatureBudget | None:
@@ -152,6 +164,20 @@ class MIPClassifier(OptitreesClassifier):
         if costs is None and budget is None:
             return None
         return FeatureBudget.create(costs, budget, self._feature_names())
+
+    def _monotone(self) -> MonotoneConstraint | None:
+        """``monotonic_cst`` on the features of the fitted data (``None`` when nothing is constrained)."""
+        cst = getattr(self, "monotonic_cst", None)
+        if cst is None:
+            return None
+        names = self._feature_names()
+        signs = monotonic_signs(cst, names)
+        return None if signs is None else MonotoneConstraint(signs, tuple(str(n) for n in names))
+
+    def _monotone_signs(self) -> tuple:
+        """``monotonic_cst``'s sign per feature (empty without one): for a spec that holds it."""
+        monotone = self._monotone()
+        return () if monotone is None else tuple(int(s) for s in monotone.signs)
 
     def _parity(self, notion, training, group_labels, names) -> GroupParity:
         """The parity constraint of ``notion`` on the fit's rows (two classes; the positive one is
@@ -170,7 +196,8 @@ class MIPClassifier(OptitreesClassifier):
                                   training.weights, strata)
 
     def _build(self, problem, parity=None):
-        return build_with_hook(self._family, problem, self.constraints, parity, self._feature_budget())
+        return build_with_hook(self._family, problem, self.constraints, parity, self._feature_budget(),
+                               self._monotone())
 
     def build_formulation(self, X, y, sample_weight=None, sensitive_features=None):
         """The formulation ``fit`` would solve for ``(X, y)``, with the ``fairness`` block (given the groups

@@ -8,6 +8,7 @@ from ...solvers import SolverResult
 from ...solvers.results import SolutionStatus, TerminationCondition
 from .._report import ExactSearch, FitReport
 from .feature_costs import budget_report, keeps
+from .monotone import monotone_keeps, monotone_report
 from .outcome import MIPFitOutcome
 from .restriction import certificate, claimed_outcome
 
@@ -40,7 +41,8 @@ def certified(fit, problem, training, exact: ExactSearch, restricted: str | None
         certified_by=certificate(engine, restricted), bound=objective, bound_source=engine, stages=dict(budget.stages),
         checks=fit.hooks.report_checks(problem), notes=tuple(fit.log.notes + [f"optimal, certified by {engine}"]),
         fairness=None if fit.settings.parity is None else fit.settings.parity.report(final, problem.data.X_original),
-        feature_cost=budget_report(fit.settings.feature_budget, final))
+        feature_cost=budget_report(fit.settings.feature_budget, final),
+        monotonicity=monotone_report(fit.settings.monotone, final, problem))
     return MIPFitOutcome(problem=problem, model=final, objective=objective,
                          start_objectives={"greedy": greedy_objective}, start_name="greedy", method=engine,
                          solver_result=result,
@@ -62,14 +64,17 @@ def unconstrained_optimum(fit, problem, exact: ExactSearch) -> tuple[bool, Exact
     (ConTree): its proven optimum is the constrained one when it keeps them (``certifies``); otherwise its objective
     is a lower bound on the constrained optimum (every fair or affordable tree is a tree) and its tree a start
     (relabelled where it is unfair, left out where it reads features over the budget)."""
-    parity, costs = fit.settings.parity, fit.settings.feature_budget
-    if (parity is None and costs is None) or not exact.proven:
+    parity, costs, monotone = fit.settings.parity, fit.settings.feature_budget, fit.settings.monotone
+    if (parity is None and costs is None and monotone is None) or not exact.proven:
         return exact.proven, exact
     final = fit.family.finalize(problem, exact.model)
     fair = parity is None or parity.keeps(final, problem.data.X_original)
-    if fair and keeps(costs, final):
+    if fair and keeps(costs, final) and monotone_keeps(monotone, final, problem):
         return True, exact
-    if not fair:
+    if not monotone_keeps(monotone, final, problem):
+        fit.log.note(f"the optimal tree without monotonicity ({exact.engine}) is not monotone; its objective bounds "
+                     "the monotone optimum")
+    elif not fair:
         fit.log.note(f"the optimal tree without the parity constraint ({exact.engine}) does not keep it (disparity "
                      f"{parity.disparity(final, problem.data.X_original):.4g}); its objective bounds the fair optimum")
     else:

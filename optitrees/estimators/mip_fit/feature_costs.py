@@ -5,8 +5,8 @@ are grown on *affordable* features, the first ones the l1-logistic path admits w
 (:func:`start_problem`), so every start keeps it; a start found otherwise (an exact search that ignores the budget,
 a fair start) and any candidate (the solver's model within its tolerances, a refinement) that reads more than the
 budget pays for is not returned (:func:`affordable_models`). Where an exact search (ConTree) ignores the budget,
-its search on the affordable features gives one more start (:func:`affordable_exact`). The refinements of a tree are run on the features it
-already reads (:func:`refine_problem`).
+its search on the affordable features gives one more start (:func:`affordable_exact`). The refinements of a tree
+are run on the features it already reads (:func:`refine_problem`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from ...algorithms.feature_order import l1_entry_order
 from ...trees import Tree
 from .._auto_budget import ORDER_ROWS, sample
 
-__all__ = ["holds", "keeps", "start_problem", "affordable_exact", "refine_problem", "affordable_models", "budget_report"]
+__all__ = ["holds", "keeps", "start_problem", "affordable_exact", "refine_problem", "affordable_models",
+           "budget_report"]
 
 
 def holds(budget) -> bool:

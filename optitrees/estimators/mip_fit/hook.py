@@ -17,10 +17,11 @@ from ...solvers.polish import complete
 __all__ = ["build_with_hook", "completed_start"]
 
 
-def build_with_hook(family: MIPFamily, problem, constraints=None, parity=None, feature_budget=None):
+def build_with_hook(family: MIPFamily, problem, constraints=None, parity=None, feature_budget=None, monotone=None):
     """The family's formulation of ``problem`` with a parity constraint's block (``parity``, a
     :class:`~optitrees.fairness.GroupParity`), a feature budget's (``feature_budget``, a
-    :class:`~optitrees.formulations.feature_budget.FeatureBudget`) and the user's ``constraints`` hook applied to it.
+    :class:`~optitrees.formulations.feature_budget.FeatureBudget`), ``monotonic_cst``'s (``monotone``, a
+    :class:`~optitrees.monotonicity.MonotoneConstraint`) and the user's ``constraints`` hook applied to it.
 
     The hook may add variable groups as well as rows (a cap on the features used needs one indicator per
     feature); they are recorded in ``f.user_groups``, so a family's start leaves them to be completed. The hook
@@ -34,6 +35,8 @@ def build_with_hook(family: MIPFamily, problem, constraints=None, parity=None, f
     """
     f = family.build(problem)
     budgeted = feature_budget is not None and feature_budget.holds
+    if monotone is not None:
+        monotone.add_to(f, family)                 # bounds and rows on the family's own groups: no group added
     if constraints is None and parity is None and not budgeted:
         return f
     own = set(f.variables)

@@ -56,7 +56,9 @@ from .incumbents import best_earlier_incumbent, polisher
 from .neighbourhood import ROUND_SHARE, search_near
 from .notes import agreement_notes, formulation_summary, status_notes
 from .outcome import MIPFitOutcome
-from .feature_costs import affordable_exact, affordable_models, budget_report, holds, keeps, refine_problem, start_problem
+from .feature_costs import (affordable_exact, affordable_models, budget_report, holds, keeps, refine_problem,
+                            start_problem)
+from .monotone import monotone_keeps, monotone_models, monotone_report
 from .parity import fair_candidates, fair_starts, keeps_on
 from .reduce import ReducedRows, reduce_to_reach
 from .restriction import certificate, claimed_outcome, restriction_of
@@ -125,13 +127,15 @@ class MIPFit:
         starts.update(affordable_exact(self, problem, grown_on, exact))
         starts = fair_starts(self.settings.parity, self.hooks, problem, starts, starts_by)
         finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
-        starts, finals = affordable_models(costs, starts, finals, self.log)
+        starts, finals = monotone_models(self.settings.monotone, self.family, problem,
+                                         *affordable_models(costs, starts, finals, self.log), self.log)
         objectives = {name: self.family.objective(problem, m) for name, m in finals.items()}
         self.budget.lap("starts")
         best = min(objectives, key=objectives.get)
         refined = refined_start(self, problem, best, starts[best], objectives[best])
         if refined is not None and not (keeps_on(self.settings.parity, refined[2], problem)
-                                        and keeps(costs, refined[2])):
+                                        and keeps(costs, refined[2])
+                                        and monotone_keeps(self.settings.monotone, refined[2], problem)):
             refined = None
         if refined is not None:                                   # a start of its own, the best
             best = refined[0]
@@ -175,7 +179,7 @@ class MIPFit:
         with build_deadline(deadline):
             try:
                 f = build_with_hook(self.family, problem, self.settings.constraints, self.settings.parity,
-                                    self.settings.feature_budget)
+                                    self.settings.feature_budget, self.settings.monotone)
                 plan = self._plan_of(f)
                 if plan is not None and not plan.reachable:       # a family that cannot count its size
                     self._unreachable = plan.why
@@ -295,8 +299,11 @@ class MIPFit:
                                "and the warm start violates them")
         candidates = fair_candidates(settings.parity, candidates, problem, self.log)
         candidates = affordable_models(settings.feature_budget, candidates, candidates, self.log, "model")[1]
+        candidates = monotone_models(settings.monotone, family, problem, candidates, None, self.log, "model",
+                                     problem.data.X_original)[0]
         if not candidates:
-            raise RuntimeError("no model keeps the feature budget: the solver's does not and no start was found")
+            raise RuntimeError("no model keeps the feature budget and monotonicity: the solver's does not and no "
+                               "start was found")
         objectives = {k: start_objectives[start_name] if k == "start" else family.objective(problem, m)
                       for k, m in candidates.items()}
         best = min(objectives.values())
@@ -333,6 +340,7 @@ class MIPFit:
             fairness=None if settings.parity is None else settings.parity.report(candidates[returned],
                                                                                  problem.data.X_original),
             feature_cost=budget_report(settings.feature_budget, candidates[returned]),
+            monotonicity=monotone_report(settings.monotone, candidates[returned], problem),
             stages=dict(budget.stages), checks={**checks, **self.hooks.report_checks(problem)},
             notes=tuple(dict.fromkeys(self.log.notes + [note for _, note in self.notes])))
         return MIPFitOutcome(problem=problem, model=candidates[returned], objective=value,

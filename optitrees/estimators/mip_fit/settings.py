@@ -71,6 +71,9 @@ class FitSettings:
         Costs of the features and a budget on what the model reads
         (:class:`optitrees.formulations.feature_budget.FeatureBudget`): its block is added to the formulation, the
         starts are grown on affordable features, and a candidate over the budget is not returned.
+    monotone : MonotoneConstraint or None
+        ``monotonic_cst`` (:class:`optitrees.monotonicity.MonotoneConstraint`): its block where the family's MIP holds
+        it, every start and candidate checked and repaired or left out where it is not monotone.
     greedy_name, refine_name : str
         What the greedy start and the refinement are called in ``method_`` and the notes.
     presolve_stage : str
@@ -93,6 +96,7 @@ class FitSettings:
     constraints: Callable | None = None
     parity: object | None = None
     feature_budget: object | None = None
+    monotone: object | None = None
     greedy_name: str = "greedy"
     refine_name: str = "refit"
     presolve_stage: str = "presolve"

@@ -174,6 +174,10 @@ def build(problem: LossOptimalProblem) -> Formulation:
                                  penalty=None if spec.alpha is None else per_node(spec.alpha))
     if spec.forbidden:
         blocks.forbid_features(f, w, spec.forbidden)
+    if any(spec.monotone):
+        from .solution import monotone
+
+        monotone(f, spec.monotone)
     scores = blocks.Scores(f, X, y, w, b, problem.bound, variables=spec.score_variables)
     blocks.add_forwarding(f, topo, scores, z, problem.bound, problem.eps)
     weight = data.weight if data.weighted else None

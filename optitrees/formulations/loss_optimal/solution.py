@@ -220,6 +220,23 @@ def feature_use(f) -> list[FeatureUse]:
     return [FeatureUse(f.variables["w"], f.problem.spec.weight_bound)]
 
 
+def monotone(f, signs) -> None:
+    """``monotonic_cst`` held by the MIP: no split reads a constrained feature (``w[t, j] = 0`` for the inner
+    nodes, so a point's route does not move with ``x_j``) and each leaf's classifier (the last layer) weighs it with
+    the constraint's sign (``w[t, j] >= 0`` for +1, ``<= 0`` for -1), so its score moves the constraint's way.
+    Every model of the MIP is then monotone (:func:`optitrees.monotonicity.check_monotonic` proves it). The build
+    adds it from ``spec.monotone``."""
+    topo = f.problem.topology
+    w = f.variables["w"]
+    signs = np.asarray(signs)
+    leaf = np.isin(topo.branch_nodes, topo.last_layer)[:, None]
+    f.fix(w, 0.0, ~leaf & (signs != 0)[None, :])
+    lower, upper = w.lower.reshape(w.shape), w.upper.reshape(w.shape)
+    lower[leaf[:, 0][:, None] & (signs > 0)[None, :]] = 0.0
+    upper[leaf[:, 0][:, None] & (signs < 0)[None, :]] = 0.0
+    f.bounds_changed()
+
+
 LOSS_OPTIMAL = MIPFamily("loss_optimal", build=build, start=start, decode=decode, finalize=finalize,
                          objective=objective, size=loss_optimal_size, lower_bound=root_layer_bound,
                          within_class=within_class, feature_use=feature_use)

@@ -86,6 +86,10 @@ class LossOptimalSpec:
     forward_margins : bool
         Logistic tangents below the root written on the visited node's margin, forwarded once per layer, where
         that makes the model smaller (:mod:`~optitrees.formulations.loss_optimal.layer_slacks`); the same optima.
+    monotone : tuple of int
+        ``monotonic_cst``'s sign per feature (empty: none): no split reads a feature of nonzero sign and each leaf
+        weighs it with its sign (:func:`~optitrees.formulations.loss_optimal.solution.monotone`), in the MIP and in
+        every node fit of the starts and refinements.
     """
 
     depth: int
@@ -104,12 +108,13 @@ class LossOptimalSpec:
     feasibility_tol: float = DEFAULT_FEASIBILITY_TOL
     forbidden: tuple = ()
     forward_margins: bool = True
+    monotone: tuple = ()
 
     @classmethod
     def create(cls, depth=2, loss="logistic", regularizer="l1", C=1.0, lam=1.0, feature_selection=None,
                max_features=None, alpha=None, tangents="V0", weight_bound=10.0, l2_method="exact",
                score_variables=True, feasibility_tol=DEFAULT_FEASIBILITY_TOL, forbidden=(),
-               l2_tol=1e-4, forward_margins=True) -> "LossOptimalSpec":
+               l2_tol=1e-4, forward_margins=True, monotone=()) -> "LossOptimalSpec":
         """Check and normalize the settings (a clear ``ValueError`` names the bad one)."""
         if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
             raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
@@ -143,7 +148,7 @@ class LossOptimalSpec:
         return cls(depth, losses, regularizer, per_layer(C, depth, "C"), per_layer(lam, depth, "lam"),
                    feature_selection, budget, alpha_h, tangents, float(weight_bound), l2_method, float(l2_tol),
                    bool(score_variables), float(feasibility_tol), tuple(int(j) for j in forbidden),
-                   bool(forward_margins))
+                   bool(forward_margins), tuple(int(s) for s in monotone))
 
     @property
     def univariate(self) -> bool:

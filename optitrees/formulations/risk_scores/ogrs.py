@@ -272,5 +272,23 @@ def feature_use(f) -> list[FeatureUse]:
     return [FeatureUse(f.variables["a"])]
 
 
+def monotone(f, signs) -> None:
+    """``monotonic_cst`` held by the MIP: a rule ``x_j >= b`` on a constrained feature adds points of the
+    constraint's sign, ``s_r >= -M (1 - a[j, r])`` for +1 and ``s_r <= M (1 - a[j, r])`` for -1 (4.16's ``s``
+    and ``a``, ``M`` the largest score)."""
+    a, s = f.variables["a"], f.variables["s"]
+    M = float(f.problem.spec.max_score)
+    for sign, name in ((1, "monotone_up"), (-1, "monotone_down")):
+        features = np.flatnonzero(np.asarray(signs) == sign)
+        if len(features) == 0:
+            continue
+        set_name = f"J_{name}"
+        f.add_set(set_name, np.asarray(f.sets["J"])[features])
+        cols = a.columns[features]                                          # (features, R)
+        f.add_constraints(name, (set_name, "R"), [(np.broadcast_to(s.columns[None, :], cols.shape), float(sign)),
+                                                  (cols, -M)], lower=-M, equation="monotone rule points")
+
+
 OGRS_FAMILY = MIPFamily("ogrs", build=build, start=start, decode=decode, finalize=finalize, objective=objective,
-                        feature_use=feature_use, fewest_features=lambda problem: problem.spec.n_rules)
+                        feature_use=feature_use, fewest_features=lambda problem: problem.spec.n_rules,
+                        monotone=monotone)

@@ -132,4 +132,6 @@ def narrow(problem: OGRSCandidateProblem, kept) -> OGRSCandidateProblem:
 
 
 OGRS_CANDIDATES_FAMILY = MIPFamily("ogrs_candidates", build=ors.build, start=ors.start, decode=ors.decode,
-                                   finalize=finalize, objective=objective, feature_use=feature_use, narrow=narrow)
+                                   finalize=finalize, objective=objective, feature_use=feature_use, narrow=narrow,
+                                   monotone=lambda f, signs: ors.monotone(f, signs, f.problem.rules.features),
+                                   column_features=lambda problem: problem.rules.features)

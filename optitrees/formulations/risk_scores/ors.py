@@ -332,5 +332,16 @@ def fewest_features(problem: ORSProblem) -> int:
     return problem.spec.n_rules if problem.spec.exact_rules else 0
 
 
+def monotone(f, signs, features=None) -> None:
+    """``monotonic_cst`` held by the MIP: the points of a feature (a column ``k`` scores ``s_k`` times its value,
+    which rises with the feature ``features[k]``) take the constraint's sign, ``s_k >= 0`` for +1 and ``<= 0`` for
+    -1."""
+    s = f.variables["s"]
+    signs = np.asarray(signs)[np.arange(s.size) if features is None else np.asarray(features)]
+    s.lower[signs > 0] = np.maximum(s.lower[signs > 0], 0.0)
+    s.upper[signs < 0] = np.minimum(s.upper[signs < 0], 0.0)
+    f.bounds_changed()
+
+
 ORS_FAMILY = MIPFamily("ors", build=build, start=start, decode=decode, finalize=finalize, objective=objective,
-                       feature_use=feature_use, fewest_features=fewest_features)
+                       feature_use=feature_use, fewest_features=fewest_features, monotone=monotone)
