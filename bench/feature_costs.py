@@ -51,8 +51,8 @@ def screened(X, y, costs, budget) -> np.ndarray:
     from optitrees.formulations.feature_budget import FeatureBudget
 
     rows = np.random.default_rng(0).permutation(len(y))[:8000]
-    order = l1_entry_order(X[rows], y[rows])
-    return FeatureBudget.create(costs, budget, [str(j) for j in range(X.shape[1])]).affordable(order)
+    costs = FeatureBudget.create(costs, budget, [str(j) for j in range(X.shape[1])])
+    return costs.affordable(l1_entry_order(X[rows], y[rows], most=costs.most_affordable()))
 
 
 def fit_one(task) -> dict:

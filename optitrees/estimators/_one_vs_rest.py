@@ -57,6 +57,8 @@ def fit_one_vs_rest(estimator, X, y, sample_weight, budget):
     K = len(estimator.classes_)
     names = getattr(estimator, "feature_names_in_", None)
     X_fit = training.X if names is None else pd.DataFrame(training.X, columns=names)
+    if estimator._monotone() is not None:
+        raise ValueError(f"monotonic_cst needs two classes; y has {K}")
     costs = estimator._feature_budget()
     shared = None if costs is None or not costs.holds else shared_features(estimator, costs, training)
     budget.lap("affordable features")
@@ -90,7 +92,7 @@ def shared_features(estimator, costs, training) -> np.ndarray:
     rows = sample(y, estimator._seed, ORDER_ROWS)
     if rows is not None:
         X, y, weight = X[rows], y[rows], None if weight is None else np.asarray(weight)[rows]
-    return costs.affordable(l1_entry_order(X, y, weight, allowed), allowed)
+    return costs.affordable(l1_entry_order(X, y, weight, allowed, most=costs.most_affordable(allowed)), allowed)
 
 
 def _cost_report(costs, fits) -> dict | None:

@@ -185,6 +185,15 @@ class FeatureBudget:
         candidates = np.flatnonzero(allowed)
         return candidates[np.argsort(self.costs[candidates], kind="stable")[:count]]
 
+    def most_affordable(self, allowed=None) -> int:
+        """The most allowed features the budget can pay for together (the cheapest first): how far an ordering of
+        the features needs to go."""
+        allowed = np.ones(len(self.names), bool) if allowed is None else np.asarray(allowed, bool)
+        if self.budget is None:
+            return int(allowed.sum())
+        costs = np.sort(self.costs[allowed])
+        return int(np.searchsorted(np.cumsum(costs), self.budget + TOLERANCE, side="right"))
+
     def check_reachable(self, fewest: int, allowed=None) -> None:
         """Raise ``ValueError`` when no ``fewest`` allowed features fit in the budget (a model that must read that
         many, e.g. a generalized score's rules, cannot keep it)."""

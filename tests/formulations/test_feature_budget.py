@@ -144,3 +144,10 @@ def _stump(feature, p=2):
 def test_bad_costs_are_named(costs, budget, message):
     with pytest.raises(ValueError, match=message):
         FeatureBudget.create(costs, budget, ["a", "b"])
+
+
+def test_most_affordable_counts_the_cheapest_that_fit():
+    budget = FeatureBudget.create([3.0, 0.0, 2.0, 2.0, 5.0], 4.0, list("abcde"))
+    assert budget.most_affordable() == 3                                    # b (0), c (2), d (2)
+    assert budget.most_affordable(allowed=[True, True, False, True, True]) == 2   # b, d; then a (3) would be 5
+    assert FeatureBudget.create([1.0, 1.0], None, ["a", "b"]).most_affordable() == 2

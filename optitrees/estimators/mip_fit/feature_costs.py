@@ -46,8 +46,11 @@ def start_problem(family, budget, problem, deadline, seed=0):
     rows = sample(y, seed, ORDER_ROWS)
     if rows is not None:
         X, y, weight = X[rows], y[rows], None if weight is None else np.asarray(weight)[rows]
-    order = l1_entry_order(X, y, weight, allowed, deadline=deadline)
-    return family.narrowed(problem, budget.affordable(order, allowed, family.fewest_features(problem)))
+    # the path stops once as many features have entered as the budget can pay for (on every row of 8,000 of adult
+    # the whole path took 27.6 s, its first 8 features 0.5 s)
+    fewest = family.fewest_features(problem)
+    order = l1_entry_order(X, y, weight, allowed, most=max(budget.most_affordable(allowed), fewest), deadline=deadline)
+    return family.narrowed(problem, budget.affordable(order, allowed, fewest))
 
 
 def affordable_exact(fit, problem, narrowed, exact) -> dict:
