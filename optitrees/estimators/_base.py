@@ -322,7 +322,7 @@ class OptitreesEstimator(BaseEstimator):
         return Budget(getattr(self, "time_limit", None))
 
     def _write_report(self, budget: Budget, training: TrainingData, method: str, *, objective=None,
-                      truncated: bool = False, starts=None, notes=()) -> None:
+                      truncated: bool = False, starts=None, notes=(), monotonicity=None) -> None:
         """``fit_report_`` of a heuristic fit (the MIP template writes its own), as the last step of ``fit``."""
         self.fit_report_ = FitReport(
             estimator=type(self).__name__, outcome=FitOutcome.TRUNCATED if truncated else FitOutcome.HEURISTIC,
@@ -331,7 +331,7 @@ class OptitreesEstimator(BaseEstimator):
             weighted=training.weighted, starts=dict(starts or {}),
             objectives={} if objective is None else {"returned": objective}, stages=dict(budget.stages),
             notes=tuple(notes) + (("the time limit ended a stage early; its best result so far is used",)
-                                  if truncated else ()))
+                                  if truncated else ()), monotonicity=monotonicity)
 
     # -------------------------------------------------------------- predict
     def _X(self, X):

@@ -25,7 +25,23 @@ FEATURE_COSTS_DOC = """    feature_costs : array-like of shape (n_features,) or 
         (:mod:`optitrees.formulations.feature_budget`); the starts are grown on
         the first features of the l1-logistic path that fit in it, and no model
         over it is returned. ``fit_report_.feature_cost`` gives what the
-        returned model's features cost."""
+        returned model's features cost.
+    monotonic_cst : array-like of {-1, 0, 1} or dict, optional
+        scikit-learn's meaning: per feature, the model's decision for the
+        positive class (``classes_[1]``) never falls (+1) or rises (-1) as the
+        feature rises, all else fixed; ``{name: sign}`` leaves unnamed features
+        free. Two classes only. Held by the MIP where it can be: the
+        loss-optimal trees (no split reads a constrained feature, each leaf's
+        weight on it has its sign: every node fit of the starts and
+        refinements keeps it too) and the risk scores (the points on it have
+        its sign); by the leaves' labels for OCT (every start and candidate
+        gets the monotone labels of least error; OCT's MIP does not hold it,
+        so its bound is the unconstrained problem's and a proof is rare).
+        OCT-H does not take it. The returned model is proved monotone over
+        all of feature space (``fit_report_.monotonicity``,
+        :func:`optitrees.monotonicity.check_monotonic`). A label tree's
+        ``predict_proba`` gives its leaves' training frequencies, which are
+        not held monotone."""
 
 #: The shared parameters' documentation, appended to each estimator's docstring.
 SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo", "best"}, default=True

@@ -299,8 +299,7 @@ class MIPFit:
                                "and the warm start violates them")
         candidates = fair_candidates(settings.parity, candidates, problem, self.log)
         candidates = affordable_models(settings.feature_budget, candidates, candidates, self.log, "model")[1]
-        candidates = monotone_models(settings.monotone, family, problem, candidates, None, self.log, "model",
-                                     problem.data.X_original)[0]
+        candidates = monotone_models(settings.monotone, family, problem, candidates, None, self.log, "model")[0]
         if not candidates:
             raise RuntimeError("no model keeps the feature budget and monotonicity: the solver's does not and no "
                                "start was found")

@@ -13,6 +13,7 @@ from ...algorithms.fold_search import balanced_accuracy
 from ...algorithms.local_search.tao import label_objective, tao_label_tree
 from ...algorithms.oct.cart import cart_tree
 from ...scaling import ScaledData, Scaling
+from ...monotonicity import MonotoneConstraint, monotone_relabel, monotonic_signs
 from ...trees import feature_importances, readable_tree
 from .. import _auto_budget as auto
 from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
@@ -50,22 +51,46 @@ class _LocalSearchTree(TreeViews, OptitreesClassifier):
         return FixedTree.from_tree(cart_tree(X, y, self.max_depth, self.min_samples_leaf, self.random_state, allowed,
                                              v), self.max_depth)
 
-    def _finish(self, ft: FixedTree, data, L_hat, budget, training, method, starts=None, notes=()):
-        """Store the tree in original units with short thresholds, its exact objective, and the fit report."""
+    def _monotone(self) -> MonotoneConstraint | None:
+        """``monotonic_cst`` on the fitted features (``None`` without one, or for a learner that has none)."""
+        signs = monotonic_signs(getattr(self, "monotonic_cst", None), self._feature_names())
+        return None if signs is None else MonotoneConstraint(signs, tuple(self._feature_names()))
+
+    def _final_tree(self, ft: FixedTree, data):
+        """The tree in original units with short thresholds and its training counts; under ``monotonic_cst``, with
+        the monotone leaf labels of least error (:func:`~optitrees.monotonicity.monotone_relabel`: after the
+        thresholds are shortened and empty leaves labelled, so the tree returned is the one proved monotone)."""
         tree = ft.to_tree(len(self.classes_)).to_original_units(data)
-        self.tree_ = tree = readable_tree(tree, data.X_original).with_counts(data.X_original, data.y,
-                                                                             sample_weight=data.fit_weight)
+        tree = readable_tree(tree, data.X_original).with_counts(data.X_original, data.y, sample_weight=data.fit_weight)
+        monotone = self._monotone()
+        if monotone is not None:
+            tree = monotone_relabel(tree, monotone.signs, data.X_original, data.y == 1, data.fit_weight)
+        return tree
+
+    @staticmethod
+    def _tree_errors(tree) -> float:
+        """The training errors from the leaves' counts (each leaf's weight outside its label)."""
+        leaf = tree.is_leaf
+        return float(tree.value[leaf].sum() - tree.value[leaf, tree.label[leaf]].sum())
+
+    def _finish(self, ft: FixedTree, data, L_hat, budget, training, method, starts=None, notes=(), tree=None):
+        """Store the tree (``tree``, or ``ft`` made final by :meth:`_final_tree`), its exact objective, and the
+        fit report."""
+        self.tree_ = tree = self._final_tree(ft, data) if tree is None else tree
         # an axis-aligned tree's importances are its nodes' (weighted) training counts: no pass over the data
         self.feature_importances_ = feature_importances(tree, None if tree.is_axis_aligned else data.X_original)
         # the errors from the leaves' training counts (each leaf's weight outside its label): no routing pass
-        leaf = tree.is_leaf
-        errors = float(tree.value[leaf].sum() - tree.value[leaf, tree.label[leaf]].sum())
-        complexity = tree.n_features_used() if getattr(self, "oblique", False) else tree.n_splits()
-        self.objective_ = float(errors / L_hat + self.alpha * complexity)
+        self.objective_ = self._objective(tree, L_hat)
         budget.lap("report")
+        monotone = self._monotone()
         self._write_report(budget, training, method, objective=self.objective_, truncated=budget.expired,
-                           starts=starts, notes=notes)
+                           starts=starts, notes=notes,
+                           monotonicity=None if monotone is None else monotone.report(tree, data.X_original))
         return self
+
+    def _objective(self, tree, L_hat) -> float:
+        complexity = tree.n_features_used() if getattr(self, "oblique", False) else tree.n_splits()
+        return float(self._tree_errors(tree) / L_hat + self.alpha * complexity)
 
     def predict_proba(self, X):
         """Training class frequencies (weights) in the leaf each sample reaches, shape ``(n_samples, n_classes)``."""
@@ -126,6 +151,16 @@ class TAOClassifier(_LocalSearchTree):
     random_state : int, optional
     forbidden_features : sequence of str or int, optional
 {class_weight}
+    monotonic_cst : array-like of {-1, 0, 1} or dict, optional
+        scikit-learn's meaning: per feature, the predicted class never falls
+        (+1) or rises (-1) as the feature rises, all else fixed; ``{name:
+        sign}`` leaves unnamed features free. Two classes and ``oblique=False``
+        only. TAO's tree and CART's get the monotone leaf labels of least
+        training error (a small closure MILP over the leaves,
+        :mod:`optitrees.monotonicity`), and the better is returned;
+        ``fit_report_.monotonicity`` says the returned tree is proved monotone
+        region by region. ``predict_proba`` gives the leaves' training
+        frequencies, which are not held monotone.
 
     Attributes
     ----------
@@ -166,11 +201,12 @@ class TAOClassifier(_LocalSearchTree):
                                                None],
                               "max_total_features": [Interval(Integral, 1, None, closed="left"),
                                                      StrOptions({"auto"}), None],
-                              "max_passes": [Interval(Integral, 1, None, closed="left")]}
+                              "max_passes": [Interval(Integral, 1, None, closed="left")],
+                              "monotonic_cst": ["array-like", dict, None]}
 
     def __init__(self, max_depth=2, *, alpha=0.0, oblique=False, max_features="auto", max_total_features=None,
                  min_samples_leaf=1, max_passes=20, time_limit=None, random_state=None, forbidden_features=None,
-                 class_weight=None):
+                 class_weight=None, monotonic_cst=None):
         self.max_depth = max_depth
         self.alpha = alpha
         self.oblique = oblique
@@ -182,6 +218,7 @@ class TAOClassifier(_LocalSearchTree):
         self.random_state = random_state
         self.forbidden_features = forbidden_features
         self.class_weight = class_weight
+        self.monotonic_cst = monotonic_cst
 
     def _fit(self, X, y, sample_weight, budget):
         """Fit CART, then improve it by TAO (``sample_weight``: each row's weight in the errors and leaf sizes)."""
@@ -189,6 +226,9 @@ class TAOClassifier(_LocalSearchTree):
         # under 1e-7 as constant), no copy of the rest; oblique: [0, 1], the scale its l1-logistic surrogates assume
         scaling = Scaling.UNIT if self.oblique else Scaling.SMALL_SPANS
         training, data, allowed, L_hat = self._prepare(X, y, sample_weight, scaling)
+        if self._monotone() is not None and (self.oblique or len(self.classes_) != 2):
+            raise ValueError("monotonic_cst needs two classes and axis-aligned splits (oblique=False): an oblique "
+                             "label tree cannot be relabelled region by region")
         v = data.fit_weight
         for name in ("max_features_", "budget_results_"):     # an earlier fit's choice is not this one's
             self.__dict__.pop(name, None)
@@ -205,7 +245,16 @@ class TAOClassifier(_LocalSearchTree):
         budget.lap("start")
         ft = self._tao(start, data.X, data.y, v, allowed, L_hat, max_features, budget.deadline)
         budget.lap("tao")
-        return self._finish(ft, data, L_hat, budget, training, "tao", {"CART": self.start_objective_})
+        if self._monotone() is None:
+            return self._finish(ft, data, L_hat, budget, training, "tao", {"CART": self.start_objective_})
+        # monotone: TAO's tree and CART's, each relabelled, the better returned (never worse than the start)
+        trees = {"tao": self._final_tree(ft, data), "CART": self._final_tree(start, data)}
+        objectives = {name: self._objective(tree, L_hat) for name, tree in trees.items()}
+        self.start_objective_ = objectives["CART"]
+        chosen = min(objectives, key=objectives.get)
+        return self._finish(ft, data, L_hat, budget, training, chosen, {"CART": self.start_objective_},
+                            notes=("the trees' leaves were relabelled to be monotone (monotonic_cst)",),
+                            tree=trees[chosen])
 
     def _tao(self, start, X, y, v, allowed, L_hat, max_features, deadline) -> FixedTree:
         return tao_label_tree(start, X, y, L_hat=L_hat, alpha=self.alpha,

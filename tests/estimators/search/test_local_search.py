@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.tree import DecisionTreeClassifier
 
 from optitrees import (LossOptimalTreeClassifier, OCTClassifier, OCTHClassifier, OLCTClassifier, TAOClassifier,
                        TMOClassifier)
@@ -167,3 +168,27 @@ def test_features_at_any_scale_give_the_same_predictions(scale):
         scaled = clone(est).fit(X * scale, y)
         assert np.array_equal(scaled.predict(X * scale), reference)
         assert scaled.tree_.is_axis_aligned
+
+
+def test_tao_under_monotonic_cst_returns_a_proved_monotone_tree_no_worse_than_cart_relabelled():
+    from optitrees.monotonicity import check_monotonic, monotone_relabel
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    score = np.where(X[:, 0] < 0.5, 1.5 * X[:, 0] + 0.25, 1.5 - 2.0 * X[:, 0]) - 0.5 * X[:, 1] + rng.normal(0, .3, 300)
+    y = (score > 0).astype(int)
+    free = TAOClassifier(max_depth=3).fit(X, y)
+    assert not check_monotonic(free, [1, -1, 0]).keeps
+    clf = TAOClassifier(max_depth=3, monotonic_cst={"x0": 1, "x1": -1}).fit(X, y)
+    assert check_monotonic(clf, [1, -1, 0]).proven
+    assert clf.fit_report_.monotonicity["keeps"] and clf.fit_report_.monotonicity["exact"]
+    errors = (clf.predict(X) != y).sum()
+    L_hat = len(y) - np.bincount(y).max()
+    assert clf.objective_ == pytest.approx(errors / L_hat)
+    cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    from optitrees.trees import from_sklearn
+
+    relabelled = monotone_relabel(from_sklearn(cart), np.array([1, -1, 0]), X, y)
+    assert errors <= (relabelled.predict(X) != y).sum()
+    with pytest.raises(ValueError, match="axis-aligned splits"):
+        TAOClassifier(max_depth=2, oblique=True, monotonic_cst=[1, 0, 0]).fit(X, y)
