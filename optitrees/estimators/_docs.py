@@ -43,6 +43,21 @@ FEATURE_COSTS_DOC = """    feature_costs : array-like of shape (n_features,) or 
         ``predict_proba`` gives its leaves' training frequencies, which are
         not held monotone."""
 
+#: ``fairness`` of the loss-optimal classifiers.
+LOSS_OPTIMAL_FAIRNESS_DOC = """    fairness : ParityNotion, optional
+        Hold the tree to a group-fairness notion of :mod:`optitrees.fairness`
+        (``DemographicParity``, ``TruePositiveRateParity``,
+        ``FalsePositiveRateParity``, ``EqualizedOdds``,
+        ``ConditionalStatisticalParity``) with its ``difference_bound``, the
+        groups given to ``fit`` as ``sensitive_features`` (two classes). The
+        MIP gets a binary per row, on when its leaf's score is positive
+        (``positive_upper`` / ``positive_lower``), and the rates' bound on it
+        (:func:`optitrees.fairness.block.add_row_parity`). Every start and
+        candidate that does not keep it is made fair by a small MIP over its
+        leaves: each keeps its model, moves its threshold to a quantile of its
+        rows' scores, or becomes a constant leaf. The returned tree keeps it on
+        the training rows (``fit_report_.fairness``)."""
+
 #: The shared parameters' documentation, appended to each estimator's docstring.
 SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo", "best"}, default=True
         The start handed to the solver: the greedy tree (``"greedy"``), the

@@ -14,6 +14,13 @@ exactly linearized with ``W_q = sum_{i in q} v_i``::
 
 ``G x L`` products of a group's total with a binary label, instead of one per row and leaf: the same integer
 model with ``n / G`` times fewer columns. Only the columns ``z`` and ``c`` of the family are read.
+
+A family whose leaves are linear models (the loss-optimal trees) predicts row by row; its formulation gives a
+binary ``p[i]`` for "row ``i`` is predicted positive" (``MIPFamily.predicted_positive``), and the rates are then
+linear in it, :func:`add_row_parity`::
+
+    lo[k] <= (1 / W_q) sum_{i in q} v_i p[i] <= hi[k]                     q in condition k   (fair_rate_lo, _hi)
+    hi[k] - lo[k] <= delta                                                 (fair_bound)
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import numpy as np
 from ..mip import Formulation, safe_labels
 from .cells import ParityCells
 
-__all__ = ["add_group_parity", "GROUPS"]
+__all__ = ["add_group_parity", "add_row_parity", "GROUPS"]
 
 #: The variable groups the block adds.
 GROUPS = ("fair_m", "fair_hi", "fair_lo")
@@ -61,11 +68,8 @@ def add_group_parity(f: Formulation, cells: ParityCells, bound: float, z: str = 
     if C.shape[0] != 2:
         raise ValueError("a parity constraint needs two classes")
     totals = cells.totals
-    f.add_set("FC", safe_labels(cells.condition_labels))                   # names an .lp / .mps file can hold
     f.add_set("FQ", safe_labels(cells.cell_labels()))
     m = f.add_variables("fair_m", ("FQ", "L"), 0.0, totals[:, None])
-    hi = f.add_variables("fair_hi", ("FC",), 0.0, 1.0)
-    lo = f.add_variables("fair_lo", ("FC",), 0.0, 1.0)
     rows, weight = _padded_members(cells)
     reach_cols = Z[rows].transpose(0, 2, 1)                                 # (cells, leaves, width)
     reach_coefs = np.broadcast_to(weight[:, None, :], reach_cols.shape)
@@ -77,10 +81,35 @@ def add_group_parity(f: Formulation, cells: ParityCells, bound: float, z: str = 
                       equation="fairness: m <= W c")
     f.add_constraints("fair_both", ("FQ", "L"), [(m.columns, 1.0), (reach_cols, -reach_coefs), (positive, -total)],
                       lower=-total.ravel(), equation="fairness: m >= reach - W (1 - c)")
-    share = np.broadcast_to(1.0 / totals[:, None], m.columns.shape)
-    f.add_constraints("fair_rate_hi", ("FQ",), [(m.columns, share), (hi.columns[cells.condition], -1.0)], upper=0.0,
+    _rates_within(f, cells, bound, [(m.columns, np.broadcast_to(1.0 / totals[:, None], m.columns.shape))])
+
+
+def _rates_within(f, cells: ParityCells, bound: float, rate_terms) -> None:
+    """``fair_hi``, ``fair_lo`` and the rows ``lo <= rate <= hi``, ``hi - lo <= delta`` of every cell, the rates
+    given as terms over the cells (``rate_terms``)."""
+    f.add_set("FC", safe_labels(cells.condition_labels))                   # names an .lp / .mps file can hold
+    f.add_set("FQ", safe_labels(cells.cell_labels()))
+    hi = f.add_variables("fair_hi", ("FC",), 0.0, 1.0)
+    lo = f.add_variables("fair_lo", ("FC",), 0.0, 1.0)
+    f.add_constraints("fair_rate_hi", ("FQ",), rate_terms + [(hi.columns[cells.condition], -1.0)], upper=0.0,
                       equation="fairness: rate <= hi")
-    f.add_constraints("fair_rate_lo", ("FQ",), [(m.columns, share), (lo.columns[cells.condition], -1.0)], lower=0.0,
+    f.add_constraints("fair_rate_lo", ("FQ",), rate_terms + [(lo.columns[cells.condition], -1.0)], lower=0.0,
                       equation="fairness: rate >= lo")
     f.add_constraints("fair_bound", ("FC",), [(hi.columns, 1.0), (lo.columns, -1.0)], upper=float(bound),
                       equation="fairness: hi - lo <= delta")
+
+
+def add_row_parity(f: Formulation, cells: ParityCells, bound: float, positive) -> None:
+    """The block of a family that predicts row by row (module docstring): ``positive`` is the binary group
+    ``p[i]`` over the rows ``I``.
+
+    Raises
+    ------
+    ValueError
+        ``positive`` does not hold the cells' rows.
+    """
+    P = positive.columns
+    if cells.member.shape[1] != P.size:
+        raise ValueError(f"the parity cells hold {cells.member.shape[1]} rows; the formulation {P.size}")
+    rows, weight = _padded_members(cells)
+    _rates_within(f, cells, bound, [(P[rows], weight / cells.totals[:, None])])

@@ -11,16 +11,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..trees import Tree
-from .block import add_group_parity
+from ..trees import LeafModel, Tree
+from .block import add_group_parity, add_row_parity
 from .cells import ParityCells
 from .notions import REPORTED, ParityNotion
-from .relabel import fair_leaf_labels
+from .relabel import fair_leaf_choices, fair_leaf_labels
 
 __all__ = ["GroupParity", "TOLERANCE"]
 
 #: How far past its bound a disparity may lie and the model still keep it (floating-point sums of equal rates).
 TOLERANCE = 1e-9
+#: The quantiles of a linear leaf's training scores its threshold may move to when its tree is made fair.
+SHIFTS = np.linspace(0.1, 0.9, 9)
 
 
 @dataclass(frozen=True)
@@ -47,9 +49,14 @@ class GroupParity:
     def bound(self) -> float:
         return float(self.notion.difference_bound)
 
-    def add_to(self, f) -> None:
-        """The parity block (:func:`~.block.add_group_parity`) on ``f``'s routing and leaf labels."""
-        add_group_parity(f, self.cells, self.bound)
+    def add_to(self, f, family=None) -> None:
+        """The parity block on ``f``: written in the rows' predicted-positive binaries where the family
+        (``family.predicted_positive``) predicts row by row (:func:`~.block.add_row_parity`), else in the routing
+        and the leaves' labels (:func:`~.block.add_group_parity`)."""
+        if family is not None and family.predicted_positive is not None:
+            add_row_parity(f, self.cells, self.bound, family.predicted_positive(f))
+        else:
+            add_group_parity(f, self.cells, self.bound)
 
     def disparity(self, tree: Tree, X) -> float:
         return self.cells.disparity(tree.predict(X) == 1)
@@ -63,14 +70,49 @@ class GroupParity:
         return tree if self.keeps(tree, X) else self.relabel(tree, X)
 
     def relabel(self, tree: Tree, X) -> Tree:
-        """The same splits with the leaves' fair labels of least error (:func:`~.relabel.fair_leaf_labels`)."""
+        """The same splits with the leaves' fair labels of least error (:func:`~.relabel.fair_leaf_labels`); a
+        linear leaf keeps its model, moves its threshold (its intercept shifted to put the threshold at one of
+        :data:`SHIFTS` quantiles of its rows' scores) or becomes a constant negative or positive leaf (weights 0,
+        intercept -1 or +1), whichever the fair choice of least error says (:func:`~.relabel.fair_leaf_choices`)."""
         reached = tree.apply(X)
         leaves = np.flatnonzero(tree.is_leaf)
         position = np.searchsorted(leaves, reached)
+        if tree.leaf_model is LeafModel.LINEAR:
+            return self._rethresholded(tree, X, leaves, position, reached)
         labels = fair_leaf_labels(position, self.y01, self.objective_weight, self.cells, self.bound, len(leaves))
         label = tree.label.copy()
         label[leaves] = labels
         return replace(tree, label=label)
+
+    def _rethresholded(self, tree, X, leaves, position, reached) -> Tree:
+        """:meth:`relabel` of a tree with linear leaves."""
+        score = tree.leaf_scores(X, reached)
+        thresholds = np.zeros((len(leaves), len(SHIFTS)))
+        for k in range(len(leaves)):                               # a few leaves: one quantile call each
+            mine = score[position == k]
+            if mine.size:
+                thresholds[k] = np.quantile(mine, SHIFTS)
+        own = score > 0
+        options = np.column_stack([own, np.zeros_like(own), np.ones_like(own), score[:, None] > thresholds[position]])
+        chosen = fair_leaf_choices(position, options, self.y01, self.objective_weight, self.cells, self.bound,
+                                   len(leaves))
+        weights, intercept = tree.weights.copy(), tree.intercept.copy()
+        for k, option in enumerate(chosen):
+            t = leaves[k]
+            if option in (1, 2):                                   # a constant leaf
+                weights[t], intercept[t] = 0.0, (1.0 if option == 2 else -1.0)
+            elif option > 2:                                       # the threshold moved to a quantile
+                intercept[t] -= thresholds[k, option - 3]
+        fixed = tree.with_nodes(np.arange(tree.n_nodes), weights=weights, intercept=intercept)
+        # a row exactly on a moved threshold may land on the other side in floating point: checked, else constant
+        return fixed if self.keeps(fixed, X) else self._constant(tree, leaves)
+
+    def _constant(self, tree, leaves) -> Tree:
+        """Every leaf the constant of least error (negative or positive): every cell gets the same rate."""
+        weights, intercept = tree.weights.copy(), tree.intercept.copy()
+        positive = self.objective_weight @ (self.y01 == 1) > self.objective_weight @ (self.y01 != 1)
+        weights[leaves], intercept[leaves] = 0.0, (1.0 if positive else -1.0)
+        return tree.with_nodes(np.arange(tree.n_nodes), weights=weights, intercept=intercept)
 
     def report(self, tree: Tree, X) -> dict:
         """``{notion name: disparity}`` on the rows: the four reported notions (:data:`~.notions.REPORTED`) and the

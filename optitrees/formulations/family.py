@@ -32,7 +32,11 @@ and problem and these functions; :data:`MIPFamily` bundles them:
   monotone in the features with signs ``+1`` / ``-1`` (``monotonic_cst``); a family without it is held by its
   leaves' labels (:mod:`optitrees.monotonicity`);
 * optionally ``column_features(problem) -> ndarray``: the feature each column of the problem's data reads, where
-  its columns are not the features (a generalized score's candidate rules); default: column ``j`` is feature ``j``.
+  its columns are not the features (a generalized score's candidate rules); default: column ``j`` is feature ``j``;
+* optionally ``predicted_positive(f) -> VariableGroup``: a binary per row of ``f``, on when the model predicts it
+  positive (rows and variables added to ``f``), for a family that predicts row by row (linear leaves); a parity
+  constraint is written in it (:func:`optitrees.fairness.block.add_row_parity`). A family without it is held by
+  its leaves' labels (:func:`~optitrees.fairness.block.add_group_parity`).
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ class MIPFamily:
     fewest_features: Callable = lambda problem: 0
     monotone: Callable | None = None
     column_features: Callable | None = None
+    predicted_positive: Callable | None = None
 
     def narrowed(self, problem, kept):
         """``problem`` whose models read only the features of the mask ``kept`` (``narrow``, or the features

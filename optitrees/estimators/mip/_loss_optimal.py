@@ -23,7 +23,9 @@ from ...solvers.plan import SUB_MIP_HEURISTICS_OFF
 from ...solvers.registry import get_backend
 from ...trees import feature_importances, node_std
 from .. import _auto_budget as auto
-from .._docs import LOSS_OPTIMAL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC, LOSS_OPTIMAL_TREE_WIDE_DOC, SOLVER_PARAMETERS_DOC
+from .._docs import (LOSS_OPTIMAL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC, LOSS_OPTIMAL_FAIRNESS_DOC, LOSS_OPTIMAL_TREE_WIDE_DOC,
+                     SOLVER_PARAMETERS_DOC)
+from .._base import SensitiveFeaturesFit
 from .._one_vs_rest import fit_one_vs_rest, more_than_two_classes
 from .._views import TreeViews
 from ._loss_optimal_held_out import HeldOutChoices
@@ -41,7 +43,7 @@ _MODEL_CONSTRAINTS = {
 }
 
 
-class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
+class LossOptimalTreeClassifier(SensitiveFeaturesFit, HeldOutChoices, TreeViews, MIPClassifier):
     """Loss-optimal oblique classification tree (seed 002, 3.12), composed from the shared blocks.
 
     Every branch node holds a linear classifier ``(w_t, b_t)``; a point goes
@@ -163,7 +165,7 @@ class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
                  refine=True, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
                  class_weight=None, feature_costs=None,
-                 max_feature_cost=None, monotonic_cst=None):
+                 max_feature_cost=None, monotonic_cst=None, fairness=None):
         self.max_depth = max_depth
         self.loss = loss
         self.regularizer = regularizer
@@ -191,16 +193,19 @@ class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
         self.monotonic_cst = monotonic_cst
+        self.fairness = fairness
 
     # ---------------------------------------------------------------- fit
-    def _fit(self, X, y, sample_weight, budget):
+    def _fit(self, X, y, sample_weight, budget, sensitive_features=None):
         """Two classes: the MIP template. More: one tree per class against the rest, sharing the budget
         (:func:`~optitrees.estimators._one_vs_rest.fit_one_vs_rest`)."""
         if more_than_two_classes(y):
+            if getattr(self, "fairness", None) is not None:
+                raise ValueError(f"a fairness constraint needs two classes; y has {len(np.unique(y))}")
             return fit_one_vs_rest(self, X, y, sample_weight, budget)
         self.__dict__.pop("estimators_", None)
         self.one_vs_rest_ = None
-        return super()._fit(X, y, sample_weight, budget)
+        return super()._fit(X, y, sample_weight, budget, sensitive_features)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -363,8 +368,8 @@ class LossOptimalTreeClassifier(HeldOutChoices, TreeViews, MIPClassifier):
 
 
 def _fill(doc):
-    return doc.replace("{solver_doc}", SOLVER_PARAMETERS_DOC).replace("{attributes_doc}", _ATTRIBUTES_DOC) \
-        .replace("{max_total_features_doc}", LOSS_OPTIMAL_TREE_WIDE_DOC)
+    return doc.replace("{solver_doc}", SOLVER_PARAMETERS_DOC + "\n" + LOSS_OPTIMAL_FAIRNESS_DOC) \
+        .replace("{attributes_doc}", _ATTRIBUTES_DOC).replace("{max_total_features_doc}", LOSS_OPTIMAL_TREE_WIDE_DOC)
 
 
 LossOptimalTreeClassifier.__doc__ = _fill(LossOptimalTreeClassifier.__doc__)

@@ -84,7 +84,7 @@ class OLCTClassifier(LossOptimalTreeClassifier):
                  max_total_features=None, weight_bound=10.0, refine=True, warm_start=True, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
                  forbidden_features=None, constraints=None, class_weight=None, feature_costs=None,
-                 max_feature_cost=None, monotonic_cst=None):
+                 max_feature_cost=None, monotonic_cst=None, fairness=None):
         self.max_depth = max_depth
         self.C = C
         self.tangents = tangents
@@ -107,6 +107,7 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
         self.monotonic_cst = monotonic_cst
+        self.fairness = fairness
 
     def _loss_weights(self):
         """``C`` of the model to build (:class:`~._held_out_c.OLCTClassifierCV` chooses it in the fit)."""
@@ -171,7 +172,7 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
                  alpha=None, weight_bound=10.0, l2_tol=1e-4, refine=True, warm_start=True, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
                  forbidden_features=None, constraints=None, class_weight=None, feature_costs=None,
-                 max_feature_cost=None, monotonic_cst=None):
+                 max_feature_cost=None, monotonic_cst=None, fairness=None):
         self.max_depth = max_depth
         self.C = C
         self.feature_selection = feature_selection
@@ -195,6 +196,7 @@ class MARGOTClassifier(LossOptimalTreeClassifier):
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
         self.monotonic_cst = monotonic_cst
+        self.fairness = fairness
 
     def _settings(self):
         return dict(loss="hinge", regularizer="l2", C=self.C, lam=1.0, feature_selection=self.feature_selection,

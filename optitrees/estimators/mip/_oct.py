@@ -5,7 +5,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...algorithms.fixed_tree import FixedTree
 from ...algorithms.local_search.tao import tao_label_tree
@@ -53,7 +53,6 @@ class _BaseOCT(TreeViews, SensitiveFeaturesFit, LagrangianStarts, MIPClassifier)
         "alpha": [Interval(Real, 0, None, closed="left")],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "refine": ["boolean"],
-        "fairness": [HasMethods(["conditions"]), None],
     }
     #: Share of the budget the exact search (ConTree) leaves for the fallback starts and the report when it
     #: cannot prove its tree optimal in time (at least :attr:`_exact_reserve_seconds`).

@@ -21,7 +21,7 @@ import numpy as np
 
 from sklearn.base import clone
 from sklearn.utils.validation import _num_samples
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ...budget import Shares
 from ...exceptions import warn
@@ -84,6 +84,7 @@ class MIPClassifier(OptitreesClassifier):
         "feature_costs": ["array-like", dict, None],
         "max_feature_cost": [Interval(Real, 0, None, closed="left"), None],
         "monotonic_cst": ["array-like", dict, None],
+        "fairness": [HasMethods(["conditions"]), None],
     }
     #: Whether the family keeps ``monotonic_cst`` (its MIP holds it, or its leaves' labels can).
     _takes_monotone = True

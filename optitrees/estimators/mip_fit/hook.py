@@ -41,7 +41,7 @@ def build_with_hook(family: MIPFamily, problem, constraints=None, parity=None, f
         return f
     own = set(f.variables)
     if parity is not None:
-        parity.add_to(f)
+        parity.add_to(f, family)
     if budgeted:
         if family.feature_use is None:
             raise ValueError(f"the {family.name} models take no feature budget")

@@ -237,6 +237,39 @@ def monotone(f, signs) -> None:
     f.bounds_changed()
 
 
+def predicted_positive(f):
+    """``positive[i]`` binary: row ``i`` is predicted positive, the score of the leaf (last-layer classifier) it
+    reaches above 0. With ``z[i, t]`` the routing, ``w_t x_i + b_t = y_i s[t, i]`` and ``M_i = S_i``::
+
+        w_t x_i + b_t <= M_i p[i] + M_i (1 - z[i, t])                                 (positive_upper)
+        w_t x_i + b_t >= eps - (M_i + eps) (1 - p[i]) - (M_i + eps) (1 - z[i, t])      (positive_lower)
+
+    for every leaf ``t`` and row ``i`` (the margin ``eps`` of the forwarding rows 3.7b): a parity block's rates
+    are linear in ``p`` (:func:`optitrees.fairness.block.add_row_parity`)."""
+    problem = f.problem
+    data, topo = problem.data, problem.topology
+    y = np.asarray(data.y, float)
+    z, w, b = f.variables["z"], f.variables["w"], f.variables["b"]
+    scores = blocks.Scores(f, data.X, y, w, b, problem.bound, variables=False)
+    if "s" in f.variables:
+        scores.variables, scores.s = True, f.variables["s"]
+    leaves = np.searchsorted(f.sets["T"], topo.last_layer)
+    k, n = len(leaves), len(y)
+    p = f.add_variables("positive", ("I",), 0.0, 1.0, domain="binary")
+    M = np.broadcast_to(problem.bound[None, :], (k, n))
+    eps = float(problem.eps)
+    score = scores.terms(leaves, np.broadcast_to(y, (k, n)))
+    p_cols = np.broadcast_to(p.columns[None, :], (k, n))
+    z_cols = z.columns.T                                                    # (leaves, rows)
+    f.add_constraints("positive_upper", (z.dims[1], "I"), score + [(p_cols, -M), (z_cols, M)], upper=M.ravel(),
+                      equation="score <= M p + M (1 - z)")
+    Me = M + eps
+    f.add_constraints("positive_lower", (z.dims[1], "I"), score + [(p_cols, -Me), (z_cols, -Me)],
+                      lower=(eps - 2 * Me).ravel(), equation="score >= eps - (M + eps)(1 - p) - (M + eps)(1 - z)")
+    return p
+
+
 LOSS_OPTIMAL = MIPFamily("loss_optimal", build=build, start=start, decode=decode, finalize=finalize,
                          objective=objective, size=loss_optimal_size, lower_bound=root_layer_bound,
-                         within_class=within_class, feature_use=feature_use)
+                         within_class=within_class, feature_use=feature_use,
+                         predicted_positive=predicted_positive)
