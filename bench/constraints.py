@@ -6,7 +6,8 @@ Sets and groups: adult (sex) trained on 1,000 rows sampled from ``adult`` and on
 (sex), each split 75/25 (``--splits``). The group column stays a feature (STreeD reads it from ``X``).
 Notions (``--notions``) with bound ``--bounds``, depth ``--depth``, ``--time-limit`` seconds per fit, one thread:
 
-* ``OCT fair`` / ``OCT-H fair``: ``OCTClassifier`` / ``OCTHClassifier(fairness=...)``;
+* ``OCT fair`` / ``OCT-H fair`` / ``OLCT fair``: ``OCTClassifier`` / ``OCTHClassifier`` /
+  ``OLCTClassifier(fairness=...)``;
 * ``STreeD fair``: ``STreeDGroupFairnessClassifier`` (demographic parity and equal opportunity only: its two
   notions), exact dynamic programming on its binarized features;
 * ``ODTlearn fair``: FairSPOCT / FairEOppOCT / FairPEOCT / FairEOddsOCT with CBC, on ODTlearn's binarized
@@ -51,7 +52,7 @@ METRICS = {"demographic_parity": "demographic_parity_difference",
            "equalized_odds": "equalized_odds_difference"}
 STREED_TASKS = {"demographic_parity": "group-fairness", "true_positive_rate_parity": "equality-of-opportunity"}
 SETS = ("adult_1k", "german", "heart", "heart_failure", "adult_30k")
-FAIR_MODELS = ("OCT fair", "OCT-H fair", "STreeD fair", "ODTlearn fair", "ExpGrad CART", "ThresholdOpt CART")
+FAIR_MODELS = ("OCT fair", "OCT-H fair", "OLCT fair", "STreeD fair", "ODTlearn fair", "ExpGrad CART", "ThresholdOpt CART")
 
 
 def _group(name: str, X: pd.DataFrame) -> np.ndarray:
@@ -117,10 +118,10 @@ def fit_one(task) -> dict | None:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if model in ("OCT fair", "OCT-H fair", "OCT"):
-            from optitrees import OCTClassifier, OCTHClassifier
+        if model in ("OCT fair", "OCT-H fair", "OLCT fair", "OCT"):
+            from optitrees import OCTClassifier, OCTHClassifier, OLCTClassifier
 
-            cls = OCTHClassifier if model == "OCT-H fair" else OCTClassifier
+            cls = {"OCT-H fair": OCTHClassifier, "OLCT fair": OLCTClassifier}.get(model, OCTClassifier)
             fairness = None if model == "OCT" else _notion(notion, bound)
             clf = cls(max_depth=depth, fairness=fairness, time_limit=time_limit, threads=1, random_state=seed)
             clf.fit(X, y, sensitive_features=g)
