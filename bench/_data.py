@@ -36,6 +36,23 @@ def run_then_summarize(args, run, summary) -> None:
     summary(args)
 
 
+def run_in_processes(tasks, fit_one, out: Path, workers: int, describe) -> None:
+    """Each task's ``fit_one(task)`` in a fresh process (``workers`` at a time), its row appended to the CSV ``out``
+    as it ends and printed by ``describe(row)``; a task that fails is said, not hidden."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=workers, max_tasks_per_child=1) as pool:
+        futures = [pool.submit(fit_one, task) for task in tasks]
+        for k, future in enumerate(as_completed(futures)):
+            try:
+                row = future.result()
+            except Exception as exc:
+                print(f"{k + 1}/{len(tasks)} failed: {type(exc).__name__}: {exc}", flush=True)
+                continue
+            pd.DataFrame([row]).to_csv(out, mode="a", header=not out.exists(), index=False)
+            print(f"{k + 1}/{len(tasks)} {describe(row)}", flush=True)
+
+
 def manifest() -> dict:
     return {d["name"]: d for d in json.loads((SHARED / "MANIFEST.json").read_text())}
 

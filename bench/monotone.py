@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import load_raw, run_then_summarize  # noqa: E402
+from _data import load_raw, run_in_processes, run_then_summarize  # noqa: E402
 from constraints import _numeric, split  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -127,18 +126,9 @@ def run(args) -> None:
              for name in args.sets for seed in range(1 if name == "adult_30k" else args.splits)
              for model in MODELS for constrained in (True, False)]
     tasks = [t for t in tasks if (t[0], t[1], t[2], t[3]) not in done]
-    with ProcessPoolExecutor(max_workers=args.workers, max_tasks_per_child=1) as pool:
-        futures = [pool.submit(fit_one, task) for task in tasks]
-        for k, future in enumerate(as_completed(futures)):
-            try:
-                row = future.result()
-            except Exception as exc:                              # said, not hidden
-                print(f"{k + 1}/{len(tasks)} failed: {type(exc).__name__}: {exc}", flush=True)
-                continue
-            pd.DataFrame([row]).to_csv(out, mode="a", header=not out.exists(), index=False)
-            print(f"{k + 1}/{len(tasks)} {row['dataset']} {row['model']} "
-                  f"{'mono' if row['constrained'] else 'free'}: test bacc {100 * row['test_bacc']:.1f}, "
-                  f"{row['violations']} violations in {row['seconds']:.1f} s ({row['status']})", flush=True)
+    run_in_processes(tasks, fit_one, out, args.workers, lambda row: f"{row['dataset']} {row['model']} "
+                     f"{'mono' if row['constrained'] else 'free'}: test bacc {100 * row['test_bacc']:.1f}, "
+                     f"{row['violations']} violations in {row['seconds']:.1f} s ({row['status']})")
 
 
 def summary(args) -> None:
