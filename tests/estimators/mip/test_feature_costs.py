@@ -39,7 +39,7 @@ def _read(model):
 
 
 CASES = [
-    (OCTClassifier(max_depth=2, time_limit=20, warm_start="tao"), False),
+    (OCTClassifier(max_depth=2, time_limit=20, warm_start="tao", solver_options=NODES), False),
     (OCTHClassifier(max_depth=1, time_limit=20, solver_options=ROOT, warm_start="tao"), False),
     (OLCTClassifier(max_depth=2, time_limit=20, solver_options=ROOT, warm_start="tao"), False),
     (MARGOTClassifier(max_depth=2, time_limit=20, solver_options=ROOT, warm_start="tao"), False),
@@ -48,7 +48,7 @@ CASES = [
     (RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=20), True),
     (RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, method="tangents", time_limit=20,
                          solver_options=NODES), True),
-    (GeneralizedRiskScoreClassifier(n_rules=2, time_limit=20, solver_options=NODES), False),
+    (GeneralizedRiskScoreClassifier(n_rules=2, time_limit=5), False),
     (GeneralizedRiskScoreClassifier(n_rules=2, method="tangents", time_limit=20, solver_options=NODES), False),
 ]
 

@@ -51,7 +51,7 @@ def _decisions_never_move_against(model, X, cst):
 AGAINST = [-1, 0, 0]
 AGAINST_X1 = [0, 1, 0]
 CASES = [
-    (OCTClassifier(max_depth=2, time_limit=20, warm_start="tao"), False, CST),
+    (OCTClassifier(max_depth=2, time_limit=20, warm_start="tao", solver_options=NODES), False, CST),
     (OLCTClassifier(max_depth=2, time_limit=20, solver_options=ROOT, warm_start="tao"), False, CST),
     (MARGOTClassifier(max_depth=2, time_limit=20, solver_options=ROOT, warm_start="tao"), False, CST),
     (LossOptimalTreeClassifier(max_depth=2, loss="hinge", time_limit=20, solver_options=ROOT, warm_start="tao"),
@@ -59,9 +59,8 @@ CASES = [
     (RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, time_limit=20), True, AGAINST_X1),
     (RiskScoreClassifier(n_rules=3, min_score=-3, max_score=3, method="tangents", time_limit=20,
                          solver_options=NODES), True, AGAINST_X1),
-    (GeneralizedRiskScoreClassifier(n_rules=2, positive_points=False, time_limit=20, solver_options=NODES), False,
-     AGAINST),
-    (GeneralizedRiskScoreClassifier(n_rules=2, positive_points=False, method="tangents", time_limit=20,
+    (GeneralizedRiskScoreClassifier(n_rules=2, positive_points=False, time_limit=5), False, AGAINST),
+    (GeneralizedRiskScoreClassifier(n_rules=2, positive_points=False, method="tangents", time_limit=5,
                                     solver_options=NODES), False, AGAINST),
 ]
 
@@ -86,7 +85,7 @@ def test_every_returned_model_is_proved_monotone(estimator, binary, cst):
 
 def test_without_the_constraint_oct_reads_x0_both_ways():
     X, y = _data()
-    free = fit_quiet(OCTClassifier(max_depth=2, time_limit=20), X, y)
+    free = fit_quiet(OCTClassifier(max_depth=2, time_limit=20, solver_options=NODES), X, y)
     assert not check_monotonic(free, CST).keeps and not _decisions_never_move_against(free, X, CST)
 
 
@@ -124,7 +123,7 @@ def test_the_loss_optimal_mip_holds_it_in_its_bounds():
 
 def test_the_report_and_parameters_survive_saving(tmp_path):
     X, y = _data()
-    clf = fit_quiet(OCTClassifier(max_depth=2, time_limit=20, monotonic_cst={"x0": 1}), X, y)
+    clf = fit_quiet(OCTClassifier(max_depth=2, time_limit=20, solver_options=NODES, monotonic_cst={"x0": 1}), X, y)
     save_model(clf, tmp_path / "m.json")
     loaded = load_model(tmp_path / "m.json")
     assert loaded.fit_report_.monotonicity == clf.fit_report_.monotonicity
