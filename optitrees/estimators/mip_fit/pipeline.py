@@ -52,14 +52,14 @@ from .._report import ExactSearch, FitLog, FitReport
 from .bounds import LowerBound, fit_bound
 from .certified import certified, unconstrained_optimum
 from .class_start import handed_start
+from .feature_costs import affordable_exact, affordable_models, budget_report, holds, refine_problem, start_problem
+from .held import keeps_every_constraint
 from .incumbents import best_earlier_incumbent, polisher
+from .monotone import monotone_models, monotone_report
 from .neighbourhood import ROUND_SHARE, search_near
 from .notes import agreement_notes, formulation_summary, status_notes
 from .outcome import MIPFitOutcome
-from .feature_costs import (affordable_exact, affordable_models, budget_report, holds, keeps, refine_problem,
-                            start_problem)
-from .monotone import monotone_keeps, monotone_models, monotone_report
-from .parity import fair_candidates, fair_starts, keeps_on
+from .parity import fair_candidates, fair_starts
 from .reduce import ReducedRows, reduce_to_reach
 from .restriction import certificate, claimed_outcome, restriction_of
 from .start_refinement import refined_start
@@ -133,10 +133,8 @@ class MIPFit:
         self.budget.lap("starts")
         best = min(objectives, key=objectives.get)
         refined = refined_start(self, problem, best, starts[best], objectives[best])
-        if refined is not None and not (keeps_on(self.settings.parity, refined[2], problem)
-                                        and keeps(costs, refined[2])
-                                        and monotone_keeps(self.settings.monotone, refined[2], problem)):
-            refined = None
+        refined = None if refined is None or not keeps_every_constraint(self.settings, refined[2], problem) \
+            else refined
         if refined is not None:                                   # a start of its own, the best
             best = refined[0]
             starts[best], finals[best], objectives[best] = refined[1:]
