@@ -144,7 +144,10 @@ class RiskScoreClassifier(_RiskScore):
         index (``lower >= 0``: only non-negative points).
     monotone : dict, optional
         ``{feature: +1 or -1}``: the feature may only raise (+1) or lower (-1)
-        the risk (its points are >= 0 or <= 0).
+        the risk (its points are >= 0 or <= 0), written into the points'
+        bounds. ``monotonic_cst`` (below) says the same in scikit-learn's terms
+        and is checked on the returned card (``fit_report_.monotonicity``);
+        either may be used, and both together hold both.
     groups : list of lists, optional
         At most one rule from each group of features (the one-hot columns of one variable).
     multiplier : "auto" or float, default="auto"
