@@ -24,10 +24,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ..algorithms.feature_order import l1_entry_order
 from ..trees import OneVsRestTrees
-from ._auto_budget import ORDER_ROWS, sample
 from ._report import FitOutcome, FitReport
+from .mip_fit.feature_costs import affordable_features
 
 __all__ = ["more_than_two_classes", "fit_one_vs_rest"]
 
@@ -87,22 +86,15 @@ def shared_features(estimator, costs, training) -> np.ndarray:
     """Mask of the features the one-vs-rest trees may read under the feature budget ``costs``: along the
     l1-logistic path of all classes (a stratified sample of ``ORDER_ROWS`` rows beyond that), each allowed feature
     whose cost fits in what the budget has left."""
-    allowed = estimator._allowed_features()
-    X, y, weight = training.X, np.asarray(training.y), training.weights
-    rows = sample(y, estimator._seed, ORDER_ROWS)
-    if rows is not None:
-        X, y, weight = X[rows], y[rows], None if weight is None else np.asarray(weight)[rows]
-    return costs.affordable(l1_entry_order(X, y, weight, allowed, most=costs.most_affordable(allowed)), allowed)
+    return affordable_features(costs, training.X, training.y, training.weights, estimator._allowed_features(),
+                               estimator._seed)
 
 
 def _cost_report(costs, fits) -> dict | None:
     """The report's ``feature_cost`` of the ``K`` trees together (a feature read by several is paid once)."""
     if costs is None:
         return None
-    read = np.any([costs.read(f.tree_) for f in fits], axis=0)
-    cost = float(costs.costs[read].sum())
-    return {"cost": cost, "budget": costs.budget, "keeps": bool(costs.budget is None or cost <= costs.budget + 1e-9),
-            "features": [costs.names[j] for j in np.flatnonzero(read)]}
+    return costs.report_read(np.any([costs.read(f.tree_) for f in fits], axis=0))
 
 
 def _report(estimator, fits, budget, training, costs=None, shared=None) -> FitReport:

@@ -230,7 +230,12 @@ class FeatureBudget:
     def report(self, model) -> dict:
         """``{"cost", "budget", "keeps", "features"}`` of ``model``: what its features cost, the budget (``None``
         without one), whether it keeps it, and the names of the features it reads."""
-        read = self.read(model)
+        return self.report_read(self.read(model))
+
+    def report_read(self, read) -> dict:
+        """:meth:`report` of the features of the mask ``read`` (several models' features together: each paid
+        once)."""
+        read = np.asarray(read, bool)
         cost = float(self.costs[read].sum())
         return {"cost": cost, "budget": self.budget,
                 "keeps": bool(self.budget is None or cost <= self.budget + TOLERANCE),
