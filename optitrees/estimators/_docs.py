@@ -58,6 +58,23 @@ LOSS_OPTIMAL_FAIRNESS_DOC = """    fairness : ParityNotion, optional
         rows' scores, or becomes a constant leaf. The returned tree keeps it on
         the training rows (``fit_report_.fairness``)."""
 
+#: ``fairness`` of the risk scores.
+RISK_SCORE_FAIRNESS_DOC = """    fairness : ParityNotion, optional
+        Hold the card to a group-fairness notion of :mod:`optitrees.fairness`
+        (``DemographicParity``, ``TruePositiveRateParity``,
+        ``FalsePositiveRateParity``, ``EqualizedOdds``,
+        ``ConditionalStatisticalParity``) with its ``difference_bound``, the
+        groups given to ``fit`` as ``sensitive_features``. The tangent model
+        gets a binary per row, on when its score is positive
+        (``positive_upper`` / ``positive_lower``), and the rates' bound on it
+        (:func:`optitrees.fairness.block.add_row_parity`); ``method="auto"``
+        then solves the tangent model (the cutting-plane master sets each
+        solution's intercept by the loss alone, so it refuses the constraint).
+        Every start and candidate that does not keep it gets the intercept of
+        least training error that does (:func:`optitrees.fairness.threshold.fair_threshold`:
+        a card that predicts every row alike always does). The returned card
+        keeps it on the training rows (``fit_report_.fairness``)."""
+
 #: The shared parameters' documentation, appended to each estimator's docstring.
 SOLVER_PARAMETERS_DOC = """    warm_start : {True, False, "greedy", "tao", "tmo", "best"}, default=True
         The start handed to the solver: the greedy tree (``"greedy"``), the

@@ -1,5 +1,6 @@
-"""A fit held to a parity notion: the block its formulation gets, the check every returned tree passes and the
-repair of one that does not (its leaves relabelled, :mod:`.relabel`), and the figures of its report.
+"""A fit held to a parity notion: the block its formulation gets, the check every returned model passes and the
+repair of one that does not (a tree's leaves relabelled, :mod:`.relabel`; a score card's threshold moved,
+:mod:`.threshold`), and the figures of its report.
 
 :class:`GroupParity` is written on the rows the MIP fit sees (identical rows merged only within one group and one
 stratum, so every cell keeps its rows' weight); the tree it checks is routed on those rows.
@@ -11,18 +12,28 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
 from .block import add_group_parity, add_row_parity
 from .cells import ParityCells
 from .notions import REPORTED, ParityNotion
 from .relabel import fair_leaf_choices, fair_leaf_labels
+from .threshold import fair_threshold
 
-__all__ = ["GroupParity", "TOLERANCE"]
+__all__ = ["GroupParity", "TOLERANCE", "predicted_positive"]
 
 #: How far past its bound a disparity may lie and the model still keep it (floating-point sums of equal rates).
 TOLERANCE = 1e-9
 #: The quantiles of a linear leaf's training scores its threshold may move to when its tree is made fair.
 SHIFTS = np.linspace(0.1, 0.9, 9)
+
+
+def predicted_positive(model: Tree | ScoreCard, X) -> np.ndarray:
+    """Whether ``model`` predicts each row of ``X`` positive: a tree's class index 1, a score card's log-odds above
+    0 (as the estimators predict)."""
+    if isinstance(model, ScoreCard):
+        return model.decision_function(X) > 0
+    return model.predict(X) == 1
 
 
 @dataclass(frozen=True)
@@ -58,16 +69,30 @@ class GroupParity:
         else:
             add_group_parity(f, self.cells, self.bound)
 
-    def disparity(self, tree: Tree, X) -> float:
-        return self.cells.disparity(tree.predict(X) == 1)
+    def disparity(self, model: Tree | ScoreCard, X) -> float:
+        return self.cells.disparity(predicted_positive(model, X))
 
-    def keeps(self, tree: Tree, X) -> bool:
-        """Whether ``tree`` (routing the rows ``X``) keeps the bound."""
-        return self.disparity(tree, X) <= self.bound + TOLERANCE
+    def keeps(self, model: Tree | ScoreCard, X) -> bool:
+        """Whether ``model`` (a tree routing the rows ``X``, or a score card) keeps the bound."""
+        return self.disparity(model, X) <= self.bound + TOLERANCE
 
-    def repair(self, tree: Tree, X) -> Tree:
-        """``tree`` when it keeps the bound; else the same splits with the fair labels of least error."""
-        return tree if self.keeps(tree, X) else self.relabel(tree, X)
+    def repair(self, model: Tree | ScoreCard, X) -> Tree | ScoreCard:
+        """``model`` when it keeps the bound; else a tree's splits with the fair labels of least error
+        (:meth:`relabel`), a score card's points with the fair threshold of least error (:meth:`rethreshold`)."""
+        if self.keeps(model, X):
+            return model
+        return self.rethreshold(model, X) if isinstance(model, ScoreCard) else self.relabel(model, X)
+
+    @staticmethod
+    def repair_text(model: Tree | ScoreCard) -> str:
+        """What :meth:`repair` changes in ``model``, for a fit's notes."""
+        return "its intercept was moved" if isinstance(model, ScoreCard) else "its leaves were relabelled"
+
+    def rethreshold(self, card: ScoreCard, X) -> ScoreCard:
+        """The card's rules and points with the intercept of least error that keeps the bound on the rows ``X``
+        (:func:`~.threshold.fair_threshold`), rounded to a short number that predicts every row alike."""
+        c = fair_threshold(card.totals(X), self.y01, self.objective_weight, self.cells, self.bound, -card.intercept)
+        return replace(card, intercept=-c).with_readable_intercept(X)
 
     def relabel(self, tree: Tree, X) -> Tree:
         """The same splits with the leaves' fair labels of least error (:func:`~.relabel.fair_leaf_labels`); a
@@ -114,10 +139,10 @@ class GroupParity:
         weights[leaves], intercept[leaves] = 0.0, (1.0 if positive else -1.0)
         return tree.with_nodes(np.arange(tree.n_nodes), weights=weights, intercept=intercept)
 
-    def report(self, tree: Tree, X) -> dict:
+    def report(self, model: Tree | ScoreCard, X) -> dict:
         """``{notion name: disparity}`` on the rows: the four reported notions (:data:`~.notions.REPORTED`) and the
-        one held, with ``"bound"``, the notion ``"held"`` and whether the tree ``"keeps"`` it."""
-        positive = tree.predict(X) == 1
+        one held, with ``"bound"``, the notion ``"held"`` and whether the model ``"keeps"`` it."""
+        positive = predicted_positive(model, X)
         out = {}
         for kind in REPORTED:
             cells = ParityCells.create(kind(), self.y01, self.groups, self.group_labels, self.cells.weight)

@@ -15,7 +15,8 @@ from ...formulations.risk_scores.ogrs import OGRS_FAMILY, OGRSProblem, OGRSSpec
 from ...formulations.risk_scores.ogrs_candidates import OGRS_CANDIDATES_FAMILY, OGRSCandidateProblem
 from ...formulations.risk_scores.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
 from ...solvers.registry import get_backend
-from .._docs import SOLVER_PARAMETERS_DOC
+from .._base import SensitiveFeaturesFit
+from .._docs import RISK_SCORE_FAIRNESS_DOC, SOLVER_PARAMETERS_DOC
 from .._input import resolve_features
 from .._views import ScoreCardViews
 from ._template import MIPClassifier
@@ -41,7 +42,7 @@ _ATTRIBUTES_DOC = """    Attributes
     formulation_summary_ : str"""
 
 
-class _RiskScore(ScoreCardViews, MIPClassifier):
+class _RiskScore(SensitiveFeaturesFit, ScoreCardViews, MIPClassifier):
     _model_shapes = (frozenset({"score_card_"}),)
     _multiclass_hint = "wrap it in sklearn.multiclass.OneVsRestClassifier for more classes"
     _refine_name = "intercept"
@@ -72,13 +73,17 @@ class _RiskScore(ScoreCardViews, MIPClassifier):
 
     def _method(self):
         """``method`` resolved: ``"auto"`` is cutting planes with HiGHS (and no hook written for the
-        tangent model's variables), the tangent model otherwise."""
+        tangent model's variables, no parity constraint), the tangent model otherwise."""
+        fair = self.fairness is not None
         if self.method == "auto":
             hook = self._hook_needs_tangents and self.constraints is not None
-            return "cutting_planes" if get_backend(self.solver).hosts_lp_search and not hook else "tangents"
+            return "cutting_planes" if get_backend(self.solver).hosts_lp_search and not (hook or fair) else "tangents"
         if self.method == "cutting_planes" and not get_backend(self.solver).hosts_lp_search:
             raise ValueError(f"method='cutting_planes' runs its own search over HiGHS LPs; use solver='highs' "
                              f"or method='tangents' with solver={self.solver!r}")
+        if self.method == "cutting_planes" and fair:
+            raise ValueError("fairness needs method='tangents' (or 'auto'): the cutting-plane master sets each "
+                             "solution's intercept by the loss alone, which would move rows across the threshold")
         return self.method
 
     def _presolve(self, problem, budget):
@@ -159,6 +164,7 @@ class RiskScoreClassifier(_RiskScore):
         ``"auto"``: cutting planes with HiGHS, the tangent model with other solvers.
     tangents : {"V0", "V1", "V2", "V3"}, default="V3"
         Tangent set of ``method="tangents"``.
+{fairness_doc}
 {solver_doc}
         ``method="cutting_planes"`` reads ``solver_options={"mip_max_nodes": n}`` as its node limit.
 
@@ -196,7 +202,7 @@ class RiskScoreClassifier(_RiskScore):
                  groups=None, multiplier="auto", method="auto", tangents="V3", warm_start=True, solver="highs",
                  time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False, solver_options=None,
                  forbidden_features=None, constraints=None, class_weight=None, feature_costs=None,
-                 max_feature_cost=None, monotonic_cst=None):
+                 max_feature_cost=None, monotonic_cst=None, fairness=None):
         self.n_rules = n_rules
         self.min_score = min_score
         self.max_score = max_score
@@ -221,6 +227,7 @@ class RiskScoreClassifier(_RiskScore):
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
         self.monotonic_cst = monotonic_cst
+        self.fairness = fairness
 
     def _point_bounds(self, names):
         """``(j, lower, upper)`` per feature with its own bounds or sign."""
@@ -302,6 +309,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
         given (it is written for the 4.16 variables) or another solver is chosen.
     max_thresholds : int, default=64
         Candidate thresholds per feature for ``method="cutting_planes"``.
+{fairness_doc}
 {solver_doc}
         The greedy start may use up to a quarter of ``time_limit``.
 
@@ -333,7 +341,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
                  max_thresholds=64, warm_start=True, solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None,
                  random_state=None, verbose=False, solver_options=None, forbidden_features=None, constraints=None,
                  class_weight=None, feature_costs=None,
-                 max_feature_cost=None, monotonic_cst=None):
+                 max_feature_cost=None, monotonic_cst=None, fairness=None):
         self.n_rules = n_rules
         self.max_score = max_score
         self.positive_points = positive_points
@@ -355,6 +363,7 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
         self.feature_costs = feature_costs
         self.max_feature_cost = max_feature_cost
         self.monotonic_cst = monotonic_cst
+        self.fairness = fairness
 
     def _make_spec(self, forbidden, n_classes):
         return OGRSSpec.create(self.n_rules, self.max_score, self.tangents, float(self.eps),
@@ -387,10 +396,12 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
 
 
 RiskScoreClassifier.__doc__ = RiskScoreClassifier.__doc__.replace("{solver_doc}", SOLVER_PARAMETERS_DOC).replace(
+    "{fairness_doc}", RISK_SCORE_FAIRNESS_DOC).replace(
     "{attributes_doc}", _ATTRIBUTES_DOC.format(card="Rules ``feature = 1`` with their points, and the intercept.",
                                                checks="the recomputed objective; ``multiplier``: the one "
                                                       "the MIP fixed, which its bound and gap are for"))
 GeneralizedRiskScoreClassifier.__doc__ = GeneralizedRiskScoreClassifier.__doc__.replace(
-    "{solver_doc}", SOLVER_PARAMETERS_DOC).replace("{attributes_doc}", _ATTRIBUTES_DOC.format(
+    "{solver_doc}", SOLVER_PARAMETERS_DOC).replace("{fairness_doc}", RISK_SCORE_FAIRNESS_DOC).replace(
+    "{attributes_doc}", _ATTRIBUTES_DOC.format(
         card="Rules ``x_j >= threshold`` / ``x_j < threshold`` (original units) with their points, and the "
              "intercept.", checks="rule satisfaction against ``z``, the recomputed objective"))

@@ -1,6 +1,7 @@
 """A fit held to a parity notion (:class:`optitrees.fairness.GroupParity`): every start and every candidate the
-fit may return is checked on the training rows, and one that does not keep the bound has its leaves relabelled
-(:meth:`~optitrees.fairness.GroupParity.repair`), so no fit returns a model over the bound."""
+fit may return is checked on the training rows, and one that does not keep the bound is repaired (a tree's leaves
+relabelled, a score card's intercept moved: :meth:`~optitrees.fairness.GroupParity.repair`), so no fit returns a
+model over the bound."""
 
 from __future__ import annotations
 
@@ -13,14 +14,14 @@ def keeps(parity, model, X) -> bool:
 
 
 def kept(parity, model, X, log=None, name="candidate"):
-    """``model``, its leaves relabelled where it does not keep ``parity``; ``log`` (a candidate's, not a start's)
-    takes a note naming it when it was (a solver's tree may route a row otherwise than its MIP solution, within the
-    solver's tolerances; a refinement relabels leaves by their majority)."""
+    """``model``, repaired where it does not keep ``parity``; ``log`` (a candidate's, not a start's) takes a note
+    naming it when it was (a solver's tree may route a row otherwise than its MIP solution, within the solver's
+    tolerances; a refinement relabels leaves by their majority or refits a card's intercept)."""
     if keeps(parity, model, X):
         return model
     if log is not None:
         log.note(f"the {name} model's disparity {parity.disparity(model, X):.4g} was over the bound {parity.bound:g} "
-                 "on the training rows; its leaves were relabelled to keep it")
+                 f"on the training rows; {parity.repair_text(model)} to keep it")
     return parity.repair(model, X)
 
 
@@ -31,8 +32,8 @@ def keeps_on(parity, final, problem) -> bool:
 
 
 def fair_candidates(parity, candidates: dict, problem, log) -> dict:
-    """The fit's candidates (the user's units), each but the start (relabelled already) relabelled where it does
-    not keep ``parity`` on the training rows, with a note in ``log``."""
+    """The fit's candidates (the user's units), each but the start (repaired already) repaired where it does not
+    keep ``parity`` on the training rows, with a note in ``log``."""
     if parity is None:
         return candidates
     return {name: model if name == "start" else kept(parity, model, problem.data.X_original, log, name)
@@ -40,7 +41,7 @@ def fair_candidates(parity, candidates: dict, problem, log) -> dict:
 
 
 def fair_starts(parity, hooks, problem, starts: dict, deadline) -> dict:
-    """``starts`` (the problem's units), each relabelled where it does not keep ``parity``, and the starts the
+    """``starts`` (the problem's units), each repaired where it does not keep ``parity``, and the starts the
     family finds for it (``hooks.parity_starts``, by ``deadline``); ``starts`` as they are without a constraint."""
     if parity is None:
         return starts

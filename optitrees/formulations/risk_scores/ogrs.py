@@ -28,10 +28,10 @@ from .. import blocks
 from ..family import MIPFamily
 from ..feature_budget import FeatureUse
 from ..tangents import TANGENT_SETS, TangentLines, logistic_tangents
-from .shared import card_loss, default_intercept_bound, tangent_terms
+from .shared import POSITIVE_MARGIN, card_loss, default_intercept_bound, tangent_terms
 
 __all__ = ["OGRSSpec", "OGRSProblem", "build", "ogrs", "decode", "start", "finalize", "objective",
-           "OGRS_FAMILY"]
+           "predicted_positive", "OGRS_FAMILY"]
 
 
 @dataclass(frozen=True)
@@ -289,6 +289,29 @@ def monotone(f, signs) -> None:
                                                   (cols, -M)], lower=-M, equation="monotone rule points")
 
 
+def predicted_positive(f):
+    """``positive[i]`` binary: the card predicts row ``i`` positive, its score ``sum_t shat[i, t] + beta`` (4.16j-m)
+    above 0. With ``M = T max_score + B`` (the intercept bound ``B``) and the margin ``e``
+    (:data:`~optitrees.formulations.risk_scores.shared.POSITIVE_MARGIN`)::
+
+        sum_t shat[i, t] + beta <= M p[i]                              (positive_upper)
+        sum_t shat[i, t] + beta >= e - (M + e) (1 - p[i])              (positive_lower)
+
+    A parity block's rates are linear in ``p`` (:func:`optitrees.fairness.block.add_row_parity`)."""
+    problem = f.problem
+    shat, beta = f.variables["shat"], f.variables["beta"]
+    n, T = shat.shape
+    M = T * float(problem.spec.max_score) + problem.intercept_bound
+    e = POSITIVE_MARGIN
+    positive = f.add_variables("positive", ("I",), 0.0, 1.0, domain="binary")
+    score = [(shat.columns, 1.0), (np.full(n, beta.columns[0]), 1.0)]
+    f.add_constraints("positive_upper", ("I",), score + [(positive.columns, -M)], upper=0.0,
+                      equation="sum_t shat + beta <= M p")
+    f.add_constraints("positive_lower", ("I",), score + [(positive.columns, -(M + e))], lower=-M,
+                      equation="sum_t shat + beta >= e - (M + e)(1 - p)")
+    return positive
+
+
 OGRS_FAMILY = MIPFamily("ogrs", build=build, start=start, decode=decode, finalize=finalize, objective=objective,
                         feature_use=feature_use, fewest_features=lambda problem: problem.spec.n_rules,
-                        monotone=monotone)
+                        monotone=monotone, predicted_positive=predicted_positive)

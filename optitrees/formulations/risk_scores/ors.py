@@ -37,10 +37,10 @@ from ..family import MIPFamily
 from ..feature_budget import FeatureUse
 from ..tangents import TANGENT_SETS, TangentLines, logistic_loss, logistic_tangents
 from .aggregate_loss import AggregateLoss
-from .shared import add_point_rules, card_loss, check_score_set, tangent_terms
+from .shared import POSITIVE_MARGIN, add_point_rules, card_loss, check_score_set, tangent_terms
 
 __all__ = ["ORSSpec", "ORSProblem", "build", "ors", "card_from_points", "points_of", "decode", "start", "finalize",
-           "objective", "ORS_FAMILY"]
+           "objective", "predicted_positive", "POSITIVE_MARGIN", "ORS_FAMILY"]
 
 
 @dataclass(frozen=True)
@@ -343,5 +343,41 @@ def monotone(f, signs, features=None) -> None:
     f.bounds_changed()
 
 
+def predicted_positive(f):
+    """``positive[i]`` binary: the card predicts row ``i`` positive, its score ``x_i s + beta`` above 0. With
+    ``M_i = B + sum_j max(|l_j|, |u_j|) |x_ij|`` (the intercept bound ``B``, 4.3's point bounds) and the margin
+    ``e`` (:data:`~optitrees.formulations.risk_scores.shared.POSITIVE_MARGIN`)::
+
+        x_i s + beta <= M_i p[i]                                       (positive_upper)
+        x_i s + beta >= e - (M_i + e) (1 - p[i])                       (positive_lower)
+
+    A parity block's rates are linear in ``p`` (:func:`optitrees.fairness.block.add_row_parity`). The tangent
+    model (4.5) only: the cutting-plane master completes every solution with its loss-optimal intercept, which
+    would move the rows across 0.
+
+    Raises
+    ------
+    ValueError
+        ``f`` is the cutting-plane master.
+    """
+    if _is_master(f):
+        raise ValueError("a parity constraint needs the tangent model (method='tangents'): the cutting-plane master "
+                         "sets every solution's intercept by the loss alone")
+    problem, s = f.problem, f.variables["s"]
+    X = problem.data.X
+    n, p = X.shape
+    M = problem.intercept_bound + np.abs(X) @ np.maximum(np.abs(problem.lower), np.abs(problem.upper))
+    e = POSITIVE_MARGIN
+    positive = f.add_variables("positive", ("I",), 0.0, 1.0, domain="binary")
+    beta = np.full(n, f.variables["beta"].columns[0])
+    score = [(np.broadcast_to(s.columns, (n, p)), X), (beta, 1.0)]
+    f.add_constraints("positive_upper", ("I",), score + [(positive.columns, -M)], upper=0.0,
+                      equation="x s + beta <= M p")
+    f.add_constraints("positive_lower", ("I",), score + [(positive.columns, -(M + e))], lower=-M,
+                      equation="x s + beta >= e - (M + e)(1 - p)")
+    return positive
+
+
 ORS_FAMILY = MIPFamily("ors", build=build, start=start, decode=decode, finalize=finalize, objective=objective,
-                       feature_use=feature_use, fewest_features=fewest_features, monotone=monotone)
+                       feature_use=feature_use, fewest_features=fewest_features, monotone=monotone,
+                       predicted_positive=predicted_positive)

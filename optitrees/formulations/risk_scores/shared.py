@@ -13,7 +13,12 @@ import numpy as np
 from ...scaling import weighted_sum
 from ..tangents import logistic_loss
 
-__all__ = ["check_score_set", "card_loss", "tangent_terms", "default_intercept_bound", "add_point_rules"]
+__all__ = ["check_score_set", "card_loss", "tangent_terms", "default_intercept_bound", "add_point_rules",
+           "POSITIVE_MARGIN"]
+
+#: The least score (points plus intercept) of a row a MIP's ``positive[i]`` says is predicted positive (the
+#: ``predicted_positive`` rows of both models): a row at 0 is predicted negative, as the card predicts.
+POSITIVE_MARGIN = 1e-3
 
 
 def check_score_set(scores) -> np.ndarray:
