@@ -8,6 +8,8 @@ Notions (``--notions``) with bound ``--bounds``, depth ``--depth``, ``--time-lim
 
 * ``OCT fair`` / ``OCT-H fair`` / ``OLCT fair``: ``OCTClassifier`` / ``OCTHClassifier`` /
   ``OLCTClassifier(fairness=...)``;
+* ``ORS fair`` / ``OGRS fair``: ``RiskScoreClassifier(n_rules=5)`` on ODTlearn's 0/1 features (below) /
+  ``GeneralizedRiskScoreClassifier(n_rules=3)`` on the numeric ones, with ``fairness=...`` (their tangent models);
 * ``STreeD fair``: ``STreeDGroupFairnessClassifier`` (demographic parity and equal opportunity only: its two
   notions), exact dynamic programming on its binarized features;
 * ``ODTlearn fair``: FairSPOCT / FairEOppOCT / FairPEOCT / FairEOddsOCT with CBC, on ODTlearn's binarized
@@ -52,7 +54,8 @@ METRICS = {"demographic_parity": "demographic_parity_difference",
            "equalized_odds": "equalized_odds_difference"}
 STREED_TASKS = {"demographic_parity": "group-fairness", "true_positive_rate_parity": "equality-of-opportunity"}
 SETS = ("adult_1k", "german", "heart", "heart_failure", "adult_30k")
-FAIR_MODELS = ("OCT fair", "OCT-H fair", "OLCT fair", "STreeD fair", "ODTlearn fair", "ExpGrad CART", "ThresholdOpt CART")
+FAIR_MODELS = ("OCT fair", "OCT-H fair", "OLCT fair", "ORS fair", "OGRS fair", "STreeD fair", "ODTlearn fair",
+               "ExpGrad CART", "ThresholdOpt CART")
 
 
 def _group(name: str, X: pd.DataFrame) -> np.ndarray:
@@ -124,6 +127,20 @@ def fit_one(task) -> dict | None:
             cls = {"OCT-H fair": OCTHClassifier, "OLCT fair": OLCTClassifier}.get(model, OCTClassifier)
             fairness = None if model == "OCT" else _notion(notion, bound)
             clf = cls(max_depth=depth, fairness=fairness, time_limit=time_limit, threads=1, random_state=seed)
+            clf.fit(X, y, sensitive_features=g)
+            train, test = clf.predict(X), clf.predict(Xt)
+            report = clf.fit_report_
+            row.update(status=report.outcome.value, gap=report.gap, from_solver=report.returned != "start")
+        elif model in ("ORS fair", "OGRS fair"):
+            from optitrees import GeneralizedRiskScoreClassifier, RiskScoreClassifier
+
+            if model == "ORS fair":
+                X, Xt = _binarized(raw, raw_test)
+                clf = RiskScoreClassifier(n_rules=5, fairness=_notion(notion, bound), time_limit=time_limit, threads=1,
+                                          random_state=seed)
+            else:
+                clf = GeneralizedRiskScoreClassifier(n_rules=3, fairness=_notion(notion, bound), time_limit=time_limit,
+                                                     threads=1, random_state=seed)
             clf.fit(X, y, sensitive_features=g)
             train, test = clf.predict(X), clf.predict(Xt)
             report = clf.fit_report_
