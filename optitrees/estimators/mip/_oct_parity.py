@@ -1,4 +1,5 @@
-"""The fair starts of OCT and OCT-H: trees from the Lagrangian of the parity rows
+"""The fair starts of OCT and OCT-H: the best fair tree of depth 2 over candidate splits
+(:mod:`optitrees.algorithms.oct.fair_depth2`), and trees from the Lagrangian of the parity rows
 (:mod:`optitrees.fairness.lagrangian`), each partition found by the family's own learners on the rows relabelled
 and weighted by the multipliers."""
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from ...algorithms.oct.cart import cart_tree, greedy_oblique_tree
 from ...algorithms.oct.contree import contree_tree
+from ...algorithms.oct.fair_depth2 import candidate_splits, fair_depth2_tree
 from ...budget import expired, remaining
 from ...fairness.lagrangian import lagrangian_trees
 
@@ -21,10 +23,31 @@ class LagrangianStarts:
     ``_seed`` and ``_tao`` of the estimator)."""
 
     def _parity_starts(self, problem, parity, deadline):
-        """``{"lagrangian": tree}``: the fair tree of least training objective among those of the parity rows'
-        Lagrangian (:func:`optitrees.fairness.lagrangian.lagrangian_trees`), each partition found on the rows
-        relabelled and weighted by the multipliers by ConTree (OCT with its exact search) or by the greedy start and
-        TAO (OCT-H, and OCT without it), its leaves labelled fairly."""
+        """``{"fair depth 2": tree, "lagrangian": tree}``: the best fair axis-aligned tree of depth at most 2 over
+        candidate splits (:func:`~optitrees.algorithms.oct.fair_depth2.fair_depth2_tree`, in up to half the time
+        left; a tree of every depth's class, without a minimum leaf size), and the fair tree of least training
+        objective among those of the parity rows' Lagrangian (:func:`optitrees.fairness.lagrangian.lagrangian_trees`),
+        each partition found on the rows relabelled and weighted by the multipliers by ConTree (OCT with its exact
+        search) or by the greedy start and TAO (OCT-H, and OCT without it), its leaves labelled fairly."""
+        starts = self._fair_depth2_start(problem, parity, deadline)
+        starts.update(self._lagrangian_start(problem, parity, deadline))
+        return starts
+
+    def _fair_depth2_start(self, problem, parity, deadline) -> dict:
+        """``{"fair depth 2": tree}`` (``{}`` with a minimum leaf size, or when no split is allowed)."""
+        spec, data = problem.spec, problem.data
+        if spec.min_samples_leaf > 1 or spec.depth < 2:
+            return {}
+        splits = candidate_splits(data.X, self._allowed(problem))
+        half = None if deadline is None else deadline - remaining(deadline) / 2
+        tree, _, _ = fair_depth2_tree(data.X, parity.y01, parity.objective_weight, parity.cells, parity.bound,
+                                      spec.alpha * problem.L_hat, splits, half)
+        if tree is None:
+            return {}
+        return {"fair depth 2": tree.with_counts(data.X, data.y, sample_weight=data.fit_weight)}
+
+    def _lagrangian_start(self, problem, parity, deadline) -> dict:
+        """``{"lagrangian": tree}`` (:meth:`_parity_starts`)."""
         spec, data = problem.spec, problem.data
         allowed = self._allowed(problem)
 

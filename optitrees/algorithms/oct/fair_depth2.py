@@ -1,0 +1,144 @@
+r"""Every axis-aligned tree of depth 2 over candidate splits, held to a parity bound: the exact fair start of OCT.
+
+A parity notion's rates are sums over the leaves (:mod:`optitrees.fairness.cells`), so a depth-2 tree is its
+root split and two independent children, each a split with two labelled leaves or one labelled leaf. For a root
+split ``r`` the child on each side lists its options ``o`` with their weighted error ``e_o`` (plus the split's
+cost) and the share of each cell's weight they predict positive ``m_o[q] = sum_{i in q, i positive} v_i / W_q``;
+the tree of two options ``(o, o')`` has the error ``e_o + e_o'`` and the rates ``m_o + m_o'``. Every pair is
+tried (``O^2`` per root, numpy), and the pair of least error whose rates keep the bound in every condition is the
+best fair tree under that root. Over every root this is the exact fair optimum of depth at most 2 over the
+candidate splits: over every axis-aligned tree when each feature's candidates are all midpoints between its
+distinct values (:func:`candidate_splits` says whether they are).
+
+The pairs of one root cost ``O^2 Q`` (``O = 4 S + 2`` options for ``S`` candidate splits, ``Q`` cells): with 16
+thresholds per numeric feature, milliseconds to a second per root; the roots are taken best stump first, and the
+search returns the best tree found when its deadline passes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...budget import expired
+from ...trees import LEAF, Tree
+
+__all__ = ["candidate_splits", "fair_depth2_tree", "MAX_THRESHOLDS", "PAIR_BLOCK"]
+
+#: Candidate thresholds per feature (the midpoints nearest evenly spaced quantiles beyond this many).
+MAX_THRESHOLDS = 16
+#: Options of the left child compared against every option of the right one at a time (memory: ``PAIR_BLOCK x O x Q``
+#: floats).
+PAIR_BLOCK = 256
+
+
+def candidate_splits(X, allowed=None, max_thresholds: int | None = MAX_THRESHOLDS):
+    """``(features, thresholds, every)``: the splits ``x_j <= t`` with ``t`` a midpoint between two consecutive
+    distinct values of feature ``j`` (allowed features only); a feature with more than ``max_thresholds`` midpoints
+    keeps those nearest evenly spaced quantiles of its values. ``every``: no feature was thinned."""
+    X = np.asarray(X, float)
+    features, thresholds, every = [], [], True
+    for j in range(X.shape[1]) if allowed is None else np.flatnonzero(allowed):
+        values = np.unique(X[:, j])
+        mids = (values[:-1] + values[1:]) / 2
+        if max_thresholds is not None and mids.size > max_thresholds:
+            every = False
+            q = np.quantile(X[:, j], np.linspace(0, 1, max_thresholds + 2)[1:-1])
+            mids = np.unique(mids[np.abs(mids[:, None] - q[None, :]).argmin(axis=0)])
+        features += [j] * mids.size
+        thresholds += list(mids)
+    return np.asarray(features, np.int64), np.asarray(thresholds, float), every
+
+
+def fair_depth2_tree(X, y01, objective_weight, cells, bound: float, split_cost: float, splits, deadline=None):
+    """``(tree, objective, complete)``: the fair tree of depth at most 2 over ``splits`` (from
+    :func:`candidate_splits`) of least ``weighted error + split_cost x splits`` (module docstring), for rows ``X``
+    with labels ``y01`` (0/1), objective weights ``objective_weight`` and the parity cells ``cells``
+    (:class:`~optitrees.fairness.ParityCells`) held within ``bound``; ``complete``: every root was tried before
+    ``deadline``. ``(None, inf, False)`` without candidate splits."""
+    X = np.asarray(X, float)
+    features, thresholds = np.asarray(splits[0], np.int64), np.asarray(splits[1], float)
+    if features.size == 0:
+        return None, np.inf, False
+    u, y01 = np.asarray(objective_weight, float), np.asarray(y01)
+    # per row: the error if its leaf says 0, if it says 1, and its share of each cell (v_i / W_q)
+    share = (cells.member * cells.weight) / cells.totals[:, None]
+    quantities = np.vstack([u * (y01 == 1), u * (y01 != 1), share])                 # (2 + Q, rows)
+    goes_left = (X[:, features] <= thresholds[None, :]).astype(float)              # (rows, S), 1: left
+    conditions = [np.flatnonzero(cells.condition == k) for k in range(cells.n_conditions)]
+    conditions = [c for c in conditions if len(c) > 1]
+    stump = quantities[:2] @ goes_left
+    whole = quantities[:2].sum(axis=1)
+    stump_error = np.minimum(stump[0], stump[1]) + np.minimum(whole[0] - stump[0], whole[1] - stump[1])
+    best = (np.inf, None)
+    complete = True
+    for r in np.argsort(stump_error, kind="stable"):
+        if best[1] is not None and expired(deadline):
+            complete = False
+            break
+        left_rows = goes_left[:, r]
+        sides = [_options(quantities * side, goes_left, split_cost) for side in (left_rows, 1.0 - left_rows)]
+        value, pair = _best_pair(sides[0], sides[1], conditions, bound)
+        if pair is not None and value + split_cost < best[0]:
+            best = (value + split_cost, (r, sides[0][2][pair[0]], sides[1][2][pair[1]]))
+    if best[1] is None:
+        return None, np.inf, complete
+    return _tree(best[1], features, thresholds, X.shape[1]), float(best[0]), complete
+
+
+def _options(quantities, goes_left, split_cost):
+    """A child's options on its rows (``quantities`` zero elsewhere): ``(error, cell shares, (split, left label,
+    right label))``, split -1 for one leaf labelled ``left label``."""
+    left = quantities @ goes_left                                                   # (2 + Q, S)
+    right = quantities.sum(axis=1)[:, None] - left
+    S = left.shape[1]
+    errors, shares, what = [], [], []
+    for a in (0, 1):
+        for b in (0, 1):
+            errors.append(left[a] + right[b] + split_cost)
+            shares.append((a * left[2:] + b * right[2:]).T)
+            what.append(np.column_stack([np.arange(S), np.full(S, a), np.full(S, b)]))
+    total = quantities.sum(axis=1)
+    for a in (0, 1):
+        errors.append(total[a:a + 1])
+        shares.append(a * total[None, 2:])
+        what.append(np.array([[-1, a, a]]))
+    return np.concatenate(errors), np.vstack(shares), np.vstack(what)
+
+
+def _best_pair(left, right, conditions, bound):
+    """``(error, (i, j))``: the pair of a left option ``i`` and a right option ``j`` of least error whose rates keep
+    ``bound`` in every condition (two constant options of one label always do)."""
+    best = (np.inf, None)
+    error_r, share_r = right[0], right[1]
+    for start in range(0, len(left[0]), PAIR_BLOCK):
+        error = left[0][start:start + PAIR_BLOCK, None] + error_r[None, :]
+        rates = left[1][start:start + PAIR_BLOCK, None, :] + share_r[None, :, :]
+        for c in conditions:
+            within = rates[:, :, c]
+            error[within.max(axis=2) - within.min(axis=2) > bound] = np.inf
+        k = int(np.argmin(error))
+        i, j = divmod(k, error.shape[1])
+        if error[i, j] < best[0]:
+            best = (float(error[i, j]), (start + i, j))
+    return best
+
+
+def _tree(choice, features, thresholds, n_features) -> Tree:
+    """The tree of a root split and its two children's options, node arrays in depth-first order."""
+    root, *children = choice
+    left, right, feature, threshold, label = [LEAF], [LEAF], [int(features[root])], [float(thresholds[root])], [0]
+    for side, (split, a, b) in zip((left, right), children):
+        side[0] = len(feature)
+        if split < 0:
+            left.append(LEAF), right.append(LEAF), feature.append(-1), threshold.append(0.0), label.append(int(a))
+            continue
+        k = len(feature)
+        left.append(k + 1), right.append(k + 2), feature.append(int(features[split]))
+        threshold.append(float(thresholds[split])), label.append(0)
+        for leaf_label in (a, b):
+            left.append(LEAF), right.append(LEAF), feature.append(-1), threshold.append(0.0)
+            label.append(int(leaf_label))
+    W = np.zeros((len(feature), n_features))
+    inner = np.flatnonzero(np.asarray(feature) >= 0)
+    W[inner, np.asarray(feature)[inner]] = 1.0
+    return Tree(left, right, W, threshold, label=label)
