@@ -14,15 +14,18 @@ from _fair_brute import best_fair_tree, tiny
 @pytest.mark.parametrize("notion, seed", [(DemographicParity(0.05), 0), (DemographicParity(0.05), 1),
                                           (TruePositiveRateParity(0.0), 1), (FalsePositiveRateParity(0.0), 0),
                                           (EqualizedOdds(0.1), 0)], ids=lambda v: getattr(type(v), "__name__", v))
-def test_proven_fair_optimum_is_the_enumerated_one(notion, seed):
-    """Each case binds: the unconstrained optimum is 0.2 (seed 0) or 1/3 (seed 1), the fair one 0.4 to 2/3."""
+@pytest.mark.parametrize("exact_search, engine", [("mip", "highs"), ("auto", "fair depth-2 search")])
+def test_proven_fair_optimum_is_the_enumerated_one(notion, seed, exact_search, engine):
+    """Each case binds: the unconstrained optimum is 0.2 (seed 0) or 1/3 (seed 1), the fair one 0.4 to 2/3. The MIP
+    with its parity block proves it (``exact_search="mip"``), and so does the fair search of depth 2 (``"auto"``)."""
     X, y, groups = tiny(seed)
-    clf = OCTClassifier(max_depth=2, fairness=notion, time_limit=None, warm_start=False).fit(
-        X, y, sensitive_features=groups)
+    clf = OCTClassifier(max_depth=2, fairness=notion, time_limit=None, warm_start=False,
+                        exact_search=exact_search).fit(X, y, sensitive_features=groups)
     expected = best_fair_tree(X, y, groups, notion, 2)
-    assert clf.fit_report_.certified_by == "highs"
+    assert clf.fit_report_.certified_by == engine
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
     assert clf.fit_report_.fairness["keeps"]
+    assert np.sum(clf.predict(X) != y) / (len(y) - np.bincount(y).max()) == pytest.approx(expected, abs=1e-9)
     unconstrained = best_fair_tree(X, y, groups, DemographicParity(1.0), 2)
     assert expected > unconstrained + 0.1                        # the constraint binds
 

@@ -26,13 +26,13 @@ from .._base import SensitiveFeaturesFit
 from .._docs import SOLVER_PARAMETERS_DOC
 from .._report import ExactSearch
 from .._views import TreeViews
-from ._oct_parity import LagrangianStarts
+from ._oct_parity import ParitySearches
 from ._template import MIPClassifier
 
 __all__ = ["OCTClassifier", "OCTHClassifier"]
 
 
-class _BaseOCT(TreeViews, SensitiveFeaturesFit, LagrangianStarts, MIPClassifier):
+class _BaseOCT(TreeViews, SensitiveFeaturesFit, ParitySearches, MIPClassifier):
     _family = OCT_FAMILY
     _scaling = "unit"
     _binary = False

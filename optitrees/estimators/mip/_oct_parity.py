@@ -1,26 +1,72 @@
-"""The fair starts of OCT and OCT-H: the best fair tree of depth 2 over candidate splits
-(:mod:`optitrees.algorithms.oct.fair_depth2`), and trees from the Lagrangian of the parity rows
-(:mod:`optitrees.fairness.lagrangian`), each partition found by the family's own learners on the rows relabelled
-and weighted by the multipliers."""
+"""The searches of OCT and OCT-H under a parity constraint: the best fair tree of depth 2 over candidate splits
+(:mod:`optitrees.algorithms.oct.fair_depth2`), over every threshold an exact search that proves the fair optimum of
+depth-2 OCT, and trees from the Lagrangian of the parity rows (:mod:`optitrees.fairness.lagrangian`), each
+partition found by the family's own learners on the rows relabelled and weighted by the multipliers."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
 
 from ...algorithms.oct.cart import cart_tree, greedy_oblique_tree
 from ...algorithms.oct.contree import contree_tree
-from ...algorithms.oct.fair_depth2 import candidate_splits, fair_depth2_tree
+from ...algorithms.oct.fair_depth2 import MAX_THRESHOLDS, candidate_splits, fair_depth2_tree
 from ...budget import expired, remaining
 from ...fairness.lagrangian import lagrangian_trees
+from ...solvers.registry import is_default
+from .._report import ExactSearch
 
-__all__ = ["LagrangianStarts"]
+__all__ = ["ParitySearches", "EVERY_THRESHOLD_CELLS", "EVERY_THRESHOLD_SPLITS"]
+
+#: The fair search of depth 2 tries every threshold when rows x candidate splits is at most this (the split
+#: indicators it holds: 160 MB) ...
+EVERY_THRESHOLD_CELLS = 20_000_000
+#: ... and, for a notion whose pairs are tried one by one (more than one condition or two cells), the splits are
+#: at most this many; else it takes the candidates of :func:`~optitrees.algorithms.oct.fair_depth2.candidate_splits`.
+EVERY_THRESHOLD_SPLITS = 300
 
 
-class LagrangianStarts:
-    """Mixin of :class:`~._oct._BaseOCT`: its ``_parity_starts`` hook (it reads ``_oblique``, ``_allowed``,
-    ``_seed`` and ``_tao`` of the estimator)."""
+class ParitySearches:
+    """Mixin of :class:`~._oct._BaseOCT`: its ``_parity_exact`` and ``_parity_starts`` hooks (it reads ``_oblique``,
+    ``_allowed``, ``_seed`` and ``_tao`` of the estimator)."""
+
+    def _fair_exact_applies(self, spec) -> bool:
+        """Whether :meth:`_parity_exact` searches (axis-aligned depth 2, no minimum leaf size, the exact searches
+        on, and nothing else held that the search does not see)."""
+        return (not spec.oblique and spec.depth == 2 and spec.min_samples_leaf == 1
+                and getattr(self, "exact_search", "mip") == "auto" and is_default(self.solver)
+                and self.constraints is None and self._feature_budget() is None and self._monotone() is None)
+
+    def _parity_exact(self, problem, parity, budget, log):
+        """The fair search of depth 2 (:func:`~optitrees.algorithms.oct.fair_depth2.fair_depth2_tree`) over every
+        threshold where that is affordable (:data:`EVERY_THRESHOLD_CELLS`, :data:`EVERY_THRESHOLD_SPLITS`), in up to
+        half the time left: having tried every root, it is the fair optimum of depth-2 OCT, and proves it; else its
+        tree is a start. ``None`` where it does not apply (:meth:`_fair_exact_applies`)."""
+        spec, data = problem.spec, problem.data
+        if not self._fair_exact_applies(spec):
+            return None
+        allowed = self._allowed(problem)
+        splits = candidate_splits(data.X, allowed, None)
+        pairwise = not (parity.cells.n_conditions == 1 and parity.cells.n_cells == 2)
+        n_splits = len(splits[0])
+        if n_splits * len(data.y) > EVERY_THRESHOLD_CELLS or (pairwise and n_splits > EVERY_THRESHOLD_SPLITS):
+            log.note(f"the fair search of depth 2 took at most {MAX_THRESHOLDS} thresholds a feature ({n_splits} "
+                     "splits in all were too many): its tree is a start, not a proof")
+            splits = candidate_splits(data.X, allowed)
+        seconds = budget.remaining()
+        deadline = None if seconds is None else time.perf_counter() + seconds / 2
+        t0 = time.perf_counter()
+        tree, _, complete = fair_depth2_tree(data.X, parity.y01, parity.objective_weight, parity.cells,
+                                             parity.bound, spec.alpha * problem.L_hat, splits, deadline)
+        if tree is None:
+            return None
+        if not complete:
+            log.note("the fair search of depth 2 did not try every root split in half the time left: its tree is a "
+                     "start, not a proof")
+        tree = tree.with_counts(data.X, data.y, sample_weight=data.fit_weight)
+        return ExactSearch(tree, bool(splits[2] and complete), time.perf_counter() - t0, "fair depth-2 search")
 
     def _parity_starts(self, problem, parity, deadline):
         """``{"fair depth 2": tree, "lagrangian": tree}``: the best fair axis-aligned tree of depth at most 2 over
@@ -34,9 +80,10 @@ class LagrangianStarts:
         return starts
 
     def _fair_depth2_start(self, problem, parity, deadline) -> dict:
-        """``{"fair depth 2": tree}`` (``{}`` with a minimum leaf size, or when no split is allowed)."""
+        """``{"fair depth 2": tree}`` (``{}`` with a minimum leaf size, when no split is allowed, or where
+        :meth:`_parity_exact` searched already)."""
         spec, data = problem.spec, problem.data
-        if spec.min_samples_leaf > 1 or spec.depth < 2:
+        if spec.min_samples_leaf > 1 or spec.depth < 2 or self._fair_exact_applies(spec):
             return {}
         splits = candidate_splits(data.X, self._allowed(problem))
         half = None if deadline is None else deadline - remaining(deadline) / 2

@@ -231,6 +231,10 @@ class MIPClassifier(OptitreesClassifier):
         """Starts the family finds for a parity constraint (``{}``: none beyond the others relabelled)."""
         return {}
 
+    def _parity_exact(self, problem, parity, budget, log) -> ExactSearch | None:
+        """The family's exact search under a parity constraint (``None``: it has none)."""
+        return None
+
     def _report_checks(self, problem) -> dict:
         """What the family adds to the report's ``checks`` (e.g. the multiplier a score card's MIP fixed)."""
         return {}
@@ -251,7 +255,8 @@ class MIPClassifier(OptitreesClassifier):
         budget.lap("validate")
         fit = MIPFit(replace(self._fit_settings(), parity=parity), FitHooks(
             starts=self._starts, refine=self._refine, exact_search=self._exact_search, presolve=self._presolve,
-            report_checks=self._report_checks, parity_starts=self._parity_starts), budget)
+            report_checks=self._report_checks, parity_starts=self._parity_starts,
+            parity_exact=self._parity_exact), budget)
         outcome = fit.run(prepared, training)
         for kind, note in fit.notes:
             warn(note, kind)

@@ -5,7 +5,9 @@ model over the bound."""
 
 from __future__ import annotations
 
-__all__ = ["keeps", "kept", "keeps_on", "fair_starts", "fair_candidates"]
+from dataclasses import replace
+
+__all__ = ["keeps", "kept", "keeps_on", "fair_starts", "fair_candidates", "fair_exact"]
 
 
 def keeps(parity, model, X) -> bool:
@@ -40,11 +42,33 @@ def fair_candidates(parity, candidates: dict, problem, log) -> dict:
             for name, model in candidates.items()}
 
 
-def fair_starts(parity, hooks, problem, starts: dict, deadline) -> dict:
-    """``starts`` (the problem's units), each repaired where it does not keep ``parity``, and the starts the
-    family finds for it (``hooks.parity_starts``, by ``deadline``); ``starts`` as they are without a constraint."""
+def fair_starts(parity, hooks, problem, starts: dict, deadline, found=None) -> dict:
+    """``starts`` (the problem's units), each repaired where it does not keep ``parity``, the model of the parity
+    constraint's exact search where it did not prove it (``found``, :func:`fair_exact`), and the starts the family
+    finds for it (``hooks.parity_starts``, by ``deadline``); ``starts`` as they are without a constraint."""
     if parity is None:
         return starts
     starts = {name: kept(parity, model, problem.data.X) for name, model in starts.items()}
+    if found is not None:
+        starts[found.engine] = kept(parity, found.model, problem.data.X)
     starts.update(hooks.parity_starts(problem, parity, deadline))
     return starts
+
+
+def fair_exact(fit, problem):
+    """The family's exact search for the fit's parity constraint (``hooks.parity_exact``, e.g. OCT's fair search
+    of depth 2), where nothing else the fit holds (a feature budget, monotonicity, a user's rows) is beyond it:
+    its :class:`~optitrees.estimators._report.ExactSearch`, proven only where its model keeps the constraint in
+    the user's units; ``None`` where it does not apply."""
+    settings = fit.settings
+    if settings.parity is None or settings.feature_budget is not None or settings.monotone is not None \
+            or settings.constraints is not None:
+        return None
+    found = fit.hooks.parity_exact(problem, settings.parity, fit.budget, fit.log)
+    if found is None:
+        return None
+    fit.budget.lap("fair exact search")
+    if found.proven and not keeps_on(settings.parity, fit.family.finalize(problem, found.model), problem):
+        fit.log.note(f"the {found.engine}'s tree does not keep the parity constraint once finalized; it is a start")
+        return replace(found, proven=False)
+    return found

@@ -4,12 +4,13 @@
 risk score cards, the oblique regression tree):
 
 1. :meth:`~MIPFit.presolve` and :meth:`~MIPFit.exact`: what the estimator settles before the MIP (a score card's
-   multiplier, a held-out ``C``) and a dedicated exact search (ConTree for OCT) whose proof ends the fit;
-2. :meth:`~MIPFit.plan`: the MIP's size, counted from the problem where the family can, and the backend's plan
-   for it (:meth:`backend.plan <optitrees.solvers.highs.HighsBackend.plan>`): whether the solver can get past
-   its root in the time the solve would get, and the options it adds for a model of that size;
+   multiplier, a held-out ``C``) and a dedicated exact search (ConTree for OCT; a parity constraint's own,
+   :func:`.parity.fair_exact`) whose proof ends the fit;
+2. :meth:`~MIPFit.plan`: the MIP's size, counted from the problem where the family can, and the backend's plan for
+   it (:meth:`backend.plan <optitrees.solvers.highs.HighsBackend.plan>`): whether the solver can get past its root
+   in the time the solve would get, and the options it adds for a model of that size;
 3. :meth:`~MIPFit.reduce`: where the full model is out of reach, the MIP of weighted representative rows
-   (:mod:`.reduce`) that is in reach; the report says which rows the MIP saw (``mip_rows``);
+   (:mod:`.reduce`) in reach; the report says which rows the MIP saw (``mip_rows``);
 4. :meth:`~MIPFit.starts`: the greedy start and, as ``warm_start`` asks, TAO and TMO (their share of the budget,
    :class:`~optitrees.budget.Shares`), each scored by the exact objective; the best, refined on every row where
    that lowers it (a start of its own, :mod:`.start_refinement`), is handed to the solver; then
@@ -59,7 +60,7 @@ from .monotone import monotone_models, monotone_report
 from .neighbourhood import ROUND_SHARE, search_near
 from .notes import agreement_notes, formulation_summary, status_notes
 from .outcome import MIPFitOutcome
-from .parity import fair_candidates, fair_starts
+from .parity import fair_candidates, fair_exact, fair_starts
 from .reduce import ReducedRows, reduce_to_reach
 from .restriction import certificate, claimed_outcome, restriction_of
 from .start_refinement import refined_start
@@ -76,7 +77,7 @@ class MIPFit:
         self.settings, self.hooks, self.budget, self.family = settings, hooks, budget, settings.family
         #: The solver's backend, looked up (and its availability checked) once per fit.
         self.backend = get_backend(settings.solver)
-        self.log = FitLog()
+        self.log, self.fair_found = FitLog(), None       # fair_found: a parity constraint's exact search, unproven
         self.notes: list = []                  # (warning class, text), raised by the estimator at its end
 
     # ------------------------------------------------------------------ stages
@@ -125,7 +126,7 @@ class MIPFit:
         if exact is not None:
             starts[exact.engine] = exact.model
         starts.update(affordable_exact(self, problem, grown_on, exact))
-        starts = fair_starts(self.settings.parity, self.hooks, problem, starts, starts_by)
+        starts = fair_starts(self.settings.parity, self.hooks, problem, starts, starts_by, self.fair_found)
         finals = {name: self.family.finalize(problem, m) for name, m in starts.items()}
         starts, finals = monotone_models(self.settings.monotone, self.family, problem,
                                          *affordable_models(costs, starts, finals, self.log), self.log)
@@ -262,6 +263,9 @@ class MIPFit:
             proven, exact = unconstrained_optimum(self, problem, exact)
             if proven:
                 return certified(self, problem, training, exact, restricted)
+        self.fair_found = fair_exact(self, problem)
+        if self.fair_found is not None and self.fair_found.proven:
+            return certified(self, problem, training, self.fair_found, restricted)
         if budget.seconds is not None and self.solve_seconds(self._start_share_if_any()) <= 0:
             rows = ReducedRows.out_of_reach(problem, "the MIP was not solved: no time is left for it after the "
                                             "starts", None)
@@ -299,8 +303,7 @@ class MIPFit:
         candidates = affordable_models(settings.feature_budget, candidates, candidates, self.log, "model")[1]
         candidates = monotone_models(settings.monotone, family, problem, candidates, None, self.log, "model")[0]
         if not candidates:
-            raise RuntimeError("no model keeps the feature budget and monotonicity: the solver's does not and no "
-                               "start was found")
+            raise RuntimeError("no model keeps the feature budget and monotonicity: the solver's does not, nor a start")
         objectives = {k: start_objectives[start_name] if k == "start" else family.objective(problem, m)
                       for k, m in candidates.items()}
         best = min(objectives.values())
@@ -311,7 +314,7 @@ class MIPFit:
         if returned != "start":
             self.notes += agreement
         self.notes += status_notes(result, returned, objectives, label, unsolved, budget.seconds is not None)
-        value = objectives[returned]
+        value, model = objectives[returned], candidates[returned]
         lower, bound_notes = fit_bound(value, result, rows.whole_rows, exact, own)
         self.log.notes.extend(bound_notes)
         # proven as the library proves a solver's claim (solvers.verify): within the relative gap the fit asked for
@@ -334,13 +337,12 @@ class MIPFit:
             certified_by=certificate(lower.source, restricted) if proven else None,
             bound=min(value, lower.value), bound_source=lower.source,
             mip_rows=None if unsolved is not None else rows.n_rows,
-            fairness=None if settings.parity is None else settings.parity.report(candidates[returned],
-                                                                                 problem.data.X_original),
-            feature_cost=budget_report(settings.feature_budget, candidates[returned]),
-            monotonicity=monotone_report(settings.monotone, candidates[returned], problem),
+            fairness=None if settings.parity is None else settings.parity.report(model, problem.data.X_original),
+            feature_cost=budget_report(settings.feature_budget, model),
+            monotonicity=monotone_report(settings.monotone, model, problem),
             stages=dict(budget.stages), checks={**checks, **self.hooks.report_checks(problem)},
             notes=tuple(dict.fromkeys(self.log.notes + [note for _, note in self.notes])))
-        return MIPFitOutcome(problem=problem, model=candidates[returned], objective=value,
+        return MIPFitOutcome(problem=problem, model=model, objective=value,
                              start_objectives=start_objectives, start_name=start_name, method=method,
                              solver_result=result, formulation_summary=summary, report=report)
 

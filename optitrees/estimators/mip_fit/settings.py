@@ -144,6 +144,9 @@ class FitHooks:
     parity_starts : callable
         ``parity_starts(problem, parity, deadline) -> {name: model}``: starts a family finds for a parity constraint
         (:class:`optitrees.fairness.GroupParity`), each keeping it, before ``deadline``.
+    parity_exact : callable
+        ``parity_exact(problem, parity, budget, log) -> ExactSearch or None``: a family's exact search for the
+        optimum under a parity constraint (:func:`~.parity.fair_exact`); a proof ends the fit.
     """
 
     starts: Callable
@@ -152,3 +155,4 @@ class FitHooks:
     presolve: Callable = lambda problem, budget: problem
     report_checks: Callable = lambda problem: {}
     parity_starts: Callable = lambda problem, parity, deadline: {}
+    parity_exact: Callable = lambda problem, parity, budget, log: None

@@ -16,6 +16,7 @@ from optitrees.exceptions import TimeLimitWarning
 from optitrees.fairness import (ConditionalStatisticalParity, DemographicParity, EqualizedOdds,
                                 FalsePositiveRateParity, TruePositiveRateParity, disparities)
 from optitrees.persistence import load_model, save_model
+from _support import fit_quiet
 
 fairlearn_metrics = pytest.importorskip("fairlearn.metrics")
 
@@ -174,9 +175,25 @@ def test_the_unconstrained_optimum_certifies_when_fair_and_bounds_when_not():
     loose = OCTClassifier(max_depth=2, fairness=DemographicParity(1.0), **QUICK).fit(X, y, sensitive_features=groups)
     free = OCTClassifier(max_depth=2, **QUICK).fit(X, y)
     assert loose.fit_report_.certified_by == "contree" and loose.objective_ == pytest.approx(free.objective_)
-    tight = OCTClassifier(max_depth=2, fairness=DemographicParity(0.05), **QUICK).fit(
+    # depth 3: no fair search proves it, ConTree's optimum bounds it
+    free3 = OCTClassifier(max_depth=3, **QUICK).fit(X, y)
+    tight = OCTClassifier(max_depth=3, fairness=DemographicParity(0.05), **QUICK).fit(
         X, y, sensitive_features=groups)
     report = tight.fit_report_
-    assert report.bound_source == "contree" and report.bound == pytest.approx(free.objective_)
-    assert report.fairness["keeps"] and tight.objective_ >= free.objective_
+    assert report.bound_source == "contree" and report.bound == pytest.approx(free3.objective_)
+    assert report.fairness["keeps"] and tight.objective_ >= free3.objective_
     assert any("does not keep it" in note for note in report.notes)
+
+
+def test_the_fair_search_of_depth_2_proves_the_fair_optimum():
+    """Over every threshold the fair search of depth 2 is exact: the fit ends with its proof, no MIP built; with the
+    exact searches off the MIP runs, and finds no better tree."""
+    X, y, groups = biased(seed=10)
+    notion = DemographicParity(0.05)
+    proven = OCTClassifier(max_depth=2, fairness=notion, **QUICK).fit(X, y, sensitive_features=groups)
+    report = proven.fit_report_
+    assert report.certified_by == "fair depth-2 search" and report.fairness["keeps"]
+    assert proven.formulation_summary_.startswith("no MIP built")
+    mip = fit_quiet(OCTClassifier(max_depth=2, fairness=notion, exact_search="mip", **QUICK), X, y,
+                    sensitive_features=groups)
+    assert mip.objective_ >= proven.objective_ - 1e-9
