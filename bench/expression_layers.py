@@ -1,6 +1,7 @@
 """Which expression layer to write formulations in: the library's matrix ``Formulation`` beside linopy and pyoframe.
 
-Each layer builds the same model, the core of OLCT at depth 2 (seed 002, 3.12: every row that grows with the data)
+Each layer (the matrix one, the library's expressions of :mod:`optitrees.mip.expressions`, linopy, pyoframe)
+builds the same model, the core of OLCT at depth 2 (seed 002, 3.12: every row that grows with the data)
 on ``--rows`` generated rows of ``--features`` standardized features, and hands it to HiGHS:
 
 * routing (3.6a): ``z[i, 2] + z[i, 3] = 1``;
@@ -85,6 +86,33 @@ def build_matrix(X, y, S, a, b):
     return f
 
 
+def build_expressions(X, y, S, a, b):
+    """The library's expressions (optitrees.mip.expressions), compiled to the matrix layer."""
+    from optitrees.mip import Formulation
+    from optitrees.mip.expressions import Data
+
+    n, p = X.shape
+    f = Formulation(name="olct_core")
+    f.add_set("I", np.arange(n)), f.add_set("J", np.arange(p)), f.add_set("T", [1, 2, 3]), f.add_set("L", [2, 3])
+    f.add_set("K", np.arange(len(a)))
+    z = f.add_variables("z", ("I", "L"), 0.0, 1.0, domain="binary")
+    w, bb = f.add_variables("w", ("T", "J"), -W, W), f.add_variables("b", ("T",), -B, B)
+    wp, wn = f.add_variables("w_pos", ("T", "J"), 0.0, W), f.add_variables("w_neg", ("T", "J"), 0.0, W)
+    s = f.add_variables("s", ("T", "I"), -S[None, :], S[None, :])
+    xi = f.add_variables("xi", ("L", "I"), 0.0, np.inf)
+    x, yy, M, a_, b_ = Data(X, ("I", "J")), Data(y, ("I",)), Data(S, ("I",)), Data(a, ("K",)), Data(b, ("K",))
+    f.add_constraints("routing", z.sum("L") == 1)
+    f.add_constraints("score", yy * ((w * x).sum("J") + bb) - s == 0)
+    f.add_constraints("l1_split", w - wp + wn == 0)
+    f.add_constraints("l1_bound", (wp + wn).sum("J") <= W)
+    f.add_constraints("forward_left", yy * s.sel(T=1) + M * z.sel(L=2) <= M)
+    f.add_constraints("forward_right", yy * s.sel(T=1) - (M + EPS) * z.sel(L=3) >= -M)
+    N = Data(np.abs(b), ("K",)) * M + a_
+    f.add_constraints("tangent", xi - b_ * s.sel(T=[2, 3]).rename(T="L") - N * z >= a_ - N)
+    f.minimize(xi.sum() + LAM * (wp.sum() + wn.sum()))
+    return f
+
+
 def to_solver_matrix(f):
     from optitrees.mip import to_highs
 
@@ -166,10 +194,11 @@ def build_pyoframe(X, y, S, a, b):
     return m
 
 
-BUILDERS = {"matrix": (build_matrix, to_solver_matrix), "linopy": (build_linopy, linopy_to_solver),
+BUILDERS = {"matrix": (build_matrix, to_solver_matrix), "expressions": (build_expressions, to_solver_matrix),
+            "linopy": (build_linopy, linopy_to_solver),
             "pyoframe": (build_pyoframe, lambda m: m.poi)}
 #: What each layer imports, loaded before the clock starts.
-IMPORTS = {"matrix": ("optitrees.mip",), "linopy": ("linopy", "linopy.io", "xarray", "pandas"),
+IMPORTS = {"matrix": ("optitrees.mip",), "expressions": ("optitrees.mip.expressions", "pandas"), "linopy": ("linopy", "linopy.io", "xarray", "pandas"),
            "pyoframe": ("pyoframe", "polars")}
 
 
@@ -213,7 +242,7 @@ def main() -> None:
     found = []
     for rows in args.rows:
         for layer in BUILDERS:
-            python = sys.executable if layer == "matrix" else args.peer_python
+            python = sys.executable if layer in ("matrix", "expressions") else args.peer_python
             if python is None:
                 continue
             run = subprocess.run([python, __file__, "--layer", layer, "--rows", str(rows), "--features",

@@ -128,20 +128,24 @@ class Formulation:
         up = np.broadcast_to(np.asarray(upper, dtype=float), shape).ravel().copy()
         if domain == "binary":
             lo, up = np.maximum(lo, 0.0), np.minimum(up, 1.0)
-        group = VariableGroup(name, dims, shape, self.n_cols, domain, lo, up)
+        group = VariableGroup(name, dims, shape, self.n_cols, domain, lo, up, self.sets)
         self.variables[name] = group
         self.n_cols += group.size
         self._cache.clear()
         return group
 
-    def add_constraints(self, name, dims, terms, lower=-np.inf, upper=np.inf, equation="") -> ConstraintGroup:
-        """Add rows ``lower <= sum_terms coef * x[col] <= upper`` over ``dims``.
+    def add_constraints(self, name, dims, terms=None, lower=-np.inf, upper=np.inf, equation="") -> ConstraintGroup:
+        """Add rows ``lower <= sum_terms coef * x[col] <= upper`` over ``dims``, or the rows of a comparison of
+        expressions (``f.add_constraints("use", w <= W * u)``, :mod:`optitrees.mip.expressions`).
 
         Parameters
         ----------
         name : str
-        dims : sequence of str
-            Index sets; the group has ``prod(len(set))`` rows in C order.
+        dims : sequence of str, or Constraint
+            Index sets; the group has ``prod(len(set))`` rows in C order. A
+            :class:`~optitrees.mip.expressions.Constraint` gives its sets (a set
+            an expression selected part of is declared as ``<set>_<name>``),
+            terms and bounds, and ``terms``, ``lower``, ``upper`` are not given.
         terms : sequence of (cols, coefs)
             Each pair holds arrays of shape ``(n_rows,)`` or ``(n_rows, k)``: the
             column indices and coefficients of ``k`` nonzeros per row. Scalars and
@@ -150,6 +154,14 @@ class Formulation:
         equation : str
             Seed equation the group implements, e.g. ``"3.7a"``.
         """
+        from .expressions import Constraint
+
+        if isinstance(dims, Constraint):
+            if terms is not None:
+                raise ValueError("give a constraint of expressions alone (its terms and bounds come from it)")
+            return self._add_comparison(name, dims, equation)
+        if terms is None:
+            raise ValueError("add_constraints needs the rows' terms, or a comparison of expressions")
         check_build_deadline()
         if name in self.variables or name in self.constraints:
             raise ValueError(f"component {name!r} already exists")
@@ -172,12 +184,80 @@ class Formulation:
         up = np.broadcast_to(np.asarray(upper, dtype=float), (n,)).copy()
         group = ConstraintGroup(
             name, dims, shape, self.n_rows, compact_indices(rows), compact_indices(cols),
-            np.concatenate(vals) if vals else np.zeros(0), lo, up, equation,
+            np.concatenate(vals) if vals else np.zeros(0), lo, up, equation, self,
         )
         self.constraints[name] = group
         self.n_rows += n
         self._cache.clear()
         return group
+
+    def _add_comparison(self, name, constraint, equation) -> ConstraintGroup:
+        """:meth:`add_constraints` of a :class:`~optitrees.mip.expressions.Constraint`."""
+        expr = constraint.expression
+        if not expr.terms:
+            raise ValueError(f"constraint {name!r} holds no variable")
+        dims = []
+        for d, labels in zip(expr.dims, expr.labels):
+            declared = self.sets.get(d)
+            if declared is not None and len(declared) == len(labels) and np.array_equal(declared, labels):
+                dims.append(d)
+            else:                                   # a part of a set (or positions): a set of the group's own
+                dims.append(f"{d}_{name}")
+                self.add_set(dims[-1], labels)
+        lower, upper = constraint.bounds()
+        return self.add_constraints(name, dims, expr.row_terms(), lower, upper, equation)
+
+    def minimize(self, objective) -> None:
+        """Add an expression to the (minimized) objective, summed over every entry of its sets: linear terms to ``c``,
+        its constant to the offset, squares of variable groups (``(w ** 2).sum()``) to the diagonal quadratic
+        (:mod:`optitrees.mip.expressions`)."""
+        from .expressions import Expression, QuadraticExpression
+
+        squares, linear = ([], objective) if isinstance(objective, Expression) else \
+            (objective.squares, objective.linear) if isinstance(objective, QuadraticExpression) else (None, None)
+        if squares is None:
+            raise TypeError(f"minimize takes an expression, got {type(objective).__name__}")
+        for cols, q in squares:
+            if np.any(np.asarray(q) < 0):
+                raise ValueError("quadratic objective coefficients must be >= 0 (convex)")
+            self._quad.append((np.asarray(cols).ravel(), np.asarray(q, float).ravel()))
+        if linear is not None:
+            for cols, coefs in linear.terms:
+                self._cost.append((np.asarray(cols).ravel(), np.asarray(coefs, float).ravel()))
+            self.objective_offset += float(np.sum(linear.constant))
+        self._cache.clear()
+
+    def rows_text(self, group: ConstraintGroup, max_rows: int = 5) -> str:
+        """The first ``max_rows`` rows of ``group`` as mathematics: ``name[labels]: +1 w[1,age] -10 u[age] <= 0``."""
+        from ._labels import safe_labels
+
+        labels = {d: safe_labels(self.sets[d]) for d in set(group.dims) | {d for g in self.variables.values()
+                                                                            for d in g.dims}}
+        starts = np.array([g.start for g in self.variables.values()])
+        groups = list(self.variables.values())
+        n = int(np.prod(group.shape, dtype=np.int64))
+        lines = []
+        for r in range(min(n, max_rows)):
+            at = np.flatnonzero(group.rows == r)
+            words = []
+            for col, val in zip(group.cols[at], group.vals[at]):
+                g = groups[int(np.searchsorted(starts, col, side="right")) - 1]
+                index = np.unravel_index(int(col) - g.start, g.shape)
+                name = f"{g.name}[{','.join(str(labels[d][i]) for d, i in zip(g.dims, index))}]" if g.dims else g.name
+                words.append(f"{val:+g} {name}")
+            index = np.unravel_index(r, group.shape)
+            head = f"{group.name}[{','.join(str(labels[d][i]) for d, i in zip(group.dims, index))}]"
+            lo, up = group.lower[r], group.upper[r]
+            body = " ".join(words) or "0"
+            if lo == up:
+                lines.append(f"{head}: {body} = {lo:g}")
+            elif np.isfinite(lo) and np.isfinite(up):
+                lines.append(f"{head}: {lo:g} <= {body} <= {up:g}")
+            else:
+                lines.append(f"{head}: {body} " + (f"<= {up:g}" if np.isfinite(up) else f">= {lo:g}"))
+        if n > max_rows:
+            lines.append(f"... {n - max_rows} more rows")
+        return "\n".join(lines)
 
     def add_objective(self, group: VariableGroup | str, coefs) -> None:
         """Add ``sum coefs * group`` to the (minimized) linear objective."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -21,9 +21,12 @@ def compact_indices(parts) -> np.ndarray:
     return np.concatenate(parts, dtype=np.int32 if fits else np.int64) if parts else np.zeros(0, np.int32)
 
 
-@dataclass
+@dataclass(eq=False)
 class VariableGroup:
     """A named array of variables: columns ``start .. start + size - 1`` in C order.
+
+    It takes part in arithmetic as an :class:`~optitrees.mip.expressions.Expression` over its index sets
+    (``w <= W * u``, ``z.sum("T_last") == 1``, ``w.sel(J="age")``).
 
     Attributes
     ----------
@@ -47,6 +50,8 @@ class VariableGroup:
     domain: str
     lower: np.ndarray
     upper: np.ndarray
+    #: The formulation's index sets (the labels of ``dims``), for expressions.
+    sets: dict | None = field(default=None, repr=False)
 
     @property
     def size(self) -> int:
@@ -57,14 +62,78 @@ class VariableGroup:
         """Column index of every variable, shaped like the group."""
         return np.arange(self.start, self.start + self.size).reshape(self.shape)
 
+    # ------------------------------------------------ as an expression (optitrees.mip.expressions)
+    __array_ufunc__ = None                        # numpy and pandas operands defer to the group's operators
+    __pandas_priority__ = 5000
 
-@dataclass
+    def expr(self):
+        """The group as an :class:`~optitrees.mip.expressions.Expression`."""
+        from .expressions import Expression
+
+        return Expression.of(self)
+
+    def __add__(self, other):
+        return self.expr() + other
+
+    def __radd__(self, other):
+        return self.expr() + other
+
+    def __sub__(self, other):
+        return self.expr() - other
+
+    def __rsub__(self, other):
+        return other - self.expr()
+
+    def __mul__(self, other):
+        return self.expr() * other
+
+    def __rmul__(self, other):
+        return self.expr() * other
+
+    def __truediv__(self, other):
+        return self.expr() / other
+
+    def __neg__(self):
+        return -self.expr()
+
+    def __pos__(self):
+        return self.expr()
+
+    def __pow__(self, power):
+        return self.expr() ** power
+
+    def __le__(self, other):
+        return self.expr() <= other
+
+    def __ge__(self, other):
+        return self.expr() >= other
+
+    def __eq__(self, other):
+        return self.expr() == other
+
+    __hash__ = object.__hash__
+
+    def sum(self, *dims):
+        return self.expr().sum(*dims)
+
+    def sel(self, **labels):
+        return self.expr().sel(**labels)
+
+    def isel(self, **positions):
+        return self.expr().isel(**positions)
+
+    def __getitem__(self, rows):
+        return self.expr()[rows]
+
+
+@dataclass(eq=False)
 class ConstraintGroup:
     """A named block of rows ``lower <= A[rows] x <= upper``.
 
     Rows are numbered ``start .. start + size - 1`` in C order over ``dims``; the
     coefficients are kept as COO triplets with row indices local to the group
     and global column indices (int32 where they fit: :func:`compact_indices`).
+    ``print(group)`` shows its first rows as mathematics (:meth:`to_text`).
     """
 
     name: str
@@ -77,6 +146,18 @@ class ConstraintGroup:
     lower: np.ndarray
     upper: np.ndarray
     equation: str = ""
+    #: The formulation it belongs to (for the names of its rows and columns when printed).
+    owner: object = field(default=None, repr=False)
+
+    def to_text(self, max_rows: int = 5) -> str:
+        """The first ``max_rows`` rows as ``name[labels]: +1 w[1,age] -10 u[age] <= 0`` (safe labels, as the
+        ``.lp`` files read them)."""
+        if self.owner is None:
+            return f"{self.name}: {int(np.prod(self.shape, dtype=np.int64))} rows over {self.dims}"
+        return self.owner.rows_text(self, max_rows)
+
+    def __str__(self) -> str:
+        return self.to_text()
 
     @property
     def size(self) -> int:

@@ -45,7 +45,7 @@ def _build(f):
         comp = pyo.Var(*[m.component(d) for d in g.dims], domain=domain[g.domain])
         m.add_component(g.name, comp)
         keys = list(itertools.product(*[f.sets[d].tolist() for d in g.dims]))
-        vars_ = [comp[k if len(k) > 1 else k[0]] for k in keys]
+        vars_ = [comp] if not g.dims else [comp[k if len(k) > 1 else k[0]] for k in keys]      # () : a scalar
         lo = np.where(np.isfinite(g.lower), g.lower, np.nan).tolist()
         up = np.where(np.isfinite(g.upper), g.upper, np.nan).tolist()
         for v, a, b in zip(vars_, lo, up):
@@ -56,8 +56,8 @@ def _build(f):
     # rows stay in the formulation's sparse matrix until first read, one group at a time (see _pyomo_rows)
     for g in f.constraints.values():
         keys = list(itertools.product(*[f.sets[d].tolist() for d in g.dims]))
-        if len(g.dims) == 1:
-            keys = [k[0] for k in keys]
+        if len(g.dims) <= 1:
+            keys = [k[0] if k else None for k in keys]                  # a scalar row's index is None
         comp = pyo.Constraint(*[m.component(d) for d in g.dims])
         m.add_component(g.name, comp)
         comp._optitrees_rows = SparseRows(f.matrix, slice(g.start, g.start + g.size), f.row_lower, f.row_upper,
