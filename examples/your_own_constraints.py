@@ -9,8 +9,11 @@ Two hooks on OLCT (seed 002, model 3.17) for breast cancer:
 and one on OCT: demographic parity of the leaves' predictions between two groups (a new group ``q[i, l] = z[i, l]
 c[1, l]``, linearized, and ``|rate(A) - rate(B)| <= 0.1``).
 
-The fit runs the hook before any start, completes each start for the new variables (or solves without it and
-says so), and returns a tree that satisfies the constraints; ``build_formulation`` gives the very model it solves.
+Each hook is written as the equations read (``optitrees.mip.expressions``): a variable group is an array over its
+index sets (``w`` over ``(T, J)``, ``u`` over ``J``), arithmetic aligns them by set name, and a comparison is a
+group of rows. The fit runs the hook before any start, completes each start for the new variables (or solves
+without it and says so), and returns a tree that satisfies the constraints; ``build_formulation`` gives the very
+model it solves, and ``print(f.constraints["use_up"])`` shows its rows.
 
 Run: python examples/your_own_constraints.py
 """
@@ -20,6 +23,7 @@ import pandas as pd
 from sklearn.datasets import load_breast_cancer
 
 from optitrees import OCTClassifier, OLCTClassifier, solvers
+from optitrees.mip.expressions import Data
 
 data = load_breast_cancer(as_frame=True)
 features = ["mean radius", "mean texture", "mean concavity", "mean symmetry", "worst smoothness"]
@@ -28,19 +32,15 @@ X, y = data.data[features].iloc[::10], data.target.iloc[::10]        # 57 rows
 
 def at_most_two_features(f, weight_bound=10.0):
     """``u[j] = 1`` when any node uses feature j; at most two are used (|w| <= W u: W is the model's bound)."""
-    n_nodes, n_features = len(f.sets["T"]), len(f.sets["J"])
-    u = f.add_variables("u", ("J",), 0, 1, "binary")
-    w = f.variables["w"]
-    pair = np.stack([w.columns, np.broadcast_to(u.columns, (n_nodes, n_features))], axis=-1)
-    f.add_constraints("use_up", ("T", "J"), [(pair, np.broadcast_to([1.0, -weight_bound], pair.shape))], upper=0.0)
-    f.add_constraints("use_lo", ("T", "J"), [(pair, np.broadcast_to([1.0, weight_bound], pair.shape))], lower=0.0)
-    f.add_constraints("cap", (), [(u.columns.reshape(1, -1), np.ones((1, n_features)))], upper=2)
+    u, w = f.add_variables("u", ("J",), 0, 1, "binary"), f.variables["w"]
+    f.add_constraints("use_up", w <= weight_bound * u)
+    f.add_constraints("use_lo", w >= -weight_bound * u)
+    f.add_constraints("cap", u.sum() <= 2)
 
 
 def radius_never_lowers_the_score(f):
     """``w[t, mean_radius] >= 0`` at every node (labels in ``J`` are the feature names made safe)."""
-    j = f.index("J", "mean_radius")
-    f.add_constraints("radius_sign", ("T",), [(f.variables["w"].columns[:, j], 1.0)], lower=0.0)
+    f.add_constraints("radius_sign", f.variables["w"].sel(J="mean_radius") >= 0)
 
 
 def both(f):
@@ -58,6 +58,7 @@ print(clf.fit_report_)
 f = OLCTClassifier(max_depth=2, constraints=both).build_formulation(X, y)
 print(f.summary().splitlines()[0])
 print("the hook added:", f.user_groups, "| rows:", [g for g in f.constraints if g in ("cap", "radius_sign")])
+print(f.constraints["use_up"].to_text(max_rows=2))
 res = solvers.solve(f, time_limit=10)
 print(f"solved by hand: {res.status}, objective {res.objective:.4f}")
 
@@ -65,18 +66,14 @@ print(f"solved by hand: {res.status}, objective {res.objective:.4f}")
 # OCT with demographic parity: the rate of positive predictions differs by at most 0.1 between the groups
 def demographic_parity(group, delta):
     def hook(f):
-        data = f.problem.data                        # the (merged, weighted) rows the model is written on
-        in_group = data.X[:, f.index("J", group)] > 0.5
-        weight = data.weight if data.weighted else np.ones(len(in_group))
-        z, c = f.variables["z"], f.variables["c"]
-        positive = np.broadcast_to(c.columns[1], z.shape)
+        X, v = f.problem.data.X, f.problem.data.weight      # the (merged, weighted) rows the model is written on
+        g = X[:, f.index("J", group)] > 0.5
+        z, positive = f.variables["z"], f.variables["c"].sel(K=1)
         q = f.add_variables("q", ("I", "L"), 0.0, 1.0)          # q = z c[1]: the point is predicted positive at l
-        f.add_constraints("q_z", ("I", "L"), [(q.columns, 1.0), (z.columns, -1.0)], upper=0.0)
-        f.add_constraints("q_c", ("I", "L"), [(q.columns, 1.0), (positive, -1.0)], upper=0.0)
-        f.add_constraints("q_zc", ("I", "L"), [(q.columns, 1.0), (z.columns, -1.0), (positive, -1.0)], lower=-1.0)
-        rate = np.where(in_group, weight / weight[in_group].sum(), -weight / weight[~in_group].sum())
-        f.add_constraints("parity", (), [(q.columns.reshape(1, -1), np.broadcast_to(rate[:, None], z.shape)
-                                          .reshape(1, -1))], lower=-delta, upper=delta)
+        f.add_constraints("q_z", q <= z), f.add_constraints("q_c", q <= positive)
+        f.add_constraints("q_zc", q >= z + positive - 1)
+        rate_gap = (Data(np.where(g, v / v[g].sum(), -v / v[~g].sum()), ("I",)) * q).sum()
+        f.add_constraints("parity_hi", rate_gap <= delta), f.add_constraints("parity_lo", rate_gap >= -delta)
     return hook
 
 
