@@ -1,9 +1,10 @@
-"""OCT-H (Bertsimas & Dunn's oblique tree) written from the library's blocks, in one function of 30 lines.
+"""OCT-H (Bertsimas & Dunn's oblique tree) written from the library's blocks, in one function of 17 lines.
 
 The leaves (routing, one label per used leaf, misclassified points) come from ``oct_blocks.add_leaf_labels``; the
-oblique splits are written here from ``blocks`` (hyperplanes, the l1 split 3.16, the l0 indicators 3.14) and
-``oct_blocks.add_split_rows``; the splits form a tree by ``oct_blocks.add_split_hierarchy``. The model reaches the same
-optimum as the library's own ``formulations.oct.octh``.
+oblique splits are written here as expressions (``optitrees.mip.expressions``: ``a == a_pos - a_neg`` is the l1
+split 3.16, ``used <= d`` holds for every node and feature) with the blocks' hyperplanes and l0 indicators (3.14)
+and ``oct_blocks.add_split_rows``; the splits form a tree by ``oct_blocks.add_split_hierarchy``. The model reaches
+the same optimum as the library's own ``formulations.oct.octh``.
 
 Run: python examples/octh_from_blocks.py
 """
@@ -25,22 +26,17 @@ def my_octh(X01, y, depth=2, alpha=0.01, mu=0.005):
     z, leaf, c, loss = oct_blocks.add_leaf_labels(f, X01, y, topo, min_samples_leaf=1, n_classes=2)
     a, b = blocks.add_hyperplanes(f, topo.branch_nodes, np.arange(n_features), 1.0, 1.0)
     d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")                  # split t is used
-    a_pos = f.add_variables("a_pos", a.dims, 0.0, 1.0)
-    a_neg = f.add_variables("a_neg", a.dims, 0.0, 1.0)
-    f.add_constraints("l1_split", a.dims, [(a.columns, 1.0), (a_pos.columns, -1.0), (a_neg.columns, 1.0)],
-                      lower=0.0, upper=0.0, equation="3.16a")
-    f.add_constraints("l1_used", ("T",), [(a_pos.columns, 1.0), (a_neg.columns, 1.0), (d.columns, -1.0)],
-                      upper=0.0, equation="||a_t||_1 <= d_t")
+    a_pos, a_neg = f.add_variables("a_pos", a.dims, 0.0, 1.0), f.add_variables("a_neg", a.dims, 0.0, 1.0)
+    f.add_constraints("l1_split", a == a_pos - a_neg, equation="3.16a")
+    f.add_constraints("l1_used", (a_pos + a_neg).sum("J") <= d, equation="||a_t||_1 <= d_t")
     used = blocks.add_l0_indicators(f, a, 1.0, penalty=alpha)                    # 3.14, alpha per feature used
-    f.add_constraints("used_if_split", a.dims, [(used.columns, 1.0), (np.repeat(d.columns, n_features), -1.0)],
-                      upper=0.0)
-    f.add_constraints("split_uses_a_feature", ("T",), [(used.columns, 1.0), (d.columns, -1.0)], lower=0.0)
-    f.add_constraints("b_up", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0)
-    f.add_constraints("b_down", ("T",), [(b.columns, 1.0), (d.columns, 1.0)], lower=0.0)
+    f.add_constraints("used_if_split", used <= d)
+    f.add_constraints("split_uses_a_feature", used.sum("J") >= d)
+    f.add_constraints("b_up", b <= d), f.add_constraints("b_down", b >= -d)
     # a_t x_i + mu <= b_t on the left, a_t x_i >= b_t on the right, for the points routed below t
     oct_blocks.add_split_rows(f, topo, a, b, z, X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0, right_M=2.0)
     oct_blocks.add_split_hierarchy(f, topo, d)
-    f.add_objective(loss, 1.0 / (len(y) - np.bincount(y).max()))                 # misclassified / L_hat
+    f.minimize(loss.sum() / (len(y) - np.bincount(y).max()))                      # misclassified / L_hat
     return f
 
 

@@ -26,6 +26,8 @@ EXPECTED = {
     "regression_trees.py": ["CART, t-test pruning:", "optimal depth-2 tree:", "oblique tree, absolute loss",
                             "oblique tree, squared loss", "value = "],
     "octh_from_blocks.py": ["mine     optimal", "library  optimal", "same optimum: True"],
+    "flow_oct.py": ["highs  optimal: 74 of 95", "cbc    optimal: 74 of 95", "all three agree: True",
+                    "go_left[0,1]: +1 into[0,2] -1 b[1,0] <= 0"],
     "your_own_constraints.py": ["every weight on mean radius >= 0: True", "the hook added: ('u',)", "OCT with parity",
                                 "solved by hand: optimal"],
     "readable_trees.py": ["OLCT, 2 features per hyperplane: features per node [", "oblique TAO, 2 per split",
