@@ -1,0 +1,66 @@
+"""The formulations the shared blocks build stay the same model as they rewrite: every family's constraint rows,
+bounds, integrality and objective are fingerprinted, and the fingerprints were taken from the builds before the
+blocks were written as expressions (:mod:`optitrees.mip.expressions`, commit 4a4d9da)."""
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from optitrees import LossOptimalTreeRegressor
+from optitrees.formulations import oct as oct_models
+from optitrees.formulations.loss_optimal.model import loss_optimal_tree
+
+
+def data(seed=0, n=30, p=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    return X, np.where(X[:, 0] + rng.normal(size=n) > 0, 1, -1)
+
+
+def fingerprint(f) -> str:
+    """sha256 of every group's name, sets, rows, columns, coefficients and bounds, and of the objective."""
+    h = hashlib.sha256()
+    for g in f.constraints.values():
+        h.update(g.name.encode()), h.update(repr(g.dims).encode())
+        for a in (g.rows, g.cols, g.vals, g.lower, g.upper):
+            h.update(np.ascontiguousarray(a).tobytes())
+    for g in f.variables.values():
+        h.update(g.name.encode()), h.update(repr(g.dims).encode()), h.update(g.domain.encode())
+        h.update(np.ascontiguousarray(g.lower).tobytes()), h.update(np.ascontiguousarray(g.upper).tobytes())
+    h.update(f.cost.tobytes()), h.update(f.quadratic.tobytes())
+    return h.hexdigest()
+
+
+X, y = data()
+X01 = (X - X.min(0)) / (X.max(0) - X.min(0))
+y01 = (y > 0).astype(int)
+builds = {
+    "olct_d2": lambda: loss_optimal_tree(X, y, depth=2),
+    "olct_d3_hinge_l0": lambda: loss_optimal_tree(X, y, depth=3, loss="hinge", feature_selection="hard",
+                                                  max_features=2),
+    "margot_d2": lambda: loss_optimal_tree(X, y, depth=2, loss="hinge", regularizer="l2"),
+    "misclass_d2_inline": lambda: loss_optimal_tree(X, y, depth=2, loss="misclassification", score_variables=False),
+    "sfs_d2": lambda: loss_optimal_tree(X, y, depth=2, feature_selection="soft", alpha=0.1, forbidden=(1,)),
+    "oct_d2": lambda: oct_models.oct(X01, y01, depth=2, alpha=0.01),
+    "octh_d2": lambda: oct_models.octh(X01, y01, depth=2, alpha=0.01),
+    "octh_d3": lambda: oct_models.octh(X01, y01, depth=3, alpha=0.01),
+    "regressor_d2": lambda: LossOptimalTreeRegressor(max_depth=2).build_formulation(X, X[:, 1] + y),
+}
+
+EXPECTED = {
+    "olct_d2": "3ada7d60770d4bdb873754598a98ce84bef6c55706c86e45f882459e47b01b63",
+    "olct_d3_hinge_l0": "e4529c8792559a47409e42cc44d60ecc735b32d79b58f9d95dd48420d3779a86",
+    "margot_d2": "98f5213f8d909fe1b775b00b091d928db0ee6dff2b2808d5999a165ba29cc900",
+    "misclass_d2_inline": "7a9255c5f3181faf4bee2c6dda6991f31cabe9872343c66e09fc91efac2d735b",
+    "sfs_d2": "6ec8049feaead1bf9ba987593bb453ded8451d35e46bcffb1f4e24cc372eb0b7",
+    "oct_d2": "3b9eb4fe83d1e3b6433a27ca07ed30c5bf53b2fd66898cd4297323862e5207e5",
+    "octh_d2": "a070d41a51fcb93f1a61a51ebbd3eed6122b953fc07f72affb1de7d94e07fea9",
+    "octh_d3": "b41f614b5c4c159b8ca2d1471d7b3a5fd6ce1a052a57c70d176b3d74e2aa3ae8",
+    "regressor_d2": "fa35c49c4abf777fdcb63cc81160723e6970853a5b5f599f863792a6fdc40ec1",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_model_is_the_one_built_before(name):
+    assert fingerprint(builds[name]()) == EXPECTED[name]
