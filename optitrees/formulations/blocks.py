@@ -1,8 +1,9 @@
 """Shared building blocks of MILP tree formulations (seed 002, Ch. 3.2).
 
 Each block adds named variable and constraint groups to a
-:class:`~optitrees.mip.Formulation` with numpy only (no Python
-loop over data points or features) and names the equations it implements:
+:class:`~optitrees.mip.Formulation`, its rows written as expressions over the
+index sets (:mod:`optitrees.mip.expressions`: no Python loop over data points
+or features), and names the equations it implements:
 
 ============================  ======================================  ==========
 block                         adds                                    equations
@@ -32,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..mip import Formulation, VariableGroup
+from ..mip.expressions import Data
 
 __all__ = [
     "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding", "add_l0_indicators",
@@ -54,7 +56,7 @@ def add_routing(f: Formulation, n_points: int, targets, target_set: str = "T_las
     f.add_set("I", np.arange(n_points))
     f.add_set(target_set, targets)
     z = f.add_variables("z", ("I", target_set), 0.0, 1.0, domain="binary")
-    f.add_constraints("routing", ("I",), [(z.columns, 1.0)], lower=1.0, upper=1.0, equation="3.6a")
+    f.add_constraints("routing", z.sum(target_set) == 1, equation="3.6a")
     return z
 
 
@@ -88,10 +90,8 @@ def add_l1_split(f: Formulation, w: VariableGroup, weight_bound: float, penalty=
     """
     wp = f.add_variables("w_pos", w.dims, 0.0, weight_bound)
     wn = f.add_variables("w_neg", w.dims, 0.0, weight_bound)
-    f.add_constraints("l1_split", w.dims, [(w.columns, 1.0), (wp.columns, -1.0), (wn.columns, 1.0)],
-                      lower=0.0, upper=0.0, equation="3.16a")
-    f.add_constraints("l1_bound", w.dims[:1], [(wp.columns, 1.0), (wn.columns, 1.0)],
-                      upper=weight_bound, equation="bound for big-M")
+    f.add_constraints("l1_split", w - wp + wn == 0, equation="3.16a")
+    f.add_constraints("l1_bound", (wp + wn).sum(w.dims[1]) <= weight_bound, equation="bound for big-M")
     pen = np.broadcast_to(np.asarray(penalty, float), (w.shape[0],))[:, None]
     f.add_objective(wp, np.broadcast_to(pen, w.shape))
     f.add_objective(wn, np.broadcast_to(pen, w.shape))
@@ -132,11 +132,10 @@ class Scores:
         self.variables = variables
         self.s = None
         if variables:
-            n_nodes, n = w.shape[0], len(self.y)
             self.s = f.add_variables("s", ("T", "I"), -bound[None, :], bound[None, :])
-            terms = self._inline(np.arange(n_nodes), np.ones((n_nodes, n)))
-            f.add_constraints("score", ("T", "I"), terms + [(self.s.columns, -1.0)],
-                              lower=0.0, upper=0.0, equation="s = y (w x + b)")
+            J = w.dims[1]                                 # y_i x_i once, not y_i times every product
+            yx, y = Data(self.y[:, None] * self.X, ("I", J)), Data(self.y, ("I",))
+            f.add_constraints("score", (w * yx).sum(J) + y * b - self.s == 0, equation="s = y (w x + b)")
 
     def _inline(self, node_idx, factor):
         n, p = self.X.shape
@@ -146,6 +145,15 @@ class Scores:
         wvals = (fy[:, :, None] * self.X[None, :, :]).reshape(k * n, p)
         bcols = np.repeat(self.b.columns[node_idx], n)
         return [(wcols, wvals), (bcols, fy.ravel())]
+
+    def value(self, node_idx):
+        """``w_t x_i + b_t`` of the nodes at positions ``node_idx`` of ``T`` (over ``("T", "I")``) as an expression:
+        ``y_i s[t, i]`` with score variables, the ``p + 1`` terms inline otherwise."""
+        y = Data(self.y, ("I",))
+        if self.variables:
+            return y * self.s.isel(T=node_idx)
+        J = self.w.dims[1]
+        return (self.w.isel(T=node_idx) * Data(self.X, ("I", J))).sum(J) + self.b.isel(T=node_idx)
 
     def terms(self, node_idx, factor):
         """Terms of ``factor[a, i] * s[node_idx[a], i]`` for rows ordered ``(a, i)``.
@@ -180,28 +188,20 @@ def add_forwarding(f, topology, scores: Scores, z: VariableGroup, bound, eps):
 
     with ``M_i = S_i`` for the left rows and ``S_i + eps`` for the right rows, the
     smallest values that leave a row slack when its subtree is not taken.
-    ``w_t x_i + b_t`` is written as ``y_i s[t, i]``.
+    ``w_t x_i + b_t`` is written as ``y_i s[t, i]`` (:meth:`Scores.value`).
     """
     inner = topology.inner_nodes
     if inner.size == 0:
         return
     f.add_set("T_inner", inner)
-    node_idx = np.searchsorted(f.sets["T"], inner)
-    targets = f.sets[z.dims[1]]
-    left = topology.left_mask(targets, inner).astype(float)
-    right = topology.right_mask(targets, inner).astype(float)
-    y = scores.y
-    k = len(inner)
-    M = np.broadcast_to(bound[None, :], (k, len(y)))
-    f.add_constraints(
-        "forward_left", ("T_inner", "I"),
-        scores.terms(node_idx, np.broadcast_to(y, (k, len(y)))) + _subset_sum_terms(z, left, M),
-        upper=M.ravel(), equation="3.7a")
-    Mr = M + eps
-    f.add_constraints(
-        "forward_right", ("T_inner", "I"),
-        scores.terms(node_idx, np.broadcast_to(y, (k, len(y)))) + _subset_sum_terms(z, right, -Mr),
-        lower=(eps - Mr).ravel(), equation="3.7b")
+    targets = z.dims[1]
+    value = scores.value(np.searchsorted(f.sets["T"], inner)).rename(T="T_inner")
+    left = Data(topology.left_mask(f.sets[targets], inner), ("T_inner", targets))
+    right = Data(topology.right_mask(f.sets[targets], inner), ("T_inner", targets))
+    M = Data(bound, ("I",))
+    f.add_constraints("forward_left", value + M * (z * left).sum(targets) <= M, equation="3.7a")
+    f.add_constraints("forward_right", value - (M + eps) * (z * right).sum(targets) >= eps - (M + eps),
+                      equation="3.7b")
 
 
 def add_l0_indicators(f, w: VariableGroup, weight_bound: float, budget=None, penalty=None):
@@ -213,13 +213,11 @@ def add_l0_indicators(f, w: VariableGroup, weight_bound: float, budget=None, pen
     Remark 2); with ``penalty`` the objective gets ``alpha_t sum_j delta[t, j]``.
     """
     d = f.add_variables("delta", w.dims, 0.0, 1.0, domain="binary")
-    f.add_constraints("l0_upper", w.dims, [(w.columns, 1.0), (d.columns, -weight_bound)], upper=0.0,
-                      equation="3.14")
-    f.add_constraints("l0_lower", w.dims, [(w.columns, 1.0), (d.columns, weight_bound)], lower=0.0,
-                      equation="3.14")
+    f.add_constraints("l0_upper", w - weight_bound * d <= 0, equation="3.14")
+    f.add_constraints("l0_lower", w + weight_bound * d >= 0, equation="3.14")
     if budget is not None:
-        f.add_constraints("l0_budget", w.dims[:1], [(d.columns, 1.0)],
-                          upper=np.broadcast_to(np.asarray(budget, float), (w.shape[0],)), equation="3.14")
+        per_node = Data(np.broadcast_to(np.asarray(budget, float), (w.shape[0],)), w.dims[:1])
+        f.add_constraints("l0_budget", d.sum(w.dims[1]) <= per_node, equation="3.14")
     if penalty is not None:
         per_node = np.broadcast_to(np.asarray(penalty, float), (w.shape[0],))
         f.add_objective(d, np.broadcast_to(per_node[:, None], w.shape))
