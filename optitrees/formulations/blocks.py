@@ -146,6 +146,16 @@ class Scores:
         bcols = np.repeat(self.b.columns[node_idx], n)
         return [(wcols, wvals), (bcols, fy.ravel())]
 
+    def margin(self, node_idx):
+        """``s[t, i] = y_i (w_t x_i + b_t)`` of the nodes at positions ``node_idx`` of ``T`` (over ``("T", "I")``):
+        the score variables, or the ``p + 1`` terms inline."""
+        if self.variables:
+            return self.s.isel(T=node_idx)
+        J = self.w.dims[1]
+        y = Data(self.y, ("I",))
+        return (self.w.isel(T=node_idx) * Data(self.y[:, None] * self.X, ("I", J))).sum(J) \
+            + y * self.b.isel(T=node_idx)
+
     def value(self, node_idx):
         """``w_t x_i + b_t`` of the nodes at positions ``node_idx`` of ``T`` (over ``("T", "I")``) as an expression:
         ``y_i s[t, i]`` with score variables, the ``p + 1`` terms inline otherwise."""

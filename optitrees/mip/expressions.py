@@ -301,6 +301,12 @@ class Expression:
                 raise KeyError(f"{wanted!r} is not among the labels of {d!r}") from None
         return self.isel(**positions)
 
+    def transpose(self, *dims) -> "Expression":
+        """The same expression with its index sets in the order ``dims`` (its rows' order once a constraint)."""
+        if sorted(dims) != sorted(self.dims):
+            raise ValueError(f"transpose needs every set of {self.dims} once, got {dims}")
+        return self._aligned(tuple(dims), tuple(self.labels[self.dims.index(d)] for d in dims))
+
     def rename(self, **names) -> "Expression":
         """The expression with index sets renamed (``s.sel(T=inner).rename(T="T_inner")``): its labels stay."""
         unknown = sorted(set(names) - set(self.dims))
@@ -384,6 +390,14 @@ class Constraint:
         lower = rhs if self.sense in (Sense.GREATER_EQUAL, Sense.EQUAL) else np.full(rhs.shape, -np.inf)
         upper = rhs if self.sense in (Sense.LESS_EQUAL, Sense.EQUAL) else np.full(rhs.shape, np.inf)
         return lower, upper
+
+    def transpose(self, *dims) -> "Constraint":
+        """The same rows ordered by the index sets ``dims`` (:meth:`Expression.transpose`)."""
+        return Constraint(self.expression.transpose(*dims), self.sense)
+
+    def isel(self, **positions) -> "Constraint":
+        """The rows at ``positions`` of the named sets (:meth:`Expression.isel`)."""
+        return Constraint(self.expression.isel(**positions), self.sense)
 
     def __bool__(self):
         raise TypeError("a constraint has no truth value: give it to Formulation.add_constraints")

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...mip import VariableGroup
-from ..blocks import Scores, _subset_sum_terms
+from ...mip.expressions import Data
+from ..blocks import Scores
 from ..tangents import TangentLines
 
 __all__ = ["add_layer_slacks", "add_logistic_slacks", "add_hinge_slacks", "add_misclassification_slacks",
@@ -150,28 +151,21 @@ def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, inte
                 return slack
             node_idx, nodes = node_idx[direct], f.add_set(f"T_{row_name}", nodes[direct])
             t_set = f"T_{row_name}"
-    targets = f.sets[z.dims[1]]
-    below = topology.descendant_mask(targets, nodes).astype(float)      # T_d(t)
+    targets = z.dims[1]
+    below = topology.descendant_mask(f.sets[targets], nodes)            # T_d(t)
     full = below.all(axis=1)                                             # rows without big-M
-    col_of_layer = np.searchsorted(layers, node_layer[node_idx])
-    K, T = len(slopes), len(nodes)
-    # rows ordered (t, k, i)
-    row_node = np.repeat(node_idx, K)
-    slope = np.tile(slopes, T)
-    icpt = np.tile(intercepts, T)
-    M = np.maximum(0.0, icpt[:, None] + np.abs(slope)[:, None] * scores.bound[None, :])  # (T*K, n)
-    M = np.where(np.repeat(full, K)[:, None], 0.0, M)
-    slack_cols = slack.columns[:, col_of_layer].T                        # (T, n)
-    terms = [(np.repeat(slack_cols, K, axis=0), 1.0)]
-    terms += scores.terms(row_node, np.broadcast_to(-slope[:, None], (T * K, n)))
-    terms += _subset_sum_terms(z, np.repeat(below, K, axis=0), -M)
-    if labels is None:
-        if K != 1:
-            raise ValueError("labels are needed for more than one line")
-        dims = (t_set, "I")
-    else:
-        dims = (t_set, "V", "I")
-    f.add_constraints(row_name, dims, terms, lower=(icpt[:, None] - M).ravel(), equation=equation)
+    # M[t, k, i] = max(0, c_k + |a_k| S_i): 0 at the nodes every point passes
+    M = np.maximum(0.0, intercepts[None, :, None] + np.abs(slopes)[None, :, None] * scores.bound[None, None, :])
+    M = Data(np.where(full[:, None, None], 0.0, M), (t_set, "V", "I"))
+    at_layer = np.searchsorted(layers, node_layer[node_idx])[:, None] == np.arange(len(layers))[None, :]
+    slack_at_node = (slack * Data(at_layer, (t_set, h_set))).sum(h_set)
+    margin = scores.margin(node_idx).rename(T=t_set)
+    a, c = Data(slopes, ("V",)), Data(intercepts, ("V",))
+    rows = slack_at_node - a * margin - M * (z * Data(below, (t_set, targets))).sum(targets) >= c - M
+    if labels is None and len(slopes) != 1:
+        raise ValueError("labels are needed for more than one line")
+    rows = rows.isel(V=0).transpose(t_set, "I") if labels is None else rows.transpose(t_set, "V", "I")
+    f.add_constraints(row_name, rows, equation=equation)
     return slack
 
 
@@ -182,29 +176,27 @@ def _add_forwarded_rows(f, topology, scores: Scores, z: VariableGroup, slack, la
 
     ``<var>_margin_link[t, i]: m[i, h] - s[t, i] <= M_i (1 - sum_{s in T_d(t)} z[i, s])``, ``M_i = min(S_i, v*) + S_i``
     for every node ``t`` of those layers, and ``<row_name>_forwarded[h, k, i]: <var>[i, h] >= c_k + a_k m[i, h]``."""
-    n, K = len(scores.y), len(slopes)
     S = np.asarray(scores.bound, float)
     top = np.clip(floor_margin(slopes, intercepts), -S, S)                   # (n,)
-    h_set = f.add_set(f"H_{var}_forwarded", ahead)
-    m = f.add_variables(f"{var}_margin", ("I", f"H_{var}_forwarded"), -S[:, None], top[:, None])
+    h_set = f"H_{var}_forwarded"
+    ahead_layers = f.add_set(h_set, ahead)
+    m = f.add_variables(f"{var}_margin", ("I", h_set), -S[:, None], top[:, None])
     all_nodes = f.sets["T"]
     node_idx = np.flatnonzero(np.isin(topology.layer_of(all_nodes), ahead))
-    nodes = f.add_set(f"T_{var}_forwarded", all_nodes[node_idx])
-    below = topology.descendant_mask(f.sets[z.dims[1]], nodes).astype(float)          # T_d(t)
-    M = np.broadcast_to(top + S, (len(nodes), n))
-    m_cols = m.columns[:, np.searchsorted(h_set, topology.layer_of(nodes))].T         # (nodes, n)
-    terms = [(m_cols, 1.0)] + scores.terms(node_idx, np.full((len(nodes), n), -1.0))
-    terms += _subset_sum_terms(z, below, M)
-    f.add_constraints(f"{var}_margin_link", (f"T_{var}_forwarded", "I"), terms, upper=M.ravel(),
-                      equation=f"{equation}, margin forwarded")
+    t_set = f"T_{var}_forwarded"
+    nodes = f.add_set(t_set, all_nodes[node_idx])
+    targets = z.dims[1]
+    below = Data(topology.descendant_mask(f.sets[targets], nodes), (t_set, targets))          # T_d(t)
+    M = Data(top + S, ("I",))
+    at_layer = np.searchsorted(ahead_layers, topology.layer_of(nodes))[:, None] == np.arange(len(ahead))[None, :]
+    m_at_node = (m * Data(at_layer, (t_set, h_set))).sum(h_set)
+    link = m_at_node - scores.margin(node_idx).rename(T=t_set) + M * (z * below).sum(targets) <= M
+    f.add_constraints(f"{var}_margin_link", link.transpose(t_set, "I"), equation=f"{equation}, margin forwarded")
     # rows ordered (h, k, i)
-    slack_cols = slack.columns[:, np.searchsorted(layers, ahead)].T                   # (len(ahead), n)
-    H = len(ahead)
-    terms = [(np.repeat(slack_cols, K, axis=0), 1.0),
-             (np.repeat(m.columns.T, K, axis=0), np.tile(-slopes, H)[:, None] * np.ones((1, n)))]
-    dims = (f"H_{var}_forwarded", "I") if labels is None else (f"H_{var}_forwarded", "V", "I")
-    f.add_constraints(f"{row_name}_forwarded", dims, terms, lower=np.tile(np.repeat(intercepts, n), H),
-                      equation=equation)
+    on_ahead = slack.sel(**{slack.dims[1]: list(ahead)}).rename(**{slack.dims[1]: h_set})
+    rows = on_ahead - Data(slopes, ("V",)) * m >= Data(intercepts, ("V",))
+    rows = rows.isel(V=0).transpose(h_set, "I") if labels is None else rows.transpose(h_set, "V", "I")
+    f.add_constraints(f"{row_name}_forwarded", rows, equation=equation)
 
 
 def add_logistic_slacks(f, topology, scores: Scores, z: VariableGroup, lines: TangentLines, C, layers=None,
@@ -243,18 +235,15 @@ def add_misclassification_slacks(f, topology, scores: Scores, z: VariableGroup, 
     """
     e, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, "e", C, binary=True,
                                                                       point_weight=point_weight)
-    n = len(scores.y)
     node_layer = topology.layer_of(f.sets["T"])
-    targets = f.sets[z.dims[1]]
-    below = topology.descendant_mask(targets, nodes).astype(float)
+    targets = z.dims[1]
+    below = topology.descendant_mask(f.sets[targets], nodes)
     full = below.all(axis=1)
-    T = len(nodes)
-    M = np.broadcast_to(scores.bound[None, :] + eps, (T, n))
-    Mz = np.where(full[:, None], 0.0, M)
-    e_cols = e.columns[:, np.searchsorted(layers, node_layer[node_idx])].T
-    terms = [(e_cols, M)] + scores.terms(node_idx, np.ones((T, n)))
-    terms += _subset_sum_terms(z, below, -Mz)
-    f.add_constraints("misclassification", (t_set, "I"), terms, lower=(eps - Mz).ravel(), equation="3.9")
+    M = Data(scores.bound + eps, ("I",))
+    Mz = Data(np.where(full[:, None], 0.0, scores.bound[None, :] + eps), (t_set, "I"))
+    at_layer = np.searchsorted(layers, node_layer[node_idx])[:, None] == np.arange(len(layers))[None, :]
+    e_at_node = (e * Data(at_layer, (t_set, h_set))).sum(h_set)
+    rows = (M * e_at_node + scores.margin(node_idx).rename(T=t_set)
+            - Mz * (z * Data(below, (t_set, targets))).sum(targets) >= eps - Mz)
+    f.add_constraints("misclassification", rows.transpose(t_set, "I"), equation="3.9")
     return e
-
-
