@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from optitrees import LossOptimalTreeRegressor
+from optitrees import LossOptimalTreeRegressor, OCTClassifier, OCTHClassifier
 from optitrees.formulations import oct as oct_models
 from optitrees.formulations.loss_optimal.model import loss_optimal_tree
 
@@ -46,9 +46,15 @@ builds = {
     "octh_d2": lambda: oct_models.octh(X01, y01, depth=2, alpha=0.01),
     "octh_d3": lambda: oct_models.octh(X01, y01, depth=3, alpha=0.01),
     "regressor_d2": lambda: LossOptimalTreeRegressor(max_depth=2).build_formulation(X, X[:, 1] + y),
+    "oct_d2_weighted_min_leaf": lambda: OCTClassifier(max_depth=2, min_samples_leaf=3).build_formulation(
+        X, y01, sample_weight=np.linspace(0.5, 2.0, len(y01))),
+    "octh_d2_weighted_budget": lambda: OCTHClassifier(max_depth=2, max_features=2).build_formulation(
+        X, y01, sample_weight=np.linspace(0.5, 2.0, len(y01))),
 }
 
 EXPECTED = {
+    "oct_d2_weighted_min_leaf": "6684305a1657b29f7b9f2c46998f82f50a74675b8890f9ca80fdf6659243ca55",
+    "octh_d2_weighted_budget": "6565ea4d8288824903c6c71bbbb3c20ed99f24efbd667c57d31617be8574ed23",
     "olct_d2": "3ada7d60770d4bdb873754598a98ce84bef6c55706c86e45f882459e47b01b63",
     "olct_d3_hinge_l0": "e4529c8792559a47409e42cc44d60ecc735b32d79b58f9d95dd48420d3779a86",
     "margot_d2": "98f5213f8d909fe1b775b00b091d928db0ee6dff2b2808d5999a165ba29cc900",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...mip.expressions import Data
 from .. import blocks
 
 __all__ = ["add_leaf_labels", "add_split_rows", "add_split_hierarchy", "add_oct_splits", "add_octh_splits",
@@ -27,15 +28,6 @@ __all__ = ["add_leaf_labels", "add_split_rows", "add_split_hierarchy", "add_oct_
 
 #: OCT-H's split margin ``mu`` (Bertsimas & Dunn use 0.005).
 OCTH_MU = 0.005
-
-
-def _inline_split_terms(w, X, node_idx, extra=None):
-    """Terms of ``sum_j w[t, j] (x_ij + extra_j)`` for rows ordered ``(t, i)``."""
-    n, p = X.shape
-    k = len(node_idx)
-    cols = np.broadcast_to(w.columns[node_idx][:, None, :], (k, n, p)).reshape(k * n, p)
-    vals = X if extra is None else X + extra[None, :]
-    return [(cols, np.broadcast_to(vals[None], (k, n, p)).reshape(k * n, p))]
 
 
 def add_leaf_labels(f, X, y, topo, min_samples_leaf, n_classes, point_weight=None):
@@ -59,21 +51,14 @@ def add_leaf_labels(f, X, y, topo, min_samples_leaf, n_classes, point_weight=Non
     leaf = f.add_variables("leaf", ("L",), 0.0, 1.0, domain="binary")
     c = f.add_variables("c", ("K", "L"), 0.0, 1.0, domain="binary")
     loss = f.add_variables("loss", ("L",), 0.0, total)
-    f.add_constraints("leaf_used", ("L",), [(z.columns.T, 1.0), (leaf.columns, -float(n))],
-                      upper=0.0, equation="sum_i z <= n leaf")
-    z_coef = 1.0 if point_weight is None or min_samples_leaf <= 1 else np.broadcast_to(v, (len(leaves), n))
-    f.add_constraints("min_leaf", ("L",), [(z.columns.T, z_coef), (leaf.columns, -float(min_samples_leaf))],
-                      lower=0.0, equation="N_l >= N_min leaf")
-    f.add_constraints("leaf_label", ("L",), [(c.columns.T, 1.0), (leaf.columns, -1.0)], lower=0.0, upper=0.0,
-                      equation="sum_k c = leaf")
+    f.add_constraints("leaf_used", z.sum("I") - float(n) * leaf <= 0, equation="sum_i z <= n leaf")
+    points = z.sum("I") if point_weight is None or min_samples_leaf <= 1 else (z * Data(v, ("I",))).sum("I")
+    f.add_constraints("min_leaf", points - float(min_samples_leaf) * leaf >= 0, equation="N_l >= N_min leaf")
+    f.add_constraints("leaf_label", c.sum("K") - leaf == 0, equation="sum_k c = leaf")
     # loss[l] - N_l + N_kl - n c[k, l] >= -n, rows (k, l); z terms: coefficient -1 + [y_i == k]
-    L = len(leaves)
-    zc = np.broadcast_to(z.columns.T[None], (n_classes, L, n)).reshape(n_classes * L, n)
-    zv = np.broadcast_to((v * (-1.0 + (y[None, :] == np.arange(n_classes)[:, None])))[:, None, :],
-                         (n_classes, L, n)).reshape(n_classes * L, n)
-    f.add_constraints("leaf_loss", ("K", "L"),
-                      [(np.tile(loss.columns, n_classes), 1.0), (zc, zv), (c.columns.ravel(), -total)],
-                      lower=-total, equation="loss >= N_l - N_kl - n (1 - c)")
+    wrong = Data(v * (-1.0 + (y[None, :] == np.arange(n_classes)[:, None])), ("K", "I"))
+    rows = loss + (z * wrong).sum("I") - total * c >= -total
+    f.add_constraints("leaf_loss", rows.transpose("K", "L"), equation="loss >= N_l - N_kl - n (1 - c)")
     return z, leaf, c, loss
 
 
@@ -82,8 +67,9 @@ def add_split_hierarchy(f, topo, d):
     nodes = topo.branch_nodes
     if len(nodes) > 1:
         f.add_set("T_child", nodes[1:])
-        f.add_constraints("hierarchy", ("T_child",), [(d.columns[1:], 1.0), (d.columns[nodes[1:] // 2 - 1], -1.0)],
-                          upper=0.0, equation="d_t <= d_parent")
+        child = Data(nodes[1:, None] == nodes[None, :], ("T_child", "T"))
+        parent = Data(nodes[1:, None] // 2 == nodes[None, :], ("T_child", "T"))
+        f.add_constraints("hierarchy", (d * child).sum("T") - (d * parent).sum("T") <= 0, equation="d_t <= d_parent")
 
 
 def add_split_rows(f, topo, w, b, z, X, left_extra, left_M, left_upper, right_M, unused=None):
@@ -95,20 +81,16 @@ def add_split_rows(f, topo, w, b, z, X, left_extra, left_M, left_upper, right_M,
 
     ``unused=(d, c)`` adds the term ``c d_t`` to the left rows.
     """
-    T, n = len(topo.branch_nodes), X.shape[0]
-    idx = np.arange(T)
-    left = topo.left_mask(topo.leaves, topo.branch_nodes).astype(float)
-    right = topo.right_mask(topo.leaves, topo.branch_nodes).astype(float)
-    bterm = [(np.repeat(b.columns, n), -1.0)]
-    extra = [] if unused is None else [(np.repeat(unused[0].columns, n), unused[1])]
-    f.add_constraints("split_left", ("T", "I"),
-                      _inline_split_terms(w, X, idx, left_extra) + bterm + extra
-                      + blocks._subset_sum_terms(z, left, np.full((T, n), float(left_M))),
-                      upper=float(left_upper), equation="B&D left, aggregated")
-    f.add_constraints("split_right", ("T", "I"),
-                      _inline_split_terms(w, X, idx) + bterm
-                      + blocks._subset_sum_terms(z, right, np.full((T, n), -float(right_M))),
-                      lower=-float(right_M), equation="B&D right, aggregated")
+    J, L = w.dims[1], z.dims[1]
+    left = Data(topo.left_mask(topo.leaves, topo.branch_nodes), ("T", L))
+    right = Data(topo.right_mask(topo.leaves, topo.branch_nodes), ("T", L))
+    shifted = (w * Data(X if left_extra is None else X + left_extra[None, :], ("I", J))).sum(J) - b
+    if unused is not None:
+        shifted = shifted + unused[1] * unused[0]
+    f.add_constraints("split_left", shifted + float(left_M) * (z * left).sum(L) <= float(left_upper),
+                      equation="B&D left, aggregated")
+    f.add_constraints("split_right", (w * Data(X, ("I", J))).sum(J) - b - float(right_M) * (z * right).sum(L)
+                      >= -float(right_M), equation="B&D right, aggregated")
 
 
 def _feature_labels(f, p):
@@ -128,10 +110,8 @@ def add_oct_splits(f, topo, X01, eps):
     a = f.add_variables("a", ("T", "J"), 0.0, 1.0, domain="binary")
     b = f.add_variables("b", ("T",), 0.0, 1.0)
     d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
-    f.add_constraints("one_feature", ("T",), [(a.columns, 1.0), (d.columns, -1.0)], lower=0.0, upper=0.0,
-                      equation="sum_j a = d")
-    f.add_constraints("threshold_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0,
-                      equation="b <= d")
+    f.add_constraints("one_feature", a.sum("J") - d == 0, equation="sum_j a = d")
+    f.add_constraints("threshold_used", b - d <= 0, equation="b <= d")
     Ml = 1.0 + eps_max
     add_split_rows(f, topo, a, b, f.variables["z"], X01, left_extra=eps, left_M=Ml, left_upper=Ml - eps_min,
                     right_M=1.0, unused=(d, -eps_min))
@@ -147,18 +127,13 @@ def add_octh_splits(f, topo, X01, alpha, mu=OCTH_MU, max_features=None):
     d = f.add_variables("d", ("T",), 0.0, 1.0, domain="binary")
     wp = f.add_variables("w_pos", w.dims, 0.0, 1.0)
     wn = f.add_variables("w_neg", w.dims, 0.0, 1.0)
-    f.add_constraints("l1_split", w.dims, [(w.columns, 1.0), (wp.columns, -1.0), (wn.columns, 1.0)],
-                      lower=0.0, upper=0.0, equation="3.16a")
-    f.add_constraints("l1_used", ("T",), [(wp.columns, 1.0), (wn.columns, 1.0), (d.columns, -1.0)], upper=0.0,
-                      equation="||a_t||_1 <= d_t")
+    f.add_constraints("l1_split", w - wp + wn == 0, equation="3.16a")
+    f.add_constraints("l1_used", (wp + wn).sum("J") - d <= 0, equation="||a_t||_1 <= d_t")
     delta = blocks.add_l0_indicators(f, w, 1.0, budget=max_features, penalty=alpha)
-    f.add_constraints("feature_used", w.dims, [(delta.columns, 1.0), (np.repeat(d.columns, p), -1.0)], upper=0.0,
-                      equation="delta <= d")
-    f.add_constraints("node_features", ("T",), [(delta.columns, 1.0), (d.columns, -1.0)], lower=0.0,
-                      equation="sum_j delta >= d")
-    f.add_constraints("intercept_used", ("T",), [(b.columns, 1.0), (d.columns, -1.0)], upper=0.0, equation="b <= d")
-    f.add_constraints("intercept_used_neg", ("T",), [(b.columns, 1.0), (d.columns, 1.0)], lower=0.0,
-                      equation="b >= -d")
+    f.add_constraints("feature_used", delta - d <= 0, equation="delta <= d")
+    f.add_constraints("node_features", delta.sum("J") - d >= 0, equation="sum_j delta >= d")
+    f.add_constraints("intercept_used", b - d <= 0, equation="b <= d")
+    f.add_constraints("intercept_used_neg", b + d >= 0, equation="b >= -d")
     add_split_rows(f, topo, w, b, f.variables["z"], X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0,
                     right_M=2.0)
     return w, b, d
