@@ -7,7 +7,9 @@ import hashlib
 import numpy as np
 import pytest
 
-from optitrees import LossOptimalTreeRegressor, OCTClassifier, OCTHClassifier
+from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeRegressor, OCTClassifier, OCTHClassifier,
+                       OLCTClassifier, RiskScoreClassifier)
+from optitrees.fairness import DemographicParity, EqualizedOdds
 from optitrees.formulations import oct as oct_models
 from optitrees.formulations.loss_optimal.model import loss_optimal_tree
 
@@ -35,6 +37,8 @@ def fingerprint(f) -> str:
 X, y = data()
 X01 = (X - X.min(0)) / (X.max(0) - X.min(0))
 y01 = (y > 0).astype(int)
+g = np.where(X[:, 2] > 0, "a", "b")
+Xb = (X > 0).astype(float)
 builds = {
     "olct_d2": lambda: loss_optimal_tree(X, y, depth=2),
     "olct_d3_hinge_l0": lambda: loss_optimal_tree(X, y, depth=3, loss="hinge", feature_selection="hard",
@@ -50,9 +54,32 @@ builds = {
         X, y01, sample_weight=np.linspace(0.5, 2.0, len(y01))),
     "octh_d2_weighted_budget": lambda: OCTHClassifier(max_depth=2, max_features=2).build_formulation(
         X, y01, sample_weight=np.linspace(0.5, 2.0, len(y01))),
+    # the parity, feature-budget and monotonicity blocks
+    "ors_tangents": lambda: RiskScoreClassifier(n_rules=3, method="tangents", multiplier=1.0).build_formulation(
+        Xb, y01),
+    "ors_fair_budget": lambda: RiskScoreClassifier(n_rules=3, fairness=DemographicParity(0.1), multiplier=1.0,
+                                                   max_feature_cost=2).build_formulation(Xb, y01, sensitive_features=g),
+    "ogrs_tangents_monotone": lambda: GeneralizedRiskScoreClassifier(
+        n_rules=2, method="tangents", monotonic_cst=[1, 0, -1, 0]).build_formulation(X, y01),
+    "ogrs_fair": lambda: GeneralizedRiskScoreClassifier(n_rules=2, fairness=EqualizedOdds(0.1)).build_formulation(
+        X, y01, sensitive_features=g),
+    "oct_fair_costs": lambda: OCTClassifier(max_depth=2, fairness=DemographicParity(0.05), feature_costs=[1, 2, 1, 3],
+                                            max_feature_cost=3).build_formulation(X, y01, sensitive_features=g),
+    "olct_fair_monotone": lambda: OLCTClassifier(max_depth=2, fairness=EqualizedOdds(0.1),
+                                                 monotonic_cst=[1, 0, 0, -1]).build_formulation(
+        X, y01, sensitive_features=g),
+    "octh_costs": lambda: OCTHClassifier(max_depth=2, feature_costs=[1, 2, 1, 3], max_feature_cost=3).build_formulation(
+        X, y01),
 }
 
 EXPECTED = {
+    "ors_tangents": "7236b3910dd7ea2ed50e12dc3b8e8f1365c75b3206d7dbedf3fd6e4a5e42a600",
+    "ors_fair_budget": "9abf137eb78295c58134d720d69be2c1a670dd7dcd51f614b436fb48d9dbf891",
+    "ogrs_tangents_monotone": "9f6333d15b2f0a342e21fd3a4a4045792b86c5edd6b606916864039318ee75d9",
+    "ogrs_fair": "b3405e7ebaeeeaa5e71a8595dccc24b2acc1f9cc27707dec3458b815cb97e189",
+    "oct_fair_costs": "1cece6688c96a2a6a4a118c0cd8bcbb7abfbe80a7ee3e2458470b8e72d928736",
+    "olct_fair_monotone": "e62dfbaff2a8521cb8b77689484ae8b84c64428df6035b20509bffc21c50216f",
+    "octh_costs": "d710a7daa15616c28713345cf6449ba88e203a33479fb97ec5b07e1d4974934f",
     "oct_d2_weighted_min_leaf": "6684305a1657b29f7b9f2c46998f82f50a74675b8890f9ca80fdf6659243ca55",
     "octh_d2_weighted_budget": "6565ea4d8288824903c6c71bbbb3c20ed99f24efbd667c57d31617be8574ed23",
     "olct_d2": "3ada7d60770d4bdb873754598a98ce84bef6c55706c86e45f882459e47b01b63",
