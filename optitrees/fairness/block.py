@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..mip import Formulation, safe_labels
+from ..mip.expressions import Data
 from .cells import ParityCells
 
 __all__ = ["add_group_parity", "add_row_parity", "GROUPS"]
@@ -36,18 +37,11 @@ __all__ = ["add_group_parity", "add_row_parity", "GROUPS"]
 GROUPS = ("fair_m", "fair_hi", "fair_lo")
 
 
-def _padded_members(cells: ParityCells) -> tuple[np.ndarray, np.ndarray]:
-    """``(rows, weight)`` of shape ``(n_cells, most rows of a cell)``: each cell's rows and their weights, padded
-    with row 0 of weight 0 (entries of coefficient 0 are dropped from the rows)."""
-    counts = cells.member.sum(axis=1)
-    width = max(int(counts.max(initial=0)), 1)
-    rows = np.zeros((cells.n_cells, width), np.int64)
-    weight = np.zeros((cells.n_cells, width))
-    q, i = np.nonzero(cells.member)
-    slot = np.arange(len(q)) - np.repeat(np.cumsum(counts) - counts, counts)
-    rows[q, slot] = i
-    weight[q, slot] = cells.weight[i]
-    return rows, weight
+def _shares(cells: ParityCells, per_total: bool) -> Data:
+    """Each row's weight in each cell (``v_i``, or ``v_i / W_q`` with ``per_total``), zero outside it, over
+    ``("FQ", "I")``."""
+    weight = cells.member * cells.weight[None, :]
+    return Data(weight / cells.totals[:, None] if per_total else weight, ("FQ", "I"))
 
 
 def add_group_parity(f: Formulation, cells: ParityCells, bound: float, z: str = "z", labels: str = "c") -> None:
@@ -61,42 +55,34 @@ def add_group_parity(f: Formulation, cells: ParityCells, bound: float, z: str = 
     """
     if z not in f.variables or labels not in f.variables:
         raise ValueError(f"the parity block needs the groups {z!r} and {labels!r} of a leaf-labelled tree")
-    Z, C = f.variables[z].columns, f.variables[labels].columns
-    n, n_leaves = Z.shape
-    if cells.member.shape[1] != n:
-        raise ValueError(f"the parity cells hold {cells.member.shape[1]} rows; the formulation {n}")
-    if C.shape[0] != 2:
+    routing, label = f.variables[z], f.variables[labels]
+    if cells.member.shape[1] != routing.shape[0]:
+        raise ValueError(f"the parity cells hold {cells.member.shape[1]} rows; the formulation {routing.shape[0]}")
+    if label.shape[0] != 2:
         raise ValueError("a parity constraint needs two classes")
     totals = cells.totals
     f.add_set("FQ", safe_labels(cells.cell_labels()))
-    m = f.add_variables("fair_m", ("FQ", "L"), 0.0, totals[:, None])
-    rows, weight = _padded_members(cells)
-    reach_cols = Z[rows].transpose(0, 2, 1)                                 # (cells, leaves, width)
-    reach_coefs = np.broadcast_to(weight[:, None, :], reach_cols.shape)
-    positive = np.broadcast_to(C[1][None, :], (cells.n_cells, n_leaves))
-    total = np.broadcast_to(totals[:, None], (cells.n_cells, n_leaves))
-    f.add_constraints("fair_reach", ("FQ", "L"), [(m.columns, 1.0), (reach_cols, -reach_coefs)], upper=0.0,
-                      equation="fairness: m <= reach")
-    f.add_constraints("fair_label", ("FQ", "L"), [(m.columns, 1.0), (positive, -total)], upper=0.0,
-                      equation="fairness: m <= W c")
-    f.add_constraints("fair_both", ("FQ", "L"), [(m.columns, 1.0), (reach_cols, -reach_coefs), (positive, -total)],
-                      lower=-total.ravel(), equation="fairness: m >= reach - W (1 - c)")
-    _rates_within(f, cells, bound, [(m.columns, np.broadcast_to(1.0 / totals[:, None], m.columns.shape))])
+    leaves = routing.dims[1]
+    m = f.add_variables("fair_m", ("FQ", leaves), 0.0, totals[:, None])
+    reach = (routing * _shares(cells, per_total=False)).sum("I").transpose("FQ", leaves)
+    W, positive = Data(totals, ("FQ",)), label.isel(**{label.dims[0]: 1})
+    f.add_constraints("fair_reach", m - reach <= 0, equation="fairness: m <= reach")
+    f.add_constraints("fair_label", m - W * positive <= 0, equation="fairness: m <= W c")
+    f.add_constraints("fair_both", m - reach - W * positive >= -W, equation="fairness: m >= reach - W (1 - c)")
+    _rates_within(f, cells, bound, (m * Data(1.0 / totals, ("FQ",))).sum(leaves))
 
 
-def _rates_within(f, cells: ParityCells, bound: float, rate_terms) -> None:
+def _rates_within(f, cells: ParityCells, bound: float, rate) -> None:
     """``fair_hi``, ``fair_lo`` and the rows ``lo <= rate <= hi``, ``hi - lo <= delta`` of every cell, the rates
-    given as terms over the cells (``rate_terms``)."""
+    an expression over the cells ``FQ``."""
     f.add_set("FC", safe_labels(cells.condition_labels))                   # names an .lp / .mps file can hold
     f.add_set("FQ", safe_labels(cells.cell_labels()))
     hi = f.add_variables("fair_hi", ("FC",), 0.0, 1.0)
     lo = f.add_variables("fair_lo", ("FC",), 0.0, 1.0)
-    f.add_constraints("fair_rate_hi", ("FQ",), rate_terms + [(hi.columns[cells.condition], -1.0)], upper=0.0,
-                      equation="fairness: rate <= hi")
-    f.add_constraints("fair_rate_lo", ("FQ",), rate_terms + [(lo.columns[cells.condition], -1.0)], lower=0.0,
-                      equation="fairness: rate >= lo")
-    f.add_constraints("fair_bound", ("FC",), [(hi.columns, 1.0), (lo.columns, -1.0)], upper=float(bound),
-                      equation="fairness: hi - lo <= delta")
+    of_cell = Data(cells.condition[:, None] == np.arange(cells.n_conditions)[None, :], ("FQ", "FC"))
+    f.add_constraints("fair_rate_hi", rate - (hi * of_cell).sum("FC") <= 0, equation="fairness: rate <= hi")
+    f.add_constraints("fair_rate_lo", rate - (lo * of_cell).sum("FC") >= 0, equation="fairness: rate >= lo")
+    f.add_constraints("fair_bound", hi - lo <= float(bound), equation="fairness: hi - lo <= delta")
 
 
 def add_row_parity(f: Formulation, cells: ParityCells, bound: float, positive) -> None:
@@ -108,8 +94,7 @@ def add_row_parity(f: Formulation, cells: ParityCells, bound: float, positive) -
     ValueError
         ``positive`` does not hold the cells' rows.
     """
-    P = positive.columns
-    if cells.member.shape[1] != P.size:
-        raise ValueError(f"the parity cells hold {cells.member.shape[1]} rows; the formulation {P.size}")
-    rows, weight = _padded_members(cells)
-    _rates_within(f, cells, bound, [(P[rows], weight / cells.totals[:, None])])
+    if cells.member.shape[1] != positive.size:
+        raise ValueError(f"the parity cells hold {cells.member.shape[1]} rows; the formulation {positive.size}")
+    f.add_set("FQ", safe_labels(cells.cell_labels()))
+    _rates_within(f, cells, bound, (positive * _shares(cells, per_total=True)).sum("I"))

@@ -26,6 +26,7 @@ from numbers import Real
 import numpy as np
 
 from ..mip import Formulation, VariableGroup
+from ..mip.expressions import Data
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
 
@@ -55,20 +56,16 @@ def add_feature_budget(f: Formulation, uses, costs, budget: float, labels) -> Va
     u = f.add_variables("feature_read", ("F",), 0.0, 1.0, domain="binary")
     for use in uses:
         group = use.group
-        axis = group.dims.index("J")
-        reads = np.arange(group.shape[axis]) if use.features is None else np.asarray(use.features, int)
-        shape = [1] * len(group.dims)
-        shape[axis] = -1
-        u_cols = np.broadcast_to(u.columns[reads].reshape(shape), group.shape)
+        n_columns = group.shape[group.dims.index("J")]
+        reads = np.arange(n_columns) if use.features is None else np.asarray(use.features, int)
+        u_read = (u * Data(reads[:, None] == np.arange(len(labels))[None, :], ("J", "F"))).sum("F")
         scale = 1.0 if use.bound is None else float(use.bound)
-        f.add_constraints(f"reads_{group.name}", group.dims, [(group.columns, 1.0), (u_cols, -scale)], upper=0.0,
-                          equation="x <= M u")
+        f.add_constraints(f"reads_{group.name}", group - scale * u_read <= 0, equation="x <= M u")
         if use.bound is not None:
-            f.add_constraints(f"reads_{group.name}_neg", group.dims, [(group.columns, -1.0), (u_cols, -scale)],
-                              upper=0.0, equation="-x <= M u")
+            f.add_constraints(f"reads_{group.name}_neg", -group - scale * u_read <= 0, equation="-x <= M u")
     if "one" not in f.sets:
         f.add_set("one", np.array([0]))
-    f.add_constraints("feature_cost", ("one",), [(u.columns[None, :], costs[None, :])], upper=float(budget),
+    f.add_constraints("feature_cost", (u * Data(costs[None, :], ("one", "F"))).sum("F") <= float(budget),
                       equation="sum_j c_j u_j <= B")
     return u
 
