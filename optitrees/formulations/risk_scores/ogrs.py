@@ -283,10 +283,9 @@ def monotone(f, signs) -> None:
         if len(features) == 0:
             continue
         set_name = f"J_{name}"
-        f.add_set(set_name, np.asarray(f.sets["J"])[features])
-        cols = a.columns[features]                                          # (features, R)
-        f.add_constraints(name, (set_name, "R"), [(np.broadcast_to(s.columns[None, :], cols.shape), float(sign)),
-                                                  (cols, -M)], lower=-M, equation="monotone rule points")
+        labels = f.add_set(set_name, np.asarray(f.sets["J"])[features])
+        rows = float(sign) * s - M * a.sel(J=list(labels)).rename(J=set_name) >= -M
+        f.add_constraints(name, rows.transpose(set_name, "R"), equation="monotone rule points")
 
 
 def predicted_positive(f):
@@ -299,15 +298,12 @@ def predicted_positive(f):
 
     A parity block's rates are linear in ``p`` (:func:`optitrees.fairness.block.add_row_parity`)."""
     problem = f.problem
-    shat, beta = f.variables["shat"], f.variables["beta"]
-    n, T = shat.shape
-    M = T * float(problem.spec.max_score) + problem.intercept_bound
-    e = POSITIVE_MARGIN
+    shat = f.variables["shat"]
+    M = shat.shape[1] * float(problem.spec.max_score) + problem.intercept_bound
     positive = f.add_variables("positive", ("I",), 0.0, 1.0, domain="binary")
-    score = [(shat.columns, 1.0), (np.full(n, beta.columns[0]), 1.0)]
-    f.add_constraints("positive_upper", ("I",), score + [(positive.columns, -M)], upper=0.0,
-                      equation="sum_t shat + beta <= M p")
-    f.add_constraints("positive_lower", ("I",), score + [(positive.columns, -(M + e))], lower=-M,
+    score = shat.sum("R") + f.variables["beta"].sum()
+    f.add_constraints("positive_upper", score - M * positive <= 0, equation="sum_t shat + beta <= M p")
+    f.add_constraints("positive_lower", score - (M + POSITIVE_MARGIN) * positive >= -M,
                       equation="sum_t shat + beta >= e - (M + e)(1 - p)")
     return positive
 

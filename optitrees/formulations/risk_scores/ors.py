@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...mip import Formulation, timed_build
+from ...mip.expressions import Data
 from ...scaling import ScaledData
 from ...scorecard import ScoreCard
 from ...solvers.strategies import BranchAndCut
@@ -198,14 +199,11 @@ def build(problem: ORSProblem) -> Formulation:
                            spec.groups, spec.forbidden)
     beta = f.add_variables("beta", ("one",), -problem.intercept_bound, problem.intercept_bound)
     xi = f.add_variables("xi", ("I",), 0.0, np.inf)
-    K = len(lines.slopes)
-
-    def score_terms(coef):                    # sum_j coef[k, i] x_ij s_j, p nonzeros per row
-        return [(np.broadcast_to(s.columns, (K * n, p)), (coef[:, :, None] * X[None, :, :]).reshape(K * n, p))]
-
-    # the log-odds are y (x s + beta) / m: the multiplier scales every coefficient of the rows
-    terms, lower = tangent_terms(lines, y / problem.multiplier, xi, score_terms, beta)
-    f.add_constraints("logistic_tangent", ("V", "I"), terms, lower=lower, equation="4.4")
+    # xi_i >= c_k + a_k y_i (x_i s + beta) / m: the multiplier scales every coefficient of the rows (4.4)
+    slope = Data(lines.slopes[:, None] * (y / problem.multiplier)[None, :], ("V", "I"))
+    score = (s * Data(X, ("I", "J"))).sum("J") + beta.sum()
+    rows = xi - slope * score >= Data(lines.intercepts, ("V",))
+    f.add_constraints("logistic_tangent", rows.transpose("V", "I"), equation="4.4")
     f.add_objective(xi, problem.data.weight if problem.data.weighted else 1.0)      # sum_i v_i xi_i
     return f
 
@@ -363,17 +361,13 @@ def predicted_positive(f):
     if _is_master(f):
         raise ValueError("a parity constraint needs the tangent model (method='tangents'): the cutting-plane master "
                          "sets every solution's intercept by the loss alone")
-    problem, s = f.problem, f.variables["s"]
+    problem = f.problem
     X = problem.data.X
-    n, p = X.shape
-    M = problem.intercept_bound + np.abs(X) @ np.maximum(np.abs(problem.lower), np.abs(problem.upper))
-    e = POSITIVE_MARGIN
+    M = Data(problem.intercept_bound + np.abs(X) @ np.maximum(np.abs(problem.lower), np.abs(problem.upper)), ("I",))
     positive = f.add_variables("positive", ("I",), 0.0, 1.0, domain="binary")
-    beta = np.full(n, f.variables["beta"].columns[0])
-    score = [(np.broadcast_to(s.columns, (n, p)), X), (beta, 1.0)]
-    f.add_constraints("positive_upper", ("I",), score + [(positive.columns, -M)], upper=0.0,
-                      equation="x s + beta <= M p")
-    f.add_constraints("positive_lower", ("I",), score + [(positive.columns, -(M + e))], lower=-M,
+    score = (f.variables["s"] * Data(X, ("I", "J"))).sum("J") + f.variables["beta"].sum()
+    f.add_constraints("positive_upper", score - M * positive <= 0, equation="x s + beta <= M p")
+    f.add_constraints("positive_lower", score - (M + POSITIVE_MARGIN) * positive >= -M,
                       equation="x s + beta >= e - (M + e)(1 - p)")
     return positive
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...mip.expressions import Data
 from ...scaling import weighted_sum
 from ..tangents import logistic_loss
 
@@ -80,18 +81,16 @@ def add_point_rules(f, labels, lower, upper, n_rules, exact_rules=False, groups=
     s = f.add_variables("s", ("J",), np.minimum(lower, 0.0), np.maximum(upper, 0.0), domain="integer")
     if "one" not in f.sets:
         f.add_set("one", np.array([0]))
-    f.add_constraints("rule_count", ("one",), [(a.columns[None, :], 1.0)],
-                      lower=float(n_rules) if exact_rules else -np.inf, upper=float(n_rules), equation="4.2")
-    f.add_constraints("score_upper", ("J",), [(s.columns, 1.0), (a.columns, -upper)], upper=0.0, equation="4.3a")
-    f.add_constraints("score_lower", ("J",), [(s.columns, 1.0), (a.columns, -lower)], lower=0.0, equation="4.3b")
+    count = a.sum("J") * Data(np.ones(1), ("one",))                     # one row, over the set "one"
+    f.add_constraints("rule_count", count == n_rules if exact_rules else count <= n_rules, equation="4.2")
+    f.add_constraints("score_upper", s - Data(upper, ("J",)) * a <= 0, equation="4.3a")
+    f.add_constraints("score_lower", s - Data(lower, ("J",)) * a >= 0, equation="4.3b")
     if groups:
         f.add_set("G", np.arange(len(groups)))
-        width = max(len(g) for g in groups)
-        cols = np.full((len(groups), width), -1)
-        for k, g in enumerate(groups):
-            cols[k, : len(g)] = a.columns[list(g)]
-        f.add_constraints("one_rule_per_group", ("G",), [(np.where(cols >= 0, cols, a.columns[0]),
-                                                          (cols >= 0).astype(float))], upper=1.0)
+        member = np.zeros((len(groups), len(labels)), bool)
+        for k, g in enumerate(groups):                                  # a few groups of a few columns
+            member[k, list(g)] = True
+        f.add_constraints("one_rule_per_group", (a * Data(member, ("G", "J"))).sum("J") <= 1)
     if forbidden:
         from ..blocks import forbid_features
 
