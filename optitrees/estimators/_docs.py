@@ -1,6 +1,7 @@
 """Parameter documentation the estimators share, appended to their docstrings."""
 
-__all__ = ["CLASS_WEIGHT_DOC", "SOLVER_PARAMETERS_DOC", "LOSS_OPTIMAL_ATTRIBUTES_DOC"]
+__all__ = ["CLASS_WEIGHT_DOC", "SOLVER_PARAMETERS_DOC", "LOSS_OPTIMAL_ATTRIBUTES_DOC", "RISK_SCORE_ATTRIBUTES_DOC",
+           "RISK_SCORE_FAIRNESS_DOC"]
 
 #: The ``class_weight`` parameter's documentation, shared by every classifier's docstring.
 CLASS_WEIGHT_DOC = """    class_weight : "balanced" or dict, optional
@@ -57,6 +58,25 @@ LOSS_OPTIMAL_FAIRNESS_DOC = """    fairness : ParityNotion, optional
         leaves: each keeps its model, moves its threshold to a quantile of its
         rows' scores, or becomes a constant leaf. The returned tree keeps it on
         the training rows (``fit_report_.fairness``)."""
+
+#: The attributes of the risk scores (``{card}``, ``{checks}``: each estimator's own).
+RISK_SCORE_ATTRIBUTES_DOC = """    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+        Only when ``X`` had string column names.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        ``|points| * std(rule value)`` of each rule on the training data, per
+        feature, normalized (:meth:`ScoreCard.feature_importances`).
+    score_card_ : ScoreCard
+        {card}
+    objective_ : float
+        Exact training logistic loss of the returned model.
+    warm_start_objective_ : float
+    solver_result_ : SolverResult
+        The solve, ``checks`` ({checks}), ``returned`` and the exact ``objectives``.
+    formulation_summary_ : str"""
 
 #: ``fairness`` of the risk scores.
 RISK_SCORE_FAIRNESS_DOC = """    fairness : ParityNotion, optional

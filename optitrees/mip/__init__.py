@@ -5,8 +5,8 @@ to HiGHS (:func:`to_highs`, one ``passModel``), to Pyomo (:func:`to_pyomo`) and 
 ``.lp`` / ``.mps`` files (:func:`write`).
 """
 
-from ._build_deadline import BuildInterrupted, build_deadline
-from ._formulation import Formulation, timed_build
+from ._build_deadline import BuildInterrupted, build_deadline, timed_build
+from ._formulation import Formulation
 from ._labels import safe_labels
 from ._groups import ConstraintGroup, VariableGroup
 from ._highs import new_highs, to_highs

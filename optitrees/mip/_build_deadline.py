@@ -13,7 +13,7 @@ import contextlib
 import contextvars
 import time
 
-__all__ = ["BuildInterrupted", "build_deadline", "check_build_deadline"]
+__all__ = ["BuildInterrupted", "build_deadline", "check_build_deadline", "timed_build"]
 
 
 #: The ``time.perf_counter()`` by which the build running in this context must end (``None``: no deadline).
@@ -41,3 +41,16 @@ def check_build_deadline():
     deadline = _build_deadline.get()
     if deadline is not None and time.perf_counter() > deadline:
         raise BuildInterrupted("the build passed its deadline")
+
+
+def timed_build(fn):
+    """Decorator for builders: store the wall time spent in ``Formulation.build_time``."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        f = fn(*args, **kwargs)
+        f.build_time = time.perf_counter() - t0
+        return f
+    return wrapper

@@ -12,15 +12,13 @@ A :class:`Formulation` holds
   derived constants such as big-M and ``eps``) that a model family needs to
   decode a solution; the container never reads it.
 
-Blocks (:mod:`optitrees.formulations.blocks`) add groups with numpy only. The
-compilers live beside it: :mod:`optitrees.mip._highs` (``to_highs``), :mod:`optitrees.mip.files` (``write``)
-and :mod:`optitrees.mip._pyomo` (``to_pyomo``).
+Groups are added as arrays or as expressions (:mod:`optitrees.mip.expressions`). The compilers live beside it:
+:mod:`optitrees.mip._highs` (``to_highs``), :mod:`optitrees.mip.files` (``write``), :mod:`optitrees.mip._pyomo`.
 """
 
 from __future__ import annotations
 
 import itertools
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,9 +26,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._build_deadline import check_build_deadline
-from ._groups import DOMAINS, INT32_LIMIT, ConstraintGroup, VariableGroup, compact_indices
+from ._groups import DOMAINS, INT32_LIMIT, ConstraintGroup, VariableGroup, compact_indices, concatenated
 
-__all__ = ["Formulation", "timed_build"]
+__all__ = ["Formulation"]
 
 
 @dataclass
@@ -142,10 +140,8 @@ class Formulation:
         ----------
         name : str
         dims : sequence of str, or Constraint
-            Index sets; the group has ``prod(len(set))`` rows in C order. A
-            :class:`~optitrees.mip.expressions.Constraint` gives its sets (a set
-            an expression selected part of is declared as ``<set>_<name>``),
-            terms and bounds, and ``terms``, ``lower``, ``upper`` are not given.
+            Index sets; the group has ``prod(len(set))`` rows in C order. A comparison of expressions
+            gives its sets, terms and bounds (:func:`~optitrees.mip.expressions.compile_rows`).
         terms : sequence of (cols, coefs)
             Each pair holds arrays of shape ``(n_rows,)`` or ``(n_rows, k)``: the
             column indices and coefficients of ``k`` nonzeros per row. Scalars and
@@ -154,12 +150,12 @@ class Formulation:
         equation : str
             Seed equation the group implements, e.g. ``"3.7a"``.
         """
-        from .expressions import Constraint
+        from .expressions import Constraint, compile_rows
 
-        if isinstance(dims, Constraint):
+        if isinstance(dims, Constraint):                     # a comparison of expressions: its sets, terms, bounds
             if terms is not None:
                 raise ValueError("give a constraint of expressions alone (its terms and bounds come from it)")
-            return self._add_comparison(name, dims, equation)
+            return self.add_constraints(name, *compile_rows(self, name, dims), equation=equation)
         if terms is None:
             raise ValueError("add_constraints needs the rows' terms, or a comparison of expressions")
         check_build_deadline()
@@ -191,73 +187,16 @@ class Formulation:
         self._cache.clear()
         return group
 
-    def _add_comparison(self, name, constraint, equation) -> ConstraintGroup:
-        """:meth:`add_constraints` of a :class:`~optitrees.mip.expressions.Constraint`."""
-        expr = constraint.expression
-        if not expr.terms:
-            raise ValueError(f"constraint {name!r} holds no variable")
-        dims = []
-        for d, labels in zip(expr.dims, expr.labels):
-            declared = self.sets.get(d)
-            if declared is not None and len(declared) == len(labels) and np.array_equal(declared, labels):
-                dims.append(d)
-            else:                                   # a part of a set (or positions): a set of the group's own
-                dims.append(f"{d}_{name}")
-                self.add_set(dims[-1], labels)
-        lower, upper = constraint.bounds()
-        return self.add_constraints(name, dims, expr.row_terms(), lower, upper, equation)
-
     def minimize(self, objective) -> None:
-        """Add an expression to the (minimized) objective, summed over every entry of its sets: linear terms to ``c``,
-        its constant to the offset, squares of variable groups (``(w ** 2).sum()``) to the diagonal quadratic
-        (:mod:`optitrees.mip.expressions`)."""
-        from .expressions import Expression, QuadraticExpression
+        """Add an expression to the (minimized) objective, summed over every entry of its sets: linear terms, its
+        constant and squares of variable groups (:func:`~optitrees.mip.expressions.objective_parts`)."""
+        from .expressions import objective_parts
 
-        squares, linear = ([], objective) if isinstance(objective, Expression) else \
-            (objective.squares, objective.linear) if isinstance(objective, QuadraticExpression) else (None, None)
-        if squares is None:
-            raise TypeError(f"minimize takes an expression, got {type(objective).__name__}")
-        for cols, q in squares:
-            if np.any(np.asarray(q) < 0):
-                raise ValueError("quadratic objective coefficients must be >= 0 (convex)")
-            self._quad.append((np.asarray(cols).ravel(), np.asarray(q, float).ravel()))
-        if linear is not None:
-            for cols, coefs in linear.terms:
-                self._cost.append((np.asarray(cols).ravel(), np.asarray(coefs, float).ravel()))
-            self.objective_offset += float(np.sum(linear.constant))
+        linear, squares, offset = objective_parts(objective)
+        self._cost += linear
+        self._quad += squares
+        self.objective_offset += offset
         self._cache.clear()
-
-    def rows_text(self, group: ConstraintGroup, max_rows: int = 5) -> str:
-        """The first ``max_rows`` rows of ``group`` as mathematics: ``name[labels]: +1 w[1,age] -10 u[age] <= 0``."""
-        from ._labels import safe_labels
-
-        labels = {d: safe_labels(self.sets[d]) for d in set(group.dims) | {d for g in self.variables.values()
-                                                                            for d in g.dims}}
-        starts = np.array([g.start for g in self.variables.values()])
-        groups = list(self.variables.values())
-        n = int(np.prod(group.shape, dtype=np.int64))
-        lines = []
-        for r in range(min(n, max_rows)):
-            at = np.flatnonzero(group.rows == r)
-            words = []
-            for col, val in zip(group.cols[at], group.vals[at]):
-                g = groups[int(np.searchsorted(starts, col, side="right")) - 1]
-                index = np.unravel_index(int(col) - g.start, g.shape)
-                name = f"{g.name}[{','.join(str(labels[d][i]) for d, i in zip(g.dims, index))}]" if g.dims else g.name
-                words.append(f"{val:+g} {name}")
-            index = np.unravel_index(r, group.shape)
-            head = f"{group.name}[{','.join(str(labels[d][i]) for d, i in zip(group.dims, index))}]"
-            lo, up = group.lower[r], group.upper[r]
-            body = " ".join(words) or "0"
-            if lo == up:
-                lines.append(f"{head}: {body} = {lo:g}")
-            elif np.isfinite(lo) and np.isfinite(up):
-                lines.append(f"{head}: {lo:g} <= {body} <= {up:g}")
-            else:
-                lines.append(f"{head}: {body} " + (f"<= {up:g}" if np.isfinite(up) else f">= {lo:g}"))
-        if n > max_rows:
-            lines.append(f"... {n - max_rows} more rows")
-        return "\n".join(lines)
 
     def add_objective(self, group: VariableGroup | str, coefs) -> None:
         """Add ``sum coefs * group`` to the (minimized) linear objective."""
@@ -339,24 +278,24 @@ class Formulation:
 
     @property
     def row_lower(self) -> np.ndarray:
-        return self._cached("rl", lambda: _cat([g.lower for g in self.constraints.values()]))
+        return self._cached("rl", lambda: concatenated([g.lower for g in self.constraints.values()]))
 
     @property
     def row_upper(self) -> np.ndarray:
-        return self._cached("ru", lambda: _cat([g.upper for g in self.constraints.values()]))
+        return self._cached("ru", lambda: concatenated([g.upper for g in self.constraints.values()]))
 
     @property
     def col_lower(self) -> np.ndarray:
-        return self._cached("cl", lambda: _cat([g.lower for g in self.variables.values()]))
+        return self._cached("cl", lambda: concatenated([g.lower for g in self.variables.values()]))
 
     @property
     def col_upper(self) -> np.ndarray:
-        return self._cached("cu", lambda: _cat([g.upper for g in self.variables.values()]))
+        return self._cached("cu", lambda: concatenated([g.upper for g in self.variables.values()]))
 
     @property
     def integrality(self) -> np.ndarray:
         """Boolean mask of integer (binary or integer) columns."""
-        return self._cached("int", lambda: _cat([
+        return self._cached("int", lambda: concatenated([
             np.full(g.size, g.domain != "continuous") for g in self.variables.values()
         ]).astype(bool))
 
@@ -419,8 +358,7 @@ class Formulation:
 
     # ------------------------------------------------------------ compilers
     def to_highs(self, names: bool = True, start=None, highs=None, allow_quadratic: bool = False):
-        """Load the model into a ``highspy.Highs`` object with one ``passModel``
-        (see :func:`optitrees.mip.to_highs`)."""
+        """Load the model into a ``highspy.Highs`` object with one ``passModel`` (:func:`optitrees.mip.to_highs`)."""
         from ._highs import to_highs
 
         return to_highs(self, names=names, start=start, highs=highs, allow_quadratic=allow_quadratic)
@@ -439,8 +377,7 @@ class Formulation:
 
     # ------------------------------------------------------------- summary
     def summary(self) -> str:
-        """One line per group: name, index sets, size, equation, and the objective's terms
-        (:func:`~optitrees.mip._summary.summary`)."""
+        """One line per group and the objective's terms (:func:`~optitrees.mip._summary.summary`)."""
         from ._summary import summary
 
         return summary(self)
@@ -460,20 +397,3 @@ class Formulation:
     def __repr__(self):
         return (f"Formulation(name={self.name!r}, n_cols={self.n_cols}, n_rows={self.n_rows}, "
                 f"groups={list(self.variables)}+{list(self.constraints)})")
-
-
-def _cat(arrays):
-    return np.concatenate(arrays) if arrays else np.zeros(0)
-
-
-def timed_build(fn):
-    """Decorator for builders: store the wall time spent in ``Formulation.build_time``."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        t0 = time.perf_counter()
-        f = fn(*args, **kwargs)
-        f.build_time = time.perf_counter() - t0
-        return f
-    return wrapper

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["VariableGroup", "ConstraintGroup", "DOMAINS", "INT32_LIMIT", "compact_indices"]
+__all__ = ["VariableGroup", "ConstraintGroup", "DOMAINS", "INT32_LIMIT", "compact_indices", "concatenated"]
 
 DOMAINS = ("continuous", "binary", "integer")
 
@@ -19,6 +19,11 @@ def compact_indices(parts) -> np.ndarray:
     cast as it is copied, so no int64 concatenation is made first."""
     fits = all(p.size == 0 or p.max() < INT32_LIMIT for p in parts)
     return np.concatenate(parts, dtype=np.int32 if fits else np.int64) if parts else np.zeros(0, np.int32)
+
+
+def concatenated(arrays) -> np.ndarray:
+    """The arrays end to end (an empty float array for none): the groups' bounds as whole columns or rows."""
+    return np.concatenate(arrays) if arrays else np.zeros(0)
 
 
 @dataclass(eq=False)
@@ -154,7 +159,9 @@ class ConstraintGroup:
         ``.lp`` files read them)."""
         if self.owner is None:
             return f"{self.name}: {int(np.prod(self.shape, dtype=np.int64))} rows over {self.dims}"
-        return self.owner.rows_text(self, max_rows)
+        from ._summary import rows_text
+
+        return rows_text(self.owner, self, max_rows)
 
     def __str__(self) -> str:
         return self.to_text()

@@ -35,7 +35,10 @@ from enum import Enum
 
 import numpy as np
 
-__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression"]
+from ._labelled import Data, as_data, expand, set_labels
+
+__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression", "compile_rows",
+           "objective_parts"]
 
 
 class Sense(Enum):
@@ -44,107 +47,6 @@ class Sense(Enum):
     LESS_EQUAL = "<="
     GREATER_EQUAL = ">="
     EQUAL = "=="
-
-
-@dataclass(frozen=True)
-class Data:
-    """A constant array labelled by index-set names: ``Data(X, ("I", "J"))``; its axes follow ``dims``."""
-
-    values: np.ndarray
-    dims: tuple
-
-    def __post_init__(self):
-        values = np.asarray(self.values, float)
-        dims = tuple(self.dims)
-        if values.ndim != len(dims):
-            raise ValueError(f"Data over {dims} needs {len(dims)} axes, got an array of shape {values.shape}")
-        if len(set(dims)) != len(dims):
-            raise ValueError(f"Data names a set twice: {dims}")
-        object.__setattr__(self, "values", values)
-        object.__setattr__(self, "dims", dims)
-
-    # arithmetic of constants stays a constant, aligned by set name; with variables it is an Expression's
-    def _combine(self, other, op):
-        if isinstance(other, Data):
-            dims = self.dims + tuple(d for d in other.dims if d not in self.dims)
-            sizes = dict(zip(other.dims, other.values.shape)) | dict(zip(self.dims, self.values.shape))
-            for d, n in zip(other.dims, other.values.shape):
-                if sizes[d] != n:
-                    raise ValueError(f"the two constants give {d!r} {sizes[d]} and {n} entries")
-            shape = tuple(sizes[d] for d in dims)
-            return Data(op(_expand(self.values, self.dims, dims, shape), _expand(other.values, other.dims, dims, shape)),
-                        dims)
-        if np.ndim(other) == 0 and not hasattr(other, "dims"):
-            return Data(op(self.values, float(other)), self.dims)
-        return NotImplemented
-
-    def __add__(self, other):
-        return self._combine(other, np.add)
-
-    def __radd__(self, other):
-        return self._combine(other, lambda a, b: b + a)
-
-    def __sub__(self, other):
-        return self._combine(other, np.subtract)
-
-    def __rsub__(self, other):
-        return self._combine(other, lambda a, b: b - a)
-
-    def __mul__(self, other):
-        return self._combine(other, np.multiply)
-
-    def __rmul__(self, other):
-        return self._combine(other, lambda a, b: b * a)
-
-    def __truediv__(self, other):
-        return self._combine(other, np.divide)
-
-    def __neg__(self):
-        return Data(-self.values, self.dims)
-
-
-def _as_data(value, sets) -> tuple[tuple, np.ndarray, tuple]:
-    """``(dims, values, labels)`` of a constant: a number, :class:`Data` or a pandas object (aligned by label)."""
-    import pandas as pd
-
-    if isinstance(value, Data):
-        return value.dims, value.values, tuple(_labels(sets, d, n) for d, n in zip(value.dims, value.values.shape))
-    if isinstance(value, (pd.Series, pd.DataFrame)):
-        axes = [value.index] + ([value.columns] if isinstance(value, pd.DataFrame) else [])
-        dims = tuple(axis.name for axis in axes)
-        if any(d is None for d in dims):
-            raise ValueError("a pandas constant needs its index (and columns) named after index sets")
-        aligned = value
-        for axis, d in zip(("index", "columns"), dims):
-            if sets is None or d not in sets:
-                raise ValueError(f"index set {d!r} of a pandas constant is not declared")
-            labels = getattr(aligned, axis)
-            missing = [v for v in sets[d] if v not in set(labels)]
-            if missing:
-                raise ValueError(f"the pandas constant has no value for {d} = {missing[:5]}")
-            aligned = aligned.reindex(**{axis: list(sets[d])})
-        return dims, aligned.to_numpy(float), tuple(np.asarray(sets[d]) for d in dims)
-    if np.ndim(value) == 0:
-        return (), np.asarray(float(value)), ()
-    raise TypeError(f"a constant must be a number, Data(values, dims) or a pandas object with named axes, got "
-                    f"{type(value).__name__} (wrap a numpy array as Data(array, dims))")
-
-
-def _labels(sets, dim, size):
-    """The labels of ``dim`` (its declared set when there is one of ``size``; positions otherwise)."""
-    if sets is not None and dim in sets and len(sets[dim]) == size:
-        return np.asarray(sets[dim])
-    return np.arange(size)
-
-
-def _expand(values, own, dims, shape, trailing=0):
-    """``values`` (axes ``own`` then ``trailing`` more) broadcast to ``dims`` (sizes ``shape``) then the trailing
-    axes: a view where it can be."""
-    order = [own.index(d) for d in dims if d in own] + list(range(len(own), len(own) + trailing))
-    moved = np.transpose(values, order) if order != list(range(values.ndim)) else values
-    index = tuple(slice(None) if d in own else np.newaxis for d in dims) + (slice(None),) * trailing
-    extra = moved.shape[moved.ndim - trailing:] if trailing else ()
-    return np.broadcast_to(moved[index], tuple(shape) + tuple(extra))
 
 
 class Expression:
@@ -168,14 +70,14 @@ class Expression:
     def of(cls, group, sets=None) -> "Expression":
         """The variables of ``group`` (a :class:`~optitrees.mip.VariableGroup`) as an expression."""
         sets = sets if sets is not None else getattr(group, "sets", None)
-        labels = [_labels(sets, d, n) for d, n in zip(group.dims, group.shape)]
+        labels = [set_labels(sets, d, n) for d, n in zip(group.dims, group.shape)]
         return cls(group.dims, labels, [(group.columns[..., None], np.ones(group.shape + (1,)))], 0.0, sets)
 
     # ------------------------------------------------------------ alignment
     def _aligned(self, dims, labels) -> "Expression":
         shape = tuple(len(v) for v in labels)
-        terms = [(_expand(c, self.dims, dims, shape, 1), _expand(v, self.dims, dims, shape, 1)) for c, v in self.terms]
-        return Expression(dims, labels, terms, _expand(self.constant, self.dims, dims, shape), self.sets)
+        terms = [(expand(c, self.dims, dims, shape, 1), expand(v, self.dims, dims, shape, 1)) for c, v in self.terms]
+        return Expression(dims, labels, terms, expand(self.constant, self.dims, dims, shape), self.sets)
 
     def _union(self, dims, labels) -> tuple[tuple, tuple]:
         out_dims, out_labels = list(self.dims), list(self.labels)
@@ -193,7 +95,7 @@ class Expression:
             return other
         if hasattr(other, "columns") and hasattr(other, "dims") and hasattr(other, "domain"):
             return Expression.of(other, self.sets)
-        dims, values, labels = _as_data(other, self.sets)
+        dims, values, labels = as_data(other, self.sets)
         return Expression(dims, labels, [], values, self.sets)
 
     # ------------------------------------------------------------ arithmetic
@@ -228,7 +130,7 @@ class Expression:
             return other * self
         dims, labels = self._union(other.dims, other.labels)
         a = self._aligned(dims, labels)
-        factor = _expand(other.constant, other.dims, dims, a.shape)
+        factor = expand(other.constant, other.dims, dims, a.shape)
         return Expression(dims, labels, [(c, v * factor[..., None]) for c, v in a.terms], a.constant * factor,
                           self.sets)
 
@@ -406,3 +308,39 @@ class Constraint:
 def expression(group, sets=None) -> Expression:
     """The variables of ``group`` as an :class:`Expression` (what arithmetic on the group gives)."""
     return Expression.of(group, sets)
+
+
+def compile_rows(f, name, constraint: Constraint):
+    """``(dims, terms, lower, upper)`` of ``constraint`` for :meth:`Formulation.add_constraints`: a set whose labels
+    are not a declared set's (a part of one, or positions) is declared as ``<set>_<name>``."""
+    expr = constraint.expression
+    if not expr.terms:
+        raise ValueError(f"constraint {name!r} holds no variable")
+    dims = []
+    for d, labels in zip(expr.dims, expr.labels):
+        declared = f.sets.get(d)
+        if declared is not None and len(declared) == len(labels) and np.array_equal(declared, labels):
+            dims.append(d)
+        else:
+            dims.append(f"{d}_{name}")
+            f.add_set(dims[-1], labels)
+    lower, upper = constraint.bounds()
+    return dims, expr.row_terms(), lower, upper
+
+
+def objective_parts(objective) -> tuple[list, list, float]:
+    """``(linear, squares, offset)`` of an objective expression: ``(columns, coefficients)`` pairs for ``c``, for the
+    diagonal quadratic, and the constant summed over every entry."""
+    if isinstance(objective, Expression):
+        squares, linear = [], objective
+    elif isinstance(objective, QuadraticExpression):
+        squares, linear = objective.squares, objective.linear
+    else:
+        raise TypeError(f"minimize takes an expression, got {type(objective).__name__}")
+    if any(np.any(np.asarray(q) < 0) for _, q in squares):
+        raise ValueError("quadratic objective coefficients must be >= 0 (convex)")
+    quad = [(np.asarray(c).ravel(), np.asarray(q, float).ravel()) for c, q in squares]
+    if linear is None:
+        return [], quad, 0.0
+    cost = [(np.asarray(c).ravel(), np.asarray(v, float).ravel()) for c, v in linear.terms]
+    return cost, quad, float(np.sum(linear.constant))

@@ -16,31 +16,12 @@ from ...formulations.risk_scores.ogrs_candidates import OGRS_CANDIDATES_FAMILY, 
 from ...formulations.risk_scores.ors import ORS_FAMILY, ORSProblem, ORSSpec, card_from_points, points_of
 from ...solvers.registry import get_backend
 from .._base import SensitiveFeaturesFit
-from .._docs import RISK_SCORE_FAIRNESS_DOC, SOLVER_PARAMETERS_DOC
+from .._docs import RISK_SCORE_ATTRIBUTES_DOC, RISK_SCORE_FAIRNESS_DOC, SOLVER_PARAMETERS_DOC
 from .._input import resolve_features
 from .._views import ScoreCardViews
 from ._template import MIPClassifier
 
 __all__ = ["RiskScoreClassifier", "GeneralizedRiskScoreClassifier"]
-
-_ATTRIBUTES_DOC = """    Attributes
-    ----------
-    classes_ : ndarray of shape (2,)
-    n_features_in_ : int
-    feature_names_in_ : ndarray
-        Only when ``X`` had string column names.
-    feature_importances_ : ndarray of shape (n_features_in_,)
-        ``|points| * std(rule value)`` of each rule on the training data, per
-        feature, normalized (:meth:`ScoreCard.feature_importances`).
-    score_card_ : ScoreCard
-        {card}
-    objective_ : float
-        Exact training logistic loss of the returned model.
-    warm_start_objective_ : float
-    solver_result_ : SolverResult
-        The solve, ``checks`` ({checks}), ``returned`` and the exact ``objectives``.
-    formulation_summary_ : str"""
-
 
 class _RiskScore(SensitiveFeaturesFit, ScoreCardViews, MIPClassifier):
     _model_shapes = (frozenset({"score_card_"}),)
@@ -397,11 +378,11 @@ class GeneralizedRiskScoreClassifier(_RiskScore):
 
 RiskScoreClassifier.__doc__ = RiskScoreClassifier.__doc__.replace("{solver_doc}", SOLVER_PARAMETERS_DOC).replace(
     "{fairness_doc}", RISK_SCORE_FAIRNESS_DOC).replace(
-    "{attributes_doc}", _ATTRIBUTES_DOC.format(card="Rules ``feature = 1`` with their points, and the intercept.",
+    "{attributes_doc}", RISK_SCORE_ATTRIBUTES_DOC.format(card="Rules ``feature = 1`` with their points, and the intercept.",
                                                checks="the recomputed objective; ``multiplier``: the one "
                                                       "the MIP fixed, which its bound and gap are for"))
 GeneralizedRiskScoreClassifier.__doc__ = GeneralizedRiskScoreClassifier.__doc__.replace(
     "{solver_doc}", SOLVER_PARAMETERS_DOC).replace("{fairness_doc}", RISK_SCORE_FAIRNESS_DOC).replace(
-    "{attributes_doc}", _ATTRIBUTES_DOC.format(
+    "{attributes_doc}", RISK_SCORE_ATTRIBUTES_DOC.format(
         card="Rules ``x_j >= threshold`` / ``x_j < threshold`` (original units) with their points, and the "
              "intercept.", checks="rule satisfaction against ``z``, the recomputed objective"))
