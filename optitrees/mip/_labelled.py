@@ -10,7 +10,7 @@ import numpy as np
 __all__ = ["Data", "as_data", "set_labels", "expand"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Data:
     """A constant array labelled by index-set names: ``Data(X, ("I", "J"))``; its axes follow ``dims``."""
 
