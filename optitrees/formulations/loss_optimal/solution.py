@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...mip.expressions import Data
 from ...trees import Tree, from_complete, readable_tree, to_complete
 from .. import blocks
 from ..family import MIPFamily
@@ -248,24 +249,18 @@ def predicted_positive(f):
     are linear in ``p`` (:func:`optitrees.fairness.block.add_row_parity`)."""
     problem = f.problem
     data, topo = problem.data, problem.topology
-    y = np.asarray(data.y, float)
     z, w, b = f.variables["z"], f.variables["w"], f.variables["b"]
-    scores = blocks.Scores(f, data.X, y, w, b, problem.bound, variables=False)
+    scores = blocks.Scores(f, data.X, np.asarray(data.y, float), w, b, problem.bound, variables=False)
     if "s" in f.variables:
         scores.variables, scores.s = True, f.variables["s"]
-    leaves = np.searchsorted(f.sets["T"], topo.last_layer)
-    k, n = len(leaves), len(y)
+    leaves = z.dims[1]
+    score = scores.value(np.searchsorted(f.sets["T"], topo.last_layer)).rename(T=leaves)
     p = f.add_variables("positive", ("I",), 0.0, 1.0, domain="binary")
-    M = np.broadcast_to(problem.bound[None, :], (k, n))
-    eps = float(problem.eps)
-    score = scores.terms(leaves, np.broadcast_to(y, (k, n)))
-    p_cols = np.broadcast_to(p.columns[None, :], (k, n))
-    z_cols = z.columns.T                                                    # (leaves, rows)
-    f.add_constraints("positive_upper", (z.dims[1], "I"), score + [(p_cols, -M), (z_cols, M)], upper=M.ravel(),
-                      equation="score <= M p + M (1 - z)")
-    Me = M + eps
-    f.add_constraints("positive_lower", (z.dims[1], "I"), score + [(p_cols, -Me), (z_cols, -Me)],
-                      lower=(eps - 2 * Me).ravel(), equation="score >= eps - (M + eps)(1 - p) - (M + eps)(1 - z)")
+    M = Data(problem.bound, ("I",))
+    Me = M + float(problem.eps)
+    f.add_constraints("positive_upper", score - M * p + M * z <= M, equation="score <= M p + M (1 - z)")
+    f.add_constraints("positive_lower", score - Me * p - Me * z >= float(problem.eps) - 2 * Me,
+                      equation="score >= eps - (M + eps)(1 - p) - (M + eps)(1 - z)")
     return p
 
 
