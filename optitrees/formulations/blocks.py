@@ -133,9 +133,8 @@ class Scores:
         self.s = None
         if variables:
             self.s = f.add_variables("s", ("T", "I"), -bound[None, :], bound[None, :])
-            J = w.dims[1]                                 # y_i x_i once, not y_i times every product
-            yx, y = Data(self.y[:, None] * self.X, ("I", J)), Data(self.y, ("I",))
-            f.add_constraints("score", (w * yx).sum(J) + y * b - self.s == 0, equation="s = y (w x + b)")
+            f.add_constraints("score", self._inline_margin(np.arange(w.shape[0])) - self.s == 0,
+                              equation="s = y (w x + b)")
 
     def _inline(self, node_idx, factor):
         n, p = self.X.shape
@@ -146,24 +145,20 @@ class Scores:
         bcols = np.repeat(self.b.columns[node_idx], n)
         return [(wcols, wvals), (bcols, fy.ravel())]
 
+    def _inline_margin(self, node_idx):
+        """``y_i (w_t x_i + b_t)`` written out: ``y_i x_i`` once (not ``y_i`` times every product), then ``b``."""
+        J = self.w.dims[1]
+        return (self.w.isel(T=node_idx) * Data(self.y[:, None] * self.X, ("I", J))).sum(J) \
+            + Data(self.y, ("I",)) * self.b.isel(T=node_idx)
+
     def margin(self, node_idx):
         """``s[t, i] = y_i (w_t x_i + b_t)`` of the nodes at positions ``node_idx`` of ``T`` (over ``("T", "I")``):
         the score variables, or the ``p + 1`` terms inline."""
-        if self.variables:
-            return self.s.isel(T=node_idx)
-        J = self.w.dims[1]
-        y = Data(self.y, ("I",))
-        return (self.w.isel(T=node_idx) * Data(self.y[:, None] * self.X, ("I", J))).sum(J) \
-            + y * self.b.isel(T=node_idx)
+        return self.s.isel(T=node_idx) if self.variables else self._inline_margin(node_idx)
 
     def value(self, node_idx):
-        """``w_t x_i + b_t`` of the nodes at positions ``node_idx`` of ``T`` (over ``("T", "I")``) as an expression:
-        ``y_i s[t, i]`` with score variables, the ``p + 1`` terms inline otherwise."""
-        y = Data(self.y, ("I",))
-        if self.variables:
-            return y * self.s.isel(T=node_idx)
-        J = self.w.dims[1]
-        return (self.w.isel(T=node_idx) * Data(self.X, ("I", J))).sum(J) + self.b.isel(T=node_idx)
+        """``w_t x_i + b_t = y_i s[t, i]`` of the nodes at positions ``node_idx`` of ``T`` (``y_i = +-1``)."""
+        return Data(self.y, ("I",)) * self.margin(node_idx)
 
     def terms(self, node_idx, factor):
         """Terms of ``factor[a, i] * s[node_idx[a], i]`` for rows ordered ``(a, i)``.
