@@ -12,8 +12,8 @@ import pytest
 from sklearn.base import clone
 
 from _support import ROOT, quick_data
-from optitrees import (CARTRegressor, LossOptimalTreeRegressor, MARGOTClassifier, RuleSetClassifier, TMOClassifier,
-                       UCTDTClassifier)
+from optitrees import (CARTRegressor, LossOptimalTreeRegressor, MARGOTClassifier, OLCTClassifier, RuleSetClassifier,
+                       TMOClassifier, UCTDTClassifier)
 
 CASES = [
     (MARGOTClassifier(max_depth=2, solver_options=ROOT, warm_start="tao", random_state=0), "real"),
@@ -42,3 +42,18 @@ def test_the_same_model_after_clone_in_threads_and_in_processes(case):
         assert list(threads.map(_fit, [case] * 2)) == [reference] * 2
     with multiprocessing.get_context("fork").Pool(2) as processes:
         assert processes.map(_fit, [case] * 2) == [reference] * 2
+
+
+# The two fits reported to differ between four Python threads and one after another: node limits, no clock.
+FOUR_THREAD_CASES = [
+    (OLCTClassifier(max_depth=1, time_limit=None, warm_start="greedy", solver_options={"mip_max_nodes": 20}), "real"),
+    (LossOptimalTreeRegressor(time_limit=None, solver_options={"mip_max_nodes": 50}), "target"),
+]
+
+
+@pytest.mark.parametrize("case", FOUR_THREAD_CASES, ids=[type(c[0]).__name__ for c in FOUR_THREAD_CASES])
+def test_four_fits_in_four_threads_equal_the_same_fits_one_after_another(case):
+    one_after_another = [_fit(case) for _ in range(4)]
+    with ThreadPoolExecutor(4) as threads:
+        at_once = list(threads.map(_fit, [case] * 4))
+    assert at_once == one_after_another
