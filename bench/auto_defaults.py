@@ -14,7 +14,7 @@ of ``../shared/datasets`` (the ``*_test`` files are test halves, not sets; other
   on every split where the one-split model is.
 
     python bench/auto_defaults.py [--splits 1] [--time-limit 10] [--sets breast ...] [--out auto_defaults.csv]
-                                  [--label after] [--only-auto] [--per-set] [--summary-only]
+                                  [--label after] [--only-auto] [--models OLCT OCT-H] [--per-set] [--summary-only]
     python bench/auto_defaults.py --rules --splits 5
 
 ``--rules`` pairs the tree-wide rule before (the candidate of best held-out mean) and after (the fewest features
@@ -208,6 +208,8 @@ def tasks_for(args, done) -> list:
     configs = [(kind, budget) for kind in TREE_WIDE for budget in ("none", "auto")] + [(MARGOT, ""), (ONE_SPLIT, "")]
     if args.only_auto:
         configs = [(kind, "auto") for kind in TREE_WIDE]
+    if args.models:
+        configs = [(kind, budget) for kind, budget in configs if kind in args.models]
     return [(name, seed, kind, budget, args.time_limit, args.label)
             for name in args.sets for seed in range(args.splits) for kind, budget in configs
             if (args.label, name, seed, kind, budget) not in done]
@@ -272,6 +274,8 @@ def main() -> None:
     parser.add_argument("--out", default="auto_defaults.csv")
     parser.add_argument("--label", default="before")
     parser.add_argument("--only-auto", action="store_true", help="fit only the tree-wide budgets (a rule's rerun)")
+    parser.add_argument("--models", nargs="+", choices=TREE_WIDE + (MARGOT, ONE_SPLIT),
+                        help="fit only these models (e.g. OLCT OCT-H for a multi-split run of the MIP trees)")
     parser.add_argument("--per-set", action="store_true", help="print every set's difference")
     parser.add_argument("--rules", action="store_true", help="pair the two tree-wide rules on oblique TAO")
     parser.add_argument("--summary-only", action="store_true")

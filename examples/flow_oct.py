@@ -5,7 +5,7 @@ Each point sends one unit of flow from the source into the root; a branch node `
 (``b[n, f] = 1``) lets it pass left where ``x_f = 0`` and right where ``x_f = 1``; a node that predicts
 (``p[n] = 1``) lets it go to the sink only when it predicts the point's class (``w[n, y_i] = 1``). The flow
 reaching the sink counts the correctly classified points. The model is written with ``optitrees.mip.expressions``
-(about 30 lines), solved on HiGHS and on CBC, and checked against the library's ``OCTClassifier`` on the same rows.
+(about 30 lines; the tree's relations from ``optitrees.formulations.tree_sets``), solved on HiGHS and on CBC, and checked against the library's ``OCTClassifier`` on the same rows.
 
 Run: python examples/flow_oct.py
 """
@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer
 
 from optitrees import OCTClassifier, solvers
+from optitrees.formulations.tree_sets import Side, ancestors, children
 from optitrees.mip import Formulation
 from optitrees.mip.expressions import Data
 
@@ -21,7 +22,6 @@ from optitrees.mip.expressions import Data
 def flow_oct(X, y, depth=2, n_classes=2):
     """max correctly classified points over trees of ``depth`` splitting on the 0/1 features of ``X``."""
     branch, nodes = np.arange(1, 2**depth), np.arange(1, 2 ** (depth + 1))
-    parent = nodes // 2
     f = Formulation(name="flow_oct")
     for name, labels in (("I", np.arange(len(y))), ("F", np.arange(X.shape[1])), ("K", np.arange(n_classes)),
                          ("B", branch), ("N", nodes), ("M", nodes)):
@@ -31,15 +31,12 @@ def flow_oct(X, y, depth=2, n_classes=2):
     w = f.add_variables("w", ("N", "K"), 0, 1, domain="binary")                  # n predicts class k
     into = f.add_variables("into", ("I", "N"), 0, 1)                              # flow from n's parent to n
     sink = f.add_variables("sink", ("I", "N"), 0, 1)                              # flow from n to the sink
-    shifted = nodes[:, None, None] >> np.arange(1, depth + 1)[None, None, :]      # n's ancestors: n // 2, n // 4 ...
-    ancestor = Data((shifted == nodes[None, :, None]).any(axis=2), ("N", "M"))    # ancestor[n, m]: m is above n
-    above = (p.expr().rename(N="M") * ancestor).sum("M")                          # predictions above n
+    above = (p.expr().rename(N="M") * ancestors(f, "N", "M")).sum("M")            # predictions above n
     f.add_constraints("split_or_predict", b.sum("F") + p.sel(N=list(branch)).rename(N="B")
                       + above.sel(N=list(branch)).rename(N="B") == 1)
     leaves = list(nodes[2**depth - 1:])
     f.add_constraints("leaf_predicts", p.sel(N=leaves) + above.sel(N=leaves) == 1)
-    child = Data(parent[None, :] == branch[:, None], ("B", "N"))                  # child[n, m]: m is n's child
-    left, right = child * Data(nodes % 2 == 0, ("N",)), child * Data(nodes % 2 == 1, ("N",))
+    child, left, right = (children(f, "B", "N", side) for side in (Side.ANY, Side.LEFT, Side.RIGHT))
     f.add_constraints("conserve", into.sel(N=list(branch)).rename(N="B") == (into * child).sum("N")
                       + sink.sel(N=list(branch)).rename(N="B"))
     f.add_constraints("conserve_leaf", into.sel(N=leaves) == sink.sel(N=leaves))

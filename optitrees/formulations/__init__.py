@@ -27,7 +27,7 @@ columns of a loss-optimal, OCT or regression model from its problem, without bui
 """
 
 from ..mip import ConstraintGroup, Formulation, VariableGroup
-from . import blocks, cuts, family, oblique_regression, oct, risk_scores, sizes, tangents
+from . import blocks, cuts, family, oblique_regression, oct, risk_scores, sizes, tangents, tree_sets
 from .family import MIPFamily
 from .loss_optimal import LossOptimalProblem, LossOptimalSpec, loss_optimal_tree, margot, olct
 from .loss_optimal import solution as loss_optimal_solution
@@ -44,5 +44,5 @@ __all__ = [
     "Formulation", "VariableGroup", "ConstraintGroup", "MIPFamily", "LossOptimalSpec", "LossOptimalProblem",
     "loss_optimal_tree", "olct", "margot", "LOSS_OPTIMAL", "OCT_FAMILY", "ORS_FAMILY", "OGRS_FAMILY",
     "TANGENT_SETS", "logistic_tangents", "blocks", "cuts", "family", "oblique_regression", "oct", "oct_blocks",
-    "oct_solution", "loss_optimal_solution", "ors", "ogrs", "risk_scores", "sizes", "tangents",
+    "oct_solution", "loss_optimal_solution", "ors", "ogrs", "risk_scores", "sizes", "tangents", "tree_sets",
 ]

@@ -34,6 +34,8 @@ import numpy as np
 
 from ..mip import Formulation, VariableGroup
 from ..mip.expressions import Data
+from . import tree_sets
+from .tree_sets import Side
 
 __all__ = [
     "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding", "add_l0_indicators",
@@ -201,8 +203,8 @@ def add_forwarding(f, topology, scores: Scores, z: VariableGroup, bound, eps):
     f.add_set("T_inner", inner)
     targets = z.dims[1]
     value = scores.value(np.searchsorted(f.sets["T"], inner)).rename(T="T_inner")
-    left = Data(topology.left_mask(f.sets[targets], inner), ("T_inner", targets))
-    right = Data(topology.right_mask(f.sets[targets], inner), ("T_inner", targets))
+    left = tree_sets.subtree(f, "T_inner", targets, Side.LEFT)           # T_d^l(t)
+    right = tree_sets.subtree(f, "T_inner", targets, Side.RIGHT)         # T_d^r(t)
     M = Data(bound, ("I",))
     f.add_constraints("forward_left", value + M * (z * left).sum(targets) <= M, equation="3.7a")
     f.add_constraints("forward_right", value - (M + eps) * (z * right).sum(targets) >= eps - (M + eps),

@@ -14,8 +14,6 @@ from abc import abstractmethod
 from dataclasses import MISSING, dataclass, fields as dataclass_fields, is_dataclass
 from typing import Callable
 
-import numpy as np
-
 from ..algorithms.contextual.bandit import TrainingHistory
 from ..algorithms.contextual.policy_network import PolicyNetwork
 from ..estimators import FitOutcome, FitReport, RegressionPruning

@@ -7,7 +7,6 @@ import multiprocessing
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
 import pytest
 from sklearn.base import clone
 

@@ -8,7 +8,7 @@ import pytest
 from sklearn.base import is_classifier
 from sklearn.datasets import load_diabetes, load_iris
 
-from _support import estimator_id, fit_quiet, quick_data, quick_estimators, quick_data_or_missing as data
+from _support import estimator_id, fit_quiet, quick_estimators, quick_data_or_missing as data
 from optitrees import (C45Classifier, CARTRegressor, ContextualTreeRegressor, OCTClassifier, OCTHClassifier,
                        TAOClassifier, TMOClassifier)
 from optitrees.persistence import FORMAT_VERSION, ModelFormatError, load_model, save_model, to_json_dict

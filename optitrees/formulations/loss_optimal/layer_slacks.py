@@ -29,6 +29,7 @@ from ...mip import VariableGroup
 from ...mip.expressions import Data
 from ..blocks import Scores
 from ..tangents import TangentLines
+from .. import tree_sets
 
 __all__ = ["add_layer_slacks", "add_logistic_slacks", "add_hinge_slacks", "add_misclassification_slacks",
            "forwarding_pays", "floor_margin", "forwarded_layers"]
@@ -132,7 +133,6 @@ def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, inte
     """
     slack, layers, h_set, t_set, node_idx, nodes = _layer_slack_variables(f, topology, layers, var, C,
                                                                           point_weight=point_weight)
-    n = len(scores.y)
     node_layer = topology.layer_of(f.sets["T"])
 
     slopes = np.asarray(slopes, float)
@@ -152,8 +152,8 @@ def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, inte
             node_idx, nodes = node_idx[direct], f.add_set(f"T_{row_name}", nodes[direct])
             t_set = f"T_{row_name}"
     targets = z.dims[1]
-    below = topology.descendant_mask(f.sets[targets], nodes)            # T_d(t)
-    full = below.all(axis=1)                                             # rows without big-M
+    below = tree_sets.subtree(f, t_set, targets)                         # T_d(t)
+    full = below.values.all(axis=1)                                      # rows without big-M
     # M[t, k, i] = max(0, c_k + |a_k| S_i): 0 at the nodes every point passes
     M = np.maximum(0.0, intercepts[None, :, None] + np.abs(slopes)[None, :, None] * scores.bound[None, None, :])
     M = Data(np.where(full[:, None, None], 0.0, M), (t_set, "V", "I"))
@@ -161,7 +161,7 @@ def add_layer_slacks(f, topology, scores: Scores, z: VariableGroup, slopes, inte
     slack_at_node = (slack * Data(at_layer, (t_set, h_set))).sum(h_set)
     margin = scores.margin(node_idx).rename(T=t_set)
     a, c = Data(slopes, ("V",)), Data(intercepts, ("V",))
-    rows = slack_at_node - a * margin - M * (z * Data(below, (t_set, targets))).sum(targets) >= c - M
+    rows = slack_at_node - a * margin - M * (z * below).sum(targets) >= c - M
     if labels is None and len(slopes) != 1:
         raise ValueError("labels are needed for more than one line")
     rows = rows.isel(V=0).transpose(t_set, "I") if labels is None else rows.transpose(t_set, "V", "I")
@@ -186,7 +186,7 @@ def _add_forwarded_rows(f, topology, scores: Scores, z: VariableGroup, slack, la
     t_set = f"T_{var}_forwarded"
     nodes = f.add_set(t_set, all_nodes[node_idx])
     targets = z.dims[1]
-    below = Data(topology.descendant_mask(f.sets[targets], nodes), (t_set, targets))          # T_d(t)
+    below = tree_sets.subtree(f, t_set, targets)                                              # T_d(t)
     M = Data(top + S, ("I",))
     at_layer = np.searchsorted(ahead_layers, topology.layer_of(nodes))[:, None] == np.arange(len(ahead))[None, :]
     m_at_node = (m * Data(at_layer, (t_set, h_set))).sum(h_set)
@@ -237,13 +237,13 @@ def add_misclassification_slacks(f, topology, scores: Scores, z: VariableGroup, 
                                                                       point_weight=point_weight)
     node_layer = topology.layer_of(f.sets["T"])
     targets = z.dims[1]
-    below = topology.descendant_mask(f.sets[targets], nodes)
-    full = below.all(axis=1)
+    below = tree_sets.subtree(f, t_set, targets)                         # T_d(t)
+    full = below.values.all(axis=1)
     M = Data(scores.bound + eps, ("I",))
     Mz = Data(np.where(full[:, None], 0.0, scores.bound[None, :] + eps), (t_set, "I"))
     at_layer = np.searchsorted(layers, node_layer[node_idx])[:, None] == np.arange(len(layers))[None, :]
     e_at_node = (e * Data(at_layer, (t_set, h_set))).sum(h_set)
     rows = (M * e_at_node + scores.margin(node_idx).rename(T=t_set)
-            - Mz * (z * Data(below, (t_set, targets))).sum(targets) >= eps - Mz)
+            - Mz * (z * below).sum(targets) >= eps - Mz)
     f.add_constraints("misclassification", rows.transpose(t_set, "I"), equation="3.9")
     return e

@@ -22,6 +22,8 @@ import numpy as np
 
 from ...mip.expressions import Data
 from .. import blocks
+from .. import tree_sets
+from ..tree_sets import Side
 
 __all__ = ["add_leaf_labels", "add_split_rows", "add_split_hierarchy", "add_oct_splits", "add_octh_splits",
            "OCTH_MU"]
@@ -67,8 +69,8 @@ def add_split_hierarchy(f, topo, d):
     nodes = topo.branch_nodes
     if len(nodes) > 1:
         f.add_set("T_child", nodes[1:])
-        child = Data(nodes[1:, None] == nodes[None, :], ("T_child", "T"))
-        parent = Data(nodes[1:, None] // 2 == nodes[None, :], ("T_child", "T"))
+        child = Data(nodes[1:, None] == nodes[None, :], ("T_child", "T"))   # the node itself
+        parent = tree_sets.parent(f, "T_child", "T")
         f.add_constraints("hierarchy", (d * child).sum("T") - (d * parent).sum("T") <= 0, equation="d_t <= d_parent")
 
 
@@ -82,8 +84,8 @@ def add_split_rows(f, topo, w, b, z, X, left_extra, left_M, left_upper, right_M,
     ``unused=(d, c)`` adds the term ``c d_t`` to the left rows.
     """
     J, L = w.dims[1], z.dims[1]
-    left = Data(topo.left_mask(topo.leaves, topo.branch_nodes), ("T", L))
-    right = Data(topo.right_mask(topo.leaves, topo.branch_nodes), ("T", L))
+    left = tree_sets.subtree(f, "T", L, Side.LEFT)                        # L^l(t)
+    right = tree_sets.subtree(f, "T", L, Side.RIGHT)                      # L^r(t)
     shifted = (w * Data(X if left_extra is None else X + left_extra[None, :], ("I", J))).sum(J) - b
     if unused is not None:
         shifted = shifted + unused[1] * unused[0]

@@ -38,7 +38,7 @@ from ..family import MIPFamily
 from ..feature_budget import FeatureUse
 from ..tangents import TANGENT_SETS, TangentLines, logistic_loss, logistic_tangents
 from .aggregate_loss import AggregateLoss
-from .shared import POSITIVE_MARGIN, add_point_rules, card_loss, check_score_set, tangent_terms
+from .shared import POSITIVE_MARGIN, add_point_rules, card_loss, check_score_set
 
 __all__ = ["ORSSpec", "ORSProblem", "build", "ors", "card_from_points", "points_of", "decode", "start", "finalize",
            "objective", "predicted_positive", "POSITIVE_MARGIN", "ORS_FAMILY"]

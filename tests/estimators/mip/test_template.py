@@ -179,7 +179,7 @@ def test_user_constraint_hook_and_a_start_that_violates_it(cancer):
 
     with pytest.warns(WarmStartWarning, match="it is not returned"):
         clf = OCTClassifier(max_depth=1, time_limit=20, constraints=not_that_feature).fit(X, y)
-    r, report = clf.solver_result_, clf.fit_report_
+    report = clf.fit_report_
     assert report.returned == "solver" and "start" not in report.objectives
     assert clf.tree_.feature[0] != j and clf.objective_ >= free.objective_
 
