@@ -106,7 +106,7 @@ def score_bounds(X: np.ndarray, weight_bound: float, intercept_bound: float) -> 
 
 
 class Scores:
-    """The margins ``s[t, i] = y_i (w_t x_i + b_t)`` as row terms.
+    """The margins ``s[t, i] = y_i (w_t x_i + b_t)`` as expressions over ``("T", "I")``.
 
     With ``variables=True`` the block adds ``s[t, i]`` in ``[-S_i, S_i]`` and the
     rows ``score[t, i]: y_i (w_t x_i + b_t) - s[t, i] = 0`` once, so that every
@@ -138,15 +138,6 @@ class Scores:
             f.add_constraints("score", self._inline_margin(np.arange(w.shape[0])) - self.s == 0,
                               equation="s = y (w x + b)")
 
-    def _inline(self, node_idx, factor):
-        n, p = self.X.shape
-        k = len(node_idx)
-        fy = factor * self.y[None, :]                                   # (k, n)
-        wcols = np.broadcast_to(self.w.columns[node_idx][:, None, :], (k, n, p)).reshape(k * n, p)
-        wvals = (fy[:, :, None] * self.X[None, :, :]).reshape(k * n, p)
-        bcols = np.repeat(self.b.columns[node_idx], n)
-        return [(wcols, wvals), (bcols, fy.ravel())]
-
     def _inline_margin(self, node_idx):
         """``y_i (w_t x_i + b_t)`` written out: ``y_i x_i`` once (not ``y_i`` times every product), then ``b``."""
         J = self.w.dims[1]
@@ -161,29 +152,6 @@ class Scores:
     def value(self, node_idx):
         """``w_t x_i + b_t = y_i s[t, i]`` of the nodes at positions ``node_idx`` of ``T`` (``y_i = +-1``)."""
         return Data(self.y, ("I",)) * self.margin(node_idx)
-
-    def terms(self, node_idx, factor):
-        """Terms of ``factor[a, i] * s[node_idx[a], i]`` for rows ordered ``(a, i)``.
-
-        Parameters
-        ----------
-        node_idx : ndarray of int
-            Positions of nodes in the ``T`` set.
-        factor : ndarray of shape (len(node_idx), n_points)
-        """
-        factor = np.asarray(factor, float)
-        if self.variables:
-            return [(self.s.columns[node_idx], factor)]
-        return self._inline(node_idx, factor)
-
-
-def _subset_sum_terms(z: VariableGroup, mask: np.ndarray, coef: np.ndarray):
-    """Terms ``coef[a, i] * sum_{s: mask[a, s]} z[i, s]`` for rows ordered ``(a, i)``."""
-    k = mask.shape[0]
-    n, n_targets = z.shape
-    cols = np.broadcast_to(z.columns[None, :, :], (k, n, n_targets)).reshape(k * n, n_targets)
-    vals = (coef[:, :, None] * mask[:, None, :]).reshape(k * n, n_targets)
-    return [(cols, vals)]
 
 
 def add_forwarding(f, topology, scores: Scores, z: VariableGroup, bound, eps):

@@ -44,7 +44,8 @@ from ..scaling import ScaledData
 from ..solvers.strategies import CutLoop
 from ..topology import Topology
 from ..trees import LeafModel, Tree, from_complete, left_heavy
-from . import blocks, cuts
+from ..mip.expressions import Data
+from . import blocks, cuts, tree_sets
 from .family import MIPFamily
 from .loss_optimal.model import DEFAULT_FEASIBILITY_TOL
 from .symmetry import add_mirror_symmetry
@@ -143,22 +144,21 @@ class ObliqueRegressionProblem:
 
 
 def _add_residuals(f, topology, scores, z, target):
-    """``e[i] >= |y_i - s[t, i]|`` at the point's leaf ``t in T_d`` (R1-R2); the loss is added by the caller."""
+    """``e[i] >= |y_i - s[t, i]|`` at the point's leaf ``t in T_d`` (R1-R2); the loss is added by the caller.
+
+    ``residual_above[t, i]: e_i + s[t, i] - R_i z[i, t] >= y_i - R_i`` (R1) and ``residual_below[t, i]:
+    e_i - s[t, i] - R_i z[i, t] >= -y_i - R_i`` (R2), ``R_i = |y_i| + S_i``: slack unless ``i`` reaches ``t``."""
     leaves = topology.last_layer
     node_idx = np.searchsorted(f.sets["T"], leaves)
     f.add_set("T_leaf", leaves)
-    n, k = len(target), len(leaves)
     e = f.add_variables("e", ("I",), 0.0, np.inf)
-    R = np.abs(target) + scores.bound                                    # (n,)
-    mask = topology.descendant_mask(f.sets[z.dims[1]], leaves).astype(float)   # the leaf itself
-    Rk = np.broadcast_to(R[None, :], (k, n))
-    e_cols = np.broadcast_to(e.columns[None, :], (k, n))
+    R = Data(np.abs(target) + scores.bound, ("I",))
+    y = Data(target, ("I",))
+    s = scores.margin(node_idx).rename(T="T_leaf")
+    reached = (z * tree_sets.subtree(f, "T_leaf", z.dims[1])).sum(z.dims[1])      # z[i, t]: the leaf itself
     for name, sign, equation in (("residual_above", 1.0, "R1"), ("residual_below", -1.0, "R2")):
-        # e_i + sign s[t, i] - R_i z[i, t] >= sign y_i - R_i
-        terms = [(e_cols, 1.0)] + scores.terms(node_idx, np.full((k, n), sign))
-        terms += blocks._subset_sum_terms(z, mask, -Rk)
-        f.add_constraints(name, ("T_leaf", "I"), terms, lower=(sign * target[None, :] - Rk).ravel(),
-                          equation=equation)
+        rows = e + sign * s - R * reached >= sign * y - R
+        f.add_constraints(name, rows.transpose("T_leaf", "I"), equation=equation)
     return e
 
 
