@@ -6,8 +6,9 @@ Two hooks on OLCT (seed 002, model 3.17) for breast cancer:
    for every node, and ``sum_j u[j] <= 2``;
 2. a sign (monotonicity) constraint: no node may give a larger radius a lower score (``w[t, radius] >= 0``).
 
-and one on OCT: demographic parity of the leaves' predictions between two groups (a new group ``q[i, l] = z[i, l]
-c[1, l]``, linearized, and ``|rate(A) - rate(B)| <= 0.1``).
+and one on OCT: demographic parity of the leaves' predictions between two groups (``q[i, l] = z[i, l] c[1, l]``,
+the product of two binaries written exactly by ``optitrees.mip.linearize``, and ``-0.1 <= rate(A) - rate(B) <= 0.1``
+as one group of ranged rows).
 
 Each hook is written as the equations read (``optitrees.mip.expressions``): a variable group is an array over its
 index sets (``w`` over ``(T, J)``, ``u`` over ``J``), arithmetic aligns them by set name, and a comparison is a
@@ -24,6 +25,7 @@ from sklearn.datasets import load_breast_cancer
 
 from optitrees import OCTClassifier, OLCTClassifier, solvers
 from optitrees.mip.expressions import Data
+from optitrees.mip.linearize import add_binary_product
 
 data = load_breast_cancer(as_frame=True)
 features = ["mean radius", "mean texture", "mean concavity", "mean symmetry", "worst smoothness"]
@@ -68,12 +70,9 @@ def demographic_parity(group, delta):
     def hook(f):
         X, v = f.problem.data.X, f.problem.data.weight      # the (merged, weighted) rows the model is written on
         g = X[:, f.index("J", group)] > 0.5
-        z, positive = f.variables["z"], f.variables["c"].sel(K=1)
-        q = f.add_variables("q", ("I", "L"), 0.0, 1.0)          # q = z c[1]: the point is predicted positive at l
-        f.add_constraints("q_z", q <= z), f.add_constraints("q_c", q <= positive)
-        f.add_constraints("q_zc", q >= z + positive - 1)
+        q = add_binary_product(f, "q", f.variables["z"], f.variables["c"].sel(K=1))   # q[i, l] = z[i, l] c[1, l]
         rate_gap = (Data(np.where(g, v / v[g].sum(), -v / v[~g].sum()), ("I",)) * q).sum()
-        f.add_constraints("parity_hi", rate_gap <= delta), f.add_constraints("parity_lo", rate_gap >= -delta)
+        f.add_constraints("parity", rate_gap, lower=-delta, upper=delta)
     return hook
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..mip import Formulation, safe_labels
 from ..mip.expressions import Data
+from ..mip.linearize import add_binary_product
 from .cells import ParityCells
 
 __all__ = ["add_group_parity", "add_row_parity", "GROUPS"]
@@ -63,12 +64,10 @@ def add_group_parity(f: Formulation, cells: ParityCells, bound: float, z: str = 
     totals = cells.totals
     f.add_set("FQ", safe_labels(cells.cell_labels()))
     leaves = routing.dims[1]
-    m = f.add_variables("fair_m", ("FQ", leaves), 0.0, totals[:, None])
     reach = (routing * _shares(cells, per_total=False)).sum("I").transpose("FQ", leaves)
     W, positive = Data(totals, ("FQ",)), label.isel(**{label.dims[0]: 1})
-    f.add_constraints("fair_reach", m - reach <= 0, equation="fairness: m <= reach")
-    f.add_constraints("fair_label", m - W * positive <= 0, equation="fairness: m <= W c")
-    f.add_constraints("fair_both", m - reach - W * positive >= -W, equation="fairness: m >= reach - W (1 - c)")
+    m = add_binary_product(f, "fair_m", reach, positive, W, rows=("fair_reach", "fair_label", "fair_both"),
+                           equation="fairness, m = reach c")
     _rates_within(f, cells, bound, (m * Data(1.0 / totals, ("FQ",))).sum(leaves))
 
 

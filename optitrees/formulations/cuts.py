@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..mip import VariableGroup
+from ..mip.expressions import Data
 from .tangents import logistic_derivative, logistic_loss
 
 __all__ = ["add_square_outer_approximation", "add_square_cuts", "least_epigraph", "add_logistic_cuts", "SquareCuts",
@@ -56,7 +57,7 @@ def add_square_cuts(f, q: VariableGroup, w: VariableGroup, at) -> str:
     at = np.asarray(at, float)
     k = sum(name.startswith("square_cut_") for name in f.constraints)
     name = f"square_cut_{k}"
-    f.add_constraints(name, w.dims, [(q.columns, 1.0), (w.columns, -2.0 * at)], lower=-(at * at).ravel(),
+    f.add_constraints(name, q - Data(2.0 * at, w.dims) * w >= Data(-(at * at), w.dims),
                       equation=f"tangent of {w.name}**2")
     return name
 

@@ -139,9 +139,11 @@ class Formulation:
         Parameters
         ----------
         name : str
-        dims : sequence of str, or Constraint
+        dims : sequence of str, Constraint or Expression
             Index sets; the group has ``prod(len(set))`` rows in C order. A comparison of expressions
-            gives its sets, terms and bounds (:func:`~optitrees.mip.expressions.compile_rows`).
+            gives its sets, terms and bounds (:func:`~optitrees.mip.expressions.compile_rows`); an expression
+            with ``lower`` and/or ``upper`` gives the ranged rows ``lower <= expression <= upper``
+            (``f.add_constraints("discriminative", z.sum("I"), lower=1, upper=n - 1)``).
         terms : sequence of (cols, coefs)
             Each pair holds arrays of shape ``(n_rows,)`` or ``(n_rows, k)``: the
             column indices and coefficients of ``k`` nonzeros per row. Scalars and
@@ -150,12 +152,19 @@ class Formulation:
         equation : str
             Seed equation the group implements, e.g. ``"3.7a"``.
         """
-        from .expressions import Constraint, compile_rows
+        from .expressions import Constraint, Expression, compile_rows, ranged
 
         if isinstance(dims, Constraint):                     # a comparison of expressions: its sets, terms, bounds
-            if terms is not None:
+            if terms is not None or np.any(np.asarray(lower) != -np.inf) or np.any(np.asarray(upper) != np.inf):
                 raise ValueError("give a constraint of expressions alone (its terms and bounds come from it)")
             return self.add_constraints(name, *compile_rows(self, name, dims), equation=equation)
+        if hasattr(dims, "columns") and hasattr(dims, "domain"):          # a variable group: its expression
+            dims = Expression.of(dims, self.sets)
+        if isinstance(dims, Expression):                     # ranged rows: lower <= expression <= upper
+            if terms is not None:
+                raise ValueError("give an expression with its lower and upper bounds, not with terms")
+            return self.add_constraints(name, *compile_rows(self, name, ranged(dims, lower, upper)),
+                                        equation=equation)
         if terms is None:
             raise ValueError("add_constraints needs the rows' terms, or a comparison of expressions")
         check_build_deadline()

@@ -127,6 +127,12 @@ class VariableGroup:
     def isel(self, **positions):
         return self.expr().isel(**positions)
 
+    def rename(self, **names):
+        return self.expr().rename(**names)
+
+    def transpose(self, *dims):
+        return self.expr().transpose(*dims)
+
     def __getitem__(self, rows):
         return self.expr()[rows]
 

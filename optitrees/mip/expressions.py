@@ -37,7 +37,7 @@ import numpy as np
 
 from ._labelled import Data, as_data, expand, set_labels
 
-__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression", "compile_rows",
+__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression", "ranged", "compile_rows",
            "objective_parts"]
 
 
@@ -47,6 +47,7 @@ class Sense(Enum):
     LESS_EQUAL = "<="
     GREATER_EQUAL = ">="
     EQUAL = "=="
+    RANGE = "in"
 
 
 class Expression:
@@ -281,28 +282,47 @@ class QuadraticExpression:
 @dataclass(frozen=True)
 class Constraint:
     """``expression <= 0``, ``>= 0`` or ``== 0`` for every label of its sets: what a comparison of expressions
-    gives and :meth:`Formulation.add_constraints` takes."""
+    gives and :meth:`Formulation.add_constraints` takes. :func:`ranged` makes ``lower <= expression <= upper``
+    (``sense`` ``RANGE``, the two bounds in ``span``)."""
 
     expression: Expression
     sense: Sense
+    span: tuple = None
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """``(lower, upper)`` of the rows once the constant moves to the right-hand side."""
         rhs = 0.0 - np.asarray(self.expression.constant, float).ravel()          # 0.0 - c: no -0 in print
+        if self.sense is Sense.RANGE:
+            return tuple(np.broadcast_to(np.asarray(bound, float).ravel(), rhs.shape) + rhs for bound in self.span)
         lower = rhs if self.sense in (Sense.GREATER_EQUAL, Sense.EQUAL) else np.full(rhs.shape, -np.inf)
         upper = rhs if self.sense in (Sense.LESS_EQUAL, Sense.EQUAL) else np.full(rhs.shape, np.inf)
         return lower, upper
 
     def transpose(self, *dims) -> "Constraint":
         """The same rows ordered by the index sets ``dims`` (:meth:`Expression.transpose`)."""
-        return Constraint(self.expression.transpose(*dims), self.sense)
+        return Constraint(self.expression.transpose(*dims), self.sense, self.span)
 
     def isel(self, **positions) -> "Constraint":
         """The rows at ``positions`` of the named sets (:meth:`Expression.isel`)."""
-        return Constraint(self.expression.isel(**positions), self.sense)
+        return Constraint(self.expression.isel(**positions), self.sense, self.span)
 
     def __bool__(self):
         raise TypeError("a constraint has no truth value: give it to Formulation.add_constraints")
+
+
+def ranged(expr: Expression, lower=-np.inf, upper=np.inf) -> Constraint:
+    """``lower <= expr <= upper`` row by row (numbers, or arrays in the expression's row order); a bound that is
+    +-inf leaves that side open."""
+    rows = int(np.prod(expr.shape, dtype=np.int64))
+    span = []
+    for bound in (lower, upper):
+        bound = np.asarray(bound, float)
+        if bound.size not in (1, rows):
+            raise ValueError(f"a bound of {bound.size} values for {rows} rows")
+        span.append(bound.ravel())
+    if np.any(np.isnan(span[0])) or np.any(np.isnan(span[1])) or np.any(span[0] > span[1]):
+        raise ValueError("ranged rows need lower <= upper (and no NaN)")
+    return Constraint(expr, Sense.RANGE, tuple(span))
 
 
 def expression(group, sets=None) -> Expression:

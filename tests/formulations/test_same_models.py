@@ -10,6 +10,7 @@ import pytest
 from optitrees import (GeneralizedRiskScoreClassifier, LossOptimalTreeRegressor, OCTClassifier, OCTHClassifier,
                        OLCTClassifier, RiskScoreClassifier)
 from optitrees.fairness import DemographicParity, EqualizedOdds
+from optitrees.formulations import cuts
 from optitrees.formulations import oct as oct_models
 from optitrees.formulations.loss_optimal.model import loss_optimal_tree
 
@@ -32,6 +33,21 @@ def fingerprint(f) -> str:
         h.update(np.ascontiguousarray(g.lower).tobytes()), h.update(np.ascontiguousarray(g.upper).tobytes())
     h.update(f.cost.tobytes()), h.update(f.quadratic.tobytes())
     return h.hexdigest()
+
+
+def _mixed_binary():
+    """Five features, two of them 0/1 (OGRS's binary-threshold rows, 4.16p-q)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 5))
+    X[:, 1], X[:, 3] = X[:, 1] > 0, X[:, 3] > 0.3
+    return X, (X[:, 0] + X[:, 1] + rng.normal(size=40) > 0.5).astype(int)
+
+
+def _margot_with_square_cuts():
+    """MARGOT's l2 by tangent cuts, with one more round of cuts at random points."""
+    f = loss_optimal_tree(X, y, depth=2, loss="hinge", regularizer="l2", l2_method="outer")
+    cuts.add_square_cuts(f, f.variables["q"], f.variables["w"], np.random.default_rng(0).normal(size=(3, 4)))
+    return f
 
 
 X, y = data()
@@ -70,6 +86,12 @@ builds = {
         X, y01, sensitive_features=g),
     "octh_costs": lambda: OCTHClassifier(max_depth=2, feature_costs=[1, 2, 1, 3], max_feature_cost=3).build_formulation(
         X, y01),
+    # taken from the builds before OGRS (4.16), the residuals and the square cuts were written as expressions
+    "ogrs_binary_symmetry": lambda: GeneralizedRiskScoreClassifier(n_rules=3, method="tangents").build_formulation(
+        *_mixed_binary()),
+    "margot_l2_outer_cuts": _margot_with_square_cuts,
+    "regressor_squared_d2": lambda: LossOptimalTreeRegressor(max_depth=2, loss="squared").build_formulation(
+        X, X[:, 1] + y),
 }
 
 EXPECTED = {
@@ -91,6 +113,9 @@ EXPECTED = {
     "octh_d2": "a070d41a51fcb93f1a61a51ebbd3eed6122b953fc07f72affb1de7d94e07fea9",
     "octh_d3": "b41f614b5c4c159b8ca2d1471d7b3a5fd6ce1a052a57c70d176b3d74e2aa3ae8",
     "regressor_d2": "fa35c49c4abf777fdcb63cc81160723e6970853a5b5f599f863792a6fdc40ec1",
+    "ogrs_binary_symmetry": "d6ad11719e59a471f440cbaef18a141158206b5b1d6db2f50803c5655d4b67f0",
+    "margot_l2_outer_cuts": "ef5a3a63506d495193ac7f118f1f234bc961e408bc4fd0f43720f2cc7ae979c0",
+    "regressor_squared_d2": "c8cae9e6bfdb7d6412534e81c0e4bbdae5c3ceb3c0e59eb24df154e40618e682",
 }
 
 

@@ -167,3 +167,27 @@ def test_the_same_optimum_from_two_backends():
     except Exception:
         pytest.skip("GLPK is not installed")
     assert solve(f, solver="glpk").objective == pytest.approx(-best)
+
+
+def test_ranged_rows_from_an_expression_and_its_bounds():
+    """``lower <= expr <= upper`` row by row, the expression's constant moved to both sides; the same rows as the
+    terms written by hand; clear errors for crossed bounds, a wrong count, or bounds beside a comparison."""
+    f = Formulation()
+    f.add_set("I", np.arange(3)), f.add_set("R", [1, 2])
+    z = f.add_variables("z", ("I", "R"), 0, 1, domain="binary")
+    group = f.add_constraints("discriminative", z.sum("I") + 1, lower=1, upper=[3, 4])
+    np.testing.assert_array_equal(group.lower, [0.0, 0.0]), np.testing.assert_array_equal(group.upper, [2.0, 3.0])
+    assert group.to_text().splitlines()[0] == "discriminative[1]: 0 <= +1 z[0,1] +1 z[1,1] +1 z[2,1] <= 2"
+    by_hand = Formulation()
+    by_hand.add_set("I", np.arange(3)), by_hand.add_set("R", [1, 2])
+    zz = by_hand.add_variables("z", ("I", "R"), 0, 1, domain="binary")
+    by_hand.add_constraints("discriminative", ("R",), [(zz.columns.T, 1.0)], lower=0.0, upper=[2.0, 3.0])
+    same_model(f, by_hand)
+    one_sided = f.add_constraints("at_least", z, lower=0.5)          # a variable group: each entry a row
+    assert np.all(one_sided.upper == np.inf) and one_sided.shape == (3, 2)
+    with pytest.raises(ValueError, match="lower <= upper"):
+        f.add_constraints("crossed", z.sum("I"), lower=2, upper=1)
+    with pytest.raises(ValueError, match="3 values for 2 rows"):
+        f.add_constraints("count", z.sum("I"), lower=[0, 0, 0])
+    with pytest.raises(ValueError, match="alone"):
+        f.add_constraints("both", z.sum("I") <= 1, lower=0)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...mip import Formulation, timed_build
+from ...mip.expressions import Data
 from ...readable import readable_between
 from ...scaling import ScaledData
 from ...scorecard import ScoreCard
@@ -28,7 +29,7 @@ from .. import blocks
 from ..family import MIPFamily
 from ..feature_budget import FeatureUse
 from ..tangents import TANGENT_SETS, TangentLines, logistic_tangents
-from .shared import POSITIVE_MARGIN, card_loss, default_intercept_bound, tangent_terms
+from .shared import POSITIVE_MARGIN, card_loss, default_intercept_bound
 
 __all__ = ["OGRSSpec", "OGRSProblem", "build", "ogrs", "decode", "start", "finalize", "objective",
            "predicted_positive", "OGRS_FAMILY"]
@@ -134,50 +135,35 @@ def build(problem: OGRSProblem) -> Formulation:
     beta = f.add_variables("beta", ("one",), -problem.intercept_bound, problem.intercept_bound)
     zeta = f.add_variables("zeta", ("I",), 0.0, np.inf)
 
-    f.add_constraints("one_feature", ("R",), [(a.columns.T, 1.0)], lower=1.0, upper=1.0, equation="4.16c")
-    f.add_constraints("feature_once", ("J",), [(a.columns, 1.0)], upper=1.0, equation="4.16d")
+    f.add_constraints("one_feature", a.sum("J") == 1, equation="4.16c")
+    f.add_constraints("feature_once", a.sum("R") <= 1, equation="4.16d")
     if spec.symmetry_breaking and T > 1:
-        # rows (j, t): sum_{k > j, s < t} a[k, s] + T a[j, t] <= T
-        later = (np.arange(p)[None, :] > np.arange(p)[:, None]).astype(float)       # (j, k)
-        earlier = (np.arange(T)[None, :] < np.arange(T)[:, None]).astype(float)     # (t, s)
-        coef = (later[:, None, :, None] * earlier[None, :, None, :]).reshape(p * T, p * T)
-        f.add_constraints("symmetry", ("J", "R"),
-                          [(np.broadcast_to(a.columns.ravel(), (p * T, p * T)), coef), (a.columns.ravel(), float(T))],
-                          upper=float(T), equation="4.16e")
-    # a_t x_i for rows (t, i): p nonzeros each
-    ax_cols = np.broadcast_to(a.columns.T[:, None, :], (T, n, p)).reshape(T * n, p)
-    ax_vals = np.broadcast_to(X01[None], (T, n, p)).reshape(T * n, p)
-    zc = z.columns.T.ravel()
-    bc = np.repeat(b.columns, n)
-    f.add_constraints("rule_satisfied", ("R", "I"), [(ax_cols, ax_vals), (bc, -1.0), (zc, -1.0)], lower=-1.0,
-                      equation="4.16f")
-    f.add_constraints("rule_violated", ("R", "I"), [(ax_cols, ax_vals), (bc, -1.0), (zc, -1.0)], upper=-spec.eps,
-                      equation="4.16g")
-    f.add_constraints("discriminative", ("R",), [(z.columns.T, 1.0)], lower=1.0, upper=float(n - 1),
-                      equation="4.16h-i")
-    sc = np.repeat(s.columns, n)
-    hc = shat.columns.T.ravel()
-    f.add_constraints("points_on", ("R", "I"), [(hc, 1.0), (sc, -1.0), (zc, -M)], lower=-M, equation="4.16j")
-    f.add_constraints("points_at_most", ("R", "I"), [(hc, 1.0), (sc, -1.0), (zc, M)], upper=M, equation="4.16k")
-    f.add_constraints("points_off_low", ("R", "I"), [(hc, 1.0), (zc, M)], lower=0.0, equation="4.16l")
-    f.add_constraints("points_off", ("R", "I"), [(hc, 1.0), (zc, -M)], upper=0.0, equation="4.16m")
-    K = len(lines.slopes)
-
-    def score_terms(coef):                      # sum_t coef[k, i] shat[i, t], T nonzeros per row
-        return [(np.tile(shat.columns, (K, 1)), np.repeat(coef.ravel()[:, None], T, axis=1))]
-
-    terms, lower = tangent_terms(lines, y, zeta, score_terms, beta)
-    f.add_constraints("logistic_tangent", ("V", "I"), terms, lower=lower, equation="4.16o")
+        # sum_{k > j, s < t} a[k, s] + T a[j, t] <= T: a later feature in an earlier rule rules a[j, t] out
+        f.add_set("J_later", f.sets["J"]), f.add_set("R_earlier", f.sets["R"])
+        later = np.arange(p)[None, :] > np.arange(p)[:, None]                      # (j, k)
+        earlier = np.arange(T)[None, :] < np.arange(T)[:, None]                    # (t, s)
+        before = Data(later[:, None, :, None] & earlier[None, :, None, :], ("J", "R", "J_later", "R_earlier"))
+        ahead = (a.rename(J="J_later", R="R_earlier") * before).sum("J_later", "R_earlier")
+        f.add_constraints("symmetry", ahead + T * a <= T, equation="4.16e")
+    x = (a * Data(X01, ("I", "J"))).sum("J")                                       # a_t x_i over (R, I)
+    f.add_constraints("rule_satisfied", x - b - z.transpose("R", "I") >= -1.0, equation="4.16f")
+    f.add_constraints("rule_violated", x - b - z.transpose("R", "I") <= -spec.eps, equation="4.16g")
+    f.add_constraints("discriminative", z.sum("I"), lower=1.0, upper=float(n - 1), equation="4.16h-i")
+    on = shat.transpose("R", "I")
+    f.add_constraints("points_on", on - s - M * z >= -M, equation="4.16j")
+    f.add_constraints("points_at_most", on - s + M * z <= M, equation="4.16k")
+    f.add_constraints("points_off_low", on + M * z >= 0, equation="4.16l")
+    f.add_constraints("points_off", on - M * z <= 0, equation="4.16m")
+    # zeta_i >= c_k + a_k y_i (sum_t shat[i, t] + beta)
+    slope = Data(lines.slopes[:, None] * y[None, :], ("V", "I"))
+    rows = zeta - slope * (shat.sum("R") + beta.sum()) >= Data(lines.intercepts, ("V",))
+    f.add_constraints("logistic_tangent", rows.transpose("V", "I"), equation="4.16o")
     if problem.binary.any():
-        jb = np.flatnonzero(problem.binary)
-        f.add_set("J_binary", f.sets["J"][jb])
-        # rows (j, t): b_t - a[j, t] >= -0.5  and  b_t + a[j, t] <= 1.5
-        f.add_constraints("binary_threshold_low", ("J_binary", "R"),
-                          [(np.tile(b.columns, len(jb)), 1.0), (a.columns[jb].ravel(), -1.0)], lower=-0.5,
-                          equation="4.16p")
-        f.add_constraints("binary_threshold_high", ("J_binary", "R"),
-                          [(np.tile(b.columns, len(jb)), 1.0), (a.columns[jb].ravel(), 1.0)], upper=1.5,
-                          equation="4.16q")
+        # b_t - a[j, t] >= -0.5 and b_t + a[j, t] <= 1.5 on the 0/1 features: the threshold between 0 and 1
+        binary = a.isel(J=np.flatnonzero(problem.binary)).rename(J="J_binary")
+        f.add_set("J_binary", f.sets["J"][problem.binary])
+        f.add_constraints("binary_threshold_low", (b - binary >= -0.5).transpose("J_binary", "R"), equation="4.16p")
+        f.add_constraints("binary_threshold_high", (b + binary <= 1.5).transpose("J_binary", "R"), equation="4.16q")
     if spec.forbidden:
         blocks.forbid_features(f, a, spec.forbidden, axis=0)
     f.add_objective(zeta, problem.data.weight if problem.data.weighted else 1.0)      # sum_i v_i zeta_i

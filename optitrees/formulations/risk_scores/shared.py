@@ -14,7 +14,7 @@ from ...mip.expressions import Data
 from ...scaling import weighted_sum
 from ..tangents import logistic_loss
 
-__all__ = ["check_score_set", "card_loss", "tangent_terms", "default_intercept_bound", "add_point_rules",
+__all__ = ["check_score_set", "card_loss", "default_intercept_bound", "add_point_rules",
            "POSITIVE_MARGIN"]
 
 #: The least score (points plus intercept) of a row a MIP's ``positive[i]`` says is predicted positive (the
@@ -47,19 +47,6 @@ def card_loss(card, X, y, sample_weight=None) -> float:
     ``sample_weight``, 1 by default)."""
     losses = logistic_loss(np.asarray(y, float) * card.decision_function(X))
     return weighted_sum(losses, sample_weight)
-
-
-def tangent_terms(lines, y, slack, score_terms, beta):
-    """Terms and lower bounds of the rows ``slack_i - a_k y_i (score_i + beta) >= c_k`` ordered ``(k, i)``.
-
-    ``score_terms(coef)`` returns the terms of ``sum coef[k, i] * score_i`` for
-    rows ``(k, i)`` given ``coef`` of shape ``(K, n)``.
-    """
-    K, n = len(lines.slopes), len(y)
-    coef = -lines.slopes[:, None] * np.asarray(y, float)[None, :]                   # (K, n)
-    terms = [(np.tile(slack.columns, K), 1.0)] + score_terms(coef) + \
-        [(np.full(K * n, beta.columns[0]), coef.ravel())]
-    return terms, np.repeat(lines.intercepts, n)
 
 
 def add_point_rules(f, labels, lower, upper, n_rules, exact_rules=False, groups=(), forbidden=()):
