@@ -25,8 +25,8 @@ from .scorecard import ScoreCard
 from .solvers import solve
 from .topology import Topology
 from .trees import Tree
+from ._version import __version__
 
-__version__ = "0.1.0"
 
 __all__ = ["LossOptimalTreeClassifier", "OLCTClassifier", "OLCTClassifierCV", "MARGOTClassifier", "OCTClassifier",
            "OCTHClassifier", "RiskScoreClassifier", "GeneralizedRiskScoreClassifier", "TAOClassifier", "TMOClassifier",

@@ -55,6 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._version import __version__
 from ..estimators._consistency import check_consistent
 from ._allowed import ESTIMATOR_CLASSES, _lookup, qualified, read_estimator, without_paths
 from ._pipeline import is_pipeline, preprocessing_entry, read_pipeline, split_pipeline
@@ -67,7 +68,7 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "ModelFormatError", "Limits", "save_model
 #: The ``"format"`` entry of every saved model.
 FORMAT = "optitrees-model"
 #: The version of the document layout this library writes; it reads this version and older ones.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 _DOCUMENT_KEYS = {"format", "version", "optitrees", "estimator", "params", "fitted", "not_saved", "pipeline"}
 
@@ -76,8 +77,6 @@ def to_json_dict(estimator) -> dict:
     """The JSON document of a fitted optitrees estimator, or of a fitted ``Pipeline`` ending in one (what
     :func:`save_model` writes)."""
     from sklearn.utils.validation import check_is_fitted
-
-    from .. import __version__
 
     if is_pipeline(estimator):
         before, name, last = split_pipeline(estimator)

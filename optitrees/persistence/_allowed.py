@@ -1,10 +1,11 @@
 """The classes a model file may name, each with the schema of its fields.
 
-A file names a class by the text ``module:QualName`` it was saved under; the name is looked up in
-:data:`OBJECTS`, :data:`ENUMS` or :data:`ESTIMATOR_CLASSES` as a whole string, so a file can reach only the
-classes listed here, whatever the library's modules import. Every field is read by its :class:`~._schema.Spec`
-before the object is built; dataclasses are built by their own constructor (whose checks, such as a tree's
-structure, then run), the policy network field by field, then checked.
+A file names a class by its public name (``Tree``, ``OLCTClassifier``; format version 2) or, in files of version 1,
+by the ``module:QualName`` it was saved under (translated by the frozen tables of :mod:`._legacy_names`); the name
+is looked up in :data:`OBJECTS`, :data:`ENUMS` or :data:`ESTIMATOR_CLASSES` as a whole string, so a file can reach
+only the classes listed here, whatever the library's modules import. Every field is read by its
+:class:`~._schema.Spec` before the object is built; dataclasses are built by their own constructor (whose checks,
+such as a tree's structure, then run), the policy network field by field, then checked.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..scorecard import ScoreCard
 from ..solvers.results import SolutionStatus, SolverResult, TerminationCondition
 from ..trees import OneVsRestTrees, Tree
 from ..trees._tree import LeafModel
+from ._legacy_names import public_name_of
 from ._schema import (BOOL, FLOAT, GENERATOR, INT, PLAIN, STR, Array, DictOf, ListOf, Optional, Reader, Spec,
                       TupleOf, _kind)
 
@@ -35,38 +37,10 @@ __all__ = ["qualified", "ENUMS", "OBJECTS", "ESTIMATOR_CLASSES", "FITTED", "Memb
 
 
 def qualified(cls) -> str:
-    """The name a file gives ``cls``: ``module:QualName``."""
-    return f"{cls.__module__}:{cls.__qualname__}"
+    """The name a file gives ``cls``: its public name (``Tree``, ``OLCTClassifier``), the same wherever its module
+    lives (format version 2; version 1 gave ``module:QualName``, read through :mod:`._legacy_names`)."""
+    return cls.__qualname__
 
-
-#: modules of saved classes that have since moved (files written before the move name the old module)
-MOVED_MODULES = {
-    "optitrees.algorithms.policy_network": "optitrees.algorithms.contextual.policy_network",
-    "optitrees.algorithms.contextual_bandit": "optitrees.algorithms.contextual.bandit",
-    "optitrees.algorithms.risk_search": "optitrees.algorithms.risk_scores.beam_search",
-    "optitrees.algorithms.regression_pruning": "optitrees.algorithms.regression.t_test_pruning",
-    "optitrees.algorithms.uct_dt": "optitrees.algorithms.uct_dt.tree_search",
-    "optitrees.algorithms.c45": "optitrees.algorithms.c45.induction",
-    # the estimators in families (sub-packages of optitrees.estimators)
-    "optitrees.estimators._held_out_c": "optitrees.estimators.mip._held_out_c",
-    "optitrees.estimators._loss_optimal": "optitrees.estimators.mip._loss_optimal",
-    "optitrees.estimators._loss_optimal_presets": "optitrees.estimators.mip._loss_optimal_presets",
-    "optitrees.estimators._loss_optimal_regressor": "optitrees.estimators.mip._loss_optimal_regressor",
-    "optitrees.estimators._oct": "optitrees.estimators.mip._oct",
-    "optitrees.estimators._risk_scores": "optitrees.estimators.mip._risk_scores",
-    "optitrees.estimators._local_search": "optitrees.estimators.search._local_search",
-    "optitrees.estimators._uct_dt": "optitrees.estimators.search._uct_dt",
-    "optitrees.estimators._c45": "optitrees.estimators.search._c45",
-    "optitrees.estimators._regression_tree": "optitrees.estimators.search._regression_tree",
-    "optitrees.estimators._contextual_classifier": "optitrees.estimators.forest._contextual_classifier",
-    "optitrees.estimators._contextual_regressor": "optitrees.estimators.forest._contextual_regressor",
-    "optitrees.estimators._rule_set": "optitrees.estimators.forest._rule_set",
-}
-
-#: classes that moved out of a module that still exists, by their old saved names (after :data:`MOVED_MODULES`)
-MOVED_CLASSES = {
-    "optitrees.estimators.search._local_search:TMOClassifier": "optitrees.estimators.search._tmo:TMOClassifier",
-}
 
 #: the enums a file may name (fitted fields, parameters and the values in reports)
 ENUMS = {qualified(cls): cls for cls in (FitOutcome, SolutionStatus, TerminationCondition, LeafModel,
@@ -78,12 +52,13 @@ ESTIMATOR_CLASSES = {qualified(cls): cls for cls in ESTIMATORS.values()}
 def _lookup(table: dict, name, reader: Reader, where: str, what: str):
     if not isinstance(name, str):
         reader.fail(where, f"a class name must be a string, found {_kind(name)}")
-    module, _, rest = name.partition(":")
-    moved = f"{MOVED_MODULES.get(module, module)}:{rest}"
-    found = table.get(name) or table.get(moved) or table.get(MOVED_CLASSES.get(moved, ""))
-    if found is None:
-        if not (module == "optitrees" or module.startswith("optitrees.")):
+    found = table.get(name)
+    if found is None and ":" in name:                      # a version-1 name: module:QualName
+        found = table.get(public_name_of(name) or "")
+        module = name.partition(":")[0]
+        if found is None and not (module == "optitrees" or module.startswith("optitrees.")):
             reader.fail(where, f"the file names a class outside optitrees: {name!r}")
+    if found is None:
         reader.fail(where, f"{name!r} is not {what} a model file may hold")
     return found
 

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from .._version import __version__
 from ..exceptions import warn
 from ._results import COLUMNS, ResultsFile
 from ._spec import DataSource, ModelSpec, Study, params_text
@@ -61,8 +62,6 @@ def library_versions() -> dict:
     """The versions of optitrees and of every package that decides a fit's result (``None`` where one is not
     installed): a row fitted under other versions is not reused."""
     from importlib import metadata
-
-    from .. import __version__
 
     def version(name):
         try:

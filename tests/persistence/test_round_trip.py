@@ -124,19 +124,56 @@ def test_non_finite_floats_round_trip_exactly():
     assert np.isnan(FLOAT.read(json.loads(json.dumps(encode(float("nan")), allow_nan=False)), Reader("test"), "x", 0))
 
 
-def test_a_file_naming_a_module_that_has_since_moved_still_loads():
-    """The policy network lived in ``optitrees.algorithms.policy_network`` before the algorithms were grouped
-    into families; a file written then names that module and loads at the class's new place."""
+def _as_version_1(text: str, rename=lambda name: name) -> str:
+    """The document of format version 1 that holds the same model: every class named by the module path it was
+    saved under (``module:QualName``), then passed through ``rename`` (a module's older place)."""
+    from optitrees.persistence._legacy_names import VERSION_1_NAMES
+
+    path_of = {public: path for path, public in VERSION_1_NAMES.items()}
+
+    def walk(value):
+        if isinstance(value, dict):
+            return {k: rename(path_of[v]) if k in ("__object__", "__enum__") else walk(v) for k, v in value.items()}
+        return [walk(v) for v in value] if isinstance(value, list) else value
+
+    document = walk(json.loads(text))
+    document["estimator"], document["version"] = rename(path_of[document["estimator"]]), 1
+    return json.dumps(document)
+
+
+def test_files_name_classes_by_public_names_that_no_module_move_changes():
+    """Format version 2 names each class by its public name alone; the names are unique among the classes a file
+    may hold, none is a module path, and every class a version-1 file could name has one."""
+    from optitrees.persistence._allowed import ENUMS, ESTIMATOR_CLASSES, OBJECTS
+    from optitrees.persistence._legacy_names import VERSION_1_NAMES
+
+    names = list(OBJECTS) + list(ENUMS) + list(ESTIMATOR_CLASSES)
+    assert len(names) == len(set(names)) and not any(":" in n or "." in n for n in names)
+    assert set(VERSION_1_NAMES.values()) == set(names)
+    X, y = load_diabetes(return_X_y=True)
+    est = OCTClassifier(max_depth=1, time_limit=5, random_state=0).fit(X[:80, :3], (y[:80] > np.median(y)).astype(int))
+    text = io.StringIO()
+    save_model(est, text)
+    document = json.loads(text.getvalue())
+    assert document["estimator"] == "OCTClassifier" and document["fitted"]["tree_"]["__object__"] == "Tree"
+    assert document["version"] == 2 and "optitrees." not in text.getvalue()
+
+
+def test_a_file_of_version_1_loads_and_so_does_one_naming_a_module_that_had_moved_before():
+    """Version 1 named module paths: the policy network lived in ``optitrees.algorithms.policy_network`` before the
+    algorithms were grouped into families; both forms load at the class's place today."""
     X, y = load_diabetes(return_X_y=True)
     est = ContextualTreeRegressor(n_estimators=3, max_epochs=2, hidden_layer_sizes=(4,), random_state=0)
     est.fit(X[:100], y[:100])
     buffer = io.StringIO()
     save_model(est, buffer)
-    new = "optitrees.algorithms.contextual.policy_network:PolicyNetwork"
-    assert new in buffer.getvalue()
-    old_file = buffer.getvalue().replace(new, "optitrees.algorithms.policy_network:PolicyNetwork")
-    loaded = load_model(io.StringIO(old_file))
-    assert np.array_equal(loaded.predict(X), est.predict(X))
+    version_1 = _as_version_1(buffer.getvalue())
+    assert "optitrees.algorithms.contextual.policy_network:PolicyNetwork" in version_1
+    assert np.array_equal(load_model(io.StringIO(version_1)).predict(X), est.predict(X))
+    older = _as_version_1(buffer.getvalue(), lambda name: name.replace("algorithms.contextual.policy_network",
+                                                                        "algorithms.policy_network"))
+    assert "optitrees.algorithms.policy_network:PolicyNetwork" in older
+    assert np.array_equal(load_model(io.StringIO(older)).predict(X), est.predict(X))
 
 
 @pytest.mark.parametrize("make", [lambda: OCTClassifier(max_depth=2, time_limit=20, random_state=0),
@@ -146,9 +183,9 @@ def test_a_file_naming_a_module_that_has_since_moved_still_loads():
                          ids=["OCTClassifier", "CARTRegressor", "TMOClassifier"])
 def test_a_file_naming_an_estimator_module_before_the_families_still_loads(make):
     """The estimators lived in ``optitrees.estimators._oct``, ``._regression_tree`` ... before they were grouped
-    into families (``estimators.mip``, ``.search``, ``.forest``), and TMO beside TAO in ``._local_search``; a file
-    written then loads, the regression tree's pruning enum with it."""
-    from optitrees.persistence._allowed import MOVED_CLASSES, MOVED_MODULES, qualified
+    into families (``estimators.mip``, ``.search``, ``.forest``), and TMO beside TAO in ``._local_search``; a
+    version-1 file written then loads, the regression tree's pruning enum with it."""
+    from optitrees.persistence._legacy_names import MOVED_CLASSES, MOVED_MODULES
 
     X, y = load_diabetes(return_X_y=True)
     est = make()
@@ -156,14 +193,17 @@ def test_a_file_naming_an_estimator_module_before_the_families_still_loads(make)
     est.fit(X[:120, :4], target[:120])
     buffer = io.StringIO()
     save_model(est, buffer)
-    text = buffer.getvalue()
-    for old, new in MOVED_CLASSES.items():          # TMO left optitrees.estimators.search._local_search after
-        text = text.replace(f'"{new}"', f'"{old}"')
-    assert type(load_model(io.StringIO(text))) is type(est)
-    for old, new in MOVED_MODULES.items():
-        if old.startswith("optitrees.estimators."):
-            text = text.replace(f'"{new}:', f'"{old}:')
-    assert qualified(type(est)) not in text
+    back = {new: old for old, new in MOVED_CLASSES.items()}
+
+    def before_the_families(name):
+        name = back.get(name, name)                  # TMO left optitrees.estimators.search._local_search after
+        for old, new in MOVED_MODULES.items():
+            if old.startswith("optitrees.estimators.") and name.startswith(new + ":"):
+                return old + name[len(new):]
+        return name
+
+    text = _as_version_1(buffer.getvalue(), before_the_families)
+    assert "optitrees.estimators.mip." not in text and "optitrees.estimators.search." not in text
     loaded = load_model(io.StringIO(text))
     assert type(loaded) is type(est)
     assert np.array_equal(loaded.predict(X[:, :4]), est.predict(X[:, :4]))
