@@ -17,8 +17,9 @@ oblique regression trees (LAD)      :mod:`~.oblique_regression`              (sa
 
 Each family with more than one module is a sub-package (``loss_optimal``, ``oct``, ``risk_scores``); the shared
 pieces sit beside them. :mod:`~.blocks` holds the loss-optimal family's building blocks and :mod:`~.oct.blocks`
-OCT's (also ``formulations.oct_blocks``), public for models of a user's own. :mod:`~.sizes` counts the rows and
-columns of a loss-optimal, OCT or regression model from its problem, without building it.
+OCT's (also ``formulations.oct_blocks``), public for models of a user's own. Each family counts the
+rows and columns of its model from its problem, without building it, beside its ``build``
+(``loss_optimal_size``, ``oct_size``, ``oblique_regression_size``).
 
 ``loss_optimal_tree(X, y, ...)``, ``olct``, ``margot``, ``oct.oct``, ``oct.octh``,
 ``ors.ors`` and ``ogrs.ogrs`` build a formulation directly from arrays. Every
@@ -27,7 +28,7 @@ columns of a loss-optimal, OCT or regression model from its problem, without bui
 """
 
 from ..mip import ConstraintGroup, Formulation, VariableGroup
-from . import blocks, cuts, family, oblique_regression, oct, risk_scores, sizes, tangents, tree_sets
+from . import blocks, cuts, family, oblique_regression, oct, risk_scores, tangents, tree_sets
 from .family import MIPFamily
 from .loss_optimal import LossOptimalProblem, LossOptimalSpec, loss_optimal_tree, margot, olct
 from .loss_optimal import solution as loss_optimal_solution
@@ -44,5 +45,5 @@ __all__ = [
     "Formulation", "VariableGroup", "ConstraintGroup", "MIPFamily", "LossOptimalSpec", "LossOptimalProblem",
     "loss_optimal_tree", "olct", "margot", "LOSS_OPTIMAL", "OCT_FAMILY", "ORS_FAMILY", "OGRS_FAMILY",
     "TANGENT_SETS", "logistic_tangents", "blocks", "cuts", "family", "oblique_regression", "oct", "oct_blocks",
-    "oct_solution", "loss_optimal_solution", "ors", "ogrs", "risk_scores", "sizes", "tangents", "tree_sets",
+    "oct_solution", "loss_optimal_solution", "ors", "ogrs", "risk_scores", "tangents", "tree_sets",
 ]

@@ -40,7 +40,7 @@ from .tree_sets import Side
 __all__ = [
     "add_routing", "add_hyperplanes", "add_l1_split", "Scores", "add_forwarding", "add_l0_indicators",
     "forbid_features", "score_bounds",
-]
+ "oblique_skeleton_size"]
 
 
 def add_routing(f: Formulation, n_points: int, targets, target_set: str = "T_last") -> VariableGroup:
@@ -220,3 +220,12 @@ def forbid_features(f, group: VariableGroup, features, axis: int = -1) -> None:
     index[axis] = np.asarray(list(features), dtype=int)
     mask[tuple(index)] = True
     f.fix(group, 0.0, mask)
+
+
+def oblique_skeleton_size(n: int, p: int, depth: int) -> tuple[int, int]:
+    """Rows and columns shared by the oblique trees: routing (3.6a), hyperplanes with their l1 split (3.16),
+    margins ``s`` (one row each) and forwarding (3.7a-b) at the ``2^(d-1) - 1`` inner nodes."""
+    t, targets, inner = 2**depth - 1, 2 ** (depth - 1), 2 ** (depth - 1) - 1
+    cols = n * targets + t * p + t + 2 * t * p + t * n          # z, w, b, w_pos / w_neg, s
+    rows = n + t * p + t + t * n + 2 * inner * n                # routing, l1_split, l1_bound, score, forwarding
+    return rows, cols

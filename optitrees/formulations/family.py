@@ -14,7 +14,7 @@ and problem and these functions; :data:`MIPFamily` bundles them:
 * ``objective(problem, model) -> float``: the exact training objective of a
   finalized model (the exact loss, not the MIP's surrogate);
 * optionally ``size(problem) -> ModelSize``: the rows and columns ``build`` would make, counted without
-  building (:mod:`optitrees.formulations.sizes`); a fit decides from it whether HiGHS can reach the model's
+  building (each family's own ``*_size`` function beside its ``build``); a fit decides from it whether HiGHS can reach the model's
   root in time, and builds nothing when it cannot;
 * optionally ``lower_bound(problem, deadline) -> (value, source) or None``: a valid lower bound on the exact
   objective of every model of the family's class, found without the MIP (the loss-optimal trees' root layer,
@@ -46,7 +46,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["MIPFamily"]
+__all__ = ["MIPFamily", "ModelSize"]
 
 
 @dataclass(frozen=True)
@@ -76,3 +76,15 @@ class MIPFamily:
             return self.narrow(problem, kept)
         forbidden = sorted(set(problem.spec.forbidden) | set(np.flatnonzero(~np.asarray(kept, bool)).tolist()))
         return replace(problem, spec=replace(problem.spec, forbidden=tuple(int(j) for j in forbidden)))
+
+
+@dataclass(frozen=True)
+class ModelSize:
+    """Rows and columns of a model that was counted, not built."""
+
+    n_rows: int
+    n_cols: int
+
+    def summary(self) -> str:
+        """What the fit reports for a model it did not build."""
+        return f"{self.n_cols} variables, {self.n_rows} rows (counted from the problem; the model was not built)"

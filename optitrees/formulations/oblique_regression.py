@@ -46,11 +46,11 @@ from ..topology import Topology
 from ..trees import LeafModel, Tree, from_complete, left_heavy
 from ..mip.expressions import Data
 from . import blocks, cuts, tree_sets
-from .family import MIPFamily
+from .family import MIPFamily, ModelSize
 from .loss_optimal.model import DEFAULT_FEASIBILITY_TOL
 from .symmetry import add_mirror_symmetry
 
-__all__ = ["OBLIQUE_REGRESSION", "decode_checked", "RegressionLoss", "ObliqueRegressionSpec",
+__all__ = ["OBLIQUE_REGRESSION", "oblique_regression_size", "decode_checked", "RegressionLoss", "ObliqueRegressionSpec",
            "ObliqueRegressionProblem", "build", "start", "decode", "tree_objective", "RESIDUAL_POINTS"]
 
 #: Tangent points of the first tangents of ``e_i**2`` (standardized target: residuals of about one standard
@@ -267,12 +267,26 @@ def _as_fitted(problem: ObliqueRegressionProblem, tree: Tree) -> Tree:
     return tree
 
 
-def _size(problem):
-    from .sizes import oblique_regression_size
-
-    return oblique_regression_size(problem)
+def oblique_regression_size(problem: ObliqueRegressionProblem) -> ModelSize:
+    """Rows and columns of :func:`build` for ``problem``: the
+    skeleton, ``e`` with two rows per point and leaf model (R1-R2), a mirror row per inner node and, for the
+    squared loss by tangents (R3'),
+    ``e_sq`` with one cut per point of ``RESIDUAL_POINTS``, and with a feature budget the l0 indicators (3.14)."""
+    spec = problem.spec
+    n, p = problem.data.X.shape
+    rows, cols = blocks.oblique_skeleton_size(n, p, spec.depth)
+    cols += n
+    rows += 2 * 2 ** (spec.depth - 1) * n + 2 ** (spec.depth - 1) - 1      # R1-R2, mirror at the inner nodes
+    if spec.loss == RegressionLoss.SQUARED and not spec.quadratic:
+        cols += n
+        rows += len(RESIDUAL_POINTS) * n
+    if spec.max_features is not None:                                      # delta, l0_upper / l0_lower, budget
+        t = 2**spec.depth - 1
+        cols += t * p
+        rows += 2 * t * p + t
+    return ModelSize(int(rows), int(cols))
 
 
 #: The oblique regression tree as a MIP family (:class:`~optitrees.formulations.MIPFamily`).
 OBLIQUE_REGRESSION = MIPFamily("oblique_regression", build=build, start=start, decode=decode_checked,
-                               finalize=_as_fitted, objective=tree_objective, size=_size)
+                               finalize=_as_fitted, objective=tree_objective, size=oblique_regression_size)

@@ -8,7 +8,10 @@ import pytest
 from optitrees.formulations import loss_optimal as lo
 from optitrees.formulations import oblique_regression as orr
 from optitrees.formulations import oct as oc
-from optitrees.formulations.sizes import ModelSize, loss_optimal_size, oblique_regression_size, oct_size
+from optitrees.formulations.family import ModelSize
+from optitrees.formulations.loss_optimal.model import loss_optimal_size
+from optitrees.formulations.oblique_regression import oblique_regression_size
+from optitrees.formulations.oct.model import oct_size
 from optitrees.scaling import ScaledData
 
 RNG = np.random.default_rng(3)

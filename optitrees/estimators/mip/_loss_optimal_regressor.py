@@ -78,7 +78,7 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         Seconds for the whole fit. Where the backend could not get past the root of the full model in time
         (HiGHS: its root LP would take more than half the solve's time,
         :meth:`optitrees.solvers.highs.HighsBackend.plan`, its size counted by
-        :func:`~optitrees.formulations.sizes.oblique_regression_size`), the MIP is solved on weighted
+        :func:`~optitrees.formulations.oblique_regression.oblique_regression_size`), the MIP is solved on weighted
         representative rows (``fit_report_.mip_rows``); when not even those are in reach, the CART start is
         returned.
     mip_gap : float, default=1e-4

@@ -47,12 +47,13 @@ from ...scaling import ScaledData
 from ...solvers.strategies import CutLoop
 from ...topology import Topology
 from .. import blocks, cuts
-from .layer_slacks import add_hinge_slacks, add_logistic_slacks, add_misclassification_slacks
+from ..family import ModelSize
+from .layer_slacks import add_hinge_slacks, add_logistic_slacks, add_misclassification_slacks, forwarded_layers
 from .spec import (DEFAULT_FEASIBILITY_TOL, FEATURE_SELECTION, LOSSES, REGULARIZERS, LossOptimalSpec,
                                 hfs_budget, layer_losses, per_layer)
 from ..tangents import TangentLines, logistic_tangents
 
-__all__ = ["LossOptimalSpec", "LossOptimalProblem", "build", "loss_optimal_tree", "olct", "margot",
+__all__ = ["LossOptimalSpec", "LossOptimalProblem", "build", "loss_optimal_size", "loss_optimal_tree", "olct", "margot",
            "layer_losses", "per_layer", "DEFAULT_FEASIBILITY_TOL", "LOSSES", "REGULARIZERS", "FEATURE_SELECTION"]
 
 #: Initial tangent points of the outer approximation of ``w**2`` (HiGHS); the
@@ -263,3 +264,40 @@ def margot(X, y, depth: int = 2, C=1.0, feature_selection=None, max_features=Non
                           l2_method=l2_method, **kwargs)
     f.name = f"margot_d{depth}"
     return f
+
+
+def loss_optimal_size(problem: LossOptimalProblem) -> ModelSize:
+    """Rows and columns of :func:`build` (3.12) for ``problem``.
+
+    Beyond the skeleton: the squared l2 by tangents (``q`` and one cut per point of ``SQUARE_POINTS``), the l0
+    indicators (3.14: ``delta``, two rows per weight and a budget row per node), ``s`` inlined when
+    ``score_variables`` is off, and per loss one slack per point and layer with, per node of its layers, one row
+    per tangent line (3.15) or one row (hinge 3.13, misclassification 3.9); a logistic layer with a forwarded
+    margin (:func:`~optitrees.formulations.loss_optimal.layer_slacks.forwarded_layers`) has instead ``m[i, h]``,
+    one link row per node and one row per line.
+    """
+    spec = problem.spec
+    n, p = problem.data.X.shape
+    t = 2**spec.depth - 1
+    rows, cols = blocks.oblique_skeleton_size(n, p, spec.depth)
+    if not spec.score_variables:
+        rows, cols = rows - t * n, cols - t * n
+    if spec.regularizer == "l2" and spec.l2_method == "outer":
+        cols += t * p
+        rows += len(SQUARE_POINTS) * t * p
+    if spec.feature_selection is not None:
+        cols += t * p
+        rows += 2 * t * p + (t if spec.budget is not None else 0)
+    losses = np.asarray(spec.losses)
+    layer_nodes = 2 ** np.arange(spec.depth)                    # nodes of layers 1..d
+    for kind in set(spec.losses):
+        mine = losses == kind
+        lines = len(problem.lines.slopes) if kind == "logistic" else 1
+        cols += n * int(mine.sum())
+        ahead = np.zeros(spec.depth, bool)
+        if kind == "logistic" and spec.forward_margins:      # m[i, h], a link row per node, the lines on m
+            ahead[forwarded_layers(lines, np.flatnonzero(mine) + 1) - 1] = True
+            cols += n * int(ahead.sum())
+            rows += n * int(layer_nodes[ahead].sum()) + lines * n * int(ahead.sum())
+        rows += lines * n * int(layer_nodes[mine & ~ahead].sum())
+    return ModelSize(int(rows), int(cols))

@@ -17,7 +17,7 @@ from ...trees import Tree, from_complete, readable_tree, to_complete
 from .. import blocks
 from ..family import MIPFamily
 from ..feature_budget import FeatureUse
-from ..sizes import loss_optimal_size
+from .model import loss_optimal_size
 from ..tangents import logistic_loss
 from .model import LossOptimalProblem, build
 from .root_bounds import root_layer_bound

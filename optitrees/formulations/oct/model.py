@@ -66,10 +66,11 @@ from ...mip import Formulation, timed_build
 from ...scaling import ScaledData
 from ...topology import Topology
 from .. import blocks
+from ..family import ModelSize
 from ..symmetry import add_mirror_symmetry
 from .blocks import OCTH_MU, add_leaf_labels, add_oct_splits, add_octh_splits, add_split_hierarchy
 
-__all__ = ["OCTSpec", "OCTProblem", "build", "oct", "octh", "feature_epsilons", "integrality_tolerance", "OCTH_MU"]
+__all__ = ["OCTSpec", "OCTProblem", "build", "oct_size", "oct", "octh", "feature_epsilons", "integrality_tolerance", "OCTH_MU"]
 
 #: The solver's integrality and feasibility tolerance at most, and at least (HiGHS accepts no less than 1e-10).
 MAX_INTEGRALITY_TOL, MIN_INTEGRALITY_TOL = 1e-6, 1e-10
@@ -289,3 +290,28 @@ def octh(X01, y, depth: int = 2, alpha: float = 0.0, min_samples_leaf: int = 1, 
     ``max_features`` (optional) the most features a split may use (3.14's budget row).
     """
     return _make(X01, y, depth, alpha, min_samples_leaf, n_classes, True, mu, forbidden, feature_names, max_features)
+
+
+def oct_size(problem: OCTProblem) -> ModelSize:
+    """Rows and columns of :func:`build` (OCT or OCT-H) for ``problem``.
+
+    The skeleton: routing to the ``2^d`` leaves, ``leaf``, ``c``, ``loss`` and their rows (``sum_i z <= n leaf``
+    per leaf, ``N_min``, one label, the loss per class and leaf); per branch node its split variables and
+    rows (OCT: ``a``, ``b``, ``d``; OCT-H: ``w``, ``b``, ``d``, ``w_pos`` / ``w_neg``, ``delta`` and the mirror
+    row), the hierarchy, and a left and a right split row per node and point.
+    """
+    spec = problem.spec
+    n, p = problem.data.X.shape
+    t, leaves, k = 2**spec.depth - 1, 2**spec.depth, spec.n_classes
+    cols = n * leaves + leaves + k * leaves + leaves                     # z, leaf, c, loss
+    rows = n + leaves + leaves + leaves + k * leaves                     # routing, leaf_used, min_leaf, label, loss
+    if spec.oblique:
+        cols += t * p + t + t + 2 * t * p + t * p                        # w, b, d, w_pos / w_neg, delta
+        rows += t * p + t + 2 * t * p + t * p + t + 2 * t + t            # l1_split, l1_used, l0, used, node,
+        #                                                                  b <= |d|, mirror
+        rows += t if spec.max_features is not None else 0                # the budget row per split (3.14)
+    else:
+        cols += t * p + t + t                                            # a, b, d
+        rows += 2 * t                                                    # one_feature, threshold_used
+    rows += (t - 1) + 2 * t * n                                          # hierarchy, split_left / split_right
+    return ModelSize(int(rows), int(cols))

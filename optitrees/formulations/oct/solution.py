@@ -18,7 +18,7 @@ from .. import blocks
 from ..family import MIPFamily
 from ..feature_budget import FeatureUse
 from ..identical_rows import misclassified_weight
-from ..sizes import oct_size
+from .model import oct_size
 from .model import OCTProblem, build
 
 __all__ = ["decode", "start", "objective", "finalize", "identical_rows_bound", "OCT_FAMILY"]

@@ -7,7 +7,7 @@ from sklearn.datasets import load_breast_cancer
 
 from optitrees import LossOptimalTreeRegressor, MARGOTClassifier, OCTHClassifier, OLCTClassifier
 from optitrees.estimators.mip_fit.reduce import (ReducedRows, on_rows, reduce_to_reach, representative_rows)
-from optitrees.formulations.sizes import loss_optimal_size
+from optitrees.formulations.loss_optimal.model import loss_optimal_size
 from _support import fit_quiet
 
 
