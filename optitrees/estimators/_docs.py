@@ -66,7 +66,7 @@ RISK_SCORE_ATTRIBUTES_DOC = """    Attributes
     n_features_in_ : int
     feature_names_in_ : ndarray
         Only when ``X`` had string column names.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
         ``|points| * std(rule value)`` of each rule on the training data, per
         feature, normalized (:meth:`ScoreCard.feature_importances`).
     score_card_ : ScoreCard
@@ -168,9 +168,9 @@ LOSS_OPTIMAL_ATTRIBUTES_DOC = """    Attributes
     one_vs_rest_ : OneVsRestTrees or None
         More than two classes only: the trees of ``estimators_``; ``tree_`` is then ``None``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Only when ``X`` had string column names.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
         Each classifying node's training points shared over the features of its
         hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
         axis-aligned split), summed and normalized
@@ -191,7 +191,7 @@ LOSS_OPTIMAL_ATTRIBUTES_DOC = """    Attributes
     formulation_summary_ : str
         Variable and constraint groups of the solved MIP with their sizes (a MIP out of HiGHS's reach: its rows
         and columns, counted without building it, then "not solved").
-    node_std_ : ndarray of shape (n_nodes, n_features_in_)
+    node_std_ : ndarray of shape (n_nodes, n_features)
         Standard deviation of each feature over the training points reaching
         each node (for :meth:`feature_influence`).
     max_features_ : list of int or None

@@ -66,7 +66,7 @@ class ContextualTreeClassifier(OptitreesClassifier, _ContextualTrees):
     cart_ : DecisionTreeClassifier
         CART of the validated depth (the seed's baseline), on the training part
         (fitted on ``X / forest_scale_``, as ``forest_``).
-    forest_scale_ : ndarray of shape (n_features_in_,)
+    forest_scale_ : ndarray of shape (n_features,)
         Powers of two (:func:`optitrees.scaling.power_of_two_scale`); ``trees_``
         are in the units of ``X``.
     max_depth_ : int
@@ -75,7 +75,7 @@ class ContextualTreeClassifier(OptitreesClassifier, _ContextualTrees):
         Mean reward (bandit) or loss (supervised) and validation accuracy per epoch.
     validation_score_ : float
     n_epochs_ : int
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
         The forest trees' impurity-based importances averaged with the weights
         ``tree_usage_`` (what explains the training points the policy routes).
     tree_usage_ : ndarray

@@ -36,7 +36,7 @@ class RuleSetClassifier(_Printed, OptitreesClassifier):
        (ELSE the other class)"; duplicates are removed (II-A, II-B). Thresholds are shortened to
        the shortest numbers that route every training row the same way.
     2. LASSO (L1 logistic regression, ``cv``-fold) on the binary matrix of
-       "rule fires" keeps the ``n_rules`` rules of largest |coefficient| (II-B).
+       "rule fires" keeps the ``n_rules`` rules of largest absolute coefficient (II-B).
     3. Per kept rule, an L1 logistic model on the K features the kept rules
        use predicts whether the rule is right for a point (II-C); its
        weights are rounded to the fewest digits that change no training
@@ -74,9 +74,9 @@ class RuleSetClassifier(_Printed, OptitreesClassifier):
     classes_, n_features_in_, feature_names_in_
     forest_ : RandomForestClassifier
         Fitted on ``X / forest_scale_``.
-    forest_scale_ : ndarray of shape (n_features_in_,)
+    forest_scale_ : ndarray of shape (n_features,)
         Powers of two (:func:`optitrees.scaling.power_of_two_scale`).
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
         ``|LASSO coefficient| * std(fires)`` of each kept rule, shared by the
         features it tests, normalized (:meth:`RuleSet.feature_importances`).
     rule_set_ : RuleSet

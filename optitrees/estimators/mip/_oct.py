@@ -216,9 +216,9 @@ _DOC = """{summary}
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Only when ``X`` had string column names.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
         Each classifying node's training points shared over the features of its
         hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
         axis-aligned split), summed and normalized

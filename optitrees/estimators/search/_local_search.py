@@ -165,7 +165,7 @@ class TAOClassifier(_LocalSearchTree):
     Attributes
     ----------
     classes_, n_features_in_, feature_names_in_
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
         Each classifying node's training points shared over the features of its
         hyperplane by ``|w_j| * std(x_j)`` at the node (all to the feature of an
         axis-aligned split), summed and normalized
