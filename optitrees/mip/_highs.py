@@ -43,7 +43,7 @@ def new_highs(verbose: bool = False):
     return h
 
 
-def to_highs(f, names: bool = True, start=None, highs=None, allow_quadratic: bool = False):
+def to_highs(f, names: bool = True, start=None, highs=None, allow_quadratic: bool = False, name_lists=None):
     """Load ``f`` into a ``highspy.Highs`` object with one ``passModel``.
 
     Parameters
@@ -60,6 +60,9 @@ def to_highs(f, names: bool = True, start=None, highs=None, allow_quadratic: boo
         Pass a quadratic objective as a diagonal Hessian. HiGHS solves
         continuous QPs only, so this is meant for export; solving an MIQP
         needs another backend.
+    name_lists : (list of str, list of str), optional
+        The column and row names to pass instead of :meth:`~optitrees.mip.Formulation.column_names` /
+        ``row_names`` (with ``names``).
 
     Returns
     -------
@@ -86,8 +89,7 @@ def to_highs(f, names: bool = True, start=None, highs=None, allow_quadratic: boo
         # the names in bulk: a copy of the model with its name lists set and passed back is 2x faster than a
         # passColName / passRowName call per name
         lp = h.getLp()
-        lp.col_names_ = f.column_names()
-        lp.row_names_ = f.row_names()
+        lp.col_names_, lp.row_names_ = name_lists if name_lists is not None else (f.column_names(), f.row_names())
         status = h.passModel(lp)
     if status == highspy.HighsStatus.kError:
         raise RuntimeError("HiGHS rejected the model (passModel returned an error)")

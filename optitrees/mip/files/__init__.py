@@ -1,7 +1,9 @@
 """``.lp`` and ``.mps`` files written straight from a formulation's arrays.
 
-:func:`write` picks the format by extension (:class:`FileFormat`). Both
-writers share :mod:`~optitrees.mip.files.pieces`: names
+:func:`write` picks the format by extension (:class:`FileFormat`) and the writer by what is installed
+(:class:`FileWriter`): the compiled writer (numba and polars, ``pip install "optitrees[fast]"``), else HiGHS's
+own writer (:mod:`~optitrees.mip.files.highs_writer`: the same model, about ten times slower). The compiled
+writers (:mod:`~optitrees.mip.files.compiled`) share :mod:`~optitrees.mip.files.pieces`: names
 (:mod:`~optitrees.mip.files.names`) and numbers
 (:mod:`~optitrees.mip.files.numbers`) formatted once into a pool of byte strings,
 sections assembled as arrays of piece ids, and the two sections with one entry
@@ -16,12 +18,9 @@ import enum
 import os
 from pathlib import Path
 
-from .lp import write_lp
-from .mps import write_mps
-from .names import file_labels, names
-from .pieces import Pool, Writer
+from .labels import file_labels
 
-__all__ = ["FileFormat", "write", "file_labels", "FileModel"]
+__all__ = ["FileFormat", "FileWriter", "write", "file_labels", "compiled_writer_available"]
 
 
 class FileFormat(enum.Enum):
@@ -39,20 +38,21 @@ class FileFormat(enum.Enum):
         raise ValueError(f"unsupported file type {path.suffix!r} for {path}; use .lp or .mps")
 
 
-class FileModel:
-    """The arrays a writer reads from a formulation ``f``, and the ids of its column and row names (with their
-    leading space) in ``pool``."""
+class FileWriter(enum.Enum):
+    """Who writes the file: the compiled writer when its packages are installed (``AUTO``), or either one."""
 
-    def __init__(self, f, pool: Pool):
-        self.f = f
-        self.n_cols, self.n_rows = f.n_cols, f.n_rows
-        columns, rows = names(f, list(f.variables.values()), list(f.constraints.values()))
-        self.col_first = pool.add(*columns)
-        self.row_first = pool.add(*rows)
-        self.col_lower, self.col_upper = f.col_lower, f.col_upper
-        self.row_lower, self.row_upper = f.row_lower, f.row_upper
-        self.integer, self.cost, self.quadratic = f.integrality, f.cost, f.quadratic
-        self.A = f.matrix
+    AUTO = "auto"
+    COMPILED = "compiled"
+    HIGHS = "highs"
+
+
+def compiled_writer_available() -> bool:
+    """Whether numba and polars, the compiled writer's packages, can be imported."""
+    try:
+        from . import compiled  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _check_writable(path: Path) -> None:
@@ -66,7 +66,7 @@ def _check_writable(path: Path) -> None:
         raise PermissionError(f"cannot write the model to {path}: directory {parent} is not writable")
 
 
-def write(f, path) -> Path:
+def write(f, path, writer: FileWriter = FileWriter.AUTO) -> Path:
     """Write ``f`` to ``.lp`` or ``.mps`` (by extension) with readable, feature-named columns.
 
     Names are those of :meth:`~optitrees.mip.Formulation.column_names` and
@@ -80,10 +80,15 @@ def write(f, path) -> Path:
     and a ``<=`` row ``name up``. Every column is declared in both formats,
     one in no row and not in the objective too.
 
+    Without the compiled writer's packages (``writer=FileWriter.AUTO``) HiGHS writes the same model in its own
+    layout (:mod:`~optitrees.mip.files.highs_writer`).
+
     Raises
     ------
     ValueError
         The extension is neither ``.lp`` nor ``.mps``, or the formulation has no variable.
+    ImportError
+        ``writer=FileWriter.COMPILED`` without numba and polars.
     OSError
         The file cannot be created (missing directory, a directory, no permission).
     """
@@ -92,8 +97,11 @@ def write(f, path) -> Path:
     _check_writable(path)
     if f.n_cols == 0:
         raise ValueError(f"cannot write {f.name!r} to {path}: the formulation has no variables")
-    pool = Pool()
-    model = FileModel(f, pool)
-    with open(path, "wb") as handle, Writer(handle) as out:
-        (write_lp if file_format is FileFormat.LP else write_mps)(model, pool, out)
-    return path
+    writer = FileWriter(writer)
+    if writer is FileWriter.HIGHS or (writer is FileWriter.AUTO and not compiled_writer_available()):
+        from .highs_writer import write_through_highs
+
+        return write_through_highs(f, path)
+    from .compiled import write_compiled
+
+    return write_compiled(f, path, file_format is FileFormat.LP)

@@ -7,31 +7,13 @@ compiled pass (:func:`_group_names`), never made one Python string at a time.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from numba import njit
 
+from .labels import file_labels
 from .pieces import SLACK, Pool, copy_piece
 
 __all__ = ["file_labels", "names"]
-
-_SAFE = re.compile(r"[A-Za-z0-9_.]*")
-
-
-def file_labels(labels) -> np.ndarray:
-    """An index set's labels as a file writes them: as given when they are safe for ``.lp`` / ``.mps`` names
-    (integers always are), else through :func:`~optitrees.mip.safe_labels`."""
-    from .._labels import safe_labels
-
-    labels = np.asarray(labels)
-    text = labels.astype(str)
-    if labels.dtype.kind in "iub":
-        return text
-    values = text.tolist()
-    if len(set(values)) == len(values) and all(_SAFE.fullmatch(s) for s in values):
-        return text
-    return safe_labels(values)
 
 
 @njit(cache=True, nogil=True)

@@ -1,5 +1,6 @@
 """Writing .mps / .lp from the arrays: every array of the model read back by HiGHS, by name, for every kind of bound
-and row, the files read by SCIP, and the same bytes whatever the buffer size or the number of formatting threads."""
+and row, from the compiled writer and from HiGHS's writer (what ``write`` falls back to without numba and polars),
+the files read by SCIP, and the same bytes whatever the buffer size or the number of formatting threads."""
 
 import highspy
 import numpy as np
@@ -8,7 +9,11 @@ import pytest
 from optitrees import solvers
 from optitrees.formulations import margot, olct
 from optitrees.mip import Formulation
+from optitrees.mip.files import FileWriter, write
 from _support import needs_scip
+
+#: both writers: every read-back test runs on each
+WRITERS = pytest.mark.parametrize("writer", [FileWriter.COMPILED, FileWriter.HIGHS], ids=["compiled", "highs"])
 
 
 def _every_kind(quadratic=False, ranged=True, isolated=True):
@@ -83,26 +88,29 @@ def _assert_same_model(f, h):
         np.testing.assert_array_equal(diag[order], 2 * f.quadratic)
 
 
+@WRITERS
 @pytest.mark.parametrize("quadratic", [False, True])
-def test_mps_holds_every_bound_row_sense_range_and_the_objective(tmp_path, quadratic):
+def test_mps_holds_every_bound_row_sense_range_and_the_objective(writer, tmp_path, quadratic):
     f = _every_kind(quadratic)
-    _assert_same_model(f, _read(f.write(tmp_path / "kinds.mps")))
+    _assert_same_model(f, _read(write(f, tmp_path / "kinds.mps", writer)))
 
 
+@WRITERS
 @pytest.mark.parametrize("quadratic", [False, True])
 @pytest.mark.parametrize("isolated", [False, True])
-def test_lp_holds_every_bound_row_sense_and_the_objective(tmp_path, quadratic, isolated):
+def test_lp_holds_every_bound_row_sense_and_the_objective(writer, tmp_path, quadratic, isolated):
     """A column in no row, not in the objective and at the default bounds is declared in Bounds, so it is
     read back too (HiGHS's own LP writer left it out)."""
     f = _every_kind(quadratic, ranged=False, isolated=isolated)
-    _assert_same_model(f, _read(f.write(tmp_path / "kinds.lp")))
+    _assert_same_model(f, _read(write(f, tmp_path / "kinds.lp", writer)))
 
 
-def test_lp_writes_a_ranged_row_as_two_rows(tmp_path):
+@WRITERS
+def test_lp_writes_a_ranged_row_as_two_rows(writer, tmp_path):
     """The LP format has no ranges: a ranged row is written as a ``>=`` row ``name lo`` and a ``<=`` row
     ``name up``."""
     f = _every_kind()
-    lp = _read(f.write(tmp_path / "kinds.lp")).getLp()
+    lp = _read(write(f, tmp_path / "kinds.lp", writer)).getLp()
     names = list(lp.row_names_)
     assert "row3(0)" not in names and lp.num_row_ == f.n_rows + 1
     lo, up = names.index("row3(0)lo"), names.index("row3(0)up")
@@ -110,11 +118,12 @@ def test_lp_writes_a_ranged_row_as_two_rows(tmp_path):
     assert (lp.row_lower_[up], lp.row_upper_[up]) == (-highspy.kHighsInf, 3.0)
 
 
+@WRITERS
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
-def test_a_tree_model_reads_back_whole_and_solves_to_the_same_optimum(tmp_path, tiny_xor, suffix):
+def test_a_tree_model_reads_back_whole_and_solves_to_the_same_optimum(writer, tmp_path, tiny_xor, suffix):
     X, y = tiny_xor
     f = olct(X, y, depth=2, tangents="V1")
-    h = _read(f.write(tmp_path / f"olct{suffix}"))
+    h = _read(write(f, tmp_path / f"olct{suffix}", writer))
     _assert_same_model(f, h)
     h.setOptionValue("mip_rel_gap", 0.0)
     h.run()
@@ -168,13 +177,14 @@ def _awkward():
     return f
 
 
-def test_unsafe_labels_are_written_through_safe_labels_and_read_back_by_name(tmp_path):
+@WRITERS
+def test_unsafe_labels_are_written_through_safe_labels_and_read_back_by_name(writer, tmp_path):
     """HiGHS's own LP writer named every column ``c0``, ``c1``, ... as soon as one name held a space or a
     ``-``; the labels are now made safe, so the names survive."""
     f = _awkward()
     expected = ["w(capital_gain)", "w(workclass_Self_emp)", "w(a_b)", "w(age)", "z(0)"]
     for suffix in (".lp", ".mps"):
-        lp = _read(f.write(tmp_path / f"awkward{suffix}")).getLp()
+        lp = _read(write(f, tmp_path / f"awkward{suffix}", writer)).getLp()
         assert list(lp.col_names_) == expected
         np.testing.assert_array_equal(lp.col_cost_, [1.0, -1.0, 0.5, np.e, 0.0])
 
@@ -218,22 +228,24 @@ def test_the_bytes_do_not_depend_on_the_buffer_or_the_formatting_threads(tmp_pat
     assert f.write(tmp_path / f"small{suffix}").read_bytes() == reference
 
 
+@WRITERS
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
-def test_a_model_of_binary_features_reads_back_whole(tmp_path, suffix):
+def test_a_model_of_binary_features_reads_back_whole(writer, tmp_path, suffix):
     """Binary features give few distinct coefficients, formatted once each and written by id."""
     rng = np.random.default_rng(0)
     X = (rng.random((40, 5)) < 0.5).astype(float)
     y = np.where(X[:, 0] + X[:, 1] + rng.random(40) > 1.2, 1, -1)
     f = olct(X, y, depth=2, tangents="V1")
-    _assert_same_model(f, _read(f.write(tmp_path / f"binary{suffix}")))
+    _assert_same_model(f, _read(write(f, tmp_path / f"binary{suffix}", writer)))
 
 
+@WRITERS
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
-def test_a_model_without_rows_reads_back_and_one_without_variables_is_refused(tmp_path, suffix):
+def test_a_model_without_rows_reads_back_and_one_without_variables_is_refused(writer, tmp_path, suffix):
     f = Formulation("bare")
     f.add_set("J", ["a", "b"])
     f.add_objective(f.add_variables("x", ("J",), 0.0, 3.0, domain="integer"), [1.0, -1.0])
-    _assert_same_model(f, _read(f.write(tmp_path / f"bare{suffix}")))
+    _assert_same_model(f, _read(write(f, tmp_path / f"bare{suffix}", writer)))
     with pytest.raises(ValueError, match="has no variables"):
         Formulation("none").write(tmp_path / f"none{suffix}")
     assert not (tmp_path / f"none{suffix}").exists()
