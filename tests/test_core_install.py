@@ -1,6 +1,6 @@
-"""The core install runs without the extras' packages: numba, llvmlite and polars (the compiled file writer, the
-``files`` extra) are blocked in a fresh interpreter, and the library imports, fits, writes both file formats
-through HiGHS's writer and fits C4.5 on its numpy scan."""
+"""The core install runs without the ``fast`` extra's packages: numba, llvmlite, polars, pyarrow and glum (with
+tabmat) are blocked in a fresh interpreter, and the library imports, fits OCT, OLCT and oblique TAO (their node fits
+by scipy's L-BFGS-B), writes both file formats through HiGHS's writer and fits C4.5 on its numpy scan."""
 
 import subprocess
 import sys
@@ -10,9 +10,11 @@ SCRIPT = textwrap.dedent("""
     import importlib.abc
     import sys
 
+    BLOCKED = ("numba", "llvmlite", "polars", "pyarrow", "glum", "tabmat")
+
     class Blocked(importlib.abc.MetaPathFinder):         # as if the packages were not installed
         def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] in ("numba", "llvmlite", "polars"):
+            if name.split(".")[0] in BLOCKED:
                 raise ImportError(f"No module named {name!r}")
             return None
 
@@ -20,12 +22,16 @@ SCRIPT = textwrap.dedent("""
     import numpy as np
     from sklearn.datasets import make_classification
     import optitrees
-    from optitrees import C45Classifier, OCTClassifier
+    from optitrees import C45Classifier, OCTClassifier, OLCTClassifier, TAOClassifier
+    from optitrees.algorithms.node_fit import glum_available
     from optitrees.mip.files import compiled_writer_available
 
-    assert not compiled_writer_available()
+    assert not compiled_writer_available() and not glum_available()
     X, y = make_classification(300, 5, random_state=0)
     clf = OCTClassifier(max_depth=2, time_limit=5).fit(X, y)
+    olct = OLCTClassifier(max_depth=2, time_limit=5, random_state=0).fit(X, y)
+    assert olct.score(X, y) > 0.8
+    TAOClassifier(max_depth=2, oblique=True, random_state=0).fit(X, y)
     f = OCTClassifier(max_depth=2).build_formulation(X[:40], y[:40])
     for suffix in (".lp", ".mps"):
         text = f.write(sys.argv[1] + "/oct" + suffix).read_text()
@@ -34,7 +40,7 @@ SCRIPT = textwrap.dedent("""
     Xc, yc = make_classification(2500, 6, random_state=0)
     for _ in range(2):                                   # a second large growth would try the compiled scan
         C45Classifier().fit(Xc, yc)
-    assert not any(m.split(".")[0] in ("numba", "llvmlite", "polars") for m in sys.modules)
+    assert not any(m.split(".")[0] in BLOCKED for m in sys.modules)
     print("core ok")
 """)
 

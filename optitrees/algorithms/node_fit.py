@@ -10,6 +10,7 @@ of that per-node objective.
 from __future__ import annotations
 
 import time
+from enum import Enum
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..scaling import weighted_sum
 from ._fit_warnings import install as install_quiet_warnings, quiet_convergence
 from .liblinear import liblinear_fit
 
-__all__ = ["fit_l1_logistic", "fit_sparse_l1_logistic", "top_features", "fit_linear_svm", "svm_iterations_within",
+__all__ = ["L1LogisticSolver", "glum_available", "fit_l1_logistic", "fit_sparse_l1_logistic", "top_features", "fit_linear_svm", "svm_iterations_within",
            "node_fitter", "node_objective", "prepare_logistic_fits",
            "constant_fit"]
 
@@ -47,7 +48,8 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None, tol=1e-6):
 
     The l1-regularized logistic regression of a node (seed 002, 3.12 with
     ``Omega = ||.||_1``), solved by glum's IRLS with coordinate descent (a
-    proximal Newton method) with the intercept unpenalized: glum minimizes
+    proximal Newton method; without glum, the ``fast`` extra, by scipy's L-BFGS-B: :func:`_fit_l1_logistic_lbfgsb`)
+    with the intercept unpenalized: glum minimizes
     ``sum_i v_i loss_i / sum_i v_i + alpha ||w||_1``, the same problem with
     ``alpha = 1 / (C sum_i v_i)``. ``tol`` bounds the norm of the minimal-norm
     subgradient of that scaled objective. On adult (30,000 x 104) one fit takes
@@ -71,12 +73,72 @@ def fit_l1_logistic(X, y, C, random_state=None, sample_weight=None, tol=1e-6):
     total = float(len(y) if sample_weight is None else np.sum(sample_weight))
     if not total > 0:
         return np.zeros(X.shape[1]), _constant(y, sample_weight=sample_weight)
+    if not _uses_glum():
+        return _fit_l1_logistic_lbfgsb(X, y, C, sample_weight)
     model = _glum().GeneralizedLinearRegressor(
         family="binomial", alpha=1.0 / (C * total), l1_ratio=1.0, fit_intercept=True, gradient_tol=tol,
         max_iter=100, max_inner_iter=1000, drop_first=False, scale_predictors=False)
     with _one_openmp_thread(), quiet_convergence():
         model.fit(X, (y > 0).astype(float), sample_weight=sample_weight)
     return np.asarray(model.coef_, float).ravel().copy(), float(model.intercept_)
+
+
+class L1LogisticSolver(Enum):
+    """Who solves a node's l1-logistic regression: glum when it is installed (``AUTO``), or either one."""
+
+    AUTO = "auto"
+    GLUM = "glum"
+    LBFGSB = "lbfgsb"
+
+
+#: The process's choice (:class:`L1LogisticSolver`): ``AUTO`` uses glum (the ``fast`` extra) when it can be
+#: imported, else scipy's L-BFGS-B (:func:`_fit_l1_logistic_lbfgsb`); a benchmark sets it to compare the two.
+l1_logistic_solver = L1LogisticSolver.AUTO
+
+
+def glum_available() -> bool:
+    """Whether glum (the ``fast`` extra) can be imported."""
+    try:
+        _glum()
+    except ImportError:
+        return False
+    return True
+
+
+def _uses_glum() -> bool:
+    choice = L1LogisticSolver(l1_logistic_solver)
+    return choice is L1LogisticSolver.GLUM or (choice is L1LogisticSolver.AUTO and glum_available())
+
+
+def _fit_l1_logistic_lbfgsb(X, y, C, sample_weight):
+    """:func:`fit_l1_logistic` without glum: scipy's L-BFGS-B on the split form ``w = u - v``, ``u, v >= 0``, of
+    ``sum_j (u_j + v_j) + C sum_i v_i log(1 + exp(-y_i ((u - v) x_i + b)))`` (smooth, with bounds; the intercept
+    free), then every weight below ``1e-6`` of the largest set to 0 when that does not raise the objective (the
+    bounds leave such crumbs where glum's coordinate descent gives exact zeros). On a node of 30,000 rows of adult
+    it reaches glum's objective to 5e-7 relative in 1.5 times its seconds (``bench/core_fallbacks.py``)."""
+    from scipy.optimize import minimize
+    from scipy.special import expit
+
+    n, p = X.shape
+    cv = C * (np.ones(n) if sample_weight is None else np.asarray(sample_weight, float))
+
+    def objective_and_gradient(z):
+        margin = y * (X @ (z[:p] - z[p:2 * p]) + z[-1])
+        slope = -cv * y * expit(-margin)                     # d objective / d (w x_i + b)
+        g = X.T @ slope
+        return z[:2 * p].sum() + cv @ np.logaddexp(0.0, -margin), np.concatenate([1.0 + g, 1.0 - g, [slope.sum()]])
+
+    bounds = [(0.0, None)] * (2 * p) + [(None, None)]
+    found = minimize(objective_and_gradient, np.zeros(2 * p + 1), jac=True, method="L-BFGS-B", bounds=bounds,
+                     options=dict(maxiter=5000, ftol=1e-16, gtol=1e-10, maxcor=30))
+    w, b = found.x[:p] - found.x[p:2 * p], float(found.x[-1])
+    crumbs = np.abs(w) < 1e-6 * max(1.0, float(np.abs(w).max(initial=0.0)))
+    if crumbs.any() and (~crumbs).any():
+        cleaned = np.where(crumbs, 0.0, w)
+        value = lambda v: float(np.abs(v).sum() + cv @ np.logaddexp(0.0, -y * (X @ v + b)))  # noqa: E731
+        if value(cleaned) <= value(w):
+            w = cleaned
+    return w, b
 
 
 def top_features(w, X, max_features: int) -> np.ndarray:
@@ -131,7 +193,8 @@ def _one_openmp_thread():
     if _THREADPOOLS is None:
         from threadpoolctl import ThreadpoolController
 
-        _glum()  # tabmat's OpenMP runtime is loaded before the controller lists the thread pools
+        if _uses_glum():
+            _glum()  # tabmat's OpenMP runtime is loaded before the controller lists the thread pools
         _THREADPOOLS = ThreadpoolController()
     return _THREADPOOLS.limit(limits=1, user_api="openmp")
 

@@ -6,7 +6,8 @@ from scipy.optimize import minimize
 
 import time
 
-from optitrees.algorithms.node_fit import (LIBLINEAR_SECONDS_PER_ENTRY, LIBLINEAR_SETUP_PASSES, SVM_MAX_ITER,
+from optitrees.algorithms import node_fit
+from optitrees.algorithms.node_fit import (L1LogisticSolver, LIBLINEAR_SECONDS_PER_ENTRY, LIBLINEAR_SETUP_PASSES, SVM_MAX_ITER,
                                            fit_l1_logistic, fit_linear_svm, node_fitter, node_objective,
                                            svm_iterations_within)
 from optitrees.formulations.loss_optimal.model import LossOptimalSpec
@@ -20,7 +21,10 @@ def data():
     return X, y
 
 
-def test_l1_logistic_is_the_minimizer_of_its_objective(data):
+@pytest.mark.parametrize("solver", list(L1LogisticSolver)[1:], ids=lambda s: s.value)
+def test_l1_logistic_is_the_minimizer_of_its_objective(data, solver, monkeypatch):
+    """glum (the fast extra) and scipy's L-BFGS-B (the core's fallback) both reach the minimum."""
+    monkeypatch.setattr(node_fit, "l1_logistic_solver", solver)
     X, y = data
     C = 2.0
     w, b = fit_l1_logistic(X, y, C)
@@ -39,6 +43,23 @@ def test_l1_logistic_is_the_minimizer_of_its_objective(data):
                    options={"ftol": 1e-14, "gtol": 1e-10, "maxiter": 10000})
     assert objective(w, b) == pytest.approx(ref.fun, rel=1e-4)
     assert objective(w, b) >= ref.fun - 1e-6
+
+
+def test_the_two_solvers_agree_on_a_weighted_sparse_node(monkeypatch):
+    """On weighted rows with most features irrelevant, glum and L-BFGS-B give the same objective (to 1e-6) and the
+    same support."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 12))
+    y = np.where(X[:, 0] - X[:, 3] + 0.5 * rng.logistic(size=400) > 0, 1.0, -1.0)
+    weight = np.where(rng.random(400) < 0.1, 20.0, 1.0)
+    found = {}
+    for solver in (L1LogisticSolver.GLUM, L1LogisticSolver.LBFGSB):
+        monkeypatch.setattr(node_fit, "l1_logistic_solver", solver)
+        w, b = fit_l1_logistic(X, y, 0.05, sample_weight=weight)
+        found[solver] = (np.abs(w).sum() + 0.05 * weight @ np.logaddexp(0, -y * (X @ w + b)), w != 0)
+    (glum, glum_support), (lbfgsb, lbfgsb_support) = found.values()
+    assert lbfgsb == pytest.approx(glum, rel=1e-6)
+    assert np.array_equal(glum_support, lbfgsb_support) and 0 < glum_support.sum() < 12
 
 
 def test_degenerate_nodes_get_constant_models(data):
