@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["Budget", "Shares", "expired", "remaining", "call_until", "UNLIMITED_START_SECONDS"]
+__all__ = ["Budget", "Shares", "expired", "remaining", "share_of", "call_until", "UNLIMITED_START_SECONDS"]
 
 #: Seconds the warm starts of a fit without a time limit may use: no stage runs unbounded because the user
 #: gave the solver no limit (a TMO start on 80 rows ran past 50 s before this bound).
@@ -74,6 +74,15 @@ def expired(deadline: float | None) -> bool:
 def remaining(deadline: float | None) -> float | None:
     """Seconds until ``deadline`` (never negative), ``None`` without one."""
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+
+def share_of(deadline: float | None, fraction: float) -> float | None:
+    """The deadline ``fraction`` of the time left before ``deadline`` from now (``None`` stays ``None``).
+
+    >>> share_of(None, 0.5) is None, share_of(time.perf_counter() - 1.0, 0.5) <= time.perf_counter()
+    (True, True)
+    """
+    return None if deadline is None else time.perf_counter() + fraction * remaining(deadline)
 
 
 def call_until(deadline: float | None, fn, *args, **kwargs):

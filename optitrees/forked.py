@@ -24,8 +24,8 @@ import pickle
 import select
 import signal
 import sys
-import time
 import warnings
+from .budget import expired
 
 __all__ = ["call_forked", "end_with_parent", "fork"]
 
@@ -97,7 +97,7 @@ def call_forked(fn, args, deadline=None, name="optitrees-search"):
                 if not chunk:                               # the child closed the pipe: it has ended
                     break
                 chunks.append(chunk)
-            elif deadline is not None and time.perf_counter() >= deadline:
+            elif expired(deadline):
                 return False, None
         _, code = os.waitpid(pid, 0)
         finished = True

@@ -14,6 +14,7 @@ from enum import Enum
 
 import numpy as np
 
+from ..budget import remaining
 from ..formulations.tangents import logistic_loss
 from ..scaling import weighted_sum
 from ._fit_warnings import install as install_quiet_warnings, quiet_convergence
@@ -326,7 +327,7 @@ def node_fitter(spec, random_state=None, allowed=None, deadline=None):
             with quiet_convergence():
                 lr.fit(Xn, yn, sw)
             return lr.coef_.ravel().copy(), float(lr.intercept_[0])
-        left = None if deadline is None else deadline - time.perf_counter()
+        left = remaining(deadline)
         return fit_linear_svm(Xn, yn, Ch / (2 * lh) if lh > 0 else 1e3, random_state, sw, tol=tol or 1e-6,
                               max_seconds=left)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import time
+from ..budget import expired
 
 __all__ = ["BuildInterrupted", "build_deadline", "check_build_deadline", "timed_build"]
 
@@ -39,7 +40,7 @@ def build_deadline(deadline):
 def check_build_deadline():
     """Raise :class:`BuildInterrupted` when the deadline of the enclosing :func:`build_deadline` has passed."""
     deadline = _build_deadline.get()
-    if deadline is not None and time.perf_counter() > deadline:
+    if expired(deadline):
         raise BuildInterrupted("the build passed its deadline")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..budget import expired
 from .options import SolveOptions
 from .registry import SolverNotAvailableError, available, get_backend, solver_names
 from .results import SolutionStatus, SolverResult, SolveStatus, TerminationCondition
@@ -73,8 +74,6 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
     -------
     SolverResult
     """
-    import time
-
     from ..exceptions import WarmStartWarning, warn
     from ..mip import Formulation
 
@@ -89,7 +88,7 @@ def solve(model, solver: str = "highs", *, time_limit=None, mip_gap=None, thread
         opts.integrality_tol = formulation.integrality_tol
     if is_formulation and model.is_quadratic and model.integrality.any() and not backend.supports_miqp:
         raise ValueError(f"solver {solver!r} cannot solve mixed-integer quadratic programs; use 'scip' or 'gurobi'")
-    if deadline is not None and time.perf_counter() >= deadline:
+    if expired(deadline):
         # handing a large model to the solver alone can take seconds: do not start a solve with no time left
         return SolverResult(solver=solver, termination=TerminationCondition.TIME_LIMIT,
                             timings={"solve": 0.0}, message="the time budget ran out before the solve started")
@@ -139,19 +138,17 @@ def _has_integers(model) -> bool:
 
 
 def _polish_result(formulation, result, opts, deadline):
-    import time
-
     from .polish import polish as run_polish
     from .results import relative_gap
 
-    if deadline is not None and time.perf_counter() >= deadline:
+    if expired(deadline):
         result.checks.update(polished=False, polish_skipped=True)
         result.message += "; not polished: the time budget ran out"
         return
     x, objective, seconds = run_polish(formulation, result.x, opts, deadline)
     result.timings["polish"] = seconds
     result.checks["polished"] = x is not None
-    if x is None and deadline is not None and time.perf_counter() >= deadline:
+    if x is None and expired(deadline):
         result.checks["polish_skipped"] = True
         result.message += "; not polished: the time budget ran out during polishing"
         return

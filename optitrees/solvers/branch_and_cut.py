@@ -53,6 +53,7 @@ import time
 
 import numpy as np
 
+from ..budget import remaining
 from .cut_pool_lp import UNSOLVED, CutPoolLP
 from .results import SolutionStatus, SolverResult, TerminationCondition, relative_gap
 
@@ -128,7 +129,7 @@ def branch_and_cut(formulation, oracle, *, incumbent=None, deadline=None, mip_ga
         return x2, value
 
     def time_left():
-        return np.inf if deadline is None else deadline - time.perf_counter()
+        return np.inf if deadline is None else remaining(deadline)
 
     def cut(row):
         lp.add_cut(*row)

@@ -19,8 +19,8 @@ their tangents), the best bound over the rounds, the gap, and per term
 
 from __future__ import annotations
 
-import time
 
+from ..budget import expired
 from .results import SolutionStatus, SolveStatus, TerminationCondition, relative_gap
 
 __all__ = ["run_cut_loop"]
@@ -52,7 +52,7 @@ def run_cut_loop(formulation, cutters, solve_once, *, max_rounds=50, warm_start=
     last, best, best_exact, rounds, best_bound, trace, t0 = None, None, None, 0, None, [], 0.0
     out_of_time = converged = False
     for rounds in range(1, max_rounds + 1):
-        if rounds > 1 and deadline is not None and time.perf_counter() >= deadline:
+        if rounds > 1 and expired(deadline):
             rounds -= 1
             out_of_time = True
             break

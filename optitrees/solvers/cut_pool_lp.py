@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from ..budget import remaining
 from ..mip import new_highs
 from .highs_run import counted_run
 
@@ -138,7 +139,7 @@ class CutPoolLP:
         deadline = time.perf_counter() + max(float(time_left), 1e-3)
         while True:
             # HiGHS's time limit counts the run time of every solve of this object, not of this one
-            h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 1e-3))
+            h.setOptionValue("time_limit", h.getRunTime() + max(remaining(deadline), 1e-3))
             counted_run(h)
             status = h.getModelStatus()
             if status == self.highspy.HighsModelStatus.kInfeasible:

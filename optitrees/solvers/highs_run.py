@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..budget import expired
 from ..forked import end_with_parent, fork
 
 __all__ = ["RunOutcome", "ThreadRun", "ForkedRun", "watched_run", "counted_run", "runs_in_progress", "when_idle",
@@ -335,7 +336,7 @@ class ForkedRun(ThreadRun):
                 if not self._read(timeout):
                     self._close(kill=False)
                     break
-                if end is not None and time.perf_counter() >= end:
+                if expired(end):
                     self._close(kill=True)
                     return False
         except BaseException:

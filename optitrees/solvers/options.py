@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from ..budget import remaining
 
 __all__ = ["SolveOptions", "ProgressPrinter", "DEFAULT_MIP_GAP"]
 
@@ -64,7 +65,7 @@ class SolveOptions:
         """Seconds the solver may run from now: the time limit, cut by the deadline (``None``: no limit)."""
         limits = [] if self.time_limit is None else [float(self.time_limit)]
         if self.deadline is not None:
-            limits.append(max(0.0, self.deadline - time.perf_counter()))
+            limits.append(remaining(self.deadline))
         return min(limits) if limits else None
 
     def __post_init__(self):

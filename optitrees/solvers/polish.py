@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..budget import remaining
 from .highs import configured_highs
 from .highs_run import GRACE, watched_run
 
@@ -33,7 +34,7 @@ def _solve_with_fixed(formulation, cols, values, options, deadline, relax_intege
 
     h = configured_highs(replace(options, solver_options={}))
     if deadline is not None:
-        h.setOptionValue("time_limit", max(0.0, deadline - time.perf_counter()))
+        h.setOptionValue("time_limit", remaining(deadline))
     formulation.to_highs(names=False, highs=h, allow_quadratic=True)
     cols = np.asarray(cols, dtype=np.int32)
     h.changeColsBounds(len(cols), cols, values, values)
@@ -41,7 +42,7 @@ def _solve_with_fixed(formulation, cols, values, options, deadline, relax_intege
         h.changeColsIntegrality(len(cols), cols, np.zeros(len(cols), dtype=np.uint8))
     run = watched_run(h, mip=not relax_integers and bool(formulation.integrality.any()),
                       nonzeros=formulation.matrix.nnz, deadline=deadline is not None)
-    if not run.wait(None if deadline is None else max(0.0, deadline - time.perf_counter()) + GRACE):
+    if not run.wait(None if deadline is None else remaining(deadline) + GRACE):
         return None
     done = run.outcome()
     if done.model_status != highspy.HighsModelStatus.kOptimal or done.x is None:

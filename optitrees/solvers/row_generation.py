@@ -6,8 +6,8 @@ their equality rows define); this is the loop that solves it.
 
 from __future__ import annotations
 
-import time
 
+from ..budget import expired
 from .results import SolutionStatus, TerminationCondition
 
 __all__ = ["solve_by_row_generation"]
@@ -39,7 +39,7 @@ def solve_by_row_generation(subset, solve, x0, deadline: float | None):
                              subset_violated_rows=int(bad.sum()))
         if not bad.any():
             return result
-        if deadline is not None and time.perf_counter() >= deadline:
+        if expired(deadline):
             result.termination, result.solution_status = TerminationCondition.TIME_LIMIT, SolutionStatus.NONE
             result.x = result.objective = result.gap = None
             result.pool = []

@@ -10,7 +10,7 @@ benchmarks) and have the time to load it use it.
 from __future__ import annotations
 
 import sys
-import time
+from ...budget import remaining
 
 __all__ = ["COMPILED_SCAN_MIN_ROWS", "COMPILE_SECONDS", "compiled_scan_pays"]
 
@@ -43,7 +43,7 @@ def compiled_scan_pays(n_rows, deadline) -> bool:
     scan = sys.modules.get(f"{__package__}.threshold_scan")
     if scan is not None and scan.is_loaded():
         return True
-    if _large_growths < 2 or (deadline is not None and deadline - time.perf_counter() < COMPILE_SECONDS):
+    if _large_growths < 2 or (deadline is not None and remaining(deadline) < COMPILE_SECONDS):
         return False
     try:
         from . import threshold_scan  # noqa: F401

@@ -26,12 +26,12 @@ score of the arg-max choice.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ...budget import expired
 from .policy_network import PolicyNetwork
 
 __all__ = ["classification_rewards", "regression_rewards", "policy_gradient", "cross_entropy_gradient",
@@ -153,7 +153,7 @@ def _train(net, X, batch_signal, validation_score, max_epochs, batch_size, learn
             stat, grad = batch_signal(rows, probabilities)
             net.adam_step(net.backward(grad), lr)
             stats.append(stat)
-            if deadline is not None and time.perf_counter() >= deadline:
+            if expired(deadline):
                 break                           # the epoch ends early; it is still validated below
         score = validation_score(net)
         history.train.append(float(np.mean(stats)))
@@ -165,7 +165,7 @@ def _train(net, X, batch_signal, validation_score, max_epochs, batch_size, learn
         if wait >= patience:
             history.stopped = "early_stopping"
             break
-        if deadline is not None and time.perf_counter() >= deadline:
+        if expired(deadline):
             history.stopped = "time_limit"
             break
     net.set_state(best_state)

@@ -15,10 +15,10 @@ the units of ``X``). :func:`to_tree` reads its answer back as a
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
+from ...budget import remaining
 from ...trees import LEAF, LeafModel, Tree
 from ...forked import call_forked
 
@@ -68,7 +68,7 @@ def fit_streed(X, y, max_depth: int, n_thresholds=None, min_samples_leaf: int = 
         mean = float(np.mean(y))
         return Tree([LEAF], [LEAF], np.zeros((1, X.shape[1])), [0.0], intercept=[mean],
                     value=[[len(y)]], leaf_model=LeafModel.VALUE), True
-    time_limit = 600.0 if deadline is None else max(0.05, deadline - time.perf_counter())
+    time_limit = 600.0 if deadline is None else max(0.05, remaining(deadline))
     # the binary matrix (rows x candidate splits) is built in the child too: it is the search's first cost
     done, result = call_forked(_search, (X, feature, threshold, np.asarray(y, float), max_depth, min_samples_leaf,
                                          cost_complexity, time_limit, linear_leaves, lasso_penalty),

@@ -17,10 +17,10 @@ or the deadline (checked before every node).
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
+from ...budget import expired
 from ...trees import LEAF, LeafModel, Tree
 
 __all__ = ["tao_regression_tree", "best_routing_split"]
@@ -111,7 +111,7 @@ def tao_regression_tree(tree: Tree, X, y, weight=None, allowed=None, min_samples
         for level in range(int(depth.max()), -1, -1):
             rows = reaching()
             for t in np.flatnonzero(depth == level):
-                if deadline is not None and time.perf_counter() >= deadline:
+                if expired(deadline):
                     return _tree(tree, arrays, reaching(), v)
                 r = rows.get(t, np.zeros(0, np.int64))
                 if r.size == 0:

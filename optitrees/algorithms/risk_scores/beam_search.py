@@ -33,12 +33,12 @@ multiplier and certifies a gap.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
 
+from ...budget import expired, share_of
 from ...formulations.risk_scores.aggregate_loss import AggregateLoss
 from ...readable import round_significant
 
@@ -151,7 +151,7 @@ def _swaps(base, best, allowed, group_of, box_lo, box_hi, bound, n_swaps, deadli
     _, support, w, b = best
     found = []
     for k, out in enumerate(support):
-        if deadline is not None and time.perf_counter() > deadline:
+        if expired(deadline):
             break
         rest = support[:k] + support[k + 1:]
         w_rest = np.delete(w, k)
@@ -204,8 +204,7 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
     lower, upper = np.asarray(lower, float), np.asarray(upper, float)
     p = loss.X.shape[1]
     rounding_deadline = deadline
-    if deadline is not None:
-        deadline = time.perf_counter() + 0.6 * max(0.0, deadline - time.perf_counter())
+    deadline = share_of(deadline, 0.6)
     allowed = np.ones(p, bool) if allowed is None else np.asarray(allowed, bool).copy()
     allowed &= np.ptp(loss.X, axis=0) > 0
     group_of = np.full(p, -1)
@@ -236,7 +235,7 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
                 key = tuple(sorted(support + (int(j),)))
                 if key in children:
                     continue
-                if deadline is not None and time.perf_counter() > deadline and children:
+                if expired(deadline) and children:
                     break
                 w0 = np.array([w[support.index(c)] if c in support else 0.0 for c in key])
                 fitted = _fit(base, key, box_lo, box_hi, w0, b, B)
@@ -260,7 +259,7 @@ def risk_search(loss: AggregateLoss, n_rules: int, lower, upper, *, allowed=None
             grid = np.append(float(multiplier), grid[grid != float(multiplier)])
         rounded = None
         for m in grid:
-            if rank and rounding_deadline is not None and time.perf_counter() > rounding_deadline:
+            if rank and expired(rounding_deadline):
                 break
             value, s, beta = _round(sub, w, b, m, lo, hi, B, at=multiplier)
             if rounded is None or value < rounded[0]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from ...budget import call_until, share_of
 from ... import solvers as _solvers
 from ...formulations import ogrs as ogrs_model
 from ...formulations.risk_scores.ors import card_from_points
@@ -13,7 +14,6 @@ from ...formulations.tangents import logistic_loss
 from ...scaling import weighted_sum
 from ...scorecard import ScoreCard
 from .. import _fit_warnings  # noqa: F401  (the fits' convergence warnings are silenced there, thread-safely)
-from ...budget import call_until
 from ..liblinear import liblinear_fit
 
 __all__ = ["best_intercept", "refit_intercept", "rounded_logistic_points", "rounded_logistic_card", "stumps",
@@ -168,7 +168,6 @@ def greedy_rules_card(problem, deadline=None, **solve_options) -> ScoreCard:
     unused feature. ``solve_options`` (solver, gap, threads, seed, verbose, raw
     options) go to every step.
     """
-    import time
     from dataclasses import replace
 
     X01, y = problem.data.X, problem.data.y
@@ -185,8 +184,7 @@ def greedy_rules_card(problem, deadline=None, **solve_options) -> ScoreCard:
             g.fix("a", col, mask)
             g.fix("b", b, np.arange(t) == r)
             g.fix("s", s, np.arange(t) == r)
-        step_deadline = None if deadline is None else \
-            time.perf_counter() + max(0.0, deadline - time.perf_counter()) / (T - t + 1)
+        step_deadline = share_of(deadline, 1.0 / (T - t + 1))
         res = _solvers.solve(g, deadline=step_deadline, progress=False, **solve_options)
         if res.x is None:       # no solution in the step's time: the best stump on an unused feature
             stump_rules = stumps(X01, y, _allowed(problem), problem.data.fit_weight) if stump_rules is None \

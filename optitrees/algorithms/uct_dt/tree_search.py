@@ -30,11 +30,11 @@ The result is the tree of best validation F1 in the search tree (4.4.5).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...budget import expired
 from ...trees import LEAF, Tree
 from ..c45.induction import c45_threshold
 from ..c45.split_search import top_tests
@@ -246,7 +246,7 @@ class UCTSearch:
             reward, _ = self._simulate(self.root)
             self._backpropagate(self.root, reward)
         for _ in range(n_iterations):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if expired(deadline):
                 break
             self.iterations += 1
             node = self._select()

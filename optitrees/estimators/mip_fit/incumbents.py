@@ -13,10 +13,10 @@ solver's model. (Where the two objectives agree, as for OCT, no earlier incumben
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
+from ...budget import expired
 from ...solvers import SolveOptions
 from ...solvers.polish import polish
 
@@ -44,7 +44,7 @@ def best_earlier_incumbent(family, problem, f, result, than: float, deadline: fl
         return None
     best = None
     for age, x in enumerate(reversed(result.pool), start=1):
-        if deadline is not None and time.perf_counter() >= deadline:
+        if expired(deadline):
             break
         if polished is not None:
             better = polished(x, deadline)

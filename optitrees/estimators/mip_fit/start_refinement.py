@@ -10,9 +10,8 @@ adds to it.
 
 from __future__ import annotations
 
-import time
 
-from ...budget import call_until
+from ...budget import call_until, expired
 from .feature_costs import refine_problem
 
 __all__ = ["refined_start"]
@@ -32,7 +31,7 @@ def refined_start(fit, problem, name, model, value):
     end = fit.budget.before_end(settings.shares.reserve)
     if by is not None:
         by = min(by, end)
-        if by <= time.perf_counter():
+        if expired(by):
             return None
     # the refinement checks ``by`` between its steps; it is left 1% of the budget after it (one step of TAO
     # checks no deadline)

@@ -34,12 +34,12 @@ such groups) it adds 1,488 to OLCT's root layer's 7,303 at depth 2.
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from ...budget import expired
 from ..identical_rows import label_weights, least_node_loss
 
 __all__ = ["root_layer_bound", "logistic_root_bound", "hinge_root_bound"]
@@ -81,7 +81,7 @@ def root_layer_bound(problem, deadline=None) -> tuple[float, str] | None:
 def _stop_at(deadline):
     """An L-BFGS-B callback that ends the search once ``deadline`` (``time.perf_counter()``) has passed."""
     def callback(intermediate_result):
-        if deadline is not None and time.perf_counter() >= deadline:
+        if expired(deadline):
             raise StopIteration
     return callback
 
