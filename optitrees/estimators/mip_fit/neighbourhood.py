@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ... import solvers as _solvers
-from ...budget import call_until, expired, remaining
+from ...budget import call_until, expired, remaining, share_of
 from ...mip.row_subset import RowSubset
 from ...solvers.results import SolveStatus
 from ...solvers.row_generation import solve_by_row_generation
@@ -327,7 +327,7 @@ def search_near(fit, problem, f, start, final, checks):
     from ``start`` within their share of the solve's time (:class:`NeighbourhoodSearch`), or ``None`` when none beat
     it; the rounds go to ``checks["neighbourhood_rounds"]``."""
     solve_by = fit.budget.solve_deadline(fit.settings.shares.reserve)
-    by = time.perf_counter() + fit.settings.shares.neighbourhood * remaining(solve_by)
+    by = share_of(solve_by, fit.settings.shares.neighbourhood)
     # a round's model (a subset of f's rows) solved with the options of the whole model, quietly and unpolished
     options = fit.settings.solve_options(fit.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None), fit.backend)
     search = NeighbourhoodSearch.of_family(
