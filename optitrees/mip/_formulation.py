@@ -152,19 +152,11 @@ class Formulation:
         equation : str
             Seed equation the group implements, e.g. ``"3.7a"``.
         """
-        from .expressions import Constraint, Expression, compile_rows, ranged
+        from .expressions import rows_of_expression
 
-        if isinstance(dims, Constraint):                     # a comparison of expressions: its sets, terms, bounds
-            if terms is not None or np.any(np.asarray(lower) != -np.inf) or np.any(np.asarray(upper) != np.inf):
-                raise ValueError("give a constraint of expressions alone (its terms and bounds come from it)")
-            return self.add_constraints(name, *compile_rows(self, name, dims), equation=equation)
-        if hasattr(dims, "columns") and hasattr(dims, "domain"):          # a variable group: its expression
-            dims = Expression.of(dims, self.sets)
-        if isinstance(dims, Expression):                     # ranged rows: lower <= expression <= upper
-            if terms is not None:
-                raise ValueError("give an expression with its lower and upper bounds, not with terms")
-            return self.add_constraints(name, *compile_rows(self, name, ranged(dims, lower, upper)),
-                                        equation=equation)
+        compiled = rows_of_expression(self, name, dims, terms, lower, upper)
+        if compiled is not None:                             # a comparison, an expression or a group: its rows
+            return self.add_constraints(name, *compiled, equation=equation)
         if terms is None:
             raise ValueError("add_constraints needs the rows' terms, or a comparison of expressions")
         check_build_deadline()

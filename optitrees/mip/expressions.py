@@ -37,7 +37,7 @@ import numpy as np
 
 from ._labelled import Data, as_data, expand, set_labels
 
-__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression", "ranged", "compile_rows",
+__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression", "ranged", "compile_rows", "rows_of_expression",
            "objective_parts"]
 
 
@@ -346,6 +346,23 @@ def compile_rows(f, name, constraint: Constraint):
             f.add_set(dims[-1], labels)
     lower, upper = constraint.bounds()
     return dims, expr.row_terms(), lower, upper
+
+
+def rows_of_expression(f, name, rows, terms, lower, upper):
+    """``(dims, terms, lower, upper)`` for :meth:`Formulation.add_constraints` when ``rows`` is a comparison of
+    expressions (its own bounds), an expression or a variable group (``lower <= rows <= upper``); ``None`` when
+    ``rows`` names index sets (the rows are then given as ``terms``)."""
+    if isinstance(rows, Constraint):
+        if terms is not None or np.any(np.asarray(lower) != -np.inf) or np.any(np.asarray(upper) != np.inf):
+            raise ValueError("give a constraint of expressions alone (its terms and bounds come from it)")
+        return compile_rows(f, name, rows)
+    if hasattr(rows, "columns") and hasattr(rows, "domain"):
+        rows = Expression.of(rows, f.sets)
+    if not isinstance(rows, Expression):
+        return None
+    if terms is not None:
+        raise ValueError("give an expression with its lower and upper bounds, not with terms")
+    return compile_rows(f, name, ranged(rows, lower, upper))
 
 
 def objective_parts(objective) -> tuple[list, list, float]:
