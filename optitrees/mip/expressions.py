@@ -37,8 +37,8 @@ import numpy as np
 
 from ._labelled import Data, as_data, expand, set_labels
 
-__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression", "ranged", "compile_rows", "rows_of_expression",
-           "objective_parts"]
+__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression", "ranged", "compile_rows",
+           "rows_of_expression", "objective_parts"]
 
 
 class Sense(Enum):
