@@ -40,8 +40,8 @@ def write_through_highs(f, path: Path) -> Path:
 def _declare_isolated_columns(f, path: Path, column_names: list[str]) -> None:
     """Add ``name >= 0`` to the bounds section of HiGHS's LP file ``path`` for each continuous column of ``f`` in no
     row, not in the objective and at the default bounds (the columns HiGHS's LP writer leaves out)."""
-    A = f.matrix.tocsc()
-    isolated = np.flatnonzero((np.diff(A.indptr) == 0) & (f.cost == 0) & (f.col_lower == 0)
+    in_rows = np.bincount(f.matrix.indices, minlength=f.n_cols) > 0
+    isolated = np.flatnonzero(~in_rows & (f.cost == 0) & (f.col_lower == 0)
                               & np.isposinf(f.col_upper) & ~f.integrality.astype(bool)
                               & (f.quadratic == 0 if f.is_quadratic else True))
     if not isolated.size:
