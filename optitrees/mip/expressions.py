@@ -37,8 +37,8 @@ import numpy as np
 
 from ._labelled import Data, as_data, expand, set_labels
 
-__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression", "ranged", "compile_rows",
-           "rows_of_expression", "objective_parts"]
+__all__ = ["Expression", "QuadraticExpression", "Data", "Constraint", "Sense", "expression", "is_variable_group",
+           "ranged", "compile_rows", "rows_of_expression", "objective_parts"]
 
 
 class Sense(Enum):
@@ -94,7 +94,7 @@ class Expression:
     def _operand(self, other):
         if isinstance(other, Expression):
             return other
-        if hasattr(other, "columns") and hasattr(other, "dims") and hasattr(other, "domain"):
+        if is_variable_group(other):
             return Expression.of(other, self.sets)
         dims, values, labels = as_data(other, self.sets)
         return Expression(dims, labels, [], values, self.sets)
@@ -325,6 +325,11 @@ def ranged(expr: Expression, lower=-np.inf, upper=np.inf) -> Constraint:
     return Constraint(expr, Sense.RANGE, tuple(span))
 
 
+def is_variable_group(value) -> bool:
+    """Whether ``value`` is a variable group of a formulation (it takes part in arithmetic as its expression)."""
+    return hasattr(value, "columns") and hasattr(value, "dims") and hasattr(value, "domain")
+
+
 def expression(group, sets=None) -> Expression:
     """The variables of ``group`` as an :class:`Expression` (what arithmetic on the group gives)."""
     return Expression.of(group, sets)
@@ -356,7 +361,7 @@ def rows_of_expression(f, name, rows, terms, lower, upper):
         if terms is not None or np.any(np.asarray(lower) != -np.inf) or np.any(np.asarray(upper) != np.inf):
             raise ValueError("give a constraint of expressions alone (its terms and bounds come from it)")
         return compile_rows(f, name, rows)
-    if hasattr(rows, "columns") and hasattr(rows, "domain"):
+    if is_variable_group(rows):
         rows = Expression.of(rows, f.sets)
     if not isinstance(rows, Expression):
         return None

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._labelled import Data, expand
-from .expressions import Expression
+from .expressions import Expression, is_variable_group
 
 __all__ = ["add_binary_product"]
 
@@ -40,7 +40,7 @@ __all__ = ["add_binary_product"]
 def _as_expression(value, f) -> Expression:
     if isinstance(value, Expression):
         return value
-    if hasattr(value, "columns") and hasattr(value, "domain"):
+    if is_variable_group(value):
         return Expression.of(value, f.sets)
     raise TypeError(f"a product's factor must be a variable group or an expression, got {type(value).__name__}")
 

@@ -1,0 +1,137 @@
+"""What each stage of the default OLCT fit buys: the fit with one stage switched off, beside the default, in the
+same run (the evidence a fit plan decides from).
+
+Stages switched off, one at a time:
+
+* ``no held-out budget``: ``max_features=None`` (no choice of the features per split on held-out folds);
+* ``greedy start only``: ``warm_start="greedy"`` (no TAO / TMO starts);
+* ``no start refinement``: ``Shares(start_refinement=0)``;
+* ``no neighbourhood rounds``: ``Shares(neighbourhood=0)`` (the full MIP gets the time);
+* ``small start share``: ``Shares(starts=0.1, tmo_starts=0.15)`` (the starts keep running, on less time).
+
+On Table 3.1's ten sets, one stratified split per ``--splits``, at two sizes: ``--small`` training rows (60 by
+default, the rest held out) with ``--small-limit`` seconds (5), and the whole 75% training split with ``--limit``
+seconds (10). Each fit in a fresh process, two at a time, one solver thread. Reported per configuration: the exact
+training objective against the default's (the fit's own objective, 3.12 with the logistic loss), test balanced
+accuracy, the seconds of the solve and of the starts (``fit_report_.stages``), and who returned the model.
+
+    python bench/stages.py [--splits 1] [--small 60] [--small-limit 5] [--limit 10] [--summary-only]
+
+Rows go to ``bench/results/stages.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _data import load_numeric, require_shared, run_in_processes  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results"
+OUT = RESULTS / "stages.csv"
+TABLE_3_1 = ("breast", "climate", "haberman", "heart", "ionosphere", "parkinsons", "sonar", "spectf", "tic-tac-toe",
+             "wpbc")
+#: configuration -> (estimator parameters, Shares overrides)
+CONFIGS = {
+    "default": ({}, {}),
+    "no held-out budget": ({"max_features": None}, {}),
+    "greedy start only": ({"warm_start": "greedy"}, {}),
+    "no start refinement": ({}, {"start_refinement": 0.0}),
+    "no neighbourhood rounds": ({}, {"neighbourhood": 0.0}),
+    "small start share": ({}, {"starts": 0.1, "tmo_starts": 0.15}),
+}
+
+
+def fit_task(task) -> dict:
+    """One fit: ``task = (set, split, size, config, limit)``; ``size`` is the training rows or ``None`` (all)."""
+    import os
+    import warnings
+    from dataclasses import replace
+
+    for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[k] = "1"
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.model_selection import train_test_split
+
+    from optitrees import OLCTClassifier
+    from optitrees.budget import Shares
+
+    name, split, size, config, limit = task
+    params, shares = CONFIGS[config]
+    X, y, _ = load_numeric(name)
+    if size is None:
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=split, stratify=y)
+    else:
+        X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=size, random_state=split, stratify=y)
+    est = OLCTClassifier(max_depth=2, time_limit=limit, threads=1, random_state=split, **params)
+    if shares:
+        est._shares = replace(Shares(), **shares)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X_train, y_train)
+    seconds = time.perf_counter() - start
+    stages = est.fit_report_.stages
+    return dict(dataset=name, split=split, rows=len(y_train), limit=limit, config=config,
+                objective=float(est.objective_), test_bacc=balanced_accuracy_score(y_test, est.predict(X_test)),
+                seconds=seconds, solve=float(stages.get("solve", 0.0)), starts=float(stages.get("starts", 0.0)),
+                method=str(est.fit_report_.method), stages=str({k: round(v, 2) for k, v in stages.items()}))
+
+
+def run(args) -> None:
+    RESULTS.mkdir(exist_ok=True)
+    done = set()
+    if OUT.exists():
+        old = pd.read_csv(OUT)
+        done = set(zip(old.dataset, old.split, old.limit, old.config))
+    tasks = [(name, split, size, config, limit) for size, limit in ((args.small, args.small_limit), (None, args.limit))
+             for name in TABLE_3_1 for split in range(args.splits) for config in CONFIGS
+             if (name, split, limit, config) not in done]
+    run_in_processes(tasks, fit_task, OUT, 2, lambda r: f"{r['dataset']} {r['rows']} rows {r['config']}: "
+                     f"{r['objective']:.3f}, {100 * r['test_bacc']:.1f} in {r['seconds']:.1f} s "
+                     f"(solve {r['solve']:.1f} s)")
+
+
+def summary(args) -> None:
+    table = pd.read_csv(OUT)
+    table["test_bacc"] *= 100
+    for limit, part in table.groupby("limit"):
+        default = part[part.config == "default"].set_index(["dataset", "split"])
+        print(f"\nOLCT depth 2, {limit:g} s, {part.rows.min()}-{part.rows.max()} training rows, "
+              f"{len(default)} fits per configuration; against the default fit:")
+        print(f"  {'configuration':25s} {'objective':>10s} {'lower/higher':>13s} {'test BAcc':>10s} "
+              f"{'solve s':>8s} {'starts s':>9s}")
+        for config in CONFIGS:
+            rows = part[part.config == config].set_index(["dataset", "split"]).join(default, rsuffix="_default",
+                                                                                    how="inner")
+            if rows.empty:
+                continue
+            relative = (rows.objective - rows.objective_default) / rows.objective_default.abs()
+            lower, higher = int((relative < -1e-6).sum()), int((relative > 1e-6).sum())
+            print(f"  {config:25s} {100 * relative.mean():+9.2f}% {lower:>6d}/{higher:<6d} "
+                  f"{(rows.test_bacc - rows.test_bacc_default).mean():+9.2f} {rows.solve.median():8.2f} "
+                  f"{rows.starts.median():9.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--splits", type=int, default=1)
+    parser.add_argument("--small", type=int, default=60)
+    parser.add_argument("--small-limit", type=float, default=5.0)
+    parser.add_argument("--limit", type=float, default=10.0)
+    parser.add_argument("--summary-only", action="store_true")
+    args = parser.parse_args()
+    require_shared()
+    if not args.summary_only:
+        run(args)
+    summary(args)
+
+
+if __name__ == "__main__":
+    main()
