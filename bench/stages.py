@@ -15,9 +15,10 @@ seconds (10). Each fit in a fresh process, two at a time, one solver thread. Rep
 training objective against the default's (the fit's own objective, 3.12 with the logistic loss), test balanced
 accuracy, the seconds of the solve and of the starts (``fit_report_.stages``), and who returned the model.
 
-    python bench/stages.py [--splits 1] [--small 60] [--small-limit 5] [--limit 10] [--summary-only]
+    python bench/stages.py [--splits 1] [--small 60] [--small-limit 5] [--limit 10] [--configs default ...]
+                           [--out stages.csv] [--summary-only]
 
-Rows go to ``bench/results/stages.csv``.
+Rows go to ``bench/results/<out>`` (a run resumes).
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _data import load_numeric, require_shared, run_in_processes  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
-OUT = RESULTS / "stages.csv"
 TABLE_3_1 = ("breast", "climate", "haberman", "heart", "ionosphere", "parkinsons", "sonar", "spectf", "tic-tac-toe",
              "wpbc")
 #: configuration -> (estimator parameters, Shares overrides)
@@ -87,19 +87,20 @@ def fit_task(task) -> dict:
 def run(args) -> None:
     RESULTS.mkdir(exist_ok=True)
     done = set()
-    if OUT.exists():
-        old = pd.read_csv(OUT)
+    out = RESULTS / args.out
+    if out.exists():
+        old = pd.read_csv(out)
         done = set(zip(old.dataset, old.split, old.limit, old.config))
     tasks = [(name, split, size, config, limit) for size, limit in ((args.small, args.small_limit), (None, args.limit))
              for name in TABLE_3_1 for split in range(args.splits) for config in CONFIGS
-             if (name, split, limit, config) not in done]
-    run_in_processes(tasks, fit_task, OUT, 2, lambda r: f"{r['dataset']} {r['rows']} rows {r['config']}: "
+             if (name, split, limit, config) not in done and config in args.configs]
+    run_in_processes(tasks, fit_task, out, 2, lambda r: f"{r['dataset']} {r['rows']} rows {r['config']}: "
                      f"{r['objective']:.3f}, {100 * r['test_bacc']:.1f} in {r['seconds']:.1f} s "
                      f"(solve {r['solve']:.1f} s)")
 
 
 def summary(args) -> None:
-    table = pd.read_csv(OUT)
+    table = pd.read_csv(RESULTS / args.out)
     table["test_bacc"] *= 100
     for limit, part in table.groupby("limit"):
         default = part[part.config == "default"].set_index(["dataset", "split"])
@@ -108,8 +109,8 @@ def summary(args) -> None:
         print(f"  {'configuration':25s} {'objective':>10s} {'lower/higher':>13s} {'test BAcc':>10s} "
               f"{'solve s':>8s} {'starts s':>9s}")
         for config in CONFIGS:
-            rows = part[part.config == config].set_index(["dataset", "split"]).join(default, rsuffix="_default",
-                                                                                    how="inner")
+            rows = part[part.config == config].set_index(["dataset", "split"]).merge(
+                default, left_index=True, right_index=True, suffixes=("", "_default"))
             if rows.empty:
                 continue
             relative = (rows.objective - rows.objective_default) / rows.objective_default.abs()
@@ -125,6 +126,8 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=60)
     parser.add_argument("--small-limit", type=float, default=5.0)
     parser.add_argument("--limit", type=float, default=10.0)
+    parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser.add_argument("--out", default="stages.csv")
     parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
     require_shared()
