@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _data import load_numeric, require_shared, run_in_processes  # noqa: E402
+from _data import load_numeric, run_in_processes, run_then_summarize  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 TABLE_3_1 = ("breast", "climate", "haberman", "heart", "ionosphere", "parkinsons", "sonar", "spectf", "tic-tac-toe",
@@ -191,11 +191,7 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=2, help="fits at a time in the fits part")
     parser.add_argument("--summary-only", action="store_true")
-    args = parser.parse_args()
-    require_shared()
-    if not args.summary_only:
-        run(args)
-    summary(args)
+    run_then_summarize(parser.parse_args(), run, summary)
 
 
 if __name__ == "__main__":

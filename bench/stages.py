@@ -28,11 +28,10 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _data import load_numeric, require_shared, run_in_processes  # noqa: E402
+from _data import load_numeric, run_in_processes, run_then_summarize  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 TABLE_3_1 = ("breast", "climate", "haberman", "heart", "ionosphere", "parkinsons", "sonar", "spectf", "tic-tac-toe",
@@ -129,11 +128,7 @@ def main() -> None:
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     parser.add_argument("--out", default="stages.csv")
     parser.add_argument("--summary-only", action="store_true")
-    args = parser.parse_args()
-    require_shared()
-    if not args.summary_only:
-        run(args)
-    summary(args)
+    run_then_summarize(parser.parse_args(), run, summary)
 
 
 if __name__ == "__main__":
