@@ -16,7 +16,7 @@ training objective against the default's (the fit's own objective, 3.12 with the
 accuracy, the seconds of the solve and of the starts (``fit_report_.stages``), and who returned the model.
 
     python bench/stages.py [--splits 1] [--small 60] [--small-limit 5] [--limit 10] [--configs default ...]
-                           [--out stages.csv] [--summary-only]
+                           [--only-small | --only-full] [--out stages.csv] [--summary-only]
 
 Rows go to ``bench/results/<out>`` (a run resumes).
 """
@@ -90,7 +90,9 @@ def run(args) -> None:
     if out.exists():
         old = pd.read_csv(out)
         done = set(zip(old.dataset, old.split, old.limit, old.config))
-    tasks = [(name, split, size, config, limit) for size, limit in ((args.small, args.small_limit), (None, args.limit))
+    sizes = ((args.small, args.small_limit),) if args.only_small else ((None, args.limit),) if args.only_full else \
+        ((args.small, args.small_limit), (None, args.limit))
+    tasks = [(name, split, size, config, limit) for size, limit in sizes
              for name in TABLE_3_1 for split in range(args.splits) for config in CONFIGS
              if (name, split, limit, config) not in done and config in args.configs]
     run_in_processes(tasks, fit_task, out, 2, lambda r: f"{r['dataset']} {r['rows']} rows {r['config']}: "
@@ -126,6 +128,8 @@ def main() -> None:
     parser.add_argument("--small-limit", type=float, default=5.0)
     parser.add_argument("--limit", type=float, default=10.0)
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser.add_argument("--only-small", action="store_true", help="only the --small training rows")
+    parser.add_argument("--only-full", action="store_true", help="only the whole training split")
     parser.add_argument("--out", default="stages.csv")
     parser.add_argument("--summary-only", action="store_true")
     run_then_summarize(parser.parse_args(), run, summary)

@@ -43,6 +43,14 @@ BUDGETS = (None, 2, 3, 5, 8)
 TOLERANCE = 0.01
 #: Share of ``time_limit`` the choice may use.
 SHARE = 0.15
+#: The fewest training rows on which the loss-optimal trees choose their budget per hyperplane on held-out folds
+#: (held-out folds of at least 100 rows); on fewer, ``max_features="auto"`` means no budget (the seed's OLCT) and the
+#: choice's share goes to the solve. On Table 3.1's ten sets x 3 splits at 5 s (``bench/stages.py --only-small``,
+#: the sets with enough rows), no budget against the choice: at 60 training rows +1.75 points of test balanced
+#: accuracy (30 fits; tic-tac-toe +9.2), at 120 +3.04 (30), at 200 +1.05 (24), at 400 -0.27 (9), each with a
+#: training objective 8-27% lower and 0.6-0.9 s more for the solve; at the whole training split (145-718 rows, 10 s,
+#: ``bench/frontier.py``) -0.19 over the 30 fits, -0.8 on the sets under 400 rows.
+MIN_ROWS_PER_SPLIT_CHOICE = 400
 #: The budget used when no fold could be scored (the deadline came first, or a class has one row).
 FALLBACK = 3
 #: Folds of the choice.
@@ -101,6 +109,30 @@ def sample(y, seed, most=None) -> np.ndarray | None:
 def is_auto(max_features) -> bool:
     """Whether ``max_features`` asks for the held-out choice."""
     return isinstance(max_features, str) and max_features == "auto"
+
+
+def chooses_per_split(max_features, n_rows: int) -> bool:
+    """Whether the loss-optimal trees choose ``max_features="auto"``'s budget on held-out folds of ``n_rows``
+    training rows (:data:`MIN_ROWS_PER_SPLIT_CHOICE`; on fewer rows, no budget).
+
+    >>> chooses_per_split("auto", 60), chooses_per_split("auto", 500), chooses_per_split(3, 500)
+    (False, True, False)
+    """
+    return is_auto(max_features) and n_rows >= MIN_ROWS_PER_SPLIT_CHOICE
+
+
+def planned_share(per_split: bool, tree_wide: bool, other: float = 0.0) -> tuple[float, str]:
+    """``(share, why)`` of a presolve that chooses the budget per hyperplane (:data:`SHARE`) and / or the tree-wide
+    one (:data:`TOTAL_SHARE`) on held-out folds, after ``other`` (a share of its own, e.g. a held-out ``C``), as
+    :class:`~optitrees.estimators.mip_fit.fit_plan.FitPlan` reports it.
+
+    >>> planned_share(True, False)
+    (0.15, 'the features per hyperplane chosen on held-out folds')
+    """
+    share = other + (SHARE if per_split else 0.0) + (TOTAL_SHARE if tree_wide else 0.0)
+    chosen = [what for what, runs in (("the features per hyperplane", per_split),
+                                      ("the features of the whole tree", tree_wide)) if runs]
+    return share, (" and ".join(chosen) + " chosen on held-out folds") if chosen else ""
 
 
 def choose(y, fit_and_score, budget, seed, candidates=BUDGETS, share=SHARE, stage="held-out budget",

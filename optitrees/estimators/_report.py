@@ -128,6 +128,10 @@ class FitReport:
         Seconds of each stage, in order (``validate``, ``presolve`` (a score card's search), ``exact search``,
         ``reduce``, ``starts``, ``start refinement``, ``bound``, ``build``, ``neighbourhood search``, ``solve``,
         ``refine``, ``report`` for the MIP estimators).
+    plan : dict or None
+        The MIP estimators' plan of the fit, decided before any stage ran
+        (:mod:`~optitrees.estimators.mip_fit.fit_plan`): per stage, whether it ``"runs"``, the ``"share"`` of the
+        time limit it may use and ``"why"``; ``None`` for the other estimators.
     seconds : float
         The whole fit.
     time_limit : float or None
@@ -181,6 +185,7 @@ class FitReport:
     fairness: dict | None = None
     feature_cost: dict | None = None
     monotonicity: dict | None = None
+    plan: dict | None = None
 
     @property
     def gap(self) -> float | None:
@@ -201,6 +206,13 @@ class FitReport:
                  f"  data: {self.rows} rows, {self.distinct_rows} distinct" + (", weighted" if self.weighted else ""),
                  f"  time: {self.seconds:.2f} s of {limit}; " + ", ".join(f"{k} {v:.2f}" for k, v in
                                                                         self.stages.items())]
+        if self.plan:
+            lines.append("  plan: " + ", ".join(name + ("" if step["share"] is None else
+                                                       (" at least " if name == "solve" else " ")
+                                                       + f"{100 * step['share']:.0f}%")
+                                                for name, step in self.plan.items() if step["runs"])
+                         + "; off: " + (", ".join(name for name, step in self.plan.items() if not step["runs"])
+                                        or "none"))
         if self.starts:
             lines.append("  starts: " + ", ".join(f"{k} {fmt(v)}" for k, v in self.starts.items()))
         if self.solved_by or self.certified_by:

@@ -155,7 +155,7 @@ OBJECTS: dict[str, tuple[type, ObjectSchema]] = {qualified(cls): (cls, schema) f
         "bound": _OPT_FLOAT, "stages": PLAIN, "checks": PLAIN, "notes": TupleOf(STR),
         "bound_source": Optional(STR), "mip_rows": Optional(INT), "restriction": Optional(STR),
         "fairness": Optional(PLAIN), "feature_cost": Optional(PLAIN),
-        "monotonicity": Optional(PLAIN)})),
+        "monotonicity": Optional(PLAIN), "plan": Optional(PLAIN)})),
     *[(notion, ObjectSchema({"difference_bound": FLOAT}))
       for notion in (DemographicParity, TruePositiveRateParity, FalsePositiveRateParity, EqualizedOdds)],
     (ConditionalStatisticalParity, ObjectSchema({"difference_bound": FLOAT, "legitimate": PLAIN})),

@@ -21,6 +21,13 @@ def tree_wide_choice(results) -> int:
                                results["held_out_balanced_accuracy_per_fold"])
 
 
+@pytest.fixture
+def choice_on_few_rows(monkeypatch):
+    """The loss-optimal trees' choice per hyperplane made on this file's 120 rows (by default it needs
+    ``MIN_ROWS_PER_SPLIT_CHOICE``, and on fewer rows "auto" means no budget: tested below)."""
+    monkeypatch.setattr(_auto_budget, "MIN_ROWS_PER_SPLIT_CHOICE", 100)
+
+
 @pytest.fixture(scope="module")
 def cancer():
     X, y = load_breast_cancer(return_X_y=True)
@@ -88,7 +95,7 @@ def test_olct_budget_and_univariate_conflict(cancer):
 
 
 # ------------------------------------------------------------- max_features="auto", OLCT's default
-def test_olct_chooses_its_budget_on_held_out_folds_by_default(cancer):
+def test_olct_chooses_its_budget_on_held_out_folds_by_default(cancer, choice_on_few_rows):
     X, y = cancer
     X = X[:, :12]
     clf = OLCTClassifier(max_depth=2, time_limit=60, random_state=0, warm_start="tao",
@@ -121,7 +128,7 @@ def test_no_budget_and_univariate_choose_nothing(cancer):
     assert axis.max_features_ == [1] and not hasattr(axis, "budget_results_")
 
 
-def test_a_choice_with_no_time_uses_the_fallback_budget(cancer, monkeypatch):
+def test_a_choice_with_no_time_uses_the_fallback_budget(cancer, monkeypatch, choice_on_few_rows):
     X, y = cancer
     monkeypatch.setattr(_auto_budget, "SHARE", 1e-9)
     clf = OLCTClassifier(max_depth=1, time_limit=10, random_state=0).fit(X, y)
@@ -131,7 +138,7 @@ def test_a_choice_with_no_time_uses_the_fallback_budget(cancer, monkeypatch):
     assert np.all(_features_per_node(clf.tree_) <= _auto_budget.FALLBACK)
 
 
-def test_auto_budget_on_the_general_estimator_and_its_conflicts(cancer):
+def test_auto_budget_on_the_general_estimator_and_its_conflicts(cancer, choice_on_few_rows):
     X, y = cancer
     clf = LossOptimalTreeClassifier(max_depth=1, loss="hinge", max_features="auto", time_limit=10,
                                     random_state=0).fit(X, y)
@@ -152,7 +159,7 @@ def test_auto_budget_on_the_general_estimator_and_its_conflicts(cancer):
         OLCTClassifier(max_features="some").fit(X, y)
 
 
-def test_the_cv_estimator_chooses_C_then_the_budget_with_it(cancer):
+def test_the_cv_estimator_chooses_C_then_the_budget_with_it(cancer, choice_on_few_rows):
     X, y = cancer
     clf = OLCTClassifierCV(max_depth=1, Cs=(0.1, 1.0), time_limit=30, random_state=0).fit(X, y)
     assert clf.cv_results_["folds_scored"] == 4 and clf.budget_results_["folds_scored"] == 4
@@ -390,7 +397,7 @@ def test_the_choice_fits_on_a_stratified_sample_of_at_most_rows_rows(cancer, mon
     assert seen == [100] and clf.budget_results_["folds_scored"] == 4
 
 
-def test_the_loss_optimal_choice_fits_on_at_most_its_own_rows(cancer, monkeypatch):
+def test_the_loss_optimal_choice_fits_on_at_most_its_own_rows(cancer, monkeypatch, choice_on_few_rows):
     from optitrees.estimators.mip import _loss_optimal_held_out
 
     X, y = cancer

@@ -128,6 +128,11 @@ class OLCTClassifierCV(OLCTClassifier):
         candidates = self._candidates()
         return candidates[len(candidates) // 2]
 
+    def _presolve_plan(self, n_rows):
+        """``cv_share`` for ``C``, then the shares of the feature budgets (:meth:`HeldOutChoices._presolve_plan`)."""
+        share, why = super()._presolve_plan(n_rows)
+        return float(self.cv_share) + share, "C" + (" and " + why if why else " chosen on held-out folds")
+
     def _presolve(self, problem, budget):
         """Choose ``C`` on held-out folds (at most ``cv_share`` of the budget); the problem with that ``C``."""
         candidates = self._candidates()

@@ -82,7 +82,9 @@ class LossOptimalTreeClassifier(SensitiveFeaturesFit, HeldOutChoices, TreeViews,
         hyperplane whose greedy trees keep the held-out balanced accuracy
         (:mod:`optitrees.estimators._auto_budget`,
         :func:`~optitrees.algorithms.loss_optimal.held_out.choose_budget`);
-        ``max_features_`` and ``budget_results_`` report the choice.
+        ``max_features_`` and ``budget_results_`` report the choice. On
+        fewer than 400 training rows (``MIN_ROWS_PER_SPLIT_CHOICE``) there is
+        no choice and no budget: held-out folds that small cost accuracy.
 {max_total_features_doc}    alpha : float or sequence of float, optional
         SFS penalty per feature used (per layer).
     tangents : {"V0", "V1", "V2", "V3", "adaptive"}, default="V3"

@@ -17,6 +17,12 @@ class HeldOutChoices:
     """The ``_presolve`` stage of :class:`~._loss_optimal.LossOptimalTreeClassifier` and its presets (which give
     ``_auto_budget``, ``_fitter`` and ``_seed``)."""
 
+    def _presolve_plan(self, n_rows):
+        """The share of the choices :meth:`_presolve` makes on ``n_rows`` rows (:func:`._auto_budget.planned_share`;
+        the budget per hyperplane is chosen on :data:`._auto_budget.MIN_ROWS_PER_SPLIT_CHOICE` rows or more)."""
+        return auto.planned_share(auto.chooses_per_split(self._settings()["max_features"], n_rows),
+                                  auto.is_auto(self.max_total_features))
+
     def _presolve(self, problem, budget):
         """With ``max_features="auto"``: the problem with the budget chosen on held-out folds
         (:meth:`_choose_budget`); then the tree-wide budget (:meth:`_tree_wide`)."""
@@ -42,10 +48,11 @@ class HeldOutChoices:
 
     def _choose_budget(self, problem, budget):
         """The problem with the feature budget of ``max_features="auto"``, chosen on held-out folds within
-        ``_auto_budget.SHARE`` of the time limit (``problem`` itself otherwise); sets ``max_features_`` (the
-        budget of the returned problem's spec, per layer, or ``None``) and, when chosen, ``budget_results_``."""
+        ``_auto_budget.SHARE`` of the time limit (``problem`` itself otherwise, and on fewer than
+        ``_auto_budget.MIN_ROWS_PER_SPLIT_CHOICE`` rows: no budget); sets ``max_features_`` (the budget of the
+        returned problem's spec, per layer, or ``None``) and, when chosen, ``budget_results_``."""
         self.__dict__.pop("budget_results_", None)
-        if self._auto_budget():
+        if self._auto_budget() and auto.chooses_per_split("auto", len(problem.data.y)):
             deadline = budget.until(auto.SHARE)
             rows = auto.sample(problem.data.y, self._seed, auto.LOSS_OPTIMAL_ROWS)
             choice = choose_budget(problem if rows is None else problem.on_rows(rows), auto.BUDGETS,

@@ -49,7 +49,9 @@ class OLCTClassifier(LossOptimalTreeClassifier):
         default): the fewest of ``(2, 3, 5, 8, None)``
         features per hyperplane whose greedy trees' held-out accuracy is
         within a point of the best candidate's, chosen on 4 folds within 15%
-        of ``time_limit`` (``max_features_``, ``budget_results_``;
+        of ``time_limit``, on 400 training rows or more; on fewer, no budget
+        (folds that small cost 1-3 points of test balanced accuracy on Table
+        3.1's sets; ``fit_report_.plan`` says which) (``max_features_``, ``budget_results_``;
         ``build_formulation`` gives the model before the choice, with no
         budget). ``None``:
         no budget, the l1 penalty alone decides (the seed's OLCT). Why the

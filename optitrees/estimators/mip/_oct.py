@@ -301,6 +301,10 @@ class OCTHClassifier(_BaseOCT):
         self.max_features = max_features
         self.max_total_features = max_total_features
 
+    def _presolve_plan(self, n_rows):
+        """The shares of the held-out choices of :meth:`_presolve` (:func:`._auto_budget.planned_share`)."""
+        return auto.planned_share(auto.is_auto(self.max_features), auto.is_auto(self.max_total_features))
+
     def _presolve(self, problem, budget):
         """``max_features="auto"``: the problem with the fewest features per split whose starts (the greedy oblique
         tree, then TAO, as the fit's), fitted on 3 of 4 folds, keep the held-out balanced accuracy

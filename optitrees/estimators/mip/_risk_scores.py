@@ -67,6 +67,12 @@ class _RiskScore(SensitiveFeaturesFit, ScoreCardViews, MIPClassifier):
                              "solution's intercept by the loss alone, which would move rows across the threshold")
         return self.method
 
+    def _presolve_plan(self, n_rows):
+        """The beam search of the cutting-plane model (:meth:`_presolve`) within ``Shares.starts``."""
+        if self._method() != "cutting_planes":
+            return 0.0, ""
+        return self._shares.starts, "the beam search that fixes the multiplier and gives a start"
+
     def _presolve(self, problem, budget):
         """ORS problems (the cutting-plane models): the search of
         :func:`~optitrees.algorithms.risk_scores.beam_search.risk_search`, which fixes an ``"auto"`` multiplier and

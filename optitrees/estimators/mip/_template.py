@@ -221,6 +221,11 @@ class MIPClassifier(OptitreesClassifier):
         """The problem with what a search before the build decides (e.g. a score card's multiplier)."""
         return problem
 
+    def _presolve_plan(self, n_rows: int) -> tuple[float, str]:
+        """``(share, why)``: the share of the time limit :meth:`_presolve`'s choices on held-out folds may use on
+        ``n_rows`` training rows, and what they choose (``(0.0, "")``: nothing; the fit's plan reports it)."""
+        return 0.0, ""
+
     def _exact_search(self, problem, budget, log) -> ExactSearch | None:
         """A dedicated exact search that replaces the MIP where it applies: ``None``, or its
         :class:`ExactSearch` (a model found without a proof becomes a start); ``log`` takes notes (why the
@@ -253,7 +258,9 @@ class MIPClassifier(OptitreesClassifier):
         self._validate_params()
         prepared, training, parity = self._prepare(X, y, sample_weight, sensitive_features)
         budget.lap("validate")
-        fit = MIPFit(replace(self._fit_settings(), parity=parity), FitHooks(
+        share, why = self._presolve_plan(len(training.y))
+        settings = replace(self._fit_settings(), parity=parity, presolve_share=share, presolve_why=why)
+        fit = MIPFit(settings, FitHooks(
             starts=self._starts, refine=self._refine, exact_search=self._exact_search, presolve=self._presolve,
             report_checks=self._report_checks, parity_starts=self._parity_starts,
             parity_exact=self._parity_exact), budget)

@@ -39,6 +39,7 @@ def certified(fit, problem, training, exact: ExactSearch, restricted: str | None
         distinct_rows=len(training.y), weighted=training.weighted, starts={"greedy": greedy_objective},
         objectives={"start": greedy_objective, "solver": objective, "returned": objective}, solved_by=engine,
         certified_by=certificate(engine, restricted), bound=objective, bound_source=engine, stages=dict(budget.stages),
+        plan=fit.plan.as_report(),
         checks=fit.hooks.report_checks(problem), notes=tuple(fit.log.notes + [f"optimal, certified by {engine}"]),
         fairness=None if fit.settings.parity is None else fit.settings.parity.report(final, problem.data.X_original),
         feature_cost=budget_report(fit.settings.feature_budget, final),

@@ -53,6 +53,7 @@ from ...solvers.results import SolveStatus
 from ...solvers.row_generation import solve_by_row_generation
 from ...solvers.strategies import CutLoop
 from ...trees import Tree
+from .fit_plan import MIN_ROUND_SECONDS, Stage
 
 __all__ = ["split_distances", "nearest_rows", "next_free", "within_bounds", "fixed_routing", "NeighbourhoodRound",
            "NeighbourhoodSearch", "most_free", "FIRST_FREE_ROWS", "MAX_FREE_SHARE", "MIN_ROUND_SECONDS", "ROUND_SHARE",
@@ -66,8 +67,6 @@ FIRST_FREE_ROWS = 8
 #: tree, while the better trees came with at most 32 and 64 rows free; and the full MIP's time is what closed gaps
 #: (``Shares.neighbourhood`` 0.5 to 0.2: median gap 14.3% to 8.9% on 12 fits).
 MAX_FREE_SHARE = 0.25
-#: The shortest round worth starting (a solve set up in less would not get past HiGHS's root).
-MIN_ROUND_SECONDS = 1.0
 #: The most of the rounds' time one round may take (the refit round, the first, may take all of it).
 ROUND_SHARE = 0.4
 #: A round's model leaves out the rows this far from binding at the incumbent (:func:`~optitrees.mip.row_subset.
@@ -326,8 +325,8 @@ def search_near(fit, problem, f, start, final, checks):
     """``(model, final)`` of the best tree the neighbourhood rounds of ``fit`` (a :class:`~.pipeline.MIPFit`) found
     from ``start`` within their share of the solve's time (:class:`NeighbourhoodSearch`), or ``None`` when none beat
     it; the rounds go to ``checks["neighbourhood_rounds"]``."""
-    solve_by = fit.budget.solve_deadline(fit.settings.shares.reserve)
-    by = share_of(solve_by, fit.settings.shares.neighbourhood)
+    solve_by = fit.budget.solve_deadline(fit.plan.share(Stage.RESERVE))
+    by = share_of(solve_by, fit.plan.share(Stage.NEIGHBOURHOOD))
     # a round's model (a subset of f's rows) solved with the options of the whole model, quietly and unpolished
     options = fit.settings.solve_options(fit.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None), fit.backend)
     search = NeighbourhoodSearch.of_family(

@@ -1,12 +1,14 @@
 """The one MIP fit of every MIP estimator: :class:`MIPFit`, one method per stage, within one time budget.
 
 ``MIPFit(settings, hooks, budget).run(problem, training)`` runs, for every model family (loss-optimal trees, OCT,
-risk score cards, the oblique regression tree):
+risk score cards, the oblique regression tree), the stages its plan (:mod:`.fit_plan`, decided when the fit is made,
+``fit_report_.plan``) runs, each within the share of the time limit the plan gives it (the solve's stages are in
+:mod:`.solving`):
 
 1. :meth:`~MIPFit.presolve` and :meth:`~MIPFit.exact`: what the estimator settles before the MIP (a score card's
    multiplier, a held-out ``C``) and a dedicated exact search (ConTree for OCT; a parity constraint's own,
    :func:`.parity.fair_exact`) whose proof ends the fit;
-2. :meth:`~MIPFit.plan`: the MIP's size, counted from the problem where the family can, and the backend's plan for
+2. :meth:`~MIPFit.backend_plan`: the MIP's size, counted from the problem where the family can, and the backend's plan for
    it (:meth:`backend.plan <optitrees.solvers.highs.HighsBackend.plan>`): whether the solver can get past its root
    in the time the solve would get, and the options it adds for a model of that size;
 3. :meth:`~MIPFit.reduce`: where the full model is out of reach, the MIP of weighted representative rows
@@ -37,9 +39,7 @@ An estimator supplies :class:`~.settings.FitSettings` and :class:`~.settings.Fit
 
 from __future__ import annotations
 
-import numpy as np
 
-from ... import solvers as _solvers
 from ...budget import Budget, call_until, remaining
 from ...mip import BuildInterrupted, build_deadline
 from ...solvers import SolverResult
@@ -48,33 +48,35 @@ from ...solvers.plan import SolvePlan
 from ...solvers.registry import get_backend
 from ...solvers.results import SolveStatus, TerminationCondition
 from ...solvers.verify import gap_closed
-from ...trees import Tree
 from .._report import ExactSearch, FitLog, FitReport
 from .bounds import LowerBound, fit_bound
 from .certified import certified, unconstrained_optimum
-from .class_start import handed_start
-from .feature_costs import affordable_exact, affordable_models, budget_report, holds, refine_problem, start_problem
+from .feature_costs import affordable_exact, affordable_models, budget_report, start_problem
 from .held import keeps_every_constraint
-from .incumbents import best_earlier_incumbent, polisher
 from .monotone import monotone_models, monotone_report
-from .neighbourhood import ROUND_SHARE, search_near
-from .notes import agreement_notes, formulation_summary, status_notes
+from .neighbourhood import ROUND_SHARE
+from .notes import formulation_summary, status_notes
 from .outcome import MIPFitOutcome
 from .parity import fair_candidates, fair_exact, fair_starts
 from .reduce import ReducedRows, reduce_to_reach
 from .restriction import certificate, claimed_outcome, restriction_of
+from .fit_plan import Stage, plan_fit
+from .solving import SolveStages
 from .start_refinement import refined_start
-from .hook import build_with_hook, completed_start
+from .hook import build_with_hook
 from .settings import FitHooks, FitSettings
 
 __all__ = ["MIPFit", "MIPFitOutcome"]
 
 
-class MIPFit:
-    """One fit of a MIP estimator (module docstring), stage by stage within ``budget``."""
+class MIPFit(SolveStages):
+    """One fit of a MIP estimator (module docstring), stage by stage within ``budget``, as its :attr:`plan`
+    says."""
 
     def __init__(self, settings: FitSettings, hooks: FitHooks, budget: Budget):
         self.settings, self.hooks, self.budget, self.family = settings, hooks, budget, settings.family
+        #: Which stages run and the share of the time limit each may use, decided before any runs (:mod:`.fit_plan`).
+        self.plan = plan_fit(settings, budget.seconds)
         #: The solver's backend, looked up (and its availability checked) once per fit.
         self.backend = get_backend(settings.solver)
         self.log, self.fair_found = FitLog(), None       # fair_found: a parity constraint's exact search, unproven
@@ -100,9 +102,9 @@ class MIPFit:
         limit)."""
         if self.budget.seconds is None:
             return None
-        return remaining(self.budget.solve_deadline(self.settings.shares.reserve)) - start_share * self.budget.seconds
+        return remaining(self.budget.solve_deadline(self.plan.share(Stage.RESERVE))) - start_share * self.budget.seconds
 
-    def plan(self, problem) -> tuple[SolvePlan | None, object]:
+    def backend_plan(self, problem) -> tuple[SolvePlan | None, object]:
         """``(plan, size)``: the backend's plan for the full model counted from ``problem`` (``(None, None)``
         without a time limit, when the family cannot count it, or when a user's constraints ask for the full model
         whatever its size)."""
@@ -114,8 +116,7 @@ class MIPFit:
 
     def _start_share_if_any(self) -> float:
         """The share the starts may use beyond the greedy one (none when only the greedy start runs)."""
-        methods = self.settings.start_methods
-        return self.settings.shares.of_starts(methods) if set(methods) - {"greedy"} else 0.0
+        return self.plan.share(Stage.STARTS) if set(self.settings.start_methods) - {"greedy"} else 0.0
 
     def starts(self, problem, exact: ExactSearch | None, starts_by) -> tuple[dict, dict, dict, str]:
         """``(starts, finals, objectives, best name)``: every start (the problem's units), finalized (the user's)
@@ -152,10 +153,10 @@ class MIPFit:
                                             "constraint by their leaves' labels)", size)
         backend = self.backend
         seconds = self.solve_seconds(self._start_share_if_any())
-        if self._rounds_planned():
+        if self.plan.runs(Stage.NEIGHBOURHOOD):
             # sized for one neighbourhood round, the MIP's search at these sizes: on the rows that put the full
             # MIP's root LP at half the solve's time, HiGHS explored no node (phishing and adult, 4,000 rows)
-            seconds *= self.settings.shares.neighbourhood * ROUND_SHARE
+            seconds *= self.plan.share(Stage.NEIGHBOURHOOD) * ROUND_SHARE
         reduced, fewest = reduce_to_reach(problem, self.family.size,
                                           lambda s: backend.plan(s.n_rows, s.n_cols, None, seconds),
                                           seed=self.settings.seed)
@@ -169,7 +170,7 @@ class MIPFit:
 
     def build(self, rows: ReducedRows):
         """The formulation of the MIP's rows with the user's hook, or ``None`` when the budget ended first."""
-        by = None if self.settings.constraints is not None else self.budget.before_end(self.settings.shares.reserve)
+        by = None if self.settings.constraints is not None else self.budget.before_end(self.plan.share(Stage.RESERVE))
         built, f = call_until(by, self._build_by, rows.problem, by)
         self.budget.lap("build")
         return f if built else None
@@ -195,60 +196,12 @@ class MIPFit:
             return None
         return self.backend.plan(f.n_rows, f.n_cols, None, self.solve_seconds(0.0))
 
-    def solve(self, f, x0) -> SolverResult:
-        """The backend on ``f`` from ``x0`` until the budget less its reserve (polishing until the end)."""
-        plan = self.backend.plan(f.n_rows, f.n_cols, f.matrix.nnz, None)
-        result = _solvers.solve(f, warm_start=x0, deadline=self.budget.solve_deadline(self.settings.shares.reserve),
-                                polish_deadline=self.budget.deadline,
-                                **self.settings.solve_options(plan, self.backend, with_start=x0 is not None))
-        self.budget.lap("solve")
-        return result
-
-    def decode(self, problem, f, result, checks, whole_rows: bool) -> tuple[object, object] | None:
-        """``(model, final)``: the solver's model (the MIP's units) and as returned, the best of its earlier
-        incumbents by the exact objective (:mod:`.incumbents`); ``None`` without a solution."""
-        if result.x is None or not np.all(np.isfinite(result.x)):
-            return None
-        model, decoded = self.family.decode(f, result.x)
-        reference = result.objective if result.objective is not None else f.objective_value(result.x)
-        decoded["objective_discrepancy"] = abs(decoded["objective_recomputed"] - reference)
-        checks.update(decoded)
-        final = self.family.finalize(problem, model)
-        if whole_rows:                            # the MIP saw every row: its objective is the fit's
-            earlier = best_earlier_incumbent(self.family, problem, f, result, self.family.objective(problem, final),
-                                             self.budget.before_end(0.03),
-                                             polisher(f, self.settings.threads, self.settings.seed))
-            if earlier is not None:
-                model, final, value, age = earlier
-                self.log.note(f"the solver's incumbent found {age} before its last has a lower exact objective "
-                              f"({value:.6g}): it is the solver's model")
-        return model, final
-
-    def refine(self, problem, f, model):
-        """The family's refinement of the solver's model on every row (kept where it satisfies the user's
-        constraints), or ``None``; left at the budget's end (OCT-H's TAO step on 24,420 rows: 2.6 s of a 5 s fit)."""
-        by = self.budget.before_end(0.01)
-        done, refined = call_until(by, self.hooks.refine, refine_problem(self.family, self.settings.feature_budget,
-                                                                          problem, model),
-                                   model, self.budget.before_end(0.02))
-        self.budget.lap("refine")
-        if not done:
-            self.log.note("the refinement did not end within the time limit; the solver's model is kept as it is")
-            return None
-        if refined is None:
-            return None
-        if self.settings.constraints is not None:
-            x = self.start_vector(f, refined, "refined model")
-            if x is None or f.violation(x) > 1e-6:
-                return None
-        return self.family.finalize(problem, refined)
-
     def family_bound(self, problem) -> LowerBound | None:
         """The family's own bound (``MIPFamily.lower_bound``), computed before the build within its share of the
         budget (it needs no MIP; the time is the solve's), or ``None``."""
-        if self.family.lower_bound is None:
+        if not self.plan.runs(Stage.BOUND):
             return None
-        own = self.family.lower_bound(problem, self.budget.until(self.settings.shares.bound))
+        own = self.family.lower_bound(problem, self.budget.until(self.plan.share(Stage.BOUND)))
         self.budget.lap("bound")
         return None if own is None else LowerBound(float(own[0]), own[1])
 
@@ -270,13 +223,13 @@ class MIPFit:
             rows = ReducedRows.out_of_reach(problem, "the MIP was not solved: no time is left for it after the "
                                             "starts", None)
         else:
-            rows = self.reduce(problem, *self.plan(problem))
+            rows = self.reduce(problem, *self.backend_plan(problem))
         self._unreachable = None
         # the user's hook runs (and fails, if it does) before any start is computed
         early = None if rows.unsolved or settings.constraints is None else self.build(rows)
         # a MIP out of reach gives the starts its time, but for what follows them: each start made readable, scored
         starts_by = budget.before_end(settings.shares.after_starts) if rows.unsolved else \
-            budget.starts_until(settings.shares.of_starts(settings.start_methods))
+            budget.starts_until(self.plan.share(Stage.STARTS))
         starts, finals, start_objectives, start_name = self.starts(problem, exact, starts_by)
         label = settings.greedy_name if start_name == "greedy" else start_name
         own = self.family_bound(problem)
@@ -340,61 +293,8 @@ class MIPFit:
             fairness=None if settings.parity is None else settings.parity.report(model, problem.data.X_original),
             feature_cost=budget_report(settings.feature_budget, model),
             monotonicity=monotone_report(settings.monotone, model, problem),
-            stages=dict(budget.stages), checks={**checks, **self.hooks.report_checks(problem)},
+            stages=dict(budget.stages), plan=self.plan.as_report(), checks={**checks, **self.hooks.report_checks(problem)},
             notes=tuple(dict.fromkeys(self.log.notes + [note for _, note in self.notes])))
         return MIPFitOutcome(problem=problem, model=model, objective=value,
                              start_objectives=start_objectives, start_name=start_name, method=method,
                              solver_result=result, formulation_summary=summary, report=report)
-
-    def _solve_and_refine(self, problem, f, rows: ReducedRows, start, final, label, checks, others=()):
-        """``(candidates, result, agreement notes)`` of the solve of ``f`` from the best start (``start`` in the
-        problem's units, ``final`` as returned; where the MIP cannot take it, the best of the ``others``,
-        ``(name, start)`` by objective, that it can), and the refinement of its model."""
-        settings = self.settings
-        x0, feasible, handed = handed_start(self, problem, f, start, label, others)
-        # without user constraints a start the MIP cannot express (e.g. N_min) is still a valid model
-        candidates = {"start": final} if feasible or settings.constraints is None else {}
-        # neighbourhood rounds for a tree family's MIP (a routing group z); the solver starts from their best tree
-        # where the model can express it (rounds widen the rows their start violates), from the start otherwise
-        if x0 is not None and self._rounds_planned() and "z" in f.variables and isinstance(start, Tree):
-            found = self.neighbourhoods(problem, f, start, final, checks)
-            if found is not None:
-                start, candidates["neighbourhood"] = found
-                x_found = self.start_vector(f, start, "neighbourhood search's")
-                if x_found is not None and f.violation(x_found) <= 1e-6:
-                    handed = x_found
-        result = self.solve(f, handed if settings.hand_start else None)
-        checks.update(result.checks)
-        decoded = self.decode(problem, f, result, checks, rows.whole_rows)
-        agreement = []
-        if decoded is not None:
-            model, candidates["solver"] = decoded
-            agreement = agreement_notes(checks)          # said only when the solver's model is returned
-            refined = self.refine(problem, f, model)
-            if refined is not None:
-                candidates["refined"] = refined
-        return candidates, result, agreement
-
-    def _rounds_planned(self) -> bool:
-        """Whether the fit's settings let the solve begin with neighbourhood rounds: a time limit and a share for
-        them, a start handed to the solver and no user constraints."""
-        settings = self.settings
-        return (settings.shares.neighbourhood > 0 and self.budget.seconds is not None and settings.hand_start
-                and not settings.whole_model)
-
-    def neighbourhoods(self, problem, f, start, final, checks):
-        """The neighbourhood rounds from ``start`` (:func:`.neighbourhood.search_near`)."""
-        return search_near(self, problem, f, start, final, checks)
-
-    def start_vector(self, f, model, what):
-        """The column vector of ``model`` in ``f``, completed for the variable groups a user's hook added
-        (:func:`.hook.completed_start`; ``None`` when it cannot be)."""
-        x = completed_start(self.family, f, model, self.settings.threads, self.settings.seed,
-                            self.budget.before_end(self.settings.shares.reserve))
-        if x is not None and f.user_groups:
-            sources = (("the parity block", self.settings.parity),
-                       ("the feature budget", holds(self.settings.feature_budget) or None),
-                       ("the constraints hook", self.settings.constraints))
-            added = " and ".join(source for source, given in sources if given is not None)
-            self.log.note(f"the {what} was completed for the variables {added} added ({', '.join(f.user_groups)})")
-        return x

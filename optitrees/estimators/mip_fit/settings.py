@@ -78,6 +78,11 @@ class FitSettings:
         What the greedy start and the refinement are called in ``method_`` and the notes.
     presolve_stage : str
         The name of the presolve's stage in the report.
+    presolve_share : float
+        The share of the time limit the presolve's choices on held-out folds may use, as the estimator plans them
+        for its parameters and training rows (0: it has nothing to choose; :mod:`.fit_plan`).
+    presolve_why : str
+        What the presolve chooses, or why it chooses nothing (the plan's words).
     """
 
     estimator: str
@@ -100,6 +105,8 @@ class FitSettings:
     greedy_name: str = "greedy"
     refine_name: str = "refit"
     presolve_stage: str = "presolve"
+    presolve_share: float = 0.0
+    presolve_why: str = ""
 
     @property
     def whole_model(self) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ...budget import call_until, expired
 from .feature_costs import refine_problem
+from .fit_plan import Stage
 
 __all__ = ["refined_start"]
 
@@ -24,11 +25,10 @@ def refined_start(fit, problem, name, model, value):
     constraints (a start that satisfies them stays the start). Within ``Shares.start_refinement`` of the budget
     from now, taken from the solve's time."""
     settings = fit.settings
-    if settings.shares.start_refinement <= 0 or settings.constraints is not None \
-            or not set(settings.start_methods) - {"greedy"}:
+    if not fit.plan.runs(Stage.START_REFINEMENT):
         return None
-    by = fit.budget.until(settings.shares.start_refinement)
-    end = fit.budget.before_end(settings.shares.reserve)
+    by = fit.budget.until(fit.plan.share(Stage.START_REFINEMENT))
+    end = fit.budget.before_end(fit.plan.share(Stage.RESERVE))
     if by is not None:
         by = min(by, end)
         if expired(by):

@@ -140,7 +140,7 @@ def test_the_start_routes_every_row_as_cart_where_its_gap_is_narrower_than_the_m
 def test_a_large_model_goes_to_highs_without_the_steps_that_ignore_its_time_limit(monkeypatch, given, presolve):
     """Above BIG_MODEL_ROWS, HiGHS's plan runs it without presolve, feasibility jump and symmetry detection, and
     solves its heuristics' LPs without presolve, unless the user's solver_options say otherwise."""
-    from optitrees.estimators.mip_fit import pipeline
+    from optitrees.estimators.mip_fit import solving as pipeline
     from optitrees.solvers import highs
 
     seen = []
@@ -163,7 +163,7 @@ def test_a_model_whose_root_lp_is_out_of_reach_is_not_solved_and_the_best_start_
     from dataclasses import replace
 
     from optitrees.estimators.mip import _loss_optimal_regressor as module
-    from optitrees.estimators.mip_fit import pipeline
+    from optitrees.estimators.mip_fit import solving as pipeline
     from optitrees.solvers import highs
 
     solves = []

@@ -154,7 +154,7 @@ def test_bad_input(X, y, match, monkeypatch):
 
 def _no_solve(monkeypatch):
     """Fail the test if a model is built or solved: bad input must be caught before."""
-    import optitrees.estimators.mip_fit.pipeline as template
+    import optitrees.estimators.mip_fit.solving as template
 
     def refuse(*args, **kwargs):
         raise AssertionError("a model was built or solved before the input was checked")
@@ -199,7 +199,7 @@ def test_other_backend(cancer):
 
 
 def test_unpolishable_solution_is_reported(tiny_xor, monkeypatch):
-    import optitrees.estimators.mip_fit.pipeline as template
+    import optitrees.estimators.mip_fit.solving as template
 
     # the solver's earlier incumbents (the polished start among them) would stand in for its last solution
     # here; that is tested on its own below
@@ -226,7 +226,7 @@ def test_an_earlier_incumbent_of_lower_exact_objective_is_the_solvers_model(monk
     """The MIP's objective (tangents of the loss) can rank two trees in the other order than the exact one:
     the solver's earlier incumbents are judged by the exact objective. Here the solve's last solution is
     made the greedy start's and its real solution put among the earlier ones; the fit returns the real one."""
-    import optitrees.estimators.mip_fit.pipeline as template
+    import optitrees.estimators.mip_fit.solving as template
     from optitrees.formulations.loss_optimal.solution import start as start_from_tree
 
     rng = np.random.default_rng(2)

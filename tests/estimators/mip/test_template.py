@@ -209,7 +209,7 @@ _SUB_MIPS_OFF = dict(SUB_MIP_HEURISTICS_OFF["highs"])
     (10**9, None, {"presolve": "off", **_SUB_MIPS_OFF}),                      # small: the family's defaults
 ])
 def test_a_big_model_goes_to_highs_without_its_untimed_steps(cancer, monkeypatch, limit, given, expected):
-    from optitrees.estimators.mip_fit import pipeline
+    from optitrees.estimators.mip_fit import solving as pipeline
     from optitrees.solvers import highs
 
     seen = []

@@ -12,7 +12,7 @@ from sklearn.datasets import load_breast_cancer
 from optitrees import OCTHClassifier, OLCTClassifier
 from optitrees.budget import Budget
 from optitrees.estimators.mip_fit import FitHooks, MIPFit
-from optitrees.estimators.mip_fit import pipeline
+from optitrees.estimators.mip_fit import solving as pipeline
 from optitrees.exceptions import FallbackWarning
 from optitrees.solvers import highs
 from _support import fit_quiet
@@ -160,7 +160,7 @@ def test_representative_rows_are_sized_for_a_neighbourhood_round_when_rounds_run
 
     fit.backend = Recording()
     whole = fit.solve_seconds(fit._start_share_if_any())
-    rows = fit.reduce(prepared, *fit.plan(prepared))
+    rows = fit.reduce(prepared, *fit.backend_plan(prepared))
     assert rows.n_rows < 300 and len(asked) == 2              # the full model out of reach, the first sample in it
     expected = whole * (share * ROUND_SHARE if share else 1.0)
     assert asked[1] == pytest.approx(expected, rel=0.02)
