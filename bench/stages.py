@@ -15,10 +15,12 @@ seconds (10). Each fit in a fresh process, two at a time, one solver thread. Rep
 training objective against the default's (the fit's own objective, 3.12 with the logistic loss), test balanced
 accuracy, the seconds of the solve and of the starts (``fit_report_.stages``), and who returned the model.
 
-    python bench/stages.py [--splits 1] [--small 60] [--small-limit 5] [--limit 10] [--configs default ...]
+    python bench/stages.py [--splits 1] [--small 60] [--small-limit 5] [--limit 10] [--sets breast ...]
+                           [--configs default ...]
                            [--only-small | --only-full] [--out stages.csv] [--summary-only]
 
-Rows go to ``bench/results/<out>`` (a run resumes).
+At the users' sizes: ``--sets adult --small 30000 --small-limit 60 --only-small`` (30,000 training rows of adult,
+60 s). Rows go to ``bench/results/<out>`` (a run resumes).
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ def run(args) -> None:
     sizes = ((args.small, args.small_limit),) if args.only_small else ((None, args.limit),) if args.only_full else \
         ((args.small, args.small_limit), (None, args.limit))
     tasks = [(name, split, size, config, limit) for size, limit in sizes
-             for name in TABLE_3_1 for split in range(args.splits) for config in CONFIGS
+             for name in args.sets for split in range(args.splits) for config in CONFIGS
              if (name, split, limit, config) not in done and config in args.configs]
     run_in_processes(tasks, fit_task, out, 2, lambda r: f"{r['dataset']} {r['rows']} rows {r['config']}: "
                      f"{r['objective']:.3f}, {100 * r['test_bacc']:.1f} in {r['seconds']:.1f} s "
@@ -127,6 +129,7 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=60)
     parser.add_argument("--small-limit", type=float, default=5.0)
     parser.add_argument("--limit", type=float, default=10.0)
+    parser.add_argument("--sets", nargs="+", default=list(TABLE_3_1), help="shared sets (default: Table 3.1's)")
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     parser.add_argument("--only-small", action="store_true", help="only the --small training rows")
     parser.add_argument("--only-full", action="store_true", help="only the whole training split")

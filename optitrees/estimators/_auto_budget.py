@@ -43,14 +43,17 @@ BUDGETS = (None, 2, 3, 5, 8)
 TOLERANCE = 0.01
 #: Share of ``time_limit`` the choice may use.
 SHARE = 0.15
-#: The fewest training rows on which the loss-optimal trees choose their budget per hyperplane on held-out folds
-#: (held-out folds of at least 100 rows); on fewer, ``max_features="auto"`` means no budget (the seed's OLCT) and the
-#: choice's share goes to the solve. On Table 3.1's ten sets x 3 splits at 5 s (``bench/stages.py --only-small``,
-#: the sets with enough rows), no budget against the choice: at 60 training rows +1.75 points of test balanced
-#: accuracy (30 fits; tic-tac-toe +9.2), at 120 +3.04 (30), at 200 +1.05 (24), at 400 -0.27 (9), each with a
-#: training objective 8-27% lower and 0.6-0.9 s more for the solve; at the whole training split (145-718 rows, 10 s,
-#: ``bench/frontier.py``) -0.19 over the 30 fits, -0.8 on the sets under 400 rows.
-MIN_ROWS_PER_SPLIT_CHOICE = 400
+#: The fewest training rows on which a budget is chosen on held-out folds (folds of at least 100 held-out rows):
+#: the tree-wide budget of every estimator (``max_total_features="auto"``) and the loss-optimal trees' budget per
+#: hyperplane (``max_features="auto"``). On fewer rows ``"auto"`` means no budget, the choice's share goes to the
+#: rest of the fit, and the fit's plan says so. Per hyperplane, on Table 3.1's ten sets x 3 splits at 5 s
+#: (``bench/stages.py --only-small``, the sets with enough rows), OLCT with no budget against the choice: at 60
+#: training rows +1.75 points of test balanced accuracy (30 fits; tic-tac-toe +9.2), at 120 +3.04 (30), at 200 +1.05
+#: (24), at 400 -0.27 (9), each with a training objective 8-27% lower and 0.6-0.9 s more for the solve; at the whole
+#: training split (145-718 rows, 10 s, ``bench/frontier.py``) -0.19 over the 30 fits, -0.8 on the sets under 400
+#: rows. Tree-wide (``bench/auto_defaults.py``, 26 sets x 5 splits, 10 s): every set whose choice lost more than 3
+#: points to no budget had fewer than 400 rows (OCT-H: sonar, spectf; oblique TAO: parkinsons).
+MIN_ROWS_TO_CHOOSE = 400
 #: The budget used when no fold could be scored (the deadline came first, or a class has one row).
 FALLBACK = 3
 #: Folds of the choice.
@@ -113,12 +116,22 @@ def is_auto(max_features) -> bool:
 
 def chooses_per_split(max_features, n_rows: int) -> bool:
     """Whether the loss-optimal trees choose ``max_features="auto"``'s budget on held-out folds of ``n_rows``
-    training rows (:data:`MIN_ROWS_PER_SPLIT_CHOICE`; on fewer rows, no budget).
+    training rows (:data:`MIN_ROWS_TO_CHOOSE`; on fewer rows, no budget).
 
     >>> chooses_per_split("auto", 60), chooses_per_split("auto", 500), chooses_per_split(3, 500)
     (False, True, False)
     """
-    return is_auto(max_features) and n_rows >= MIN_ROWS_PER_SPLIT_CHOICE
+    return is_auto(max_features) and n_rows >= MIN_ROWS_TO_CHOOSE
+
+
+def chooses_tree_wide(max_total_features, n_rows: int) -> bool:
+    """Whether ``max_total_features="auto"`` is chosen on held-out folds of ``n_rows`` training rows
+    (:data:`MIN_ROWS_TO_CHOOSE`; on fewer rows, no budget).
+
+    >>> chooses_tree_wide("auto", 150), chooses_tree_wide("auto", 1000), chooses_tree_wide(None, 1000)
+    (False, True, False)
+    """
+    return is_auto(max_total_features) and n_rows >= MIN_ROWS_TO_CHOOSE
 
 
 def planned_share(per_split: bool, tree_wide: bool, other: float = 0.0) -> tuple[float, str]:
@@ -223,10 +236,13 @@ def tree_wide_features(estimator, X, y, sample_weight, allowed, fit_and_score, b
     """The mask of the features a tree of ``estimator`` may read under its ``max_total_features``: ``allowed``
     without a tree-wide budget, else its first ones on the l1-logistic path of the rows (:func:`first_features`),
     their number chosen with ``"auto"`` by :func:`choose_total` (``fit_and_score`` as there). Sets the estimator's
-    ``max_total_features_`` and, when chosen, ``total_budget_results_``."""
+    ``max_total_features_`` and, when chosen, ``total_budget_results_``. ``"auto"`` on fewer than
+    :data:`MIN_ROWS_TO_CHOOSE` rows is no budget."""
     estimator.__dict__.pop("total_budget_results_", None)
     total = estimator.max_total_features
-    if is_auto(total):
+    if is_auto(total) and not chooses_tree_wide(total, len(y)):
+        total = None
+    elif is_auto(total):
         total, estimator.total_budget_results_ = choose_total(X, y, sample_weight, allowed, fit_and_score, budget,
                                                               seed, most)
     estimator.max_total_features_ = total

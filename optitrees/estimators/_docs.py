@@ -215,12 +215,16 @@ LOSS_OPTIMAL_TREE_WIDE_DOC = """    max_total_features : int, "auto" or None, de
         At most this many distinct features in the whole tree (splits and leaf
         models): the first ones the l1-logistic regression path admits on the
         training rows (a stratified sample of 8,000 beyond that;
-        :func:`optitrees.algorithms.feature_order.l1_entry_order`);
-        the others are forbidden to the starts, TAO, the refits and the MIP
-        (``w[t, j] = 0``). ``"auto"``: the one of ``(2, 3, 5, 8, None)`` whose
-        greedy trees, fitted on 3 of 4 stratified folds (each fold's features
-        ordered on its own training rows), have the best mean held-out
-        balanced accuracy (ties: fewer features), within 30% of ``time_limit``,
-        after the budget per hyperplane (``max_total_features_``,
-        ``total_budget_results_``). ``None``: every allowed feature.
+        :func:`optitrees.algorithms.feature_order.l1_entry_order`); the others
+        are forbidden to the starts, TAO, the refits and the MIP (``w[t, j] =
+        0``). ``"auto"``: the one of ``(2, 3, 5, 8, None)`` whose greedy
+        trees, fitted on 3 of 4 stratified folds (each fold's features ordered
+        on its own training rows), keep a mean held-out balanced accuracy
+        non-inferior to no budget's (their paired difference less one standard
+        error at least 0; best mean first, then fewer features), within 30% of
+        ``time_limit``, after the budget per hyperplane, on 400 training rows
+        or more; on fewer, no budget (folds that small chose budgets that lost
+        3-5 points on held-out rows: :mod:`optitrees.estimators._auto_budget`)
+        (``max_total_features_``, ``total_budget_results_``). ``None``: every
+        allowed feature.
 """

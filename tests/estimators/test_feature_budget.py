@@ -23,9 +23,10 @@ def tree_wide_choice(results) -> int:
 
 @pytest.fixture
 def choice_on_few_rows(monkeypatch):
-    """The loss-optimal trees' choice per hyperplane made on this file's 120 rows (by default it needs
-    ``MIN_ROWS_PER_SPLIT_CHOICE``, and on fewer rows "auto" means no budget: tested below)."""
-    monkeypatch.setattr(_auto_budget, "MIN_ROWS_PER_SPLIT_CHOICE", 100)
+    """The held-out choices (the loss-optimal trees' budget per hyperplane, every tree-wide budget) made on this
+    file's 120 rows (by default they need ``MIN_ROWS_TO_CHOOSE``, and on fewer rows "auto" means no budget: tested
+    in ``test_on_too_few_rows_auto_means_no_budget``)."""
+    monkeypatch.setattr(_auto_budget, "MIN_ROWS_TO_CHOOSE", 100)
 
 
 @pytest.fixture(scope="module")
@@ -258,7 +259,7 @@ def test_tao_reads_at_most_its_tree_wide_budget_the_first_features_of_the_l1_pat
     assert none.max_total_features_ is None and not hasattr(none, "total_budget_results_")
 
 
-def test_tao_chooses_its_tree_wide_budget_on_held_out_folds(cancer):
+def test_tao_chooses_its_tree_wide_budget_on_held_out_folds(cancer, choice_on_few_rows):
     X, y = cancer
     clf = TAOClassifier(max_depth=2, oblique=True, max_features=3, max_total_features="auto", random_state=0)
     clf.fit(X, y)
@@ -298,7 +299,7 @@ def test_tao_rejects_a_bad_tree_wide_budget(cancer, bad):
         TAOClassifier(max_total_features=bad).fit(X, y)
 
 
-def test_octh_chooses_its_tree_wide_budget_on_held_out_folds(cancer):
+def test_octh_chooses_its_tree_wide_budget_on_held_out_folds(cancer, choice_on_few_rows):
     X, y = cancer[0][:80, :10], cancer[1][:80]
     clf = OCTHClassifier(max_depth=2, max_features=3, max_total_features="auto", time_limit=60, random_state=0,
                          warm_start="tao", solver_options={"mip_max_nodes": 0}).fit(X, y)
@@ -336,7 +337,7 @@ def test_mip_trees_read_at_most_their_tree_wide_budget_and_the_mip_is_held_to_it
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-9
 
 
-def test_olct_chooses_its_tree_wide_budget_with_its_greedy_trees_on_held_out_folds(cancer):
+def test_olct_chooses_its_tree_wide_budget_with_its_greedy_trees_on_held_out_folds(cancer, choice_on_few_rows):
     X, y = cancer[0][:100], cancer[1][:100]
     clf = OLCTClassifier(max_depth=2, max_features=3, max_total_features="auto", time_limit=60, random_state=0,
                          warm_start="greedy", solver_options={"mip_max_nodes": 0}).fit(X, y)
@@ -412,3 +413,26 @@ def test_the_loss_optimal_choice_fits_on_at_most_its_own_rows(cancer, monkeypatc
     monkeypatch.setattr(_auto_budget, "LOSS_OPTIMAL_ROWS", 60)
     clf = OLCTClassifier(max_depth=1, time_limit=10, random_state=0).fit(X, y)
     assert seen[-1] == (60, pytest.approx(60)) and clf.budget_results_["folds_scored"] == 4
+
+
+@pytest.mark.parametrize("make", [
+    lambda: TAOClassifier(max_depth=2, oblique=True, max_features=3, max_total_features="auto", random_state=0),
+    lambda: OCTHClassifier(max_depth=1, max_features=3, max_total_features="auto", time_limit=None, random_state=0,
+                           warm_start="greedy", solver_options={"mip_max_nodes": 5}),
+    lambda: OLCTClassifier(max_depth=1, max_total_features="auto", time_limit=None, random_state=0,
+                           warm_start="greedy", solver_options={"mip_max_nodes": 5}),
+])
+def test_on_too_few_rows_auto_means_no_budget(cancer, make):
+    """Held-out folds of fewer than ``MIN_ROWS_TO_CHOOSE`` rows choose no budget (tree-wide, and OLCT's per
+    hyperplane): every allowed feature, no choice made, and the MIP estimators' plan says the presolve is off."""
+    X, y = cancer
+    assert len(y) < _auto_budget.MIN_ROWS_TO_CHOOSE
+    clf = make().fit(X, y)
+    assert clf.max_total_features_ is None and not hasattr(clf, "total_budget_results_")
+    if isinstance(clf, OLCTClassifier):
+        assert clf.max_features_ is None and not hasattr(clf, "budget_results_")
+    plan = getattr(clf.fit_report_, "plan", None)
+    if plan is not None and isinstance(clf, OLCTClassifier):
+        assert not plan["held-out budget"]["runs"]
+    elif plan is not None:          # OCT-H still chooses its budget per split, within that share alone
+        assert plan["held-out budget"]["share"] == _auto_budget.SHARE

@@ -61,7 +61,10 @@ def test_the_regressor_and_string_classes_round_trip():
     assert loaded.classes_.dtype == est.classes_.dtype and np.array_equal(loaded.predict(Xi), est.predict(Xi))
 
 
-def test_a_tree_wide_budget_and_its_choice_round_trip():
+def test_a_tree_wide_budget_and_its_choice_round_trip(monkeypatch):
+    from optitrees.estimators import _auto_budget
+
+    monkeypatch.setattr(_auto_budget, "MIN_ROWS_TO_CHOOSE", 100)          # iris's 150 rows choose
     X, y = load_iris(return_X_y=True)
     est = TAOClassifier(max_depth=2, oblique=True, max_total_features="auto", random_state=0).fit(X, y)
     loaded, _ = round_trip(est)

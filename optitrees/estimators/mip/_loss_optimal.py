@@ -83,7 +83,7 @@ class LossOptimalTreeClassifier(SensitiveFeaturesFit, HeldOutChoices, TreeViews,
         (:mod:`optitrees.estimators._auto_budget`,
         :func:`~optitrees.algorithms.loss_optimal.held_out.choose_budget`);
         ``max_features_`` and ``budget_results_`` report the choice. On
-        fewer than 400 training rows (``MIN_ROWS_PER_SPLIT_CHOICE``) there is
+        fewer than 400 training rows (``MIN_ROWS_TO_CHOOSE``) there is
         no choice and no budget: held-out folds that small cost accuracy.
 {max_total_features_doc}    alpha : float or sequence of float, optional
         SFS penalty per feature used (per layer).

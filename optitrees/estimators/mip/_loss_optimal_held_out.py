@@ -19,9 +19,9 @@ class HeldOutChoices:
 
     def _presolve_plan(self, n_rows):
         """The share of the choices :meth:`_presolve` makes on ``n_rows`` rows (:func:`._auto_budget.planned_share`;
-        the budget per hyperplane is chosen on :data:`._auto_budget.MIN_ROWS_PER_SPLIT_CHOICE` rows or more)."""
+        the budget per hyperplane is chosen on :data:`._auto_budget.MIN_ROWS_TO_CHOOSE` rows or more)."""
         return auto.planned_share(auto.chooses_per_split(self._settings()["max_features"], n_rows),
-                                  auto.is_auto(self.max_total_features))
+                                  auto.chooses_tree_wide(self.max_total_features, n_rows))
 
     def _presolve(self, problem, budget):
         """With ``max_features="auto"``: the problem with the budget chosen on held-out folds
@@ -49,7 +49,7 @@ class HeldOutChoices:
     def _choose_budget(self, problem, budget):
         """The problem with the feature budget of ``max_features="auto"``, chosen on held-out folds within
         ``_auto_budget.SHARE`` of the time limit (``problem`` itself otherwise, and on fewer than
-        ``_auto_budget.MIN_ROWS_PER_SPLIT_CHOICE`` rows: no budget); sets ``max_features_`` (the budget of the
+        ``_auto_budget.MIN_ROWS_TO_CHOOSE`` rows: no budget); sets ``max_features_`` (the budget of the
         returned problem's spec, per layer, or ``None``) and, when chosen, ``budget_results_``."""
         self.__dict__.pop("budget_results_", None)
         if self._auto_budget() and auto.chooses_per_split("auto", len(problem.data.y)):

@@ -134,14 +134,15 @@ class TAOClassifier(_LocalSearchTree):
         the l1-logistic regression path admits on the training rows (a
         stratified sample of 8,000 beyond that;
         :func:`optitrees.algorithms.feature_order.l1_entry_order`), the only
-        features CART and TAO may then split on. ``"auto"``: the one of
-        ``(2, 3, 5, 8, None)`` whose trees, fitted on 3 of 4 stratified folds
-        (each fold's features ordered on its own training rows), have the best
-        mean held-out balanced accuracy (ties: fewer features), within 30% of
-        ``time_limit`` (``max_total_features_``, ``total_budget_results_``).
-        On ten small sets at depth 3 and 3 features per split it read 5.8
-        features instead of 8.1 at the same test accuracy (+0.3 +- 0.5
-        points; :mod:`optitrees.estimators._auto_budget`). ``None``: every
+        features CART and TAO may then split on. ``"auto"``: the one of ``(2,
+        3, 5, 8, None)`` whose trees, fitted on 3 of 4 stratified folds (each
+        fold's features ordered on its own training rows), keep a mean
+        held-out balanced accuracy non-inferior to no budget's (their paired
+        difference less one standard error at least 0; best mean first, then
+        fewer features), within 30% of ``time_limit``, on 400 training rows or
+        more; on fewer, no budget (folds that small chose budgets that lost
+        3-5 points on held-out rows: :mod:`optitrees.estimators._auto_budget`)
+        (``max_total_features_``, ``total_budget_results_``). ``None``: every
         allowed feature.
     min_samples_leaf : int, default=1
     max_passes : int, default=20

@@ -92,7 +92,7 @@ def test_olct_chooses_its_budget_per_split_on_enough_rows_only_as_planned(cancer
     clf = _fit(OLCTClassifier(max_depth=1, time_limit=None, warm_start="greedy", random_state=0,
                               solver_options={"mip_max_nodes": 5}), X[:rows], y[:rows])
     planned = clf.fit_report_.plan["held-out budget"]
-    chooses = rows >= _auto_budget.MIN_ROWS_PER_SPLIT_CHOICE
+    chooses = rows >= _auto_budget.MIN_ROWS_TO_CHOOSE
     assert planned["runs"] is chooses and ("held-out budget" in _ran(clf.fit_report_)) is chooses
     assert hasattr(clf, "budget_results_") is chooses
     if not chooses:                    # "auto" on too few rows to choose on: no budget, the seed's OLCT
