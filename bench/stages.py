@@ -17,7 +17,7 @@ accuracy, the seconds of the solve and of the starts (``fit_report_.stages``), a
 
     python bench/stages.py [--splits 1] [--small 60] [--small-limit 5] [--limit 10] [--sets breast ...]
                            [--configs default ...]
-                           [--only-small | --only-full] [--out stages.csv] [--summary-only]
+                           [--only-small | --only-full] [--out stages.csv] [--summary-only] [--before other.csv]
 
 At the users' sizes: ``--sets adult --small 30000 --small-limit 60 --only-small`` (30,000 training rows of adult,
 60 s). Rows go to ``bench/results/<out>`` (a run resumes).
@@ -123,6 +123,26 @@ def summary(args) -> None:
                   f"{rows.starts.median():9.2f}")
 
 
+def compare(args) -> None:
+    """The default fit of ``--out`` against the default fit of ``--before`` (another run, e.g. the code before a
+    change), paired by set and split."""
+    after, before = (pd.read_csv(RESULTS / name) for name in (args.out, args.before))
+    keys = ["dataset", "split", "limit"]
+    pairs = after[after.config == "default"].merge(before[before.config == "default"], on=keys,
+                                                   suffixes=("", "_before"))
+    relative = (pairs.objective - pairs.objective_before) / pairs.objective_before.abs()
+    print(f"\nthe default OLCT (depth 2) of {args.out} against {args.before}, {len(pairs)} fits paired by set and "
+          f"split, {pairs.rows.min()}-{pairs.rows.max()} training rows:")
+    print(f"  training objective {100 * relative.mean():+.2f}% (lower on {int((relative < -1e-6).sum())}, higher on "
+          f"{int((relative > 1e-6).sum())}); test balanced accuracy "
+          f"{100 * (pairs.test_bacc - pairs.test_bacc_before).mean():+.2f} points; median solve "
+          f"{pairs.solve.median():.2f} s against {pairs.solve_before.median():.2f}, median starts "
+          f"{pairs.starts.median():.2f} s against {pairs.starts_before.median():.2f}; share of the fit in the solve "
+          f"{(pairs.solve / pairs.seconds).median():.0%} against {(pairs.solve_before / pairs.seconds_before).median():.0%}")
+    per_set = pairs.assign(d=100 * (pairs.test_bacc - pairs.test_bacc_before)).groupby("dataset").d.mean()
+    print("  test balanced accuracy per set: " + ", ".join(f"{k} {v:+.1f}" for k, v in per_set.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--splits", type=int, default=1)
@@ -135,7 +155,12 @@ def main() -> None:
     parser.add_argument("--only-full", action="store_true", help="only the whole training split")
     parser.add_argument("--out", default="stages.csv")
     parser.add_argument("--summary-only", action="store_true")
-    run_then_summarize(parser.parse_args(), run, summary)
+    parser.add_argument("--before", help="compare the default fit of --out with the one in this results file")
+    args = parser.parse_args()
+    if args.before:
+        compare(args)
+        return
+    run_then_summarize(args, run, summary)
 
 
 if __name__ == "__main__":

@@ -164,3 +164,53 @@ def test_representative_rows_are_sized_for_a_neighbourhood_round_when_rounds_run
     assert rows.n_rows < 300 and len(asked) == 2              # the full model out of reach, the first sample in it
     expected = whole * (share * ROUND_SHARE if share else 1.0)
     assert asked[1] == pytest.approx(expected, rel=0.02)
+
+
+@pytest.mark.parametrize("notion", ["demographic parity", "equalized odds"])
+def test_a_fair_mip_out_of_reach_is_solved_on_representatives_of_each_cell_and_kept_fair_on_every_row(
+        cancer, monkeypatch, notion):
+    """With a parity constraint the representative rows are drawn per cell (label x group), each keeping its weight,
+    the MIP holds the bound to their estimates of the cells' rates, and the returned model keeps it on every row
+    (fairlearn's metric on the training rows)."""
+    from fairlearn.metrics import demographic_parity_difference, equalized_odds_difference
+
+    from optitrees.fairness import DemographicParity, EqualizedOdds
+
+    X, y = cancer
+    X, y = X[:300, :6], y[:300]
+    groups = np.where(X[:, 0] > np.median(X[:, 0]), "a", "b")           # a group that tracks a feature: unfair
+    solves, _ = _watch_the_solver_and_starts(monkeypatch, OCTHClassifier)
+    fairness, metric = {"demographic parity": (DemographicParity(0.1), demographic_parity_difference),
+                        "equalized odds": (EqualizedOdds(0.1), equalized_odds_difference)}[notion]
+    est = OCTHClassifier(max_depth=2, max_features=2, time_limit=20, fairness=fairness, random_state=0,
+                         solver_options={"mip_max_nodes": 5})
+    full = OCTHClassifier._family.size(_problem(OCTHClassifier(max_depth=2, max_features=2), X, y))
+    monkeypatch.setattr(highs, "root_lp_seconds", lambda n_rows, n_cols: 1e6 if n_rows >= 0.8 * full.n_rows else 0.0)
+    with pytest.warns(UserWarning):
+        est.fit(X, y, sensitive_features=groups)
+    report = est.fit_report_
+    assert solves and max(solves) < 300 and report.mip_rows == max(solves)
+    assert any("parity block on their estimates" in note for note in report.notes)
+    held = metric(y, est.predict(X), sensitive_features=groups)
+    assert held <= 0.1 + 1e-9 and report.fairness["keeps"]
+    assert report.fairness[report.fairness["held"]] == pytest.approx(held, abs=1e-12)
+
+
+def test_representatives_of_a_parity_constraint_keep_every_cells_weight():
+    from optitrees.estimators.mip_fit.reduce import representative_rows
+    from optitrees.fairness import EqualizedOdds, GroupParity
+
+    rng = np.random.default_rng(0)
+    y01, groups = rng.integers(0, 2, 500), rng.integers(0, 3, 500)
+    weight = rng.uniform(0.5, 2.0, 500)
+    parity = GroupParity.create(EqualizedOdds(0.05), y01, groups, ["a", "b", "c"], weight, weight)
+    rows, kept = representative_rows(parity.row_strata(), weight, 120, seed=1)
+    reduced = parity.on_rows(rows, kept / weight[rows])
+    assert len(rows) < 200
+    # each cell (label x group) weighs on the representatives what it weighs on every row
+    assert [tuple(c) for c in zip(reduced.cells.condition, reduced.cells.group)] == \
+        [tuple(c) for c in zip(parity.cells.condition, parity.cells.group)]
+    np.testing.assert_allclose(reduced.cells.totals, parity.cells.totals, rtol=1e-12)
+    # and a rule's rates per cell are estimated from them (exact for a rule constant on each cell)
+    by_cell = (y01 + groups) % 2 == 0
+    np.testing.assert_allclose(reduced.cells.rates(by_cell[rows]), parity.cells.rates(by_cell), rtol=1e-12)
