@@ -69,21 +69,6 @@ class GroupParity:
         else:
             add_group_parity(f, self.cells, self.bound)
 
-    def on_rows(self, rows, multiplicity) -> "GroupParity":
-        """The constraint on the rows ``rows`` of its own, each standing for ``multiplicity`` of itself (weighted
-        representative rows, :mod:`optitrees.estimators.mip_fit.reduce`): every weight scaled alike, so a cell's
-        rate on them estimates its rate on every row (and equals it where the cell's rows are all kept)."""
-        rows, scale = np.asarray(rows), np.asarray(multiplicity, float)
-        return GroupParity.create(self.notion, self.y01[rows], self.groups[rows], self.group_labels,
-                                  self.cells.weight[rows] * scale, self.objective_weight[rows] * scale,
-                                  None if self.strata is None else np.asarray(self.strata)[rows])
-
-    def row_strata(self) -> np.ndarray:
-        """A code per row for its label, group and legitimate-feature value together: rows of one code belong to
-        the same cells of every notion, so representative rows drawn per code keep each cell's weight."""
-        keys = [self.y01, self.groups] + ([] if self.strata is None else [np.asarray(self.strata)])
-        return np.unique(np.column_stack(keys), axis=0, return_inverse=True)[1].ravel()
-
     def disparity(self, model: Tree | ScoreCard, X) -> float:
         return self.cells.disparity(predicted_positive(model, X))
 

@@ -80,8 +80,6 @@ class MIPFit(SolveStages):
         #: The solver's backend, looked up (and its availability checked) once per fit.
         self.backend = get_backend(settings.solver)
         self.log, self.fair_found = FitLog(), None       # fair_found: a parity constraint's exact search, unproven
-        #: The parity constraint the MIP holds: the fit's, or its estimate on the MIP's representative rows.
-        self.mip_parity = settings.parity
         self.notes: list = []                  # (warning class, text), raised by the estimator at its end
 
     # ------------------------------------------------------------------ stages
@@ -149,24 +147,22 @@ class MIPFit(SolveStages):
         weighted representative rows whose model is in reach (:func:`.reduce.reduce_to_reach`)."""
         if plan is None or plan.reachable:
             return ReducedRows.whole(problem)
-        backend, parity = self.backend, self.settings.parity
+        if self.settings.parity is not None:       # representative rows would change every group's rates
+            return ReducedRows.out_of_reach(problem, f"the MIP was not solved: {plan.why}; a parity constraint "
+                                            "needs every row, so its time went to the starts (held to the "
+                                            "constraint by their leaves' labels)", size)
+        backend = self.backend
         seconds = self.solve_seconds(self._start_share_if_any())
         if self.plan.runs(Stage.NEIGHBOURHOOD):
             # sized for one neighbourhood round, the MIP's search at these sizes: on the rows that put the full
             # MIP's root LP at half the solve's time, HiGHS explored no node (phishing and adult, 4,000 rows)
             seconds *= self.plan.share(Stage.NEIGHBOURHOOD) * ROUND_SHARE
-        # with a parity constraint each of its cells keeps its weight, so the MIP holds the bound to estimates of
-        # the cells' rates; every candidate is then held to it on every row (.parity.fair_candidates)
         reduced, fewest = reduce_to_reach(problem, self.family.size,
                                           lambda s: backend.plan(s.n_rows, s.n_cols, None, seconds),
-                                          seed=self.settings.seed,
-                                          within=None if parity is None else parity.row_strata())
+                                          seed=self.settings.seed)
         self.budget.lap("reduce")
         if reduced is not None:
-            self.log.note(f"the full MIP is out of reach ({plan.why}); the MIP was solved on {reduced.describe()}"
-                          + ("" if parity is None else ", its parity block on their estimates of each cell's rate; "
-                             "every candidate is held to the bound on every row"))
-            self.mip_parity = None if parity is None else parity.on_rows(reduced.rows, reduced.multiplicity)
+            self.log.note(f"the full MIP is out of reach ({plan.why}); the MIP was solved on {reduced.describe()}")
             return reduced
         reduced_too = "" if fewest is None else f"; so is the MIP of {fewest:,} representative rows"
         return ReducedRows.out_of_reach(problem, f"the MIP was not solved: {plan.why}{reduced_too}; its time went to "
@@ -182,7 +178,7 @@ class MIPFit(SolveStages):
     def _build_by(self, problem, deadline):
         with build_deadline(deadline):
             try:
-                f = build_with_hook(self.family, problem, self.settings.constraints, self.mip_parity,
+                f = build_with_hook(self.family, problem, self.settings.constraints, self.settings.parity,
                                     self.settings.feature_budget, self.settings.monotone)
                 plan = self._plan_of(f)
                 if plan is not None and not plan.reachable:       # a family that cannot count its size

@@ -51,9 +51,6 @@ class ReducedRows:
         The full model's counted size where it was counted and no MIP is solved (the report's summary).
     of_rows : int
         Rows of the whole problem.
-    rows, multiplicity : ndarray or None
-        The whole problem's rows the MIP sees and how many of itself each stands for (``None``: every row, each for
-        itself).
     """
 
     problem: object
@@ -62,8 +59,6 @@ class ReducedRows:
     unsolved: str | None = None
     size: object = None
     of_rows: int = 0
-    rows: np.ndarray | None = None
-    multiplicity: np.ndarray | None = None
 
     @classmethod
     def whole(cls, problem) -> "ReducedRows":
@@ -127,28 +122,23 @@ def on_rows(problem, rows, weights):
     return problem.on_rows(rows, multiplicity=weights / own)
 
 
-def reduce_to_reach(problem, size, plan_of, seed: int = 0, min_rows: int = MIN_ROWS,
-                    within=None) -> tuple[ReducedRows | None, int | None]:
+def reduce_to_reach(problem, size, plan_of, seed: int = 0,
+                    min_rows: int = MIN_ROWS) -> tuple[ReducedRows | None, int | None]:
     """``(rows, fewest tried)``: the largest sample of representative rows (from :data:`SHRINK` times the whole,
     shrinking by that factor, the last try ``min_rows``) whose model ``size(problem)`` the backend's
     ``plan_of(size)`` puts in reach; ``(None, fewest tried)`` when none is, ``(None, None)`` when no sample was
-    tried (the problem has at most ``min_rows`` rows, or cannot be restricted to rows). ``within``: a code per row
-    whose classes each keep their weight too (a parity constraint's cells, :meth:`GroupParity.row_strata
-    <optitrees.fairness.GroupParity.row_strata>`), beside the strata of the module docstring."""
+    tried (the problem has at most ``min_rows`` rows, or cannot be restricted to rows)."""
     n = _n_rows(problem)
     if not hasattr(problem, "on_rows") or n <= min_rows:
         return None, None
     strata = _strata(problem)
-    if within is not None:
-        strata = np.unique(np.column_stack([strata, within]), axis=0, return_inverse=True)[1].ravel()
     m, tried = max(min_rows, int(SHRINK * n)), None
     while True:
         rows, weights = representative_rows(strata, problem.data.weight, m, seed)
         reduced = on_rows(problem, rows, weights)
         tried = len(rows)
         if plan_of(size(reduced)).reachable:
-            return ReducedRows(reduced, len(rows), False, of_rows=n, rows=rows,
-                               multiplicity=weights / problem.data.weight[rows]), tried
+            return ReducedRows(reduced, len(rows), False, of_rows=n), tried
         if m <= min_rows:
             return None, tried
         m = max(min_rows, int(SHRINK * m))

@@ -110,9 +110,8 @@ class FitSettings:
 
     @property
     def whole_model(self) -> bool:
-        """Whether the MIP must see every row as it is (a user's rows or a parity constraint): no neighbourhood
-        rounds on some rows (representative rows only where the full model is out of reach, and for a parity
-        constraint only drawn per cell, :meth:`MIPFit.reduce <optitrees.estimators.mip_fit.MIPFit.reduce>`)."""
+        """Whether the MIP must see every row as it is (a user's rows or a parity constraint): no representative
+        rows, no neighbourhood rounds on some rows."""
         return self.constraints is not None or self.parity is not None
 
     def solve_options(self, plan: SolvePlan | None = None, backend=None, with_start: bool = True) -> dict:
