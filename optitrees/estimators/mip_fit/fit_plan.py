@@ -121,7 +121,9 @@ def plan_fit(settings: FitSettings, time_limit: float | None) -> FitPlan:
                      "the greedy start" + (f", then {' and '.join(m.upper() for m in searched)} within "
                                            f"{_percent(shares.of_starts(methods))} of the "
                                            + ("limit" if limited else "starts' own bound") if searched else
-                                           " only (warm_start asks for no other)")),
+                                           " only (warm_start asks for no other)")
+                     + (f"; all but {_percent(shares.after_starts)} of the limit where the backend puts the MIP "
+                        "out of reach" if limited else "")),
     ]
     refines = shares.start_refinement > 0 and settings.constraints is None and bool(searched)
     stages.append(PlannedStage(Stage.START_REFINEMENT.value, refines, shares.start_refinement if refines else None,
