@@ -188,7 +188,7 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
             threads=self.threads, seed=0 if self.random_state is None else int(self.random_state),
             verbose=bool(self.verbose), solver_options=dict(self.solver_options or {}), shares=Shares(),
             family_options_with_start=SUB_MIP_HEURISTICS_OFF, greedy_name="cart", refine_name="refit",
-            presolve_share=CV_SHARE if self.lam == "auto" else 0.0,
+            presolve_stage="held-out lam", presolve_share=CV_SHARE if self.lam == "auto" else 0.0,
             presolve_why="the l1 weight lam chosen on held-out folds" if self.lam == "auto" else "")
         for name in ("lam_", "cv_results_"):           # an earlier fit's choice is not this one's
             self.__dict__.pop(name, None)
