@@ -117,11 +117,13 @@ def plan_fit(settings: FitSettings, time_limit: float | None) -> FitPlan:
         PlannedStage(settings.presolve_stage, presolve_share > 0, presolve_share if presolve_share > 0 else None,
                      settings.presolve_why or ("the estimator has nothing to choose before the MIP"
                                                if presolve_share <= 0 else "the estimator's choice before the MIP")),
-        PlannedStage(Stage.STARTS.value, True, shares.of_starts(methods) if searched else None,
+        PlannedStage(Stage.STARTS.value, True, shares.of_starts(methods),
                      "the greedy start" + (f", then {' and '.join(m.upper() for m in searched)} within "
                                            f"{_percent(shares.of_starts(methods))} of the "
                                            + ("limit" if limited else "starts' own bound") if searched else
-                                           " only (warm_start asks for no other)")
+                                           f" only (warm_start asks for no other), within "
+                                           f"{_percent(shares.of_starts(methods))} of the "
+                                           + ("limit" if limited else "starts' own bound"))
                      + (f"; all but {_percent(shares.after_starts)} of the limit where the backend puts the MIP "
                         "out of reach" if limited else "")),
     ]

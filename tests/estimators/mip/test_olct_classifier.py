@@ -154,13 +154,14 @@ def test_bad_input(X, y, match, monkeypatch):
 
 def _no_solve(monkeypatch):
     """Fail the test if a model is built or solved: bad input must be caught before."""
-    import optitrees.estimators.mip_fit.solving as template
+    import optitrees.estimators.mip_fit.pipeline as pipeline
+    import optitrees.estimators.mip_fit.solving as solving
 
     def refuse(*args, **kwargs):
         raise AssertionError("a model was built or solved before the input was checked")
 
-    monkeypatch.setattr(template, "build_with_hook", refuse)
-    monkeypatch.setattr(template._solvers, "solve", refuse)
+    monkeypatch.setattr(pipeline, "build_with_hook", refuse)
+    monkeypatch.setattr(solving._solvers, "solve", refuse)
 
 
 @pytest.mark.parametrize("params,match", [

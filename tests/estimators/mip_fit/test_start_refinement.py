@@ -15,7 +15,8 @@ from optitrees.estimators.mip_fit import MIPFit
 from optitrees.estimators.mip_fit.settings import FitHooks, FitSettings
 
 #: A family whose models are their own objective values (the stage's logic without a formulation).
-NUMBERS = types.SimpleNamespace(finalize=lambda problem, model: model, objective=lambda problem, model: model)
+NUMBERS = types.SimpleNamespace(finalize=lambda problem, model: model, objective=lambda problem, model: model,
+                                lower_bound=None)
 
 
 def _fit(refine, seconds=10.0, **settings):
