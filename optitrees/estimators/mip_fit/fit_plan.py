@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from ...budget import UNLIMITED_START_SECONDS
 from .settings import FitSettings
 
 __all__ = ["Stage", "PlannedStage", "FitPlan", "plan_fit", "MIN_ROUND_SECONDS"]
@@ -118,12 +119,10 @@ def plan_fit(settings: FitSettings, time_limit: float | None) -> FitPlan:
                      settings.presolve_why or ("the estimator has nothing to choose before the MIP"
                                                if presolve_share <= 0 else "the estimator's choice before the MIP")),
         PlannedStage(Stage.STARTS.value, True, shares.of_starts(methods),
-                     "the greedy start" + (f", then {' and '.join(m.upper() for m in searched)} within "
-                                           f"{_percent(shares.of_starts(methods))} of the "
-                                           + ("limit" if limited else "starts' own bound") if searched else
-                                           f" only (warm_start asks for no other), within "
-                                           f"{_percent(shares.of_starts(methods))} of the "
-                                           + ("limit" if limited else "starts' own bound"))
+                     (f"the greedy start, then {' and '.join(m.upper() for m in searched)}" if searched else
+                      "the greedy start only (warm_start asks for no other)")
+                     + f", within {_percent(shares.of_starts(methods))} of the "
+                     + ("limit" if limited else f"starts' own bound of {UNLIMITED_START_SECONDS:g} s")
                      + (f"; all but {_percent(shares.after_starts)} of the limit where the backend puts the MIP "
                         "out of reach" if limited else "")),
     ]
