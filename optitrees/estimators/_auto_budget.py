@@ -240,11 +240,11 @@ def tree_wide_features(estimator, X, y, sample_weight, allowed, fit_and_score, b
     :data:`MIN_ROWS_TO_CHOOSE` rows is no budget."""
     estimator.__dict__.pop("total_budget_results_", None)
     total = estimator.max_total_features
-    if is_auto(total) and not chooses_tree_wide(total, len(y)):
-        total = None
-    elif is_auto(total):
+    if chooses_tree_wide(total, len(y)):
         total, estimator.total_budget_results_ = choose_total(X, y, sample_weight, allowed, fit_and_score, budget,
                                                               seed, most)
+    elif is_auto(total):                          # too few rows to choose on: no budget
+        total = None
     estimator.max_total_features_ = total
     if total is None:
         return np.asarray(allowed, bool)

@@ -52,7 +52,7 @@ class HeldOutChoices:
         ``_auto_budget.MIN_ROWS_TO_CHOOSE`` rows: no budget); sets ``max_features_`` (the budget of the
         returned problem's spec, per layer, or ``None``) and, when chosen, ``budget_results_``."""
         self.__dict__.pop("budget_results_", None)
-        if self._auto_budget() and auto.chooses_per_split("auto", len(problem.data.y)):
+        if auto.chooses_per_split(self._settings()["max_features"], len(problem.data.y)):
             deadline = budget.until(auto.SHARE)
             rows = auto.sample(problem.data.y, self._seed, auto.LOSS_OPTIMAL_ROWS)
             choice = choose_budget(problem if rows is None else problem.on_rows(rows), auto.BUDGETS,

@@ -64,7 +64,6 @@ class FitPlan:
     """The stages of one fit, in the order they run (:func:`plan_fit`)."""
 
     stages: tuple[PlannedStage, ...]
-    time_limit: float | None
 
     def __getitem__(self, stage: Stage) -> PlannedStage:
         return self.stages[list(Stage).index(stage)]
@@ -159,4 +158,4 @@ def plan_fit(settings: FitSettings, time_limit: float | None) -> FitPlan:
     stages.append(PlannedStage(Stage.RESERVE.value, limited, shares.reserve if limited else None,
                                "kept for polishing, decoding, the refinement and the report" if limited else
                                "no time limit"))
-    return FitPlan(tuple(stages), time_limit)
+    return FitPlan(tuple(stages))

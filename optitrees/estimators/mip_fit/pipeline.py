@@ -52,6 +52,7 @@ from .._report import ExactSearch, FitLog, FitReport
 from .bounds import LowerBound, fit_bound
 from .certified import certified, unconstrained_optimum
 from .feature_costs import affordable_exact, affordable_models, budget_report, start_problem
+from .fit_plan import Stage, plan_fit
 from .held import keeps_every_constraint
 from .monotone import monotone_models, monotone_report
 from .neighbourhood import ROUND_SHARE
@@ -60,7 +61,6 @@ from .outcome import MIPFitOutcome
 from .parity import fair_candidates, fair_exact, fair_starts
 from .reduce import ReducedRows, reduce_to_reach
 from .restriction import certificate, claimed_outcome, restriction_of
-from .fit_plan import Stage, plan_fit
 from .solving import SolveStages
 from .start_refinement import refined_start
 from .hook import build_with_hook
