@@ -8,12 +8,18 @@ usual screen before a model of ``K`` features is fitted. With more than two clas
 the rest, and a feature enters when it enters one of them. Features entering at the same ``C`` are ordered by their
 largest ``|coefficient|`` there (ties: lower index first); features that never enter follow in the order of the
 last fit's ``|coefficient|``, and constant features (which cannot split anything) come last.
+
+A continuous target (a regression tree's) takes the lasso path instead: least-angle regression's (``lars_path``
+with the lasso modification, on the weighted, standardized rows) admits the features in the order the l1 weight
+falling from its all-zero bound lets them in; those it never admits follow by their weighted correlation with the
+target.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LogisticRegression, lars_path
+from sklearn.utils.multiclass import type_of_target
 
 from ..budget import call_until, expired
 from .liblinear import liblinear_fit
@@ -74,6 +80,10 @@ def l1_entry_order(X, y, sample_weight=None, allowed=None, most=None, deadline=N
     std = np.sqrt(np.average((Xc - mean) ** 2, axis=0, weights=v))
     live = np.flatnonzero(std > 1e-12 * np.maximum(1.0, np.abs(mean)))
     constant = np.setdiff1d(np.arange(len(candidates)), live)
+    if len(live) and type_of_target(y) == "continuous":
+        Z = (Xc[:, live] - mean[live]) / std[live]
+        order = _lasso_entry_order(Z, y.astype(float), v, len(live) if most is None else int(most))
+        return candidates[np.r_[live[order], constant]]
     classes = np.unique(y)
     if len(live) == 0 or len(classes) < 2:
         return candidates[np.r_[live, constant]]
@@ -99,3 +109,16 @@ def l1_entry_order(X, y, sample_weight=None, allowed=None, most=None, deadline=N
     rest = np.setdiff1d(np.arange(len(live)), entered)
     order = np.r_[np.asarray(entered, int), rest[np.lexsort((rest, -size[rest]))]]
     return candidates[np.r_[live[order], constant]]
+
+
+def _lasso_entry_order(Z, y, sample_weight, most: int) -> np.ndarray:
+    """Positions of the columns of ``Z`` in the order the weighted lasso path admits them (at most ``most`` steps
+    of least-angle regression), the rest by their weighted correlation with ``y`` (module docstring)."""
+    v = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    root = np.sqrt(v / v.sum())
+    centred = y - np.average(y, weights=v)
+    _, active, _ = lars_path(Z * root[:, None], centred * root, method="lasso", max_iter=max(1, most))
+    entered = [int(j) for j in dict.fromkeys(active)]
+    correlation = np.abs(Z.T @ (v * centred))
+    rest = np.setdiff1d(np.arange(Z.shape[1]), entered)
+    return np.r_[np.asarray(entered, int), rest[np.lexsort((rest, -correlation[rest]))]]

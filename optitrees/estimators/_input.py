@@ -107,3 +107,17 @@ def resolve_features(features, names, what: str = "forbidden feature") -> tuple[
         else:
             raise ValueError(f"{what} {f!r} is not a feature name; names are {names}")
     return tuple(sorted(set(out)))
+
+
+def resolve_forbidden(features, names) -> tuple[int, ...]:
+    """Column indices of ``forbidden_features`` (:func:`resolve_features`).
+
+    Raises
+    ------
+    ValueError
+        A name or index that is not a feature, or every feature forbidden (the model could read none).
+    """
+    forbidden = resolve_features(features, names)
+    if names and len(forbidden) == len(names):
+        raise ValueError(f"forbidden_features forbids every feature ({len(names)}): the model could read none")
+    return forbidden

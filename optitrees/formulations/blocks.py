@@ -35,6 +35,7 @@ import numpy as np
 from ..mip import Formulation, VariableGroup
 from ..mip.expressions import Data
 from . import tree_sets
+from .feature_budget import FeatureUse
 from .tree_sets import Side
 
 __all__ = [
@@ -220,6 +221,30 @@ def forbid_features(f, group: VariableGroup, features, axis: int = -1) -> None:
     index[axis] = np.asarray(list(features), dtype=int)
     mask[tuple(index)] = True
     f.fix(group, 0.0, mask)
+
+
+def monotone_hyperplanes(f, w: VariableGroup, topology, signs) -> None:
+    """``monotonic_cst`` on hyperplanes whose last layer is the leaves' linear models: no split reads a constrained
+    feature (``w[t, j] = 0`` at the inner nodes, so a point's route does not move with ``x_j``) and each leaf's
+    model weighs it with the constraint's sign (``w[t, j] >= 0`` for +1, ``<= 0`` for -1), so its score or value
+    moves the constraint's way. Every model of the MIP is then monotone
+    (:func:`optitrees.monotonicity.check_monotonic` proves it)."""
+    signs = np.asarray(signs)
+    leaf = np.isin(topology.branch_nodes, topology.last_layer)[:, None]
+    f.fix(w, 0.0, ~leaf & (signs != 0)[None, :])
+    lower, upper = w.lower.reshape(w.shape), w.upper.reshape(w.shape)
+    lower[leaf[:, 0][:, None] & (signs > 0)[None, :]] = 0.0
+    upper[leaf[:, 0][:, None] & (signs < 0)[None, :]] = 0.0
+    f.bounds_changed()
+
+
+def hyperplane_feature_use(f, weight_bound: float) -> list[FeatureUse]:
+    """The family's ``feature_use`` for hyperplanes ``w[t, j]`` (splits, and in the last layer the leaves' linear
+    models): a hyperplane reads feature ``j`` when its l0 indicator ``delta[t, j]`` is on (3.14), or, without
+    indicators, when ``w[t, j] != 0`` (``|w| <= W``)."""
+    if "delta" in f.variables:
+        return [FeatureUse(f.variables["delta"])]
+    return [FeatureUse(f.variables["w"], weight_bound)]
 
 
 def oblique_skeleton_size(n: int, p: int, depth: int) -> tuple[int, int]:

@@ -72,7 +72,10 @@ class ObliqueRegressionSpec:
     on every ``w_t``, the bound ``W`` on each ``||w_t||_1``, the tolerance ``eps`` is sized for, the ``loss``
     and, for the squared loss, whether its squares are the objective's (``quadratic``, an MIQP) or tangents
     refined until within ``square_tol`` (relative) of them; ``max_features``: at most that many features in
-    each split and leaf model (3.14's l0 indicators and budget row), ``None`` for no budget."""
+    each split and leaf model (3.14's l0 indicators and budget row), ``None`` for no budget; ``forbidden``: the
+    feature indices no hyperplane reads (``w[t, j] = 0``); ``monotone``: ``monotonic_cst``'s sign per feature
+    (empty: none), held by :func:`~optitrees.formulations.blocks.monotone_hyperplanes` (no split reads a
+    constrained feature, each leaf's weight on it has its sign)."""
 
     depth: int
     lam: float = 1.0
@@ -82,6 +85,8 @@ class ObliqueRegressionSpec:
     quadratic: bool = False
     square_tol: float = 1e-4
     max_features: int | None = None
+    forbidden: tuple = ()
+    monotone: tuple = ()
 
     def __post_init__(self):
         if not isinstance(self.depth, (int, np.integer)) or self.depth < 1:
@@ -101,6 +106,10 @@ class ObliqueRegressionSpec:
                     or self.max_features < 1:
                 raise ValueError(f"max_features must be an integer >= 1 or None, got {self.max_features!r}")
             object.__setattr__(self, "max_features", int(self.max_features))
+        object.__setattr__(self, "forbidden", tuple(int(j) for j in self.forbidden))
+        if any(int(v) not in (-1, 0, 1) for v in self.monotone):
+            raise ValueError(f"monotone holds a sign per feature (-1, 0 or 1), got {self.monotone!r}")
+        object.__setattr__(self, "monotone", tuple(int(v) for v in self.monotone))
 
 
 @dataclass(frozen=True)
@@ -173,6 +182,10 @@ def build(problem: ObliqueRegressionProblem) -> Formulation:
     blocks.add_l1_split(f, w, spec.weight_bound, penalty=spec.lam)
     if spec.max_features is not None:
         blocks.add_l0_indicators(f, w, spec.weight_bound, budget=spec.max_features)        # (3.14)
+    if spec.forbidden:
+        blocks.forbid_features(f, w, spec.forbidden)
+    if any(spec.monotone):
+        blocks.monotone_hyperplanes(f, w, topo, spec.monotone)
     scores = blocks.Scores(f, data.X, np.ones(n), w, b, problem.bound, variables=True)
     blocks.add_forwarding(f, topo, scores, z, problem.bound, problem.eps)
     weight = data.weight if data.weight is not None else np.ones(n)
@@ -289,4 +302,5 @@ def oblique_regression_size(problem: ObliqueRegressionProblem) -> ModelSize:
 
 #: The oblique regression tree as a MIP family (:class:`~optitrees.formulations.MIPFamily`).
 OBLIQUE_REGRESSION = MIPFamily("oblique_regression", build=build, start=start, decode=decode_checked,
-                               finalize=_as_fitted, objective=tree_objective, size=oblique_regression_size)
+                               finalize=_as_fitted, objective=tree_objective, size=oblique_regression_size,
+                               feature_use=lambda f: blocks.hyperplane_feature_use(f, f.problem.spec.weight_bound))

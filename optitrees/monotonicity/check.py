@@ -5,7 +5,7 @@ for violating pairs where it does not.
   *above* leaf ``A`` in feature ``j`` when a point of ``A`` moved up in ``j`` alone can land in ``B``: their boxes
   overlap in every other feature and ``hi_B[j] > lo_A[j]``. The tree is monotone (+1) in ``j`` exactly when no such
   pair has ``label_B < label_A`` (-1: ``label_B > label_A``): a proof over all of feature space, not the data's.
-* **Trees with linear leaves** (the loss-optimal trees): monotone in ``j`` when no split reads ``j`` and every
+* **Trees with linear leaves** (the loss-optimal trees, and the regressor's value leaves): monotone in ``j`` when no split reads ``j`` and every
   leaf's weight on ``j`` has the constraint's sign (or is 0): the route does not move with ``x_j`` and each leaf's
   score moves one way. Otherwise the pairs are searched.
 * **Score cards**: a rule ``x_j >= b`` (or a per-unit rule) adds its points as ``x_j`` rises, a rule ``x_j < b``
@@ -15,7 +15,7 @@ for violating pairs where it does not.
   points whose decision moves against the constraint is a violation. A search that finds none proves nothing.
 
 What is checked is the model's decision for the positive class: the label of a label leaf, the score of a linear
-leaf (whose sigmoid is ``predict_proba``), the total of a score card.
+leaf (whose sigmoid is ``predict_proba``), the total of a score card; a regression tree's predicted value.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def check_monotonic(model, monotonic_cst, X=None) -> MonotonicityCheck:
             raise ValueError("monotonic constraints need two classes")
         if found.is_axis_aligned or not (~found.is_leaf).any():
             return MonotonicityCheck(True, "regions", _regions(found, signs))
-    elif found.leaf_model is LeafModel.LINEAR:
+    elif found.leaf_model in (LeafModel.LINEAR, LeafModel.LINEAR_VALUE):
         split_reads = (found.weights[~found.is_leaf] != 0).any(axis=0)
         leaf_w = found.weights[found.is_leaf]
         wrong = (signs[None, :] * leaf_w < 0).any(axis=0)

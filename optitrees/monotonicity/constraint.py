@@ -67,7 +67,7 @@ class MonotoneConstraint:
             moves = np.where(model.per_unit | model.greater, 1, -1) * model.points
             wrong = self.signs[model.features] * moves < 0
             return replace(model, points=np.where(wrong, 0, model.points))
-        if isinstance(model, Tree) and model.leaf_model is LeafModel.LINEAR:
+        if isinstance(model, Tree) and model.leaf_model in (LeafModel.LINEAR, LeafModel.LINEAR_VALUE):
             if (model.weights[~model.is_leaf][:, self.constrained] != 0).any():
                 return None
             weights = model.weights.copy()

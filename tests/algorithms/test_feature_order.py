@@ -77,3 +77,22 @@ def test_more_than_two_classes_one_against_the_rest():
 def test_one_class_or_constant_columns_give_the_features_in_index_order(labels):
     X = np.ones((30, 3))
     assert l1_entry_order(X, labels).tolist() == [0, 1, 2]
+
+
+def test_a_continuous_target_takes_the_lasso_path():
+    """A regression tree's target: the features enter in the order of the lasso path (scikit-learn's
+    ``lasso_path``, its coefficients first nonzero), largest effect first."""
+    from sklearn.linear_model import lasso_path
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6)) * [1, 5, 1, 0.2, 1, 1]
+    y = 3 * X[:, 4] - 0.4 * X[:, 1] + 2.5 * X[:, 3] + 0.1 * rng.normal(size=300)
+    Z = (X - X.mean(0)) / X.std(0)
+    _, coefs, _ = lasso_path(Z, y - y.mean(), alphas=400, eps=1e-4)
+    first = np.argmax(coefs != 0, axis=1).astype(float)
+    first[~(coefs != 0).any(axis=1)] = np.inf
+    expected = np.argsort(first, kind="stable")[:3]
+    order = l1_entry_order(X, y)
+    assert order[:3].tolist() == expected.tolist() == [4, 1, 3]
+    assert sorted(order.tolist()) == list(range(6))
+    assert l1_entry_order(X, y, allowed=np.arange(6) != 4)[:2].tolist() == [1, 3]

@@ -10,6 +10,11 @@ problem per leaf ``t`` on the rows routed to it:
 * squared loss: the weighted lasso ``min sum_i v_i r_i^2 + lam ||w||_1`` (scikit-learn's coordinate descent,
   ``alpha = lam / (2 sum_i v_i)``), kept only within ``||w||_1 <= W``.
 
+Features a leaf may not read (``allowed``) have ``w_j = 0``, and ``monotonic_cst``'s signs bound the others
+(``w_j >= 0`` for +1, ``<= 0`` for -1): in the linear program as bounds on ``w+`` / ``w-``; in the lasso by its
+columns, ``s_j x_j`` with ``w_j >= 0`` for a signed feature and ``x_j``, ``-x_j`` both with ``w >= 0`` for a free
+one (``positive=True``; the l1 weight leaves at most one of the pair nonzero).
+
 :func:`refit_leaves` solves them (the regression analogue of Remark 1 of seed 002: the exact last layer for a
 routing) and :func:`choose_lam` picks, among candidate weights, the one whose leaves fitted on ``k - 1`` folds
 have the least held-out loss on the last: the linear leaves that generalize, with constant leaves (a weight
@@ -33,10 +38,11 @@ LAM_SHARES = (1.0, 0.1, 0.03, 0.01, 0.001, 1e-4)
 
 
 def fit_leaf_model(X, y, v, lam: float, absolute: bool, weight_bound: float,
-                   max_features=None, deadline=None) -> tuple[np.ndarray, float]:
+                   max_features=None, deadline=None, signs=None, allowed=None) -> tuple[np.ndarray, float]:
     """``(w, b)`` of one leaf's convex problem (module docstring); a leaf without rows gets ``(0, 0)``. With
     ``max_features`` a fit using more keeps its largest terms ``|w_j| std(x_j)`` and is refitted on them (3.14's
-    budget, a heuristic). The linear program stops at ``deadline`` (HiGHS's time limit; one on 24,000 rows took
+    budget, a heuristic). ``signs`` (-1 / 0 / +1 per feature) bound the weights' signs and ``allowed`` (a mask)
+    the features read. The linear program stops at ``deadline`` (HiGHS's time limit; one on 24,000 rows took
     seconds), and the leaf is then its best constant."""
     from ..node_fit import top_features
 
@@ -44,21 +50,24 @@ def fit_leaf_model(X, y, v, lam: float, absolute: bool, weight_bound: float,
     n, p = X.shape
     if n == 0 or v.sum() <= 0:
         return np.zeros(p), 0.0
-    def fit(Xc):
-        return _absolute_leaf(Xc, y, v, lam, weight_bound, deadline) if absolute else \
-            _squared_leaf(Xc, y, v, lam, weight_bound)
+    signs = np.zeros(p, np.int64) if signs is None else np.asarray(signs, np.int64)
+    allowed = np.ones(p, bool) if allowed is None else np.asarray(allowed, bool)
 
-    w, b = fit(X)
+    def fit(keep):
+        Xc, sc = X[:, keep], signs[keep]
+        w_keep, b = _absolute_leaf(Xc, y, v, lam, weight_bound, deadline, sc) if absolute else \
+            _squared_leaf(Xc, y, v, lam, weight_bound, sc)
+        w = np.zeros(p)
+        w[keep] = w_keep
+        return w, b
+
+    w, b = fit(np.flatnonzero(allowed))
     if max_features is None or np.count_nonzero(w) <= max_features:
         return w, b
-    keep = np.flatnonzero(top_features(w, X, max_features))
-    w_keep, b = fit(X[:, keep])
-    w = np.zeros(p)
-    w[keep] = w_keep
-    return w, b
+    return fit(np.flatnonzero(top_features(w, X, max_features)))
 
 
-def _absolute_leaf(X, y, v, lam, weight_bound, deadline=None):
+def _absolute_leaf(X, y, v, lam, weight_bound, deadline=None, signs=None):
     import scipy.sparse as sp
     from scipy.optimize import linprog
 
@@ -68,7 +77,9 @@ def _absolute_leaf(X, y, v, lam, weight_bound, deadline=None):
     eye = sp.identity(n, format="csr")
     A_eq = sp.hstack([sp.csr_matrix(X), sp.csr_matrix(-X), sp.csr_matrix(np.ones((n, 1))), -eye, eye], format="csr")
     A_ub = sp.csr_matrix(np.concatenate([np.ones(2 * p), np.zeros(1 + 2 * n)])[None, :])
-    bounds = [(0, None)] * (2 * p) + [(None, None)] + [(0, None)] * (2 * n)
+    signs = np.zeros(p) if signs is None else np.asarray(signs)
+    bounds = [(0, 0 if s < 0 else None) for s in signs] + [(0, 0 if s > 0 else None) for s in signs] + \
+        [(None, None)] + [(0, None)] * (2 * n)
     left = remaining(deadline)
     if left is not None and left <= 0:
         return np.zeros(p), float(weighted_median(y, v))
@@ -80,19 +91,27 @@ def _absolute_leaf(X, y, v, lam, weight_bound, deadline=None):
     return np.where(np.abs(w) > 1e-12, w, 0.0), float(res.x[2 * p])
 
 
-def _squared_leaf(X, y, v, lam, weight_bound):
+def _squared_leaf(X, y, v, lam, weight_bound, signs=None):
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import Lasso
 
     mean = float(np.average(y, weights=v))
-    if lam <= 0:
+    if lam <= 0 or X.shape[1] == 0:
         return np.zeros(X.shape[1]), mean
+    signed = signs is not None and np.any(signs)
+    lasso = Lasso(alpha=lam / (2 * v.sum()), max_iter=5000, positive=bool(signed))
+    if signed:                              # the module docstring's columns: s_j x_j, or x_j and -x_j
+        free = np.flatnonzero(np.asarray(signs) == 0)
+        columns = np.hstack([X * np.where(signs == 0, 1.0, signs), -X[:, free]])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = Lasso(alpha=lam / (2 * v.sum()), max_iter=5000).fit(X, y, sample_weight=v * len(v) / v.sum())
+        model = lasso.fit(columns if signed else X, y, sample_weight=v * len(v) / v.sum())
     w = np.asarray(model.coef_, float)
+    if signed:
+        w = w[:X.shape[1]] * np.where(signs == 0, 1.0, signs)
+        w[free] -= np.asarray(model.coef_, float)[X.shape[1]:]
     if np.abs(w).sum() > weight_bound:
         return np.zeros(X.shape[1]), mean
     return w, float(model.intercept_)
@@ -107,9 +126,10 @@ def weighted_median(values, weights) -> float:
 
 
 def refit_leaves(tree: Tree, X, y, v, lam: float, absolute: bool, weight_bound: float,
-                 deadline=None, max_features=None) -> Tree:
+                 deadline=None, max_features=None, signs=None, allowed=None) -> Tree:
     """``tree`` with each leaf's linear model ``(weights, intercept)`` the optimum of its convex problem on the
-    rows routed to it (splits unchanged); leaves not reached before ``deadline`` keep their model."""
+    rows routed to it (splits unchanged; ``signs`` and ``allowed`` as :func:`fit_leaf_model` takes them); leaves
+    not reached before ``deadline`` keep their model."""
     leaf_of = tree.apply(X)
     weights, intercept = tree.weights.copy(), tree.intercept.copy()
     for t in np.flatnonzero(tree.is_leaf):
@@ -118,7 +138,7 @@ def refit_leaves(tree: Tree, X, y, v, lam: float, absolute: bool, weight_bound: 
         rows = leaf_of == t
         if rows.any():
             weights[t], intercept[t] = fit_leaf_model(X[rows], y[rows], v[rows], lam, absolute, weight_bound,
-                                                      max_features, deadline)
+                                                      max_features, deadline, signs, allowed)
     return replace(tree, weights=weights, intercept=intercept)
 
 
@@ -135,9 +155,11 @@ class LamChoice:
 
 
 def choose_lam(tree: Tree, X, y, v, candidates, absolute: bool, weight_bound: float, *, n_folds=4,
-               random_state=0, fallback=0, deadline=None, max_features=None) -> LamChoice:
+               random_state=0, fallback=0, deadline=None, max_features=None, signs=None,
+               allowed=None) -> LamChoice:
     """The candidate ``lam`` whose leaves, refitted on ``n_folds - 1`` folds with ``tree``'s routing, have the
-    least weighted mean held-out loss (absolute or squared error) on the remaining fold.
+    least weighted mean held-out loss (absolute or squared error) on the remaining fold (each leaf fitted with
+    ``signs`` and ``allowed`` as :func:`fit_leaf_model` takes them).
 
     Folds are shuffled (``random_state``) and drawn within deciles of ``y``. Ties go to the earlier candidate
     (give them from the strongest regularization down). The search stops at ``deadline``; the folds every
@@ -160,7 +182,7 @@ def choose_lam(tree: Tree, X, y, v, candidates, absolute: bool, weight_bound: fl
                 if expired(deadline):
                     break
                 fitted = refit_leaves(tree, X[train], y[train], v[train], lam, absolute, weight_bound, deadline,
-                                      max_features)
+                                      max_features, signs, allowed)
                 if expired(deadline):
                     break
                 r = y[test] - fitted.predict(X[test])

@@ -22,7 +22,10 @@ from ...solvers.registry import get_backend
 from ...trees import LeafModel, feature_importances
 from .._base import OptitreesEstimator
 from .._views import TreeViews
+from .._input import resolve_forbidden
 from ..mip_fit import FitHooks, FitSettings, MIPFit
+from ..mip_fit.hook import build_with_hook
+from ._model_constraints import ModelConstraints
 from ._template import MIPClassifier
 
 __all__ = ["LossOptimalTreeRegressor"]
@@ -33,7 +36,7 @@ CV_SHARE = 0.2
 CV_ROWS = 5000
 
 
-class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
+class LossOptimalTreeRegressor(ModelConstraints, TreeViews, RegressorMixin, OptitreesEstimator):
     """Oblique regression tree with linear leaves: the loss-optimal tree (seed 002, 3.12) with a regression loss.
 
     ``max_depth`` layers of hyperplanes: the first ``max_depth - 1`` route a
@@ -92,6 +95,21 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         detection are off for models of more than 20,000 rows or 300,000 nonzeros, and its sub-problems are
         solved without presolve (``mip_root_presolve_only``): these steps do not keep the time limit on them
         (:meth:`optitrees.solvers.highs.HighsBackend.plan`). Options given here win (``{"presolve": "on"}`` ...).
+    forbidden_features : array-like of int or str, optional
+        Features no split and no leaf model reads (``w[t, j] = 0``).
+    feature_costs : array-like or dict, optional
+        The cost of measuring each feature (one per feature, or ``{name: cost}`` with the others at 0); ``None``
+        with ``max_feature_cost``: a unit cost each.
+    max_feature_cost : float, optional
+        The most the features the tree reads (any split or leaf model with a nonzero weight on them) may cost
+        (:mod:`optitrees.formulations.feature_budget`: its block is in the MIP; the starts are grown on the
+        affordable features first along the lasso path, and a tree over the budget is never returned).
+    monotonic_cst : array-like or dict, optional
+        scikit-learn's meaning: per feature +1 / -1 / 0 (or ``{name: sign}``), the prediction never falls /
+        rises as the feature rises, all else fixed. Held by the MIP (no split reads a constrained feature, each
+        leaf's weight on it has its sign: :func:`~optitrees.formulations.blocks.monotone_hyperplanes`), by the
+        CART start (grown on the other features) and by every leaf refit, so the returned tree is monotone over
+        all of feature space (``fit_report_.monotonicity`` proves it).
 
     Attributes
     ----------
@@ -131,12 +149,15 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         "weight_bound": [Interval(Real, 0, None, closed="neither")],
         "max_features": [Interval(Integral, 1, None, closed="left"), None],
         **{key: MIPClassifier._parameter_constraints[key] for key in (
-            "solver", "time_limit", "mip_gap", "threads", "random_state", "verbose", "solver_options")},
+            "solver", "time_limit", "mip_gap", "threads", "random_state", "verbose", "solver_options",
+            "forbidden_features")},
+        **ModelConstraints.PARAMETERS,
     }
 
     def __init__(self, max_depth=2, *, loss="absolute", lam="auto", weight_bound=10.0, max_features=None,
                  solver="highs", time_limit=60.0, mip_gap=1e-4, threads=None, random_state=None, verbose=False,
-                 solver_options=None):
+                 solver_options=None, forbidden_features=None, feature_costs=None, max_feature_cost=None,
+                 monotonic_cst=None):
         self.max_depth = max_depth
         self.loss = loss
         self.lam = lam
@@ -149,6 +170,10 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.solver_options = solver_options
+        self.forbidden_features = forbidden_features
+        self.feature_costs = feature_costs
+        self.max_feature_cost = max_feature_cost
+        self.monotonic_cst = monotonic_cst
 
     def _problem(self, training) -> ObliqueRegressionProblem:
         """The problem of ``training``; with ``lam="auto"`` its ``lam`` is the middle candidate until
@@ -159,8 +184,21 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         spec = ObliqueRegressionSpec(depth=int(self.max_depth), lam=lam,
                                      weight_bound=float(self.weight_bound), loss=RegressionLoss(self.loss),
                                      max_features=self.max_features,
-                                     quadratic=get_backend(self.solver).supports_miqp)
+                                     quadratic=get_backend(self.solver).supports_miqp,
+                                     forbidden=resolve_forbidden(self.forbidden_features, self._feature_names()),
+                                     monotone=self._monotone_signs())
         return ObliqueRegressionProblem.create(spec, data, training.y)
+
+    def _checked_problem(self, training) -> ObliqueRegressionProblem:
+        """:meth:`_problem`, its feature budget checked (reachable with the features allowed) before anything is
+        built."""
+        problem = self._problem(training)
+        costs = self._feature_budget()
+        if costs is not None and costs.holds:
+            allowed = np.ones(problem.data.n_features, bool)
+            allowed[list(problem.spec.forbidden)] = False
+            costs.check_reachable(0, allowed)
+        return problem
 
     def build_formulation(self, X, y, sample_weight=None):
         """The formulation ``fit`` would solve for ``(X, y)`` (features standardized, as ``fit`` does).
@@ -176,12 +214,14 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
         """
         est = clone(self)
         est._validate_params()
-        return OBLIQUE_REGRESSION.build(est._problem(est._fit_data(X, y, sample_weight)))
+        problem = est._checked_problem(est._fit_data(X, y, sample_weight))
+        return build_with_hook(OBLIQUE_REGRESSION, problem, feature_budget=est._feature_budget(),
+                               monotone=est._monotone())
 
     def _fit(self, X, y, sample_weight, budget):
         self._validate_params()
         training = self._fit_data(X, y, sample_weight)
-        problem = self._problem(training)
+        problem = self._checked_problem(training)
         budget.lap("validate")
         settings = FitSettings(
             estimator=type(self).__name__, family=OBLIQUE_REGRESSION, solver=self.solver, mip_gap=self.mip_gap,
@@ -189,7 +229,8 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
             verbose=bool(self.verbose), solver_options=dict(self.solver_options or {}), shares=Shares(),
             family_options_with_start=SUB_MIP_HEURISTICS_OFF, greedy_name="cart", refine_name="refit",
             presolve_stage="held-out lam", presolve_share=CV_SHARE if self.lam == "auto" else 0.0,
-            presolve_why="the l1 weight lam chosen on held-out folds" if self.lam == "auto" else "")
+            presolve_why="the l1 weight lam chosen on held-out folds" if self.lam == "auto" else "",
+            feature_budget=self._feature_budget(), monotone=self._monotone())
         for name in ("lam_", "cv_results_"):           # an earlier fit's choice is not this one's
             self.__dict__.pop(name, None)
         fit = MIPFit(settings, FitHooks(starts=_starts, presolve=self._choose_lam, refine=_refine), budget)
@@ -224,7 +265,7 @@ class LossOptimalTreeRegressor(TreeViews, RegressorMixin, OptitreesEstimator):
                             spec.loss == RegressionLoss.ABSOLUTE, spec.weight_bound,
                             random_state=0 if self.random_state is None else int(self.random_state),
                             fallback=len(LAM_SHARES) // 2, deadline=budget.until(CV_SHARE),
-                            max_features=spec.max_features)
+                            max_features=spec.max_features, **_leaf_features(problem))
         lams = np.array(LAM_SHARES) * float(v.sum())
         self.lam_ = float(lams[choice.candidates.index(choice.lam)])
         self.cv_results_ = {"lam": lams, "mean_held_out_loss": choice.mean_loss, "folds_scored": choice.folds_scored,
@@ -244,25 +285,46 @@ def _leaf_fit_args(problem: ObliqueRegressionProblem):
     return data.X, problem.target, v, spec.lam, spec.loss == RegressionLoss.ABSOLUTE, spec.weight_bound
 
 
+def _allowed(problem: ObliqueRegressionProblem) -> np.ndarray:
+    """Mask of the features a hyperplane may read (not forbidden, nor left out by a feature budget's start)."""
+    allowed = np.ones(problem.data.n_features, bool)
+    allowed[list(problem.spec.forbidden)] = False
+    return allowed
+
+
+def _signs(problem: ObliqueRegressionProblem) -> np.ndarray:
+    """``monotonic_cst``'s sign per feature (zeros without one)."""
+    return np.asarray(problem.spec.monotone or np.zeros(problem.data.n_features), np.int64)
+
+
+def _leaf_features(problem: ObliqueRegressionProblem) -> dict:
+    """What a leaf's linear model may read, as :func:`refit_leaves` takes it: the allowed features, each
+    constrained one with its sign."""
+    return {"signs": _signs(problem), "allowed": _allowed(problem)}
+
+
 def _starts(problem: ObliqueRegressionProblem, deadline, methods):
     """The CART start with constant leaves, and the same routing with each leaf's linear model refitted
     (:func:`~optitrees.algorithms.regression.linear_leaves.refit_leaves`: the exact last layer for that routing)."""
     cart = _cart_start(problem)
     return {"cart": cart, "cart, linear leaves": refit_leaves(cart, *_leaf_fit_args(problem), deadline=deadline,
-                                                               max_features=problem.spec.max_features)}
+                                                               max_features=problem.spec.max_features,
+                                                               **_leaf_features(problem))}
 
 
 def _refine(problem: ObliqueRegressionProblem, model, deadline):
     """The solver's tree with each leaf's linear model refitted on its routed rows (kept by the fit only when its
     exact objective is lower)."""
     return refit_leaves(model, *_leaf_fit_args(problem), deadline=deadline,
-                        max_features=problem.spec.max_features)
+                        max_features=problem.spec.max_features, **_leaf_features(problem))
 
 
 def _cart_start(problem: ObliqueRegressionProblem):
     """scikit-learn's CART of depth ``d - 1`` on the scaled data, each leaf the best constant of its rows (their
     weighted median under the absolute loss, their weighted mean under the squared loss), every split scaled (or,
-    past the weight bound, moved) so each point is at least ``eps / 2`` from it (:func:`_keep_routing`)."""
+    past the weight bound, moved) so each point is at least ``eps / 2`` from it (:func:`_keep_routing`). Its
+    splits read neither a forbidden feature nor one ``monotonic_cst`` constrains (those columns are held constant
+    for CART, which then cannot split on them)."""
     from sklearn.tree import DecisionTreeRegressor
 
     from ...trees import LEAF, Tree, from_sklearn
@@ -274,7 +336,8 @@ def _cart_start(problem: ObliqueRegressionProblem):
         tree = Tree([LEAF], [LEAF], np.zeros((1, X.shape[1])), [0.0], intercept=[0.0], value=[[v.sum()]],
                     leaf_model=LeafModel.VALUE)
     else:
-        tree = from_sklearn(DecisionTreeRegressor(max_depth=depth, random_state=0).fit(X, y, v))
+        splittable = np.where(_allowed(problem) & (_signs(problem) == 0), X, 0.0)
+        tree = from_sklearn(DecisionTreeRegressor(max_depth=depth, random_state=0).fit(splittable, y, v))
     weights, thr = _keep_routing(tree, X, problem.eps, problem.spec.weight_bound)
     leaf_of = replace(tree, weights=weights, threshold=thr).apply(X)
     intercept = tree.intercept.copy()

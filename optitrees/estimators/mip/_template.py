@@ -26,22 +26,21 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from ...budget import Shares
 from ...exceptions import warn
 from ...fairness import GroupParity, ParityNotion, group_codes, stratum_codes
-from ...formulations.feature_budget import FeatureBudget
-from ...monotonicity import MonotoneConstraint, monotonic_signs
 from ...scaling import ScaledData
 from ...solvers import SolveOptions
 from ...solvers.registry import get_backend
 from .._base import CLASS_WEIGHT_CONSTRAINT, OptitreesClassifier
-from .._input import resolve_features
+from .._input import resolve_features, resolve_forbidden
 from .._report import ExactSearch
 from ..mip_fit import FitHooks, FitSettings, MIPFit, StartChoice
 from ..mip_fit.hook import build_with_hook
 from ..mip_fit.settings import is_false
+from ._model_constraints import ModelConstraints
 
 __all__ = ["MIPClassifier"]
 
 
-class MIPClassifier(OptitreesClassifier):
+class MIPClassifier(ModelConstraints, OptitreesClassifier):
     """Base of the MIP estimators: parameters shared by all, and the fit template (see the module docstring).
 
     A family plugs in by setting ``_family`` and ``_scaling`` and defining
@@ -81,9 +80,7 @@ class MIPClassifier(OptitreesClassifier):
         "forbidden_features": ["array-like", str, Integral, None],
         "constraints": [callable, None],
         "class_weight": CLASS_WEIGHT_CONSTRAINT,
-        "feature_costs": ["array-like", dict, None],
-        "max_feature_cost": [Interval(Real, 0, None, closed="left"), None],
-        "monotonic_cst": ["array-like", dict, None],
+        **ModelConstraints.PARAMETERS,
         "fairness": [HasMethods(["conditions"]), None],
     }
     #: Whether the family keeps ``monotonic_cst`` (its MIP holds it, or its leaves' labels can).
@@ -140,7 +137,7 @@ class MIPClassifier(OptitreesClassifier):
         names = self._feature_names()
         parity = None if notion is None else self._parity(notion, training, groups[1], names)
         data = ScaledData.create(training.X, training.y, self._scaling, names, training.weight)
-        spec = self._make_spec(resolve_features(self.forbidden_features, names), len(self.classes_))
+        spec = self._make_spec(resolve_forbidden(self.forbidden_features, names), len(self.classes_))
         problem = self._make_problem(spec, data)
         costs = self._feature_budget()                                   # checked before anything is built
         if costs is not None and costs.holds:
@@ -157,28 +154,6 @@ class MIPClassifier(OptitreesClassifier):
             if len(self.classes_) != 2:
                 raise ValueError(f"monotonic_cst needs two classes; y has {len(self.classes_)}")
         return problem, training, parity
-
-    def _feature_budget(self) -> FeatureBudget | None:
-        """The costs of ``feature_costs`` (``None``: a unit cost each) and the budget ``max_feature_cost`` on the
-        features of the fitted data (``None`` when neither is given; the fit's features must be known)."""
-        costs, budget = getattr(self, "feature_costs", None), getattr(self, "max_feature_cost", None)
-        if costs is None and budget is None:
-            return None
-        return FeatureBudget.create(costs, budget, self._feature_names())
-
-    def _monotone(self) -> MonotoneConstraint | None:
-        """``monotonic_cst`` on the features of the fitted data (``None`` when nothing is constrained)."""
-        cst = getattr(self, "monotonic_cst", None)
-        if cst is None:
-            return None
-        names = self._feature_names()
-        signs = monotonic_signs(cst, names)
-        return None if signs is None else MonotoneConstraint(signs, tuple(str(n) for n in names))
-
-    def _monotone_signs(self) -> tuple:
-        """``monotonic_cst``'s sign per feature (empty without one): for a spec that holds it."""
-        monotone = self._monotone()
-        return () if monotone is None else tuple(int(s) for s in monotone.signs)
 
     def _parity(self, notion, training, group_labels, names) -> GroupParity:
         """The parity constraint of ``notion`` on the fit's rows (two classes; the positive one is

@@ -214,28 +214,15 @@ def _without_negligible_weights(problem, tree: Tree, limit: float) -> Tree:
 
 
 def feature_use(f) -> list[FeatureUse]:
-    """A hyperplane (a split or, in the last layer, a leaf's classifier) reads feature ``j`` when its l0 indicator
-    ``delta[t, j]`` is on (3.14), or, without indicators, when ``w[t, j] != 0`` (``|w| <= W``)."""
-    if "delta" in f.variables:
-        return [FeatureUse(f.variables["delta"])]
-    return [FeatureUse(f.variables["w"], f.problem.spec.weight_bound)]
+    """:func:`~optitrees.formulations.blocks.hyperplane_feature_use` (splits and leaf classifiers)."""
+    return blocks.hyperplane_feature_use(f, f.problem.spec.weight_bound)
 
 
 def monotone(f, signs) -> None:
-    """``monotonic_cst`` held by the MIP: no split reads a constrained feature (``w[t, j] = 0`` for the inner
-    nodes, so a point's route does not move with ``x_j``) and each leaf's classifier (the last layer) weighs it with
-    the constraint's sign (``w[t, j] >= 0`` for +1, ``<= 0`` for -1), so its score moves the constraint's way.
-    Every model of the MIP is then monotone (:func:`optitrees.monotonicity.check_monotonic` proves it). The build
-    adds it from ``spec.monotone``."""
-    topo = f.problem.topology
-    w = f.variables["w"]
-    signs = np.asarray(signs)
-    leaf = np.isin(topo.branch_nodes, topo.last_layer)[:, None]
-    f.fix(w, 0.0, ~leaf & (signs != 0)[None, :])
-    lower, upper = w.lower.reshape(w.shape), w.upper.reshape(w.shape)
-    lower[leaf[:, 0][:, None] & (signs > 0)[None, :]] = 0.0
-    upper[leaf[:, 0][:, None] & (signs < 0)[None, :]] = 0.0
-    f.bounds_changed()
+    """``monotonic_cst`` held by the MIP (:func:`~optitrees.formulations.blocks.monotone_hyperplanes`): no split
+    reads a constrained feature and each leaf's classifier weighs it with the constraint's sign. The build adds it
+    from ``spec.monotone``."""
+    blocks.monotone_hyperplanes(f, f.variables["w"], f.problem.topology, signs)
 
 
 def predicted_positive(f):

@@ -84,3 +84,36 @@ def test_held_out_choice_falls_back_when_no_fold_is_done():
     X = np.random.default_rng(5).normal(size=(40, 3))
     choice = choose_lam(_stump(), X, X[:, 1], np.ones(40), [5.0, 1.0, 0.1], True, 10.0, fallback=1, deadline=0.0)
     assert choice.lam == 1.0 and choice.folds_scored == 0 and np.all(np.isnan(choice.mean_loss))
+
+
+@pytest.mark.parametrize("absolute", [True, False])
+def test_a_signed_and_restricted_leaf_is_the_minimum_within_its_bounds(absolute):
+    """y falls with x0: held to w0 >= 0 the weight is 0; x2 not allowed stays 0; and no feasible point near the
+    fit (the signs kept, x2 unread) is lower."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(50, 3))
+    y = X @ [-1.0, 0.8, 0.6] + 0.1 * rng.normal(size=50)
+    v = np.ones(50)
+    signs, allowed = np.array([1, 0, 0]), np.array([True, True, False])
+    w, b = fit_leaf_model(X, y, v, 1.0, absolute, 10.0, signs=signs, allowed=allowed)
+    assert w[0] >= 0 and w[2] == 0 and w[1] > 0
+    best = _objective(X, y, v, w, b, 1.0, absolute)
+    for _ in range(300):
+        dw, db = rng.normal(scale=0.05, size=3) * [1, 1, 0], rng.normal(scale=0.05)
+        moved = w + dw
+        moved[0] = max(moved[0], 0.0)
+        assert _objective(X, y, v, moved, b + db, 1.0, absolute) >= best - 1e-5 * max(1.0, best)
+    free_w, _ = fit_leaf_model(X, y, v, 1.0, absolute, 10.0)
+    assert free_w[0] < 0 and free_w[2] != 0                           # the bounds are what moved it
+
+
+@pytest.mark.parametrize("absolute", [True, False])
+def test_signs_the_free_fit_keeps_change_nothing(absolute):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 2))
+    y = X @ [1.0, -2.0] + 0.1 * rng.normal(size=60)
+    v = np.ones(60)
+    free = fit_leaf_model(X, y, v, 0.5, absolute, 10.0)
+    signed = fit_leaf_model(X, y, v, 0.5, absolute, 10.0, signs=np.array([1, -1]))
+    np.testing.assert_allclose(signed[0], free[0], atol=1e-4)
+    assert signed[1] == pytest.approx(free[1], abs=1e-4)

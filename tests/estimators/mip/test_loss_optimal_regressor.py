@@ -196,3 +196,92 @@ def test_build_formulation_is_the_model_fit_solves():
     reg = fit_quiet(est, X, y)
     assert by_hand.status == reg.solver_result_.status == "optimal"
     assert reg.solver_result_.objective == pytest.approx(by_hand.objective, rel=1e-6)
+
+
+def _four_features(n=40, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 4))
+    y = 2.0 * X[:, 0] - 1.5 * X[:, 1] + 0.5 * X[:, 2] + 0.05 * rng.normal(size=n)
+    return X, y
+
+
+def _objective(problem, w, b, lam):
+    residual = problem.target - problem.data.X @ w - b
+    return float(np.abs(residual).sum() + lam * np.abs(w).sum())
+
+
+def test_one_linear_model_under_a_feature_budget_is_the_best_single_feature_lp():
+    """Depth 1 is one linear model: under a budget of one unit-cost feature the MIP's proven optimum is the best of
+    the four one-feature linear programs (brute force), and the tree reads that feature only."""
+    from optitrees.algorithms.regression.linear_leaves import fit_leaf_model
+
+    X, y = _four_features()
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=1, lam=0.1, max_feature_cost=1, time_limit=30), X, y)
+    problem = reg.build_formulation(X, y).problem
+    brute = []
+    for j in range(4):
+        w, b = fit_leaf_model(problem.data.X, problem.target, np.ones(len(y)), 0.1, True, 10.0,
+                              allowed=np.arange(4) == j)
+        brute.append(_objective(problem, w, b, 0.1))
+    assert str(reg.fit_report_.outcome) == "proven optimal"
+    assert reg.objective_ == pytest.approx(min(brute), rel=1e-6)
+    assert np.flatnonzero(reg.tree_.weights[0]).tolist() == [int(np.argmin(brute))]
+    assert reg.fit_report_.feature_cost["keeps"] and reg.fit_report_.feature_cost["cost"] == 1.0
+
+
+def test_one_linear_model_under_monotonic_cst_is_the_sign_bounded_lp():
+    """y falls with x1: asked to rise with it, the proven optimum is the linear program with w1 >= 0 (its weight
+    0) and the same with w0 <= 0 against a rising x0."""
+    from optitrees.algorithms.regression.linear_leaves import fit_leaf_model
+
+    X, y = _four_features()
+    signs = np.array([-1, 1, 0, 0])
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=1, lam=0.1, monotonic_cst=signs, time_limit=30), X, y)
+    problem = reg.build_formulation(X, y).problem
+    w, b = fit_leaf_model(problem.data.X, problem.target, np.ones(len(y)), 0.1, True, 10.0, signs=signs)
+    assert str(reg.fit_report_.outcome) == "proven optimal"
+    assert reg.objective_ == pytest.approx(_objective(problem, w, b, 0.1), rel=1e-6)
+    assert reg.tree_.weights[0, 0] <= 0 and reg.tree_.weights[0, 1] >= 0
+
+
+@pytest.mark.parametrize("loss", ["absolute", "squared"])
+def test_a_monotone_tree_is_proved_monotone_and_its_predictions_rise(loss):
+    from optitrees.monotonicity import check_monotonic
+
+    X, y = _piecewise(60, seed=2)
+    y = y + 0.5 * X[:, 1]
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=2, loss=loss, lam=0.01, monotonic_cst={"x1": 1},
+                                             time_limit=10, solver_options={"mip_max_nodes": 30}), X, y)
+    tree = reg.tree_
+    assert not (tree.weights[~tree.is_leaf][:, 1] != 0).any() and (tree.weights[tree.is_leaf][:, 1] >= 0).all()
+    found = check_monotonic(reg, [0, 1])
+    assert found.proven and reg.fit_report_.monotonicity == {"signs": {"x1": 1}, "exact": True, "keeps": True,
+                                                             "violations": 0}
+    grid = np.repeat(X[:20], 9, axis=0)
+    grid[:, 1] = np.tile(np.linspace(-3, 3, 9), 20)
+    assert (np.diff(reg.predict(grid).reshape(20, 9), axis=1) >= -1e-9).all()
+
+
+def test_a_budgeted_tree_keeps_it_and_its_block_is_in_the_formulation_and_its_files(tmp_path):
+    X, y = _four_features(60)
+    costs = [4.0, 1.0, 1.0, 1.0]
+    reg = fit_quiet(LossOptimalTreeRegressor(max_depth=2, lam=0.01, feature_costs=costs, max_feature_cost=2,
+                                             time_limit=10, solver_options={"mip_max_nodes": 30}), X, y)
+    read = (reg.tree_.weights != 0).any(axis=0)
+    assert np.dot(costs, read) <= 2 and not read[0]
+    f = LossOptimalTreeRegressor(max_depth=2, feature_costs=costs, max_feature_cost=2).build_formulation(X, y)
+    assert "feature_cost" in f.constraints and "feature_read" in f.variables
+    f.write(tmp_path / "budget.lp")
+    assert "feature_cost" in (tmp_path / "budget.lp").read_text()
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(feature_costs=[1.0, 2.0], max_feature_cost=1.0), ValueError, "4 features"),
+    (dict(monotonic_cst=[1, 0]), ValueError, "monotonic_cst"),
+    (dict(monotonic_cst={"age": 1}), ValueError, "age"),
+    (dict(forbidden_features=[0, 1, 2, 3]), ValueError, "every feature"),
+])
+def test_bad_costs_and_constraints_are_named_before_any_solve(params, error, match):
+    X, y = _four_features()
+    with pytest.raises(error, match=match):
+        LossOptimalTreeRegressor(max_depth=1, time_limit=5, **params).fit(X, y)
