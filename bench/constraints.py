@@ -24,7 +24,9 @@ the class-balanced error instead, the training side of the balanced accuracy the
 ODTlearn's fair trees take no weights).
 
 Reports per fit: training and test disparity of the notion (fairlearn's metric), test balanced accuracy, seconds,
-status, gap and whether the solver's model came back; training and test accuracy beside. Rows are appended to ``bench/results/constraints.csv``.
+status, gap and whether the solver's model came back; training and test accuracy beside; for optitrees' models,
+their training loss against the constant model's (``beats_constant``): the (class-weighted) error of a label tree,
+the (class-weighted) log loss of OLCT and the risk scores. Rows are appended to ``bench/results/constraints.csv``.
 
     python bench/constraints.py [--sets adult_1k german heart heart_failure adult_30k] [--notions dp tpr fpr eo]
                                 [--bounds 0.05] [--depth 2] [--splits 2] [--time-limit 60]
@@ -136,7 +138,8 @@ def fit_one(task) -> dict | None:
             clf.fit(X, y, sensitive_features=g)
             train, test = clf.predict(X), clf.predict(Xt)
             report = clf.fit_report_
-            row.update(status=report.outcome.value, gap=report.gap, from_solver=report.returned != "start")
+            row.update(status=report.outcome.value, gap=report.gap, from_solver=report.returned != "start",
+                       **against_constant(clf, X, y, class_weight, probabilistic=model == "OLCT fair"))
         elif model in ("ORS fair", "OGRS fair"):
             from optitrees import GeneralizedRiskScoreClassifier, RiskScoreClassifier
 
@@ -150,7 +153,8 @@ def fit_one(task) -> dict | None:
             clf.fit(X, y, sensitive_features=g)
             train, test = clf.predict(X), clf.predict(Xt)
             report = clf.fit_report_
-            row.update(status=report.outcome.value, gap=report.gap, from_solver=report.returned != "start")
+            row.update(status=report.outcome.value, gap=report.gap, from_solver=report.returned != "start",
+                       **against_constant(clf, X, y, None, probabilistic=True))
         elif model == "STreeD fair":
             if notion not in STREED_TASKS:
                 return None
@@ -199,6 +203,24 @@ def fit_one(task) -> dict | None:
                 test = clf.predict(Xt, sensitive_features=gt, random_state=seed)
     row["seconds"] = time.perf_counter() - t0
     return {**row, **scores(notion, y, train, g, yt, test, gt)}
+
+
+def against_constant(clf, X, y, class_weight, probabilistic: bool) -> dict:
+    """``{"train_loss", "constant_loss", "beats_constant"}``: the model's training loss (the error of its labels, or
+    the log loss of its probabilities; each row weighted by its class's ``class_weight``) and the best constant
+    model's (the majority class; the base rate)."""
+    from sklearn.metrics import log_loss
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    weight = compute_sample_weight(class_weight, y) if class_weight else np.ones(len(y))
+    share = float(weight @ y / weight.sum())
+    if probabilistic:
+        loss = log_loss(y, clf.predict_proba(X)[:, 1], sample_weight=weight)
+        constant = log_loss(y, np.full(len(y), share), sample_weight=weight)
+    else:
+        loss = float(weight @ (clf.predict(X) != y) / weight.sum())
+        constant = min(share, 1.0 - share)
+    return dict(train_loss=loss, constant_loss=constant, beats_constant=bool(loss < constant - 1e-12))
 
 
 def scores(notion, y, train, g, yt, test, gt) -> dict:
@@ -268,6 +290,10 @@ def summary(args) -> None:
     kept = fair.train_disparity <= fair.bound + 1e-9
     print(f"{len(fair)} constrained fits; within the bound on the training rows: "
           + ", ".join(f"{m} {int(k.sum())}/{len(k)}" for m, k in kept.groupby(fair.model)))
+    if "beats_constant" in fair:
+        ours = fair.dropna(subset=["beats_constant"])
+        print("training loss below the constant model's: "
+              + ", ".join(f"{m} {int(b.astype(bool).sum())}/{len(b)}" for m, b in ours.groupby("model").beats_constant))
     cols = ["test_bacc", "train_disparity", "test_disparity", "seconds"]
     means = fair.groupby(["dataset", "notion", "bound", "model"])[cols].mean().round(3)
     print(means.to_string())

@@ -30,6 +30,13 @@ tangents ``e_sq_i >= 2 a e_i - a**2`` (R3'), a few fixed ones at first
 loop (:class:`~optitrees.formulations.cuts.SquareCuts`) until the tangents
 are within ``square_tol`` of the squares: a MILP HiGHS solves, whose every
 bound is a bound of the squared-loss optimum.
+
+The spec's ``forbidden`` features are fixed at ``w[t, j] = 0``; its ``monotone``
+signs hold ``monotonic_cst`` (no split reads a constrained feature, each leaf's
+weight on it has its sign: :func:`~.blocks.monotone_hyperplanes`); a feature
+budget links its ``feature_read`` indicators to ``w`` (or to the l0 indicators
+``delta``) through the family's ``feature_use``
+(:func:`~.blocks.hyperplane_feature_use`).
 """
 
 from __future__ import annotations
