@@ -35,10 +35,15 @@ FEATURE_COSTS_DOC = """    feature_costs : array-like of shape (n_features,) or 
         loss-optimal trees (no split reads a constrained feature, each leaf's
         weight on it has its sign: every node fit of the starts and
         refinements keeps it too) and the risk scores (the points on it have
-        its sign); by the leaves' labels for OCT (every start and candidate
-        gets the monotone labels of least error; OCT's MIP does not hold it,
+        its sign); by OCT-H's MIP in a sufficient form (each split weighs a
+        constrained feature with its sign, and a split reading one keeps every
+        leaf of its left subtree at or below every leaf of its right one:
+        :func:`~optitrees.formulations.oct.blocks.add_monotone_order`; its
+        starts get the monotone labels of least error in that order); by the
+        leaves' labels for OCT (every start and candidate gets the monotone
+        labels of least error region by region; OCT's MIP does not hold it,
         so its bound is the unconstrained problem's and a proof is rare).
-        OCT-H does not take it. The returned model is proved monotone over
+        The returned model is proved monotone over
         all of feature space (``fit_report_.monotonicity``,
         :func:`optitrees.monotonicity.check_monotonic`). A label tree's
         ``predict_proba`` gives its leaves' training frequencies, which are

@@ -10,7 +10,12 @@ for violating pairs where it does not.
   score moves one way. Otherwise the pairs are searched.
 * **Score cards**: a rule ``x_j >= b`` (or a per-unit rule) adds its points as ``x_j`` rises, a rule ``x_j < b``
   removes them: monotone exactly when every rule on ``j`` moves the score the constraint's way.
-* **Other trees** (oblique label trees): searched. Each of at most :data:`SEARCH_ROWS` rows of ``X`` is moved
+* **Oblique trees with label leaves** (OCT-H): proved where every split that weighs a constrained feature ``j``
+  orders its subtrees: raising ``x_j`` alone moves a point across the split one way only (left to right where
+  ``w_j > 0``), so the tree is monotone (+1) in ``j`` when, at each such split, no leaf of the side a point leaves
+  predicts above one of the side it enters (:func:`hierarchy_leaf_pairs`; -1: below). This is sufficient, not
+  necessary: a tree not of that form is searched.
+* **Other trees**: searched. Each of at most :data:`SEARCH_ROWS` rows of ``X`` is moved
   through :data:`SEARCH_STEPS` values of ``x_j`` (the quantiles of ``X[:, j]``, and beyond its range); a pair of
   points whose decision moves against the constraint is a violation. A search that finds none proves nothing.
 
@@ -27,8 +32,8 @@ import numpy as np
 from ..scorecard import ScoreCard
 from ..trees import LeafModel, Tree
 
-__all__ = ["MonotonicityCheck", "check_monotonic", "leaf_boxes", "ordered_leaf_pairs", "SEARCH_ROWS",
-           "SEARCH_STEPS"]
+__all__ = ["MonotonicityCheck", "check_monotonic", "leaf_boxes", "ordered_leaf_pairs", "hierarchy_leaf_pairs",
+           "monotone_leaf_order", "SEARCH_ROWS", "SEARCH_STEPS"]
 
 #: Rows of ``X`` a search moves along each constrained feature.
 SEARCH_ROWS = 500
@@ -98,6 +103,47 @@ def ordered_leaf_pairs(tree: Tree, j: int) -> np.ndarray:
     reachable = (lo < hi).all(axis=1)                            # a leaf under contradicting splits holds no point
     pairs = overlap.all(axis=2) & above & ~np.eye(len(leaves), dtype=bool) & reachable[:, None] & reachable[None, :]
     return np.argwhere(pairs)
+
+
+def hierarchy_leaf_pairs(tree: Tree, signs) -> np.ndarray:
+    """``(low, high)`` positions (into the leaves, in id order) of the leaves whose labels the hierarchy proof
+    orders (module docstring): at every split weighing a feature ``j`` of sign ``s_j != 0`` by ``w_j != 0``, each
+    leaf of the subtree a point leaves as ``x_j`` moves the constraint's way (left where ``s_j w_j > 0``) against
+    each leaf of the subtree it enters."""
+    signs = np.asarray(signs)
+    leaves = np.flatnonzero(tree.is_leaf)
+    position = {int(node): k for k, node in enumerate(leaves)}
+    below = {}
+    for t in range(tree.n_nodes - 1, -1, -1):                  # children (larger ids) before their parents
+        below[t] = [position[t]] if tree.is_leaf[t] else below[tree.children_left[t]] + below[tree.children_right[t]]
+    pairs = []
+    for t in np.flatnonzero(~tree.is_leaf):
+        moves = signs * tree.weights[t]
+        left, right = below[tree.children_left[t]], below[tree.children_right[t]]
+        for low, high in ((left, right), (right, left)):
+            if (moves > 0).any() if low is left else (moves < 0).any():
+                pairs += [(a, b) for a in low for b in high]
+    return np.unique(np.asarray(pairs, np.int64).reshape(-1, 2), axis=0)
+
+
+def monotone_leaf_order(tree: Tree, signs) -> np.ndarray:
+    """``(low, high)`` leaf positions whose positive labels a monotone label tree must order: the regions'
+    (exact, :func:`ordered_leaf_pairs`) for an axis-aligned tree, the hierarchy's (sufficient,
+    :func:`hierarchy_leaf_pairs`) for an oblique one."""
+    signs = np.asarray(signs)
+    if not (tree.is_axis_aligned or not (~tree.is_leaf).any()):
+        return hierarchy_leaf_pairs(tree, signs)
+    rows = []
+    for j in np.flatnonzero(signs):
+        for a, b in ordered_leaf_pairs(tree, j):
+            rows.append((a, b) if signs[j] > 0 else (b, a))
+    return np.unique(np.asarray(rows, np.int64).reshape(-1, 2), axis=0)
+
+
+def _ordered_by_hierarchy(tree, signs) -> bool:
+    label = tree.label[tree.is_leaf]
+    pairs = hierarchy_leaf_pairs(tree, signs)
+    return not (label[pairs[:, 0]] > label[pairs[:, 1]]).any()
 
 
 def _regions(tree, signs):
@@ -185,6 +231,8 @@ def check_monotonic(model, monotonic_cst, X=None) -> MonotonicityCheck:
             raise ValueError("monotonic constraints need two classes")
         if found.is_axis_aligned or not (~found.is_leaf).any():
             return MonotonicityCheck(True, "regions", _regions(found, signs))
+        if _ordered_by_hierarchy(found, signs):
+            return MonotonicityCheck(True, "hierarchy")
     elif found.leaf_model in (LeafModel.LINEAR, LeafModel.LINEAR_VALUE):
         split_reads = (found.weights[~found.is_leaf] != 0).any(axis=0)
         leaf_w = found.weights[found.is_leaf]

@@ -5,8 +5,10 @@ and the repair of one that does not.
   trees (no split reads a constrained feature, each leaf weighs it with its sign; their spec carries the signs, so
   every node fit of their starts and refinements keeps it too) and the risk scores (``MIPFamily.monotone``: the
   points on a constrained feature take its sign).
-* Label-leaf axis-aligned trees (OCT) are held by their leaves: a start or candidate that is not monotone gets the
-  monotone leaf labels of least error (:mod:`.relabel`).
+* Label-leaf trees are held by their leaves: a start or candidate that is not monotone gets the monotone leaf
+  labels of least error (:mod:`.relabel`): region by region for an axis-aligned tree (OCT), by the order of its
+  splits' subtrees for an oblique one (OCT-H, whose MIP holds that order too:
+  :func:`~optitrees.formulations.oct.blocks.add_monotone_order`).
 * Any other model that is not proved monotone is repaired where it can be: a linear leaf's or a score's weight of
   the wrong sign set to 0 (a split reading a constrained feature cannot be repaired, and such a model is not
   returned).
@@ -61,7 +63,7 @@ class MonotoneConstraint:
         cannot be."""
         if self.keeps(model, X):
             return model
-        if isinstance(model, Tree) and model.leaf_model is LeafModel.LABEL and model.is_axis_aligned:
+        if isinstance(model, Tree) and model.leaf_model is LeafModel.LABEL:
             return monotone_relabel(model, self.signs, X, y01, weight)
         if isinstance(model, ScoreCard):
             moves = np.where(model.per_unit | model.greater, 1, -1) * model.points

@@ -1,4 +1,4 @@
-"""The leaf labels of least error that make an axis-aligned tree monotone (the repair of a tree that is not).
+"""The leaf labels of least error that make a label tree monotone (the repair of a tree that is not).
 
 With ``l_L`` in {0, 1} the positive label of leaf ``L`` and ``w0_L`` / ``w1_L`` the weight of its negative and
 positive training rows, the labels solve
@@ -6,9 +6,10 @@ positive training rows, the labels solve
     min sum_L ( w0_L l_L + w1_L (1 - l_L) )   s.t.   l_A <= l_B  for every pair with B above A in a +1 feature
                                                     l_A >= l_B  for every pair with B above A in a -1 feature
 
-(:func:`~optitrees.monotonicity.check.ordered_leaf_pairs`). Its rows are those of a closure problem (each has one
-+1 and one -1), so the LP relaxation has a 0/1 optimum; scipy's ``milp`` solves it at once. The constant tree is
-feasible, so a solution always exists.
+(:func:`~optitrees.monotonicity.check.ordered_leaf_pairs`; for an oblique tree the pairs its hierarchy orders,
+:func:`~optitrees.monotonicity.check.hierarchy_leaf_pairs`, which make it provably monotone). Its rows are those of
+a closure problem (each has one +1 and one -1), so the LP relaxation has a 0/1 optimum; scipy's ``milp`` solves it
+at once. The constant tree is feasible, so a solution always exists.
 """
 
 from __future__ import annotations
@@ -19,27 +20,22 @@ import numpy as np
 from scipy.optimize import LinearConstraint, milp
 
 from ..trees import Tree
-from .check import ordered_leaf_pairs
+from .check import monotone_leaf_order
 
 __all__ = ["monotone_leaf_labels", "monotone_relabel"]
 
 
 def monotone_leaf_labels(tree: Tree, signs, X, y01, weight) -> np.ndarray:
     """Positive labels (0/1) of ``tree``'s leaves (id order) of least weighted error on ``(X, y01)`` under the
-    order the signs ``signs`` put on them."""
+    order the signs ``signs`` put on them (:func:`~optitrees.monotonicity.check.monotone_leaf_order`)."""
     leaves = np.flatnonzero(tree.is_leaf)
     position = np.searchsorted(leaves, tree.apply(X))
     weight = np.ones(len(y01)) if weight is None else np.asarray(weight, float)
     w1 = np.bincount(position, weights=weight * (np.asarray(y01) == 1), minlength=len(leaves))
     w0 = np.bincount(position, weights=weight * (np.asarray(y01) != 1), minlength=len(leaves))
-    rows = []
-    for j in np.flatnonzero(signs):
-        for a, b in ordered_leaf_pairs(tree, j):
-            low, high = (a, b) if signs[j] > 0 else (b, a)
-            rows.append((low, high))
-    if not rows:
+    rows = monotone_leaf_order(tree, signs)
+    if not len(rows):
         return (w1 > w0).astype(np.int64)
-    rows = np.unique(np.asarray(rows), axis=0)
     A = np.zeros((len(rows), len(leaves)))
     A[np.arange(len(rows)), rows[:, 0]] = 1.0
     A[np.arange(len(rows)), rows[:, 1]] = -1.0

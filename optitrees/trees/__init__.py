@@ -11,7 +11,7 @@ classifying nodes; :class:`OneVsRestTrees` holds one binary tree per class (mult
 trees).
 """
 
-from ._complete import CompleteArrays, from_complete, left_heavy, to_complete
+from ._complete import CompleteArrays, from_complete, left_heavy, signs_oriented, to_complete
 from ._gating import leaf_reach, left_share, node_membership
 from ._importance import feature_importances, node_std
 from ._one_vs_rest import OneVsRestTrees
@@ -19,7 +19,7 @@ from ._readable import readable_tree
 from ._sklearn import from_sklearn
 from ._tree import LEAF, OBLIQUE, LeafModel, Tree
 
-__all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE", "from_complete", "to_complete", "left_heavy", "CompleteArrays",
+__all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE", "from_complete", "to_complete", "left_heavy", "signs_oriented", "CompleteArrays",
            "readable_tree",
            "from_sklearn",
            "node_membership", "leaf_reach", "left_share", "feature_importances", "node_std", "OneVsRestTrees"]

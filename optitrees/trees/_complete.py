@@ -175,8 +175,29 @@ def left_heavy(tree: Tree, X, weight=None) -> Tree:
     >>> mirrored.weights[0].tolist(), float(mirrored.threshold[0]), bool((mirrored.apply(X) == tree.apply(X)).all())
     ([-1.0], -0.35, True)
     """
-    X = np.asarray(X, dtype=float)
     v = np.ones(len(X)) if weight is None else np.asarray(weight, float)
+    return _mirrored_where(tree, X, lambda node, rows, left: v[rows][left].sum() < v[rows][~left].sum())
+
+
+def signs_oriented(tree: Tree, X, signs) -> Tree:
+    """The same tree on ``X`` with every split that weighs the features of nonzero ``signs`` only against their
+    sign (``s_j w_j <= 0`` for each, ``< 0`` for one) mirrored as :func:`left_heavy` mirrors: then ``s_j w_j >= 0``
+    there, the form of a monotone OCT-H's splits
+    (:func:`~optitrees.formulations.oct.blocks.add_monotone_order`). A split weighing them both ways keeps its
+    form."""
+    signs = np.asarray(signs)
+
+    def against(node, rows, left):
+        moves = signs * tree.weights[node]
+        return bool((moves <= 0).all() and (moves < 0).any())
+
+    return _mirrored_where(tree, X, against)
+
+
+def _mirrored_where(tree: Tree, X, flip) -> Tree:
+    """``tree`` with each split for which ``flip(node, rows reaching it, whether each goes left)`` is true mirrored
+    (from the root down; training points keep their leaves)."""
+    X = np.asarray(X, dtype=float)
     left_child, right_child = tree.children_left.copy(), tree.children_right.copy()
     weights, threshold = tree.weights.copy(), tree.threshold.copy()
     reach = {0: np.arange(len(X))}
@@ -186,11 +207,16 @@ def left_heavy(tree: Tree, X, weight=None) -> Tree:
             continue
         values = X[rows] @ weights[node]
         left = values <= threshold[node]
-        if v[rows][left].sum() < v[rows][~left].sum():
+        if flip(node, rows, left):
             weights[node] = -weights[node]
-            low = -values[~left].min()                               # the largest mirrored value going left
-            high = -values[left].max() if left.any() else None       # the smallest one going right
-            threshold[node] = low if high is None else (low + high) / 2
+            if (~left).any():
+                low = -values[~left].min()                               # the largest mirrored value going left
+                high = -values[left].max() if left.any() else None       # the smallest one going right
+                threshold[node] = low if high is None else (low + high) / 2
+            elif left.any():                               # every row went left: the mirror sends them all right
+                threshold[node] = min(-threshold[node], np.nextafter(-values.max(), -np.inf))
+            else:                                          # no row reaches it: the mirror image of the plane
+                threshold[node] = -threshold[node]
             left_child[node], right_child[node] = right_child[node], left_child[node]
             left = ~left
         reach[left_child[node]] = rows[left]

@@ -87,7 +87,8 @@ class _BaseOCT(TreeViews, SensitiveFeaturesFit, ParitySearches, MIPClassifier):
     def _make_spec(self, forbidden, n_classes):
         budget = getattr(self, "max_features", None)        # "auto": the dense spec; _presolve sets the budget
         return OCTSpec.create(self.max_depth, float(self.alpha), self.min_samples_leaf, n_classes, self._oblique,
-                              forbidden=forbidden, max_features=None if auto.is_auto(budget) else budget)
+                              forbidden=forbidden, max_features=None if auto.is_auto(budget) else budget,
+                              monotone=self._monotone_signs() if self._oblique else ())
 
     def _make_problem(self, spec, data):
         return OCTProblem.create(spec, data)
@@ -279,7 +280,6 @@ class OCTClassifier(_BaseOCT):
 
 class OCTHClassifier(_BaseOCT):
     _oblique = True
-    _takes_monotone = False
     _greedy_name = "greedy oblique"
     _presolve_stage = "held-out budget"
     _parameter_constraints = {**_BaseOCT._parameter_constraints,

@@ -83,9 +83,6 @@ class MIPClassifier(ModelConstraints, OptitreesClassifier):
         **ModelConstraints.PARAMETERS,
         "fairness": [HasMethods(["conditions"]), None],
     }
-    #: Whether the family keeps ``monotonic_cst`` (its MIP holds it, or its leaves' labels can).
-    _takes_monotone = True
-
     # -------------------------------------------------------- the family's hooks
     def _make_spec(self, forbidden: tuple, n_classes: int):
         """The family's typed spec from the parameters (its ``create`` checks them), ``forbidden`` feature indices."""
@@ -147,10 +144,6 @@ class MIPClassifier(ModelConstraints, OptitreesClassifier):
             allowed[list(spec.forbidden)] = False
             costs.check_reachable(self._family.fewest_features(problem), allowed)
         if self._monotone() is not None:
-            if not self._takes_monotone:
-                raise ValueError(f"{type(self).__name__} does not take monotonic_cst: its oblique splits with label "
-                                 "leaves can be neither held monotone by the MIP nor relabelled region by region; "
-                                 "use OCTClassifier, a loss-optimal tree or a risk score")
             if len(self.classes_) != 2:
                 raise ValueError(f"monotonic_cst needs two classes; y has {len(self.classes_)}")
         return problem, training, parity

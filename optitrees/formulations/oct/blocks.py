@@ -11,6 +11,7 @@ block                         adds                                              
 :func:`add_oct_splits`        ``a[T, J]`` binary, ``b``, ``d`` and their rows              OCT's splits
 :func:`add_octh_splits`       ``a[T, J]``, ``b``, ``d``, the l1 split (3.16), ``delta``    OCT-H's splits
                               (3.14) and their rows
+:func:`add_monotone_order`    sign bounds on ``a``, ``monotone_order[monotone_pairs]``      ``monotonic_cst``
 ============================  ===========================================================  =========================
 
 Features are in ``[0, 1]``; ``topo`` is a :class:`~optitrees.topology.Topology`.
@@ -26,7 +27,7 @@ from .. import tree_sets
 from ..tree_sets import Side
 
 __all__ = ["add_leaf_labels", "add_split_rows", "add_split_hierarchy", "add_oct_splits", "add_octh_splits",
-           "OCTH_MU"]
+           "add_monotone_order", "OCTH_MU"]
 
 #: OCT-H's split margin ``mu`` (Bertsimas & Dunn use 0.005).
 OCTH_MU = 0.005
@@ -139,3 +140,49 @@ def add_octh_splits(f, topo, X01, alpha, mu=OCTH_MU, max_features=None):
     add_split_rows(f, topo, w, b, f.variables["z"], X01, left_extra=None, left_M=2.0 + mu, left_upper=2.0,
                     right_M=2.0)
     return w, b, d
+
+
+def add_monotone_order(f, topo, w, delta, c, leaf, signs, positive: int = 1) -> None:
+    r"""``monotonic_cst`` on oblique splits with label leaves (two classes): every model of the MIP is monotone.
+
+    Each split weighs a constrained feature with its sign, ``s_j a[t, j] >= 0``, so raising ``x_j`` alone can only
+    move a point from the left of a split to its right (a split sends ``a_t x >= b_t`` right). Where a split reads
+    such a feature (``delta[t, j] = 1``), no leaf of its left subtree may predict the positive class above a used
+    leaf of its right subtree::
+
+        c[+, l] - c[+, r] + delta[t, j] + leaf[r] <= 2      t in T, s_j != 0, l in L^l(t), r in L^r(t)
+
+    (``c[+, l]``: leaf ``l`` predicts the positive class ``positive``; an empty leaf ``r`` has no label, and its
+    row is slack). Along ``x_j`` a point's route then changes only from a left subtree to the right one, whose
+    labels are no lower: its prediction never falls (for ``s_j = -1`` it never rises, the split moving the other
+    way). This is sufficient for monotonicity, not necessary: a split on ``x_j`` whose subtrees each read another
+    feature the same way (left ``[1, 0]``, right ``[1, 0]`` along it) is monotone but not of this form. The checker
+    proves every tree of this form monotone (:func:`optitrees.monotonicity.check_monotonic`, its ``"hierarchy"``
+    proof).
+    """
+    signs = np.asarray(signs, np.int64)
+    constrained = np.flatnonzero(signs)
+    lower, upper = w.lower.reshape(w.shape), w.upper.reshape(w.shape)
+    lower[:, signs > 0] = 0.0
+    upper[:, signs < 0] = 0.0
+    f.bounds_changed()
+    nodes, leaves = f.sets[w.dims[0]], f.sets[leaf.dims[0]]
+    left = tree_sets.subtree(f, w.dims[0], leaf.dims[0], Side.LEFT).values.astype(bool)
+    right = tree_sets.subtree(f, w.dims[0], leaf.dims[0], Side.RIGHT).values.astype(bool)
+    t, low, high = [], [], []
+    for k in range(len(nodes)):
+        pairs = np.argwhere(left[k][:, None] & right[k][None, :])
+        t += [k] * len(pairs)
+        low += pairs[:, 0].tolist()
+        high += pairs[:, 1].tolist()
+    t, low, high = np.repeat(t, len(constrained)), np.repeat(low, len(constrained)), np.repeat(high, len(constrained))
+    j = np.tile(constrained, len(t) // max(len(constrained), 1))
+    if len(t) == 0:
+        return
+    f.add_set("monotone_pairs", np.array([f"{nodes[a]}:{f.sets[w.dims[1]][b]}:{leaves[lo]}<={leaves[hi]}"
+                                          for a, b, lo, hi in zip(t, j, low, high)]))
+    cols = np.column_stack([c.columns[positive, low], c.columns[positive, high], delta.columns[t, j],
+                            leaf.columns[high]])
+    coefs = np.broadcast_to([1.0, -1.0, 1.0, 1.0], cols.shape)
+    f.add_constraints("monotone_order", ("monotone_pairs",), [(cols, coefs)], upper=2.0,
+                      equation="c[+, l] - c[+, r] + delta[t, j] + leaf[r] <= 2")

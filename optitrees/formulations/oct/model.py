@@ -68,7 +68,7 @@ from ...topology import Topology
 from .. import blocks
 from ..family import ModelSize
 from ..symmetry import add_mirror_symmetry
-from .blocks import OCTH_MU, add_leaf_labels, add_oct_splits, add_octh_splits, add_split_hierarchy
+from .blocks import OCTH_MU, add_leaf_labels, add_monotone_order, add_oct_splits, add_octh_splits, add_split_hierarchy
 
 __all__ = ["OCTSpec", "OCTProblem", "build", "oct_size", "oct", "octh", "feature_epsilons", "integrality_tolerance", "OCTH_MU"]
 
@@ -121,6 +121,9 @@ class OCTSpec:
         Features no split may use.
     max_features : int or None
         OCT-H: at most this many features per split (``sum_j delta[t, j] <= B``, 3.14's HFS budget).
+    monotone : tuple of int
+        OCT-H: ``monotonic_cst``'s sign per feature (empty: none), held by
+        :func:`~optitrees.formulations.oct.blocks.add_monotone_order` (OCT holds it by relabelling its leaves).
     """
 
     depth: int
@@ -131,10 +134,11 @@ class OCTSpec:
     mu: float = OCTH_MU
     forbidden: tuple = ()
     max_features: int | None = None
+    monotone: tuple = ()
 
     @classmethod
     def create(cls, depth=2, alpha=0.0, min_samples_leaf=1, n_classes=2, oblique=False, mu=OCTH_MU,
-               forbidden=(), max_features=None) -> "OCTSpec":
+               forbidden=(), max_features=None, monotone=()) -> "OCTSpec":
         if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
             raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
         if not (np.isfinite(alpha) and alpha >= 0):
@@ -151,8 +155,15 @@ class OCTSpec:
             raise ValueError(f"max_features must be an integer >= 1 or None, got {max_features!r}")
         if max_features is not None and not oblique:
             raise ValueError("max_features applies to oblique splits (OCT-H); OCT's splits use one feature each")
+        if any(int(v) not in (-1, 0, 1) for v in monotone):
+            raise ValueError(f"monotone holds a sign per feature (-1, 0 or 1), got {monotone!r}")
+        if any(monotone) and not oblique:
+            raise ValueError("the monotone block is OCT-H's; OCT holds monotonic_cst by relabelling its leaves")
+        if any(monotone) and int(n_classes) != 2:
+            raise ValueError(f"monotonic_cst needs two classes, got {n_classes}")
         return cls(int(depth), float(alpha), int(min_samples_leaf), int(n_classes), bool(oblique), float(mu),
-                   tuple(int(j) for j in forbidden), None if max_features is None else int(max_features))
+                   tuple(int(j) for j in forbidden), None if max_features is None else int(max_features),
+                   tuple(int(v) for v in monotone))
 
 
 @dataclass(frozen=True)
@@ -226,7 +237,10 @@ def build(problem: OCTProblem) -> Formulation:
                                       data.weight if data.weighted else None)
     if spec.oblique:
         w, b, d = add_octh_splits(f, topo, X01, spec.alpha, spec.mu, spec.max_features)
-        add_mirror_symmetry(f, topo, z, topo.branch_nodes, data.weight if data.weighted else None, used=d)
+        if any(spec.monotone):                  # the signs make a split and its mirror image differ
+            add_monotone_order(f, topo, w, f.variables["delta"], c, leaf, spec.monotone)
+        else:
+            add_mirror_symmetry(f, topo, z, topo.branch_nodes, data.weight if data.weighted else None, used=d)
     else:
         w, b, d = add_oct_splits(f, topo, X01, problem.eps)
     add_split_hierarchy(f, topo, d)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...trees import Tree, from_complete, left_heavy, readable_tree, to_complete
+from ...trees import Tree, from_complete, left_heavy, readable_tree, signs_oriented, to_complete
 from .. import blocks
 from ..family import MIPFamily
 from ..feature_budget import FeatureUse
@@ -59,7 +59,8 @@ def start(f, tree: Tree) -> np.ndarray:
     """Complete assignment of every variable for a label tree in ``[0, 1]`` units of at most depth ``D``.
 
     Under OCT-H's symmetry rows the tree is first mirrored to put more weight left at every split
-    (:func:`~optitrees.trees.left_heavy`: the same routing). Each active split gets ``b_t`` = the smallest
+    (:func:`~optitrees.trees.left_heavy`: the same routing); under its monotone block, to weigh every constrained
+    feature with its sign where the split allows (:func:`~optitrees.trees.signs_oriented`). Each active split gets ``b_t`` = the smallest
     ``a_t x`` among the training points it sends right (above the largest one it sends left, plus the
     margin); leaves keep the tree's labels. The solver checks feasibility
     (``N_min``, margins) and drops an infeasible start with a warning.
@@ -68,6 +69,8 @@ def start(f, tree: Tree) -> np.ndarray:
     X, y, K = problem.data.X, np.asarray(problem.data.y), problem.spec.n_classes
     if "mirror" in f.constraints:                     # OCT-H's symmetry rows: the same tree, left-heavy
         tree = left_heavy(tree, X, problem.data.weight)
+    if any(problem.spec.monotone):
+        tree = signs_oriented(tree, X, problem.spec.monotone)
     c = to_complete(tree, problem.spec.depth)
     path = tree.decision_path(X)
     W = c.split_weights

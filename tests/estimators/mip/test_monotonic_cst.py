@@ -1,6 +1,6 @@
 """monotonic_cst on the MIP classifiers: every returned model is proved monotone (and a search of the printed
-model's predictions agrees), OCT's optimum under the constraint is the brute-force one, the loss-optimal MIP holds
-it in its bounds, bad input and unsupported families are named."""
+model's predictions agrees), OCT's optimum under the constraint is the brute-force one, the loss-optimal and OCT-H
+MIPs hold it in their bounds and rows, bad input is named."""
 
 import numpy as np
 import pytest
@@ -52,6 +52,7 @@ AGAINST = [-1, 0, 0]
 AGAINST_X1 = [0, 1, 0]
 CASES = [
     (OCTClassifier(max_depth=2, time_limit=20, warm_start="tao", solver_options=NODES), False, CST),
+    (OCTHClassifier(max_depth=2, time_limit=20, warm_start="tao", solver_options=ROOT), False, CST),
     (OLCTClassifier(max_depth=2, time_limit=20, solver_options=ROOT, warm_start="tao"), False, CST),
     (MARGOTClassifier(max_depth=2, time_limit=20, solver_options=ROOT, warm_start="tao"), False, CST),
     (LossOptimalTreeClassifier(max_depth=2, loss="hinge", time_limit=20, solver_options=ROOT, warm_start="tao"),
@@ -121,6 +122,43 @@ def test_the_loss_optimal_mip_holds_it_in_its_bounds():
     assert all(upper[t, 1] == 0.0 and lower[t, 1] < 0 for t in leaves)
 
 
+def test_the_octh_mip_holds_it_in_its_bounds_and_rows():
+    """Each split weighs x0 up and x1 down; a split reading either keeps every left leaf's positive label at or
+    below every used right leaf's: a start that breaks the order breaks a row, its relabelled form none."""
+    from optitrees.formulations.oct.solution import start
+    from optitrees.trees import from_complete
+
+    X, y = _data()
+    f = OCTHClassifier(max_depth=1, monotonic_cst=CST).build_formulation(X, y)
+    w = f.variables["w"]
+    assert (w.lower.reshape(w.shape)[:, 0] == 0).all() and (w.upper.reshape(w.shape)[:, 1] == 0).all()
+    assert "mirror" not in f.constraints and f.constraints["monotone_order"].shape == (2,)
+    X01 = f.problem.data.X
+    threshold = float(np.median(X01[:, 0]))
+    for labels, broken in (([1, 0], True), ([0, 1], False)):
+        tree, _ = from_complete(np.array([[1.0, 0.0, 0.0]]), np.array([threshold]), leaf_labels=np.array(labels))
+        x = start(f, tree)
+        order = f.constraints["monotone_order"]
+        activity = f.matrix[order.start:order.start + order.size] @ x
+        assert (activity > 2 + 1e-9).any() == broken
+
+
+def test_every_tree_the_octh_mip_finds_is_monotone_as_it_stands():
+    """The solver's own trees (its incumbents at a node limit, no start handed over), decoded as they are: each
+    keeps the order of its subtrees (the checker's hierarchy proof), with no relabelling."""
+    from optitrees.formulations.oct.solution import decode
+    from optitrees.solvers import solve
+
+    X, y = _data(n=80)
+    f = OCTHClassifier(max_depth=2, monotonic_cst=CST).build_formulation(X, y)
+    result = solve(f, solver_options={"mip_max_nodes": 200}, threads=1, progress=False)
+    assert result.x is not None
+    tree, _ = decode(f, result.x)
+    assert (~tree.is_leaf).sum() >= 1 and (tree.weights[:, [0, 1]] != 0).any()     # it reads the constrained
+    check = check_monotonic(tree, CST)
+    assert check.proven and check.method == "hierarchy"
+
+
 def test_the_report_and_parameters_survive_saving(tmp_path):
     X, y = _data()
     clf = fit_quiet(OCTClassifier(max_depth=2, time_limit=20, solver_options=NODES, monotonic_cst={"x0": 1}), X, y)
@@ -136,7 +174,7 @@ def test_the_report_and_parameters_survive_saving(tmp_path):
     (OCTClassifier(max_depth=1), dict(monotonic_cst=[1, 0]), ValueError, "one sign per feature"),
     (OCTClassifier(max_depth=1), dict(monotonic_cst={"age": 1}), ValueError, "do not have"),
     (OCTClassifier(max_depth=1), dict(monotonic_cst="up"), InvalidParameterError, "monotonic_cst"),
-    (OCTHClassifier(max_depth=1), dict(monotonic_cst=CST), ValueError, "does not take monotonic_cst"),
+    (OCTHClassifier(max_depth=1), dict(monotonic_cst=[1, 0, 0, 0]), ValueError, "one sign per feature"),
 ])
 def test_bad_constraints_are_named_before_any_solve(estimator, params, error, message):
     X, y = _data()
@@ -151,3 +189,5 @@ def test_more_than_two_classes_are_refused():
         OCTClassifier(max_depth=1, time_limit=5, monotonic_cst=CST).fit(X, y)
     with pytest.raises(ValueError, match="needs two classes"):
         LossOptimalTreeClassifier(max_depth=1, time_limit=5, monotonic_cst=CST).fit(X, y)
+    with pytest.raises(ValueError, match="needs two classes"):
+        OCTHClassifier(max_depth=1, time_limit=5, monotonic_cst=CST).fit(X, y)
