@@ -5,11 +5,11 @@ Sets and constraints (the positive class's score): german, bad credit rising wit
 ``credit_amount`` and falling with ``age`` (75/25 splits, ``--splits``); adult, income over 50K rising with ``age``
 and ``capital_gain``, trained on 1,000 sampled rows and on all 30,162 and tested on ``adult_test``. Numeric features,
 categorical ones one-hot (as ``bench/constraints.py``). Models (depth ``--depth``, ``--time-limit`` seconds for the
-MIPs, one thread): ``OCT``, ``OLCT``, ``TAO`` (axis-aligned), scikit-learn's CART of the same depth and its
-gradient boosting (default settings), each ``mono`` and ``free``.
+MIPs, one thread): ``OCT``, ``OCT-H``, ``OLCT``, ``TAO`` (axis-aligned), scikit-learn's CART of the same depth and
+its gradient boosting (default settings), each ``mono`` and ``free``.
 
 Violations: optitrees' checker (:func:`optitrees.monotonicity.check_monotonic`: a proof for the axis-aligned trees,
-linear-leaf trees and CART) on every tree; for gradient boosting, a search: 300 test rows each moved through 24
+linear-leaf trees, OCT-H's trees in the form its MIP holds, and CART; a search on a free OCT-H) on every tree; for gradient boosting, a search: 300 test rows each moved through 24
 values of each constrained feature, a fall (rise) of ``predict_proba`` against the constraint counted. Reports
 test balanced accuracy, violations, seconds, status; rows go to ``bench/results/monotone.csv``.
 
@@ -35,7 +35,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 SETS = ("german", "adult_1k", "adult_30k")
 CONSTRAINTS = {"german": {"duration": 1, "credit_amount": 1, "age": -1},
                "adult": {"age": 1, "capital_gain": 1}}
-MODELS = ("OCT", "OLCT", "TAO", "CART", "HGB")
+MODELS = ("OCT", "OCT-H", "OLCT", "TAO", "CART", "HGB")
 
 
 def columns(name: str) -> list[str]:
@@ -86,10 +86,10 @@ def fit_one(task) -> dict:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if model in ("OCT", "OLCT"):
-            from optitrees import OCTClassifier, OLCTClassifier
+        if model in ("OCT", "OCT-H", "OLCT"):
+            from optitrees import OCTClassifier, OCTHClassifier, OLCTClassifier
 
-            cls = OCTClassifier if model == "OCT" else OLCTClassifier
+            cls = {"OCT": OCTClassifier, "OCT-H": OCTHClassifier, "OLCT": OLCTClassifier}[model]
             clf = cls(max_depth=depth, time_limit=time_limit, threads=1, random_state=seed,
                       monotonic_cst=given).fit(X, y)
             row.update(status=clf.fit_report_.outcome.value)
