@@ -49,8 +49,27 @@ def run_in_processes(tasks, fit_one, out: Path, workers: int, describe) -> None:
             except Exception as exc:
                 print(f"{k + 1}/{len(tasks)} failed: {type(exc).__name__}: {exc}", flush=True)
                 continue
-            pd.DataFrame([row]).to_csv(out, mode="a", header=not out.exists(), index=False)
+            append_row(out, row)
             print(f"{k + 1}/{len(tasks)} {describe(row)}", flush=True)
+
+
+def append_row(out: Path, row: dict) -> None:
+    """Append ``row`` to the CSV ``out`` under its header (written from the row when the file is new): a key the
+    row lacks is left empty, so rows of models that report different figures stay in their columns.
+
+    Raises
+    ------
+    ValueError
+        The row has a key the file's header does not (write such runs to a new file).
+    """
+    if not out.exists():
+        pd.DataFrame([row]).to_csv(out, index=False)
+        return
+    header = list(pd.read_csv(out, nrows=0).columns)
+    unknown = sorted(set(row) - set(header))
+    if unknown:
+        raise ValueError(f"{out.name} has no column for {unknown}: write this run to a new --out file")
+    pd.DataFrame([row]).reindex(columns=header).to_csv(out, mode="a", header=False, index=False)
 
 
 def manifest() -> dict:

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import binary_target, load_raw, one_thread_env, run_then_summarize  # noqa: E402
+from _data import append_row, binary_target, load_raw, one_thread_env, run_then_summarize  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PEERS = Path(__file__).resolve().parent / "peers"
@@ -124,7 +124,8 @@ def fit_one(task) -> dict | None:
     name, seed, model, notion, bound, depth, time_limit, odtlearn_python, class_weight = task
     X, y, g, Xt, yt, gt, raw, raw_test = split(name, seed)
     row = dict(dataset=name, seed=seed, rows=len(y), model=model, notion=notion, bound=bound, depth=depth,
-               time_limit=time_limit, class_weight=class_weight or "none", status="", gap=np.nan, from_solver=np.nan)
+               time_limit=time_limit, class_weight=class_weight or "none", status="", gap=np.nan, from_solver=np.nan,
+               train_loss=np.nan, constant_loss=np.nan, beats_constant=np.nan)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -275,7 +276,7 @@ def run(args) -> None:
                 continue
             if row is None:
                 continue
-            pd.DataFrame([row]).to_csv(out, mode="a", header=not out.exists(), index=False)
+            append_row(out, row)
             scored = (f"test bacc {100 * row['test_bacc']:.1f}, train disparity {row['train_disparity']:.3f}"
                       if "test_bacc" in row else "no model")
             print(f"{k + 1}/{len(tasks)} {row['dataset']} {row['model']} {row['notion']} {row['bound']}: {scored} "

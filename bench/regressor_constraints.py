@@ -81,7 +81,7 @@ def fit_one(task) -> dict:
     X, y, Xt, yt, names = split(name, seed, rows)
     cst, cost = signs(name, names), costs(X.shape[1])
     row = dict(dataset=name, seed=seed, rows=len(y), model=model, kind=kind, time_limit=time_limit, budget=budget,
-               status="")
+               status="", returned="")
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
