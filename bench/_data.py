@@ -36,6 +36,31 @@ def run_then_summarize(args, run, summary) -> None:
     summary(args)
 
 
+def study_parser(doc: str, sets, out: str, time_limit: float = 30.0):
+    """The arguments every fit study shares: ``--sets`` (of ``sets``, all by default), ``--splits``,
+    ``--time-limit``, ``--workers``, ``--out`` (a CSV in ``bench/results``) and ``--summary-only``; a study adds its
+    own."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", nargs="+", default=list(sets), choices=sets)
+    parser.add_argument("--splits", type=int, default=2)
+    parser.add_argument("--time-limit", type=float, default=time_limit)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", default=out)
+    parser.add_argument("--summary-only", action="store_true")
+    return parser
+
+
+def done_keys(out: Path, columns) -> set:
+    """The ``columns`` of every row of the CSV ``out`` as tuples (empty when it does not exist yet): the fits a
+    rerun skips."""
+    if not out.exists():
+        return set()
+    old = pd.read_csv(out)
+    return set(zip(*(old[c] for c in columns)))
+
+
 def run_in_processes(tasks, fit_one, out: Path, workers: int, describe) -> None:
     """Each task's ``fit_one(task)`` in a fresh process (``workers`` at a time), its row appended to the CSV ``out``
     as it ends and printed by ``describe(row)``; a task that fails is said, not hidden."""

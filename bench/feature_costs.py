@@ -22,7 +22,6 @@ Rows go to ``bench/results/feature_costs.csv``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -31,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import run_in_processes, run_then_summarize  # noqa: E402
+from _data import done_keys, run_in_processes, run_then_summarize, study_parser  # noqa: E402
 from constraints import split  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -98,10 +97,7 @@ def fit_one(task) -> dict:
 
 def run(args) -> None:
     out = RESULTS / args.out
-    done = set()
-    if out.exists():
-        old = pd.read_csv(out)
-        done = set(zip(old.dataset, old.seed, old.model, old.budget))
+    done = done_keys(out, ("dataset", "seed", "model", "budget"))
     models = [f"{f} {v}" for f in FAMILIES for v in VARIANTS] + ["CART screened", "CART free"]
     tasks = [(name, seed, model, args.budget, args.depth, args.time_limit)
              for name in args.sets for seed in range(1 if name == "adult_30k" else args.splits) for model in models]
@@ -129,15 +125,9 @@ def summary(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
+    parser = study_parser(__doc__, SETS, "feature_costs.csv")
     parser.add_argument("--budget", type=float, default=4.0)
     parser.add_argument("--depth", type=int, default=2)
-    parser.add_argument("--splits", type=int, default=2)
-    parser.add_argument("--time-limit", type=float, default=30.0)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", default="feature_costs.csv")
-    parser.add_argument("--summary-only", action="store_true")
     run_then_summarize(parser.parse_args(), run, summary)
 
 

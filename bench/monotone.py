@@ -19,7 +19,6 @@ test balanced accuracy, violations, seconds, status; rows go to ``bench/results/
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import load_raw, run_in_processes, run_then_summarize  # noqa: E402
+from _data import done_keys, load_raw, run_in_processes, run_then_summarize, study_parser  # noqa: E402
 from constraints import _numeric, split  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -118,10 +117,7 @@ def fit_one(task) -> dict:
 
 def run(args) -> None:
     out = RESULTS / args.out
-    done = set()
-    if out.exists():
-        old = pd.read_csv(out)
-        done = set(zip(old.dataset, old.seed, old.model, old.constrained))
+    done = done_keys(out, ("dataset", "seed", "model", "constrained"))
     tasks = [(name, seed, model, constrained, args.depth, args.time_limit)
              for name in args.sets for seed in range(1 if name == "adult_30k" else args.splits)
              for model in MODELS for constrained in (True, False)]
@@ -146,14 +142,8 @@ def summary(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
+    parser = study_parser(__doc__, SETS, "monotone.csv")
     parser.add_argument("--depth", type=int, default=2)
-    parser.add_argument("--splits", type=int, default=2)
-    parser.add_argument("--time-limit", type=float, default=30.0)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", default="monotone.csv")
-    parser.add_argument("--summary-only", action="store_true")
     run_then_summarize(parser.parse_args(), run, summary)
 
 

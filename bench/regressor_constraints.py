@@ -23,7 +23,6 @@ go to ``bench/results/regressor_constraints.csv``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -32,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import load_raw, run_in_processes, run_then_summarize  # noqa: E402
+from _data import done_keys, load_raw, run_in_processes, run_then_summarize, study_parser  # noqa: E402
 from constraints import _numeric  # noqa: E402
 from monotone import searched_violations  # noqa: E402
 
@@ -120,10 +119,7 @@ def fit_one(task) -> dict:
 
 def run(args) -> None:
     out = RESULTS / args.out
-    done = set()
-    if out.exists():
-        old = pd.read_csv(out)
-        done = set(zip(old.dataset, old.seed, old.model, old.kind))
+    done = done_keys(out, ("dataset", "seed", "model", "kind"))
     tasks = [(name, seed, model, kind, args.rows, args.cart_depth, args.time_limit, args.budget)
              for name in args.sets for seed in range(args.splits) for model, kind in MODELS]
     tasks = [t for t in tasks if (t[0], t[1], t[2], t[3]) not in done]
@@ -144,16 +140,10 @@ def summary(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
-    parser.add_argument("--splits", type=int, default=2)
+    parser = study_parser(__doc__, SETS, "regressor_constraints.csv")
     parser.add_argument("--rows", type=int, help="at most this many training rows (default: all)")
     parser.add_argument("--cart-depth", type=int, default=2)
-    parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--budget", type=float, default=4.0)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", default="regressor_constraints.csv")
-    parser.add_argument("--summary-only", action="store_true")
     run_then_summarize(parser.parse_args(), run, summary)
 
 
