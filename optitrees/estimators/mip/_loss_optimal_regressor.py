@@ -195,9 +195,7 @@ class LossOptimalTreeRegressor(ModelConstraints, TreeViews, RegressorMixin, Opti
         problem = self._problem(training)
         costs = self._feature_budget()
         if costs is not None and costs.holds:
-            allowed = np.ones(problem.data.n_features, bool)
-            allowed[list(problem.spec.forbidden)] = False
-            costs.check_reachable(0, allowed)
+            costs.check_reachable(0, _allowed(problem))
         return problem
 
     def build_formulation(self, X, y, sample_weight=None):
@@ -286,7 +284,7 @@ def _leaf_fit_args(problem: ObliqueRegressionProblem):
 
 
 def _allowed(problem: ObliqueRegressionProblem) -> np.ndarray:
-    """Mask of the features a hyperplane may read (not forbidden, nor left out by a feature budget's start)."""
+    """Mask of the features a hyperplane may read (not forbidden, nor left out of a budget's start problem)."""
     allowed = np.ones(problem.data.n_features, bool)
     allowed[list(problem.spec.forbidden)] = False
     return allowed

@@ -169,14 +169,9 @@ def add_monotone_order(f, topo, w, delta, c, leaf, signs, positive: int = 1) -> 
     nodes, leaves = f.sets[w.dims[0]], f.sets[leaf.dims[0]]
     left = tree_sets.subtree(f, w.dims[0], leaf.dims[0], Side.LEFT).values.astype(bool)
     right = tree_sets.subtree(f, w.dims[0], leaf.dims[0], Side.RIGHT).values.astype(bool)
-    t, low, high = [], [], []
-    for k in range(len(nodes)):
-        pairs = np.argwhere(left[k][:, None] & right[k][None, :])
-        t += [k] * len(pairs)
-        low += pairs[:, 0].tolist()
-        high += pairs[:, 1].tolist()
-    t, low, high = np.repeat(t, len(constrained)), np.repeat(low, len(constrained)), np.repeat(high, len(constrained))
-    j = np.tile(constrained, len(t) // max(len(constrained), 1))
+    t, low, high = np.nonzero(left[:, :, None] & right[:, None, :])          # node, left leaf, right leaf
+    k = len(constrained)
+    t, low, high, j = np.repeat(t, k), np.repeat(low, k), np.repeat(high, k), np.tile(constrained, len(t))
     if len(t) == 0:
         return
     f.add_set("monotone_pairs", np.array([f"{nodes[a]}:{f.sets[w.dims[1]][b]}:{leaves[lo]}<={leaves[hi]}"
