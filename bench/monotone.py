@@ -9,8 +9,9 @@ MIPs, one thread): ``OCT``, ``OCT-H``, ``OLCT``, ``TAO`` (axis-aligned), scikit-
 its gradient boosting (default settings), each ``mono`` and ``free``.
 
 Violations: optitrees' checker (:func:`optitrees.monotonicity.check_monotonic`: a proof for the axis-aligned trees,
-linear-leaf trees, OCT-H's trees in the form its MIP holds, and CART; a search on a free OCT-H) on every tree; for gradient boosting, a search: 300 test rows each moved through 24
-values of each constrained feature, a fall (rise) of ``predict_proba`` against the constraint counted. Reports
+linear-leaf trees, OCT-H's trees in the form its MIP holds, and CART; a search on a free OCT-H) on every tree; for
+gradient boosting, a search: 300 test rows each moved through 24 values of each constrained feature, a fall (rise)
+of ``predict_proba`` against the constraint counted. Reports
 test balanced accuracy, violations, seconds, status; rows go to ``bench/results/monotone.csv``.
 
     python bench/monotone.py [--sets german adult_1k adult_30k] [--depth 2] [--splits 2] [--time-limit 30]

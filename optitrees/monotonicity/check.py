@@ -5,9 +5,9 @@ for violating pairs where it does not.
   *above* leaf ``A`` in feature ``j`` when a point of ``A`` moved up in ``j`` alone can land in ``B``: their boxes
   overlap in every other feature and ``hi_B[j] > lo_A[j]``. The tree is monotone (+1) in ``j`` exactly when no such
   pair has ``label_B < label_A`` (-1: ``label_B > label_A``): a proof over all of feature space, not the data's.
-* **Trees with linear leaves** (the loss-optimal trees, and the regressor's value leaves): monotone in ``j`` when no split reads ``j`` and every
-  leaf's weight on ``j`` has the constraint's sign (or is 0): the route does not move with ``x_j`` and each leaf's
-  score moves one way. Otherwise the pairs are searched.
+* **Trees with linear leaves** (the loss-optimal trees, the regressor's value leaves): monotone in ``j`` when no
+  split reads ``j`` and every leaf's weight on ``j`` has the constraint's sign (or is 0): the route does not move
+  with ``x_j`` and each leaf's score moves one way. Otherwise the pairs are searched.
 * **Score cards**: a rule ``x_j >= b`` (or a per-unit rule) adds its points as ``x_j`` rises, a rule ``x_j < b``
   removes them: monotone exactly when every rule on ``j`` moves the score the constraint's way.
 * **Oblique trees with label leaves** (OCT-H): proved where every split that weighs a constrained feature ``j``
@@ -120,9 +120,10 @@ def hierarchy_leaf_pairs(tree: Tree, signs) -> np.ndarray:
     for t in np.flatnonzero(~tree.is_leaf):
         moves = signs * tree.weights[t]
         left, right = below[tree.children_left[t]], below[tree.children_right[t]]
-        for low, high in ((left, right), (right, left)):
-            if (moves > 0).any() if low is left else (moves < 0).any():
-                pairs += [(a, b) for a in low for b in high]
+        if (moves > 0).any():                                  # x_j's way moves a point from left to right
+            pairs += [(a, b) for a in left for b in right]
+        if (moves < 0).any():                                  # ... from right to left
+            pairs += [(a, b) for a in right for b in left]
     return np.unique(np.asarray(pairs, np.int64).reshape(-1, 2), axis=0)
 
 

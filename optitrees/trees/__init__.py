@@ -19,7 +19,8 @@ from ._readable import readable_tree
 from ._sklearn import from_sklearn
 from ._tree import LEAF, OBLIQUE, LeafModel, Tree
 
-__all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE", "from_complete", "to_complete", "left_heavy", "signs_oriented", "CompleteArrays",
+__all__ = ["Tree", "LeafModel", "LEAF", "OBLIQUE", "from_complete", "to_complete", "left_heavy", "signs_oriented",
+           "CompleteArrays",
            "readable_tree",
            "from_sklearn",
            "node_membership", "leaf_reach", "left_share", "feature_importances", "node_std", "OneVsRestTrees"]

@@ -60,9 +60,9 @@ def start(f, tree: Tree) -> np.ndarray:
 
     Under OCT-H's symmetry rows the tree is first mirrored to put more weight left at every split
     (:func:`~optitrees.trees.left_heavy`: the same routing); under its monotone block, to weigh every constrained
-    feature with its sign where the split allows (:func:`~optitrees.trees.signs_oriented`). Each active split gets ``b_t`` = the smallest
-    ``a_t x`` among the training points it sends right (above the largest one it sends left, plus the
-    margin); leaves keep the tree's labels. The solver checks feasibility
+    feature with its sign where the split allows (:func:`~optitrees.trees.signs_oriented`). Each active split gets
+    ``b_t`` = the smallest ``a_t x`` among the training points it sends right (above the largest one it sends
+    left, plus the margin); leaves keep the tree's labels. The solver checks feasibility
     (``N_min``, margins) and drops an infeasible start with a warning.
     """
     problem = f.problem
