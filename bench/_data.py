@@ -97,6 +97,15 @@ def append_row(out: Path, row: dict) -> None:
     pd.DataFrame([row]).reindex(columns=header).to_csv(out, mode="a", header=False, index=False)
 
 
+def require_columns(out: Path, columns) -> None:
+    """Fail before any fit when the CSV ``out`` exists without a column a row of this run will have
+    (:func:`append_row` would refuse the first row only after the fits ran)."""
+    if out.exists():
+        unknown = sorted(set(columns) - set(pd.read_csv(out, nrows=0).columns))
+        if unknown:
+            raise SystemExit(f"{out.name} has no column for {unknown}: write this run to a new --out file")
+
+
 def manifest() -> dict:
     return {d["name"]: d for d in json.loads((SHARED / "MANIFEST.json").read_text())}
 

@@ -51,7 +51,14 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import append_row, binary_target, load_raw, one_thread_env, run_then_summarize  # noqa: E402
+from _data import (  # noqa: E402
+    append_row,
+    binary_target,
+    load_raw,
+    one_thread_env,
+    require_columns,
+    run_then_summarize,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PEERS = Path(__file__).resolve().parent / "peers"
@@ -62,6 +69,9 @@ METRICS = {"demographic_parity": "demographic_parity_difference",
            "false_positive_rate_parity": "false_positive_rate_difference",
            "equalized_odds": "equalized_odds_difference"}
 STREED_TASKS = {"demographic_parity": "group-fairness", "true_positive_rate_parity": "equality-of-opportunity"}
+COLUMNS = ("dataset", "seed", "rows", "model", "notion", "bound", "depth", "time_limit", "class_weight", "status", "gap",
+           "from_solver", "train_loss", "constant_loss", "beats_constant", "seconds", "train_disparity",
+           "test_disparity", "train_bacc", "test_bacc", "train_acc", "test_acc")
 SETS = ("adult_1k", "german", "heart", "heart_failure", "adult_30k")
 FAIR_MODELS = ("OCT fair", "OCT fair 0/1", "OCT-H fair", "OLCT fair", "ORS fair", "OGRS fair", "STreeD fair",
                "ODTlearn fair", "ExpGrad CART", "ThresholdOpt CART")
@@ -256,6 +266,7 @@ def _binarized(raw: pd.DataFrame, raw_test: pd.DataFrame, bins: int = 4):
 
 def run(args) -> None:
     out = RESULTS / args.out
+    require_columns(out, COLUMNS)
     done = set()
     if out.exists():
         old = pd.read_csv(out)
