@@ -305,9 +305,13 @@ def summary(args) -> None:
     table["test_bacc"] *= 100
     free = table[table.model == "OCT"].set_index(["dataset", "seed"])
     fair = table[table.model != "OCT"]
-    kept = fair.train_disparity <= fair.bound + 1e-9
-    print(f"{len(fair)} constrained fits; within the bound on the training rows: "
-          + ", ".join(f"{m} {int(k.sum())}/{len(k)}" for m, k in kept.groupby(fair.model)))
+    scored = fair.dropna(subset=["train_disparity"])                 # a peer that returned no model has no disparity
+    kept = scored.train_disparity <= scored.bound + 1e-9
+    print(f"{len(fair)} constrained fits; within the bound on the training rows, of those that returned a model: "
+          + ", ".join(f"{m} {int(k.sum())}/{len(k)}" for m, k in kept.groupby(scored.model)))
+    missing = fair[fair.train_disparity.isna()].model.value_counts()
+    if len(missing):
+        print("no model returned: " + ", ".join(f"{m} {n}" for m, n in missing.items()))
     if "beats_constant" in fair:
         ours = fair.dropna(subset=["beats_constant"])
         print("training loss below the constant model's: "
