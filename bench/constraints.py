@@ -29,12 +29,13 @@ ODTlearn's fair trees take no weights).
 Reports per fit: training and test disparity of the notion (fairlearn's metric), test balanced accuracy, seconds,
 status, gap and whether the solver's model came back; training and test accuracy beside; for optitrees' models,
 their training loss against the constant model's (``beats_constant``): the (class-weighted) error of a label tree,
-the (class-weighted) log loss of OLCT and the risk scores. Rows are appended to ``bench/results/constraints.csv``.
+the (class-weighted) log loss of OLCT and the risk scores. Rows are appended to ``bench/results/constraints.csv``;
+``--figure`` draws each set's accuracy-disparity frontier from them (``<out>_frontier.png``).
 
     python bench/constraints.py [--sets adult_1k german heart heart_failure adult_30k] [--notions dp tpr fpr eo]
                                 [--bounds 0.05] [--models "OCT fair" "ODTlearn fair" ...] [--depth 2]
                                 [--splits 2] [--time-limit 60] [--class-weight balanced] [--odtlearn-python /path/to/venv/bin/python]
-                                [--out constraints.csv] [--summary-only]
+                                [--out constraints.csv] [--summary-only] [--figure]
 """
 
 from __future__ import annotations
@@ -337,6 +338,41 @@ def summary(args) -> None:
                           f"(set, depth, notion, bound) cells")
 
 
+def frontier(args) -> Path:
+    """One figure of the accuracy-disparity frontier per set: a panel per notion, test disparity across, test
+    balanced accuracy up, one line per model through its bounds (means over the splits that returned a model), the unconstrained OCT as a
+    cross on the demographic-parity panel (its rows measure that notion). Written to ``bench/results`` as
+    ``<out>_frontier.png``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    table = pd.read_csv(RESULTS / args.out).dropna(subset=["test_bacc"])
+    table["test_bacc"] *= 100
+    sets, notions = sorted(table.dataset.unique()), sorted(table[table.model != "OCT"].notion.unique())
+    fig, axes = plt.subplots(len(sets), len(notions), figsize=(5 * len(notions), 3.6 * len(sets)), squeeze=False)
+    for row, name in zip(axes, sets):
+        here = table[table.dataset == name]
+        free = here[here.model == "OCT"]
+        for ax, notion in zip(row, notions):
+            fair = here[(here.notion == notion) & (here.model != "OCT")]
+            for model, fits in fair.groupby("model"):
+                means = fits.groupby("bound")[["test_disparity", "test_bacc"]].mean()
+                ax.plot(means.test_disparity, means.test_bacc, marker="o", label=model)
+            if len(free) and notion == "demographic_parity":      # the free OCT's rows measure this notion only
+                ax.plot(free.test_disparity.mean(), free.test_bacc.mean(), "kx", markersize=9, label="OCT, no bound")
+            ax.set_title(f"{name}: {notion}")
+            ax.set_xlabel("test disparity")
+            ax.set_ylabel("test balanced accuracy")
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = RESULTS / f"{Path(args.out).stem}_frontier.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
@@ -351,7 +387,11 @@ def main() -> None:
     parser.add_argument("--odtlearn-python", help="python of a venv with odtlearn and mip==1.15.0")
     parser.add_argument("--out", default="constraints.csv")
     parser.add_argument("--summary-only", action="store_true")
-    run_then_summarize(parser.parse_args(), run, summary)
+    parser.add_argument("--figure", action="store_true", help="draw the accuracy-disparity frontier of every set")
+    args = parser.parse_args()
+    run_then_summarize(args, run, summary)
+    if args.figure:
+        print(f"frontier: {frontier(args)}")
 
 
 if __name__ == "__main__":
