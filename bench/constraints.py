@@ -359,15 +359,22 @@ def frontier(args) -> Path:
     table = pd.read_csv(RESULTS / args.out).dropna(subset=["test_bacc"])
     table["test_bacc"] *= 100
     sets, notions = sorted(table.dataset.unique()), sorted(table[table.model != "OCT"].notion.unique())
+    several_depths = table.depth.nunique() > 1
+    colours = dict(zip(sorted(table.model.unique()), plt.get_cmap("tab10").colors))      # a model keeps its colour
     fig, axes = plt.subplots(len(sets), len(notions), figsize=(5 * len(notions), 3.6 * len(sets)), squeeze=False)
     for row, name in zip(axes, sets):
         here = table[table.dataset == name]
         free = here[here.model == "OCT"]
         for ax, notion in zip(row, notions):
             fair = here[(here.notion == notion) & (here.model != "OCT")]
-            for model, fits in fair.groupby("model"):
+            if fair.empty:
+                ax.set_title(f"{name}: {notion} (no fits)")
+                ax.axis("off")
+                continue
+            for (model, depth), fits in fair.groupby(["model", "depth"]):
                 means = fits.groupby("bound")[["test_disparity", "test_bacc"]].mean()
-                ax.plot(means.test_disparity, means.test_bacc, marker="o", label=model)
+                ax.plot(means.test_disparity, means.test_bacc, marker="o" if depth == 2 else "s",
+                        color=colours[model], label=f"{model}, depth {depth}" if several_depths else model)
             if len(free) and notion == "demographic_parity":      # the free OCT's rows measure this notion only
                 ax.plot(free.test_disparity.mean(), free.test_bacc.mean(), "kx", markersize=9, label="OCT, no bound")
             ax.set_title(f"{name}: {notion}")
