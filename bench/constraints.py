@@ -3,7 +3,8 @@ fairlearn's reductions, on data with a natural group.
 
 Sets and groups: adult (sex) trained on 1,000 rows sampled from ``adult`` and on all 30,162, tested on
 ``adult_test``; german (female, from ``personal_status_sex`` A92, against the others); heart (sex); heart_failure
-(sex), each split 75/25 (``--splits``). The group column stays a feature (STreeD reads it from ``X``).
+(sex), each split 75/25 (``--splits``). The second groups: ``adult_1k_race`` (the same rows as ``adult_1k``; White
+against the others) and ``german_age`` (the same split as ``german``; age 25 or younger). The group column stays a feature (STreeD reads it from ``X``).
 Notions (``--notions``) with bound ``--bounds``, depth ``--depth``, ``--time-limit`` seconds per fit, one thread:
 
 * ``OCT fair`` / ``OCT-H fair`` / ``OLCT fair``: ``OCTClassifier`` / ``OCTHClassifier`` /
@@ -75,12 +76,16 @@ STREED_TASKS = {"demographic_parity": "group-fairness", "true_positive_rate_pari
 COLUMNS = ("dataset", "seed", "rows", "model", "notion", "bound", "depth", "time_limit", "class_weight", "status", "gap",
            "from_solver", "train_loss", "constant_loss", "beats_constant", "seconds", "train_disparity",
            "test_disparity", "train_bacc", "test_bacc", "train_acc", "test_acc")
-SETS = ("adult_1k", "german", "heart", "heart_failure", "adult_30k")
+SETS = ("adult_1k", "german", "heart", "heart_failure", "adult_30k", "adult_1k_race", "german_age")
 FAIR_MODELS = ("OCT fair", "OCT fair 0/1", "OCT-H fair", "OLCT fair", "ORS fair", "OGRS fair", "STreeD fair",
                "ODTlearn fair", "ExpGrad CART", "ThresholdOpt CART", "ExpGrad L1-LR", "ThresholdOpt L1-LR")
 
 
 def _group(name: str, X: pd.DataFrame) -> np.ndarray:
+    if name == "adult_1k_race":                                                 # race: White against the others
+        return (X["race"].astype(str).str.strip() != "White").to_numpy().astype(int)
+    if name == "german_age":                                                    # age: 25 or younger
+        return (pd.to_numeric(X["age"]) <= 25).to_numpy().astype(int)
     if name.startswith("adult"):
         return (X["sex"].astype(str).str.strip() == "Female").to_numpy().astype(int)
     if name == "german":
@@ -104,12 +109,13 @@ def split(name: str, seed: int):
         both = _numeric(pd.concat([X, Xt], ignore_index=True))
         raw, raw_test = X.reset_index(drop=True), Xt.reset_index(drop=True)
         Xn, Xtn = both.iloc[:len(X)].to_numpy(), both.iloc[len(X):].to_numpy()
-        if name == "adult_1k":
+        if name.startswith("adult_1k"):
             rows, _ = train_test_split(np.arange(len(y)), train_size=1000, stratify=y, random_state=seed)
             Xn, y, raw = Xn[rows], y[rows], raw.iloc[rows].reset_index(drop=True)
         return Xn, y, _group(name, raw), Xtn, yt, _group(name, raw_test), raw, raw_test
-    X, y = load_raw(name)
-    y = binary_target(name, y)
+    base = name.removesuffix("_age")
+    X, y = load_raw(base)
+    y = binary_target(base, y)
     Xn = _numeric(X).to_numpy()
     g = _group(name, X)
     a, b = train_test_split(np.arange(len(y)), test_size=0.25, stratify=y, random_state=seed)
