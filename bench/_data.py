@@ -90,20 +90,23 @@ def append_row(out: Path, row: dict) -> None:
     if not out.exists():
         pd.DataFrame([row]).to_csv(out, index=False)
         return
-    header = list(pd.read_csv(out, nrows=0).columns)
-    unknown = sorted(set(row) - set(header))
+    unknown = _missing_columns(out, row)
     if unknown:
         raise ValueError(f"{out.name} has no column for {unknown}: write this run to a new --out file")
+    header = list(pd.read_csv(out, nrows=0).columns)
     pd.DataFrame([row]).reindex(columns=header).to_csv(out, mode="a", header=False, index=False)
+
+
+def _missing_columns(out: Path, columns) -> list:
+    """The ``columns`` the existing CSV ``out`` has no column for, sorted."""
+    return sorted(set(columns) - set(pd.read_csv(out, nrows=0).columns))
 
 
 def require_columns(out: Path, columns) -> None:
     """Fail before any fit when the CSV ``out`` exists without a column a row of this run will have
     (:func:`append_row` would refuse the first row only after the fits ran)."""
-    if out.exists():
-        unknown = sorted(set(columns) - set(pd.read_csv(out, nrows=0).columns))
-        if unknown:
-            raise SystemExit(f"{out.name} has no column for {unknown}: write this run to a new --out file")
+    if out.exists() and (unknown := _missing_columns(out, columns)):
+        raise SystemExit(f"{out.name} has no column for {unknown}: write this run to a new --out file")
 
 
 def manifest() -> dict:

@@ -4,7 +4,8 @@ fairlearn's reductions, on data with a natural group.
 Sets and groups: adult (sex) trained on 1,000 rows sampled from ``adult`` and on all 30,162, tested on
 ``adult_test``; german (female, from ``personal_status_sex`` A92, against the others); heart (sex); heart_failure
 (sex), each split 75/25 (``--splits``). The second groups: ``adult_1k_race`` (the same rows as ``adult_1k``; White
-against the others) and ``german_age`` (the same split as ``german``; age 25 or younger). The group column stays a feature (STreeD reads it from ``X``).
+against the others) and ``german_age`` (the same split as ``german``; age 25 or younger). The group column stays a
+feature (STreeD reads it from ``X``).
 Notions (``--notions``) with bound ``--bounds``, depth ``--depth``, ``--time-limit`` seconds per fit, one thread:
 
 * ``OCT fair`` / ``OCT-H fair`` / ``OLCT fair``: ``OCTClassifier`` / ``OCTHClassifier`` /
@@ -36,7 +37,8 @@ the (class-weighted) log loss of OLCT and the risk scores. Rows are appended to 
 
     python bench/constraints.py [--sets adult_1k german heart heart_failure adult_30k] [--notions dp tpr fpr eo]
                                 [--bounds 0.05] [--models "OCT fair" "ODTlearn fair" ...] [--depth 2]
-                                [--splits 2] [--time-limit 60] [--class-weight balanced] [--odtlearn-python /path/to/venv/bin/python]
+                                [--splits 2] [--time-limit 60] [--class-weight balanced]
+                                [--odtlearn-python /path/to/venv/bin/python]
                                 [--out constraints.csv] [--summary-only] [--figure]
 """
 
@@ -73,8 +75,8 @@ METRICS = {"demographic_parity": "demographic_parity_difference",
            "false_positive_rate_parity": "false_positive_rate_difference",
            "equalized_odds": "equalized_odds_difference"}
 STREED_TASKS = {"demographic_parity": "group-fairness", "true_positive_rate_parity": "equality-of-opportunity"}
-COLUMNS = ("dataset", "seed", "rows", "model", "notion", "bound", "depth", "time_limit", "class_weight", "status", "gap",
-           "from_solver", "train_loss", "constant_loss", "beats_constant", "seconds", "train_disparity",
+COLUMNS = ("dataset", "seed", "rows", "model", "notion", "bound", "depth", "time_limit", "class_weight", "status",
+           "gap", "from_solver", "train_loss", "constant_loss", "beats_constant", "seconds", "train_disparity",
            "test_disparity", "train_bacc", "test_bacc", "train_acc", "test_acc")
 SETS = ("adult_1k", "german", "heart", "heart_failure", "adult_30k", "adult_1k_race", "german_age")
 FAIR_MODELS = ("OCT fair", "OCT fair 0/1", "OCT-H fair", "OLCT fair", "ORS fair", "OGRS fair", "STreeD fair",
@@ -144,9 +146,9 @@ def fit_one(task) -> dict | None:
 
     name, seed, model, notion, bound, depth, time_limit, odtlearn_python, class_weight = task
     X, y, g, Xt, yt, gt, raw, raw_test = split(name, seed)
-    row = dict(dataset=name, seed=seed, rows=len(y), model=model, notion=notion, bound=bound, depth=depth,
-               time_limit=time_limit, class_weight=class_weight or "none", status="", gap=np.nan, from_solver=np.nan,
-               train_loss=np.nan, constant_loss=np.nan, beats_constant=np.nan)
+    row = {**dict.fromkeys(COLUMNS, np.nan),              # every column of the CSV; figures not measured stay empty
+           **dict(dataset=name, seed=seed, rows=len(y), model=model, notion=notion, bound=bound, depth=depth,
+                  time_limit=time_limit, class_weight=class_weight or "none", status="")}
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -354,9 +356,11 @@ def summary(args) -> None:
 
 def frontier(args) -> Path:
     """One figure of the accuracy-disparity frontier per set: a panel per notion, test disparity across, test
-    balanced accuracy up, one line per model through its bounds (means over the splits that returned a model), the unconstrained OCT as a
-    cross on the demographic-parity panel (its rows measure that notion). Written to ``bench/results`` as
-    ``<out>_frontier.png``."""
+    balanced accuracy up, one line per model through its bounds (means over the splits that returned a model), the
+    unconstrained OCT as a cross on the demographic-parity panel (its rows measure that notion). Written to
+    ``bench/results`` as ``<out>_frontier.png``."""
+    from itertools import cycle
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -366,7 +370,7 @@ def frontier(args) -> Path:
     table["test_bacc"] *= 100
     sets, notions = sorted(table.dataset.unique()), sorted(table[table.model != "OCT"].notion.unique())
     several_depths = table.depth.nunique() > 1
-    colours = dict(zip(sorted(table.model.unique()), plt.get_cmap("tab10").colors))      # a model keeps its colour
+    colours = dict(zip(sorted(table.model.unique()), cycle(plt.get_cmap("tab20").colors)))  # a model keeps its colour
     fig, axes = plt.subplots(len(sets), len(notions), figsize=(5 * len(notions), 3.6 * len(sets)), squeeze=False)
     for row, name in zip(axes, sets):
         here = table[table.dataset == name]
