@@ -26,8 +26,11 @@ Notions (``--notions``) with bound ``--bounds``, depth ``--depth``, ``--time-lim
 * ``OCT`` without the constraint (once per split).
 
 optitrees' trees minimize the training error, as STreeD and ODTlearn do; ``--class-weight balanced`` has them minimize
-the class-balanced error instead, the training side of the balanced accuracy the table reports (STreeD's and
-ODTlearn's fair trees take no weights).
+the class-balanced error instead, the training side of the balanced accuracy the table reports. ODTlearn then
+minimizes its own balanced error (``obj_mode="balance"``) and the references' CART and l1-logistic regression take
+``class_weight="balanced"``; STreeD's fair tree and the risk scores take no weights. Each row's ``class_weight``
+says what that model minimized, and the summary sets a model beside another per weighting (``OCT fair
+(balanced)`` beside ``ODTlearn fair (balanced)`` and ``STreeD fair``).
 
 Reports per fit: training and test disparity of the notion (fairlearn's metric), test balanced accuracy, seconds,
 status, gap and whether the solver's model came back; training and test accuracy beside; for optitrees' models,
@@ -145,6 +148,7 @@ def fit_one(task) -> dict | None:
     import warnings
 
     name, seed, model, notion, bound, depth, time_limit, odtlearn_python, class_weight = task
+    class_weight = weighting(model, class_weight)
     X, y, g, Xt, yt, gt, raw, raw_test = split(name, seed)
     row = {**dict.fromkeys(COLUMNS, np.nan),              # every column of the CSV; figures not measured stay empty
            **dict(dataset=name, seed=seed, rows=len(y), model=model, notion=notion, bound=bound, depth=depth,
@@ -200,7 +204,7 @@ def fit_one(task) -> dict | None:
             with tempfile.TemporaryDirectory() as folder:
                 src, out = Path(folder) / "in.npz", Path(folder) / "out.json"
                 np.savez(src, X=B, y=y, group=g, X_test=Bt, notion=notion, bound=bound, depth=depth,
-                         time_limit=int(time_limit))
+                         time_limit=int(time_limit), obj_mode="balance" if class_weight == "balanced" else "acc")
                 subprocess.run([odtlearn_python, str(PEERS / "odtlearn_fair_fit.py"), str(src), str(out)],
                                check=True, env=one_thread_env(), timeout=time_limit * 3 + 600)
                 result = json.loads(out.read_text())
@@ -218,9 +222,9 @@ def fit_one(task) -> dict | None:
             if model.endswith("L1-LR"):                          # scaled here: the reductions pass sample_weight
                 scaler = StandardScaler().fit(X)
                 X, Xt = scaler.transform(X), scaler.transform(Xt)
-                base = LogisticRegression(penalty="l1", C=0.1, solver="liblinear")
+                base = LogisticRegression(penalty="l1", C=0.1, solver="liblinear", class_weight=class_weight)
             else:
-                base = DecisionTreeClassifier(max_depth=depth, random_state=seed)
+                base = DecisionTreeClassifier(max_depth=depth, random_state=seed, class_weight=class_weight)
             if model.startswith("ExpGrad"):
                 clf = ExponentiatedGradient(base, _fairlearn_constraint(notion, bound)).fit(X, y, sensitive_features=g)
                 train, test = clf.predict(X, random_state=seed), clf.predict(Xt, random_state=seed)
@@ -237,6 +241,18 @@ def fit_one(task) -> dict | None:
                 test = clf.predict(Xt, sensitive_features=gt, random_state=seed)
     row["seconds"] = time.perf_counter() - t0
     return {**row, **scores(notion, y, train, g, yt, test, gt)}
+
+
+def weighting(model: str, class_weight: str | None) -> str | None:
+    """The class weighting ``model`` minimizes its error under with ``--class-weight class_weight``: ``None`` for the
+    models that take no weights (STreeD's fair tree, the risk scores)."""
+    return None if model in ("STreeD fair", "ORS fair", "OGRS fair") else class_weight
+
+
+def label(table: pd.DataFrame) -> pd.Series:
+    """Each row's model, with its class weighting when it is not ``none``: ``OCT fair (balanced)``."""
+    weight = table.class_weight.fillna("none") if "class_weight" in table else pd.Series("none", table.index)
+    return table.model.where(weight == "none", table.model + " (" + weight + ")")
 
 
 def against_constant(clf, X, y, class_weight, probabilistic: bool) -> dict:
@@ -288,7 +304,9 @@ def run(args) -> None:
     done = set()
     if out.exists():
         old = pd.read_csv(out)
-        done = set(zip(old.dataset, old.seed, old.model, old.notion.fillna(""), old.bound.fillna(-1.0), old.depth))
+        weight = old.class_weight.fillna("none") if "class_weight" in old else pd.Series("none", old.index)
+        done = set(zip(old.dataset, old.seed, old.model, old.notion.fillna(""), old.bound.fillna(-1.0), old.depth,
+                       weight))
     tasks = []
     for name in args.sets:
         for seed in range(1 if name == "adult_30k" else args.splits):
@@ -299,7 +317,7 @@ def run(args) -> None:
                     for model in args.models:
                         tasks.append((name, seed, model, NOTIONS[notion], bound, args.depth, args.time_limit,
                                       args.odtlearn_python, args.class_weight))
-    tasks = [t for t in tasks if (t[0], t[1], t[2], t[3], t[4], t[5]) not in done]
+    tasks = [t for t in tasks if (*t[:6], weighting(t[2], t[8]) or "none") not in done]
     with ProcessPoolExecutor(max_workers=args.workers, max_tasks_per_child=1) as pool:
         futures = [pool.submit(fit_one, task) for task in tasks]
         for k, future in enumerate(as_completed(futures)):
@@ -320,8 +338,9 @@ def run(args) -> None:
 def summary(args) -> None:
     table = pd.read_csv(RESULTS / args.out)
     table["test_bacc"] *= 100
-    free = table[table.model == "OCT"].set_index(["dataset", "seed"])
-    fair = table[table.model != "OCT"]
+    unconstrained = table.model == "OCT"
+    table["model"] = label(table)
+    free, fair = table[unconstrained].set_index(["dataset", "seed"]), table[~unconstrained]
     scored = fair.dropna(subset=["train_disparity"])                 # a peer that returned no model has no disparity
     kept = scored.train_disparity <= scored.bound + 1e-9
     print(f"{len(fair)} constrained fits; within the bound on the training rows, of those that returned a model: "
@@ -344,14 +363,15 @@ def summary(args) -> None:
         cells = fair.pivot_table(index=["dataset", "depth", "notion", "bound", "seed"], columns="model",
                                  values=value)
         cells *= 100 if value == "test_acc" else 1
-        for ours in ("OCT fair", "OCT fair 0/1"):
-            for peer in ("STreeD fair", "ODTlearn fair"):
-                if peer in cells and ours in cells:
-                    shared = cells[[ours, peer]].dropna()
-                    per_cell = shared.groupby(level=["dataset", "depth", "notion", "bound"]).mean()
-                    won = (per_cell[ours] >= per_cell[peer] - 0.5).mean()
-                    print(f"{ours} >= {peer} - 0.5 points of {name} in {100 * won:.0f}% of {len(per_cell)} shared "
-                          f"(set, depth, notion, bound) cells")
+        mine = [m for m in cells if m.startswith("OCT fair")]
+        peers = [m for m in cells if m.startswith(("STreeD fair", "ODTlearn fair"))]
+        for ours in mine:
+            for peer in peers:
+                shared = cells[[ours, peer]].dropna()
+                per_cell = shared.groupby(level=["dataset", "depth", "notion", "bound"]).mean()
+                won = (per_cell[ours] >= per_cell[peer] - 0.5).mean()
+                print(f"{ours} >= {peer} - 0.5 points of {name} in {100 * won:.0f}% of {len(per_cell)} shared "
+                      f"(set, depth, notion, bound) cells")
 
 
 def frontier(args) -> Path:
@@ -368,15 +388,16 @@ def frontier(args) -> Path:
 
     table = pd.read_csv(RESULTS / args.out).dropna(subset=["test_bacc"])
     table["test_bacc"] *= 100
-    sets, notions = sorted(table.dataset.unique()), sorted(table[table.model != "OCT"].notion.unique())
+    table["unconstrained"], table["model"] = table.model == "OCT", label(table)
+    sets, notions = sorted(table.dataset.unique()), sorted(table[~table.unconstrained].notion.unique())
     several_depths = table.depth.nunique() > 1
     colours = dict(zip(sorted(table.model.unique()), cycle(plt.get_cmap("tab20").colors)))  # a model keeps its colour
     fig, axes = plt.subplots(len(sets), len(notions), figsize=(5 * len(notions), 3.6 * len(sets)), squeeze=False)
     for row, name in zip(axes, sets):
         here = table[table.dataset == name]
-        free = here[here.model == "OCT"]
+        free = here[here.unconstrained]
         for ax, notion in zip(row, notions):
-            fair = here[(here.notion == notion) & (here.model != "OCT")]
+            fair = here[(here.notion == notion) & ~here.unconstrained]
             if fair.empty:
                 ax.set_title(f"{name}: {notion} (no fits)")
                 ax.axis("off")

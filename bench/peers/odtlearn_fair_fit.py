@@ -1,8 +1,8 @@
 """Fit one of ODTlearn's fair trees in its own environment (odtlearn with python-mip 1.15, whose CBC it solves with).
 
 Reads an ``.npz`` with binarized ``X``, ``y``, ``group`` (0/1), ``X_test``, ``notion`` (``demographic_parity``,
-``true_positive_rate_parity``, ``false_positive_rate_parity``, ``equalized_odds``), ``bound``, ``depth`` and
-``time_limit``; writes a JSON with the wall time, CBC's status and gap, and the training and test predictions
+``true_positive_rate_parity``, ``false_positive_rate_parity``, ``equalized_odds``), ``bound``, ``depth``,
+``time_limit`` and ``obj_mode`` (``acc``: the error; ``balance``: the class-balanced error); writes a JSON with the wall time, CBC's status and gap, and the training and test predictions
 (``null`` when CBC found no tree).
 
     <venv>/bin/python bench/peers/odtlearn_fair_fit.py data.npz out.json
@@ -24,7 +24,8 @@ def main(src, out):
     d = np.load(src)
     model = getattr(fair, CLASSES[str(d["notion"])])(
         solver="cbc", positive_class=1, depth=int(d["depth"]), time_limit=int(d["time_limit"]), _lambda=0.0,
-        fairness_bound=max(float(d["bound"]), 1e-6), num_threads=1, verbose=False)
+        fairness_bound=max(float(d["bound"]), 1e-6), num_threads=1, verbose=False,
+        obj_mode=str(d["obj_mode"]) if "obj_mode" in d else "acc")
     t0 = time.perf_counter()
     model.fit(d["X"], d["y"], protect_feat=d["group"].reshape(-1, 1), legit_factor=np.zeros(len(d["y"])))
     seconds = time.perf_counter() - t0
