@@ -7,6 +7,11 @@ Sets and groups: adult (sex) trained on 1,000 rows sampled from ``adult`` and on
 against the others) and ``german_age`` (the same split as ``german``; age 25 or younger). The group column stays a
 feature (STreeD reads it from ``X``).
 Notions (``--notions``) with bound ``--bounds``, depth ``--depth``, ``--time-limit`` seconds per fit, one thread:
+demographic parity, true- and false-positive rate parity, equalized odds, and conditional statistical parity
+(``csp``: demographic parity among the rows of each value of a legitimate feature; adult's education in three bands,
+german's checking account, heart's chest-pain type, heart failure's high blood pressure; its codes are appended to
+the features of optitrees' models, ODTlearn takes them as its ``legit_factor``, ``ExpGrad`` as fairlearn's
+``control_features``; STreeD and ``ThresholdOptimizer`` have no such notion).
 
 * ``OCT fair`` / ``OCT-H fair`` / ``OLCT fair``: ``OCTClassifier`` / ``OCTHClassifier`` /
   ``OLCTClassifier(fairness=...)``;
@@ -72,7 +77,8 @@ from _data import (  # noqa: E402
 RESULTS = Path(__file__).resolve().parent / "results"
 PEERS = Path(__file__).resolve().parent / "peers"
 NOTIONS = {"dp": "demographic_parity", "tpr": "true_positive_rate_parity", "fpr": "false_positive_rate_parity",
-           "eo": "equalized_odds"}
+           "eo": "equalized_odds", "csp": "conditional_statistical_parity"}
+CSP = "conditional_statistical_parity"
 METRICS = {"demographic_parity": "demographic_parity_difference",
            "true_positive_rate_parity": "true_positive_rate_difference",
            "false_positive_rate_parity": "false_positive_rate_difference",
@@ -96,6 +102,17 @@ def _group(name: str, X: pd.DataFrame) -> np.ndarray:
     if name == "german":
         return (X["personal_status_sex"].astype(str) == "A92").to_numpy().astype(int)
     return (pd.to_numeric(X["sex"]) == 0).to_numpy().astype(int)            # heart, heart_failure: 0 = female
+
+
+def _legitimate(name: str, X: pd.DataFrame) -> np.ndarray:
+    """The legitimate feature of conditional statistical parity, as integer codes: adult's education (``education_num``
+    9 or less, 10-12, 13 or more), german's checking account (``checking_status`` A11-A14), heart's chest-pain type
+    (``cp``), heart failure's ``high_blood_pressure``."""
+    if name.startswith("adult"):
+        return np.digitize(pd.to_numeric(X["education_num"]).to_numpy(), [10, 13])
+    if name.startswith("german"):
+        return X["checking_status"].astype(str).map({"A11": 0, "A12": 1, "A13": 2, "A14": 3}).to_numpy().astype(int)
+    return pd.to_numeric(X["cp" if name == "heart" else "high_blood_pressure"]).to_numpy().astype(int)
 
 
 def _numeric(X: pd.DataFrame) -> pd.DataFrame:
@@ -127,9 +144,13 @@ def split(name: str, seed: int):
     return Xn[a], y[a], g[a], Xn[b], y[b], g[b], X.iloc[a].reset_index(drop=True), X.iloc[b].reset_index(drop=True)
 
 
-def _notion(notion: str, bound: float):
-    from optitrees.fairness import DemographicParity, EqualizedOdds, FalsePositiveRateParity, TruePositiveRateParity
+def _notion(notion: str, bound: float, legitimate: int | None = None):
+    """optitrees' notion; conditional statistical parity reads its legitimate feature from column ``legitimate``."""
+    from optitrees.fairness import (ConditionalStatisticalParity, DemographicParity, EqualizedOdds,
+                                    FalsePositiveRateParity, TruePositiveRateParity)
 
+    if notion == CSP:
+        return ConditionalStatisticalParity(bound, legitimate=legitimate)
     return {"demographic_parity": DemographicParity, "true_positive_rate_parity": TruePositiveRateParity,
             "false_positive_rate_parity": FalsePositiveRateParity, "equalized_odds": EqualizedOdds}[notion](bound)
 
@@ -139,8 +160,8 @@ def _fairlearn_constraint(notion: str, bound: float):
                                       TruePositiveRateParity)
 
     return {"demographic_parity": DemographicParity, "true_positive_rate_parity": TruePositiveRateParity,
-            "false_positive_rate_parity": FalsePositiveRateParity,
-            "equalized_odds": EqualizedOdds}[notion](difference_bound=bound)
+            "false_positive_rate_parity": FalsePositiveRateParity, "equalized_odds": EqualizedOdds,
+            CSP: DemographicParity}[notion](difference_bound=bound)      # conditional: given control_features
 
 
 def fit_one(task) -> dict | None:
@@ -150,6 +171,7 @@ def fit_one(task) -> dict | None:
     name, seed, model, notion, bound, depth, time_limit, odtlearn_python, class_weight = task
     class_weight = weighting(model, class_weight)
     X, y, g, Xt, yt, gt, raw, raw_test = split(name, seed)
+    L, Lt = (_legitimate(name, raw), _legitimate(name, raw_test)) if notion == CSP else (None, None)
     row = {**dict.fromkeys(COLUMNS, np.nan),              # every column of the CSV; figures not measured stay empty
            **dict(dataset=name, seed=seed, rows=len(y), model=model, notion=notion, bound=bound, depth=depth,
                   time_limit=time_limit, class_weight=class_weight or "none", status="")}
@@ -161,9 +183,9 @@ def fit_one(task) -> dict | None:
 
             if model == "OCT fair 0/1":
                 X, Xt = _binarized(raw, raw_test)
-
+            X, Xt, j = _with_legitimate(X, Xt, L, Lt)
             cls = {"OCT-H fair": OCTHClassifier, "OLCT fair": OLCTClassifier}.get(model, OCTClassifier)
-            fairness = None if model == "OCT" else _notion(notion, bound)
+            fairness = None if model == "OCT" else _notion(notion, bound, j)
             clf = cls(max_depth=depth, fairness=fairness, time_limit=time_limit, threads=1, random_state=seed,
                       class_weight=class_weight)
             clf.fit(X, y, sensitive_features=g)
@@ -176,11 +198,13 @@ def fit_one(task) -> dict | None:
 
             if model == "ORS fair":
                 X, Xt = _binarized(raw, raw_test)
-                clf = RiskScoreClassifier(n_rules=5, fairness=_notion(notion, bound), time_limit=time_limit, threads=1,
-                                          random_state=seed)
+            X, Xt, j = _with_legitimate(X, Xt, L, Lt)
+            if model == "ORS fair":
+                clf = RiskScoreClassifier(n_rules=5, fairness=_notion(notion, bound, j), time_limit=time_limit,
+                                          threads=1, random_state=seed)
             else:
-                clf = GeneralizedRiskScoreClassifier(n_rules=3, fairness=_notion(notion, bound), time_limit=time_limit,
-                                                     threads=1, random_state=seed)
+                clf = GeneralizedRiskScoreClassifier(n_rules=3, fairness=_notion(notion, bound, j),
+                                                     time_limit=time_limit, threads=1, random_state=seed)
             clf.fit(X, y, sensitive_features=g)
             train, test = clf.predict(X), clf.predict(Xt)
             report = clf.fit_report_
@@ -204,6 +228,7 @@ def fit_one(task) -> dict | None:
             with tempfile.TemporaryDirectory() as folder:
                 src, out = Path(folder) / "in.npz", Path(folder) / "out.json"
                 np.savez(src, X=B, y=y, group=g, X_test=Bt, notion=notion, bound=bound, depth=depth,
+                         legitimate=np.zeros(len(y), dtype=int) if L is None else L,
                          time_limit=int(time_limit), obj_mode="balance" if class_weight == "balanced" else "acc")
                 subprocess.run([odtlearn_python, str(PEERS / "odtlearn_fair_fit.py"), str(src), str(out)],
                                check=True, env=one_thread_env(), timeout=time_limit * 3 + 600)
@@ -225,9 +250,12 @@ def fit_one(task) -> dict | None:
                 base = LogisticRegression(penalty="l1", C=0.1, solver="liblinear", class_weight=class_weight)
             else:
                 base = DecisionTreeClassifier(max_depth=depth, random_state=seed, class_weight=class_weight)
-            if model.startswith("ExpGrad"):
-                clf = ExponentiatedGradient(base, _fairlearn_constraint(notion, bound)).fit(X, y, sensitive_features=g)
+            if model.startswith("ExpGrad"):                     # conditional parity: DP given control_features
+                clf = ExponentiatedGradient(base, _fairlearn_constraint(notion, bound))
+                clf.fit(X, y, sensitive_features=g, **({} if L is None else {"control_features": L}))
                 train, test = clf.predict(X, random_state=seed), clf.predict(Xt, random_state=seed)
+            elif notion == CSP:                                   # ThresholdOptimizer takes no control features
+                return None
             else:
                 if notion == "equalized_odds":
                     constraints = "equalized_odds"
@@ -240,7 +268,15 @@ def fit_one(task) -> dict | None:
                 train = clf.predict(X, sensitive_features=g, random_state=seed)
                 test = clf.predict(Xt, sensitive_features=gt, random_state=seed)
     row["seconds"] = time.perf_counter() - t0
-    return {**row, **scores(notion, y, train, g, yt, test, gt)}
+    return {**row, **scores(notion, y, train, g, yt, test, gt, L, Lt)}
+
+
+def _with_legitimate(X, Xt, L, Lt):
+    """``(X, X_test, column)``: conditional statistical parity's legitimate codes appended as the last column of
+    both (its index ``column``), or the features unchanged and ``None`` for the other notions."""
+    if L is None:
+        return X, Xt, None
+    return np.column_stack([X, L]), np.column_stack([Xt, Lt]), np.shape(X)[1]
 
 
 def weighting(model: str, class_weight: str | None) -> str | None:
@@ -273,13 +309,21 @@ def against_constant(clf, X, y, class_weight, probabilistic: bool) -> dict:
     return dict(train_loss=loss, constant_loss=constant, beats_constant=bool(loss < constant - 1e-12))
 
 
-def scores(notion, y, train, g, yt, test, gt) -> dict:
+def scores(notion, y, train, g, yt, test, gt, L=None, Lt=None) -> dict:
+    """Disparities by fairlearn's metric of the notion; conditional statistical parity's is the largest of
+    ``demographic_parity_difference`` over the rows of each legitimate value ``L``."""
     from fairlearn import metrics
     from sklearn.metrics import accuracy_score, balanced_accuracy_score
 
-    metric = getattr(metrics, METRICS[notion])
-    return dict(train_disparity=metric(y, train, sensitive_features=g),
-                test_disparity=metric(yt, test, sensitive_features=gt),
+    if notion == CSP:
+        def metric(truth, predicted, sensitive_features, strata):
+            return max(metrics.demographic_parity_difference(truth[strata == v], predicted[strata == v],
+                                                             sensitive_features=sensitive_features[strata == v])
+                       for v in np.unique(strata))
+    else:
+        def metric(truth, predicted, sensitive_features, strata):
+            return getattr(metrics, METRICS[notion])(truth, predicted, sensitive_features=sensitive_features)
+    return dict(train_disparity=metric(y, train, g, L), test_disparity=metric(yt, test, gt, Lt),
                 train_bacc=balanced_accuracy_score(y, train), test_bacc=balanced_accuracy_score(yt, test),
                 train_acc=accuracy_score(y, train), test_acc=accuracy_score(yt, test))
 

@@ -1,7 +1,8 @@
 """Fit one of ODTlearn's fair trees in its own environment (odtlearn with python-mip 1.15, whose CBC it solves with).
 
 Reads an ``.npz`` with binarized ``X``, ``y``, ``group`` (0/1), ``X_test``, ``notion`` (``demographic_parity``,
-``true_positive_rate_parity``, ``false_positive_rate_parity``, ``equalized_odds``), ``bound``, ``depth``,
+``true_positive_rate_parity``, ``false_positive_rate_parity``, ``equalized_odds``,
+``conditional_statistical_parity``), ``legitimate`` (the legitimate feature's codes), ``bound``, ``depth``,
 ``time_limit`` and ``obj_mode`` (``acc``: the error; ``balance``: the class-balanced error); writes a JSON with the wall time, CBC's status and gap, and the training and test predictions
 (``null`` when CBC found no tree).
 
@@ -15,7 +16,8 @@ import time
 import numpy as np
 
 CLASSES = {"demographic_parity": "FairSPOCT", "true_positive_rate_parity": "FairEOppOCT",
-           "false_positive_rate_parity": "FairPEOCT", "equalized_odds": "FairEOddsOCT"}
+           "false_positive_rate_parity": "FairPEOCT", "equalized_odds": "FairEOddsOCT",
+           "conditional_statistical_parity": "FairCSPOCT"}
 
 
 def main(src, out):
@@ -27,7 +29,7 @@ def main(src, out):
         fairness_bound=max(float(d["bound"]), 1e-6), num_threads=1, verbose=False,
         obj_mode=str(d["obj_mode"]) if "obj_mode" in d else "acc")
     t0 = time.perf_counter()
-    model.fit(d["X"], d["y"], protect_feat=d["group"].reshape(-1, 1), legit_factor=np.zeros(len(d["y"])))
+    model.fit(d["X"], d["y"], protect_feat=d["group"].reshape(-1, 1), legit_factor=d["legitimate"] if "legitimate" in d else np.zeros(len(d["y"])))
     seconds = time.perf_counter() - t0
     gap = getattr(model, "optim_gap", None)
     status = getattr(getattr(model._solver, "model", None), "status", "")
