@@ -374,7 +374,7 @@ def run(args) -> None:
                 continue
             append_row(out, row)
             scored = (f"test bacc {100 * row['test_bacc']:.1f}, train disparity {row['train_disparity']:.3f}"
-                      if "test_bacc" in row else "no model")
+                      if pd.notna(row.get("test_bacc")) else "no model")
             print(f"{k + 1}/{len(tasks)} {row['dataset']} {row['model']} {row['notion']} {row['bound']}: {scored} "
                   f"in {row['seconds']:.1f} s ({row['status']})", flush=True)
 
