@@ -21,7 +21,7 @@ the features of optitrees' models, ODTlearn takes them as its ``legit_factor``, 
   ``GeneralizedRiskScoreClassifier(n_rules=3)`` on the numeric ones, with ``fairness=...`` (their tangent models);
 * ``STreeD fair``: ``STreeDGroupFairnessClassifier`` (demographic parity and equal opportunity only: its two
   notions), exact dynamic programming on its binarized features;
-* ``ODTlearn fair``: FairSPOCT / FairEOppOCT / FairPEOCT / FairEOddsOCT with CBC, on ODTlearn's binarized
+* ``ODTlearn fair``: FairSPOCT / FairEOppOCT / FairPEOCT / FairEOddsOCT / FairCSPOCT with CBC, on ODTlearn's binarized
   features, in its own environment (``--odtlearn-python``, a venv with ``odtlearn`` and ``mip==1.15.0``; left
   out at 30,000 rows: its flow MIP has a column per row and node. Its build is outside CBC's clock: at depth 3 a
   30 s fit on adult's 1,000 rows took over 4 minutes);
