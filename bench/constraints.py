@@ -315,11 +315,12 @@ def scores(notion, y, train, g, yt, test, gt, L=None, Lt=None) -> dict:
     from fairlearn import metrics
     from sklearn.metrics import accuracy_score, balanced_accuracy_score
 
-    if notion == CSP:
+    if notion == CSP:                # a stratum with one group (or one row, which fairlearn refuses) differs by 0
         def metric(truth, predicted, sensitive_features, strata):
-            return max(metrics.demographic_parity_difference(truth[strata == v], predicted[strata == v],
-                                                             sensitive_features=sensitive_features[strata == v])
-                       for v in np.unique(strata))
+            rows = [strata == v for v in np.unique(strata)]
+            return max([0.0] + [metrics.demographic_parity_difference(truth[r], predicted[r],
+                                                                      sensitive_features=sensitive_features[r])
+                                for r in rows if np.unique(sensitive_features[r]).size > 1])
     else:
         def metric(truth, predicted, sensitive_features, strata):
             return getattr(metrics, METRICS[notion])(truth, predicted, sensitive_features=sensitive_features)
