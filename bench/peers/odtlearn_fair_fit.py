@@ -3,8 +3,8 @@
 Reads an ``.npz`` with binarized ``X``, ``y``, ``group`` (0/1), ``X_test``, ``notion`` (``demographic_parity``,
 ``true_positive_rate_parity``, ``false_positive_rate_parity``, ``equalized_odds``,
 ``conditional_statistical_parity``), ``legitimate`` (the legitimate feature's codes), ``bound``, ``depth``,
-``time_limit`` and ``obj_mode`` (``acc``: the error; ``balance``: the class-balanced error); writes a JSON with the wall time, CBC's status and gap, and the training and test predictions
-(``null`` when CBC found no tree).
+``time_limit`` and ``obj_mode`` (``acc``: the error; ``balance``: the class-balanced error); writes a JSON with the
+wall time, CBC's status and gap, and the training and test predictions (``null`` when CBC found no tree).
 
     <venv>/bin/python bench/peers/odtlearn_fair_fit.py data.npz out.json
 """
@@ -29,7 +29,8 @@ def main(src, out):
         fairness_bound=max(float(d["bound"]), 1e-6), num_threads=1, verbose=False,
         obj_mode=str(d["obj_mode"]) if "obj_mode" in d else "acc")
     t0 = time.perf_counter()
-    model.fit(d["X"], d["y"], protect_feat=d["group"].reshape(-1, 1), legit_factor=d["legitimate"] if "legitimate" in d else np.zeros(len(d["y"])))
+    legitimate = d["legitimate"] if "legitimate" in d else np.zeros(len(d["y"]))
+    model.fit(d["X"], d["y"], protect_feat=d["group"].reshape(-1, 1), legit_factor=legitimate)
     seconds = time.perf_counter() - t0
     gap = getattr(model, "optim_gap", None)
     status = getattr(getattr(model._solver, "model", None), "status", "")
