@@ -90,22 +90,21 @@ def append_row(out: Path, row: dict) -> None:
     if not out.exists():
         pd.DataFrame([row]).to_csv(out, index=False)
         return
-    unknown = _missing_columns(out, row)
-    if unknown:
-        raise ValueError(f"{out.name} has no column for {unknown}: write this run to a new --out file")
     header = list(pd.read_csv(out, nrows=0).columns)
+    if unknown := _missing_columns(header, row):
+        raise ValueError(f"{out.name} has no column for {unknown}: write this run to a new --out file")
     pd.DataFrame([row]).reindex(columns=header).to_csv(out, mode="a", header=False, index=False)
 
 
-def _missing_columns(out: Path, columns) -> list:
-    """The ``columns`` the existing CSV ``out`` has no column for, sorted."""
-    return sorted(set(columns) - set(pd.read_csv(out, nrows=0).columns))
+def _missing_columns(header, columns) -> list:
+    """The ``columns`` not in a CSV's ``header``, sorted."""
+    return sorted(set(columns) - set(header))
 
 
 def require_columns(out: Path, columns) -> None:
     """Fail before any fit when the CSV ``out`` exists without a column a row of this run will have
     (:func:`append_row` would refuse the first row only after the fits ran)."""
-    if out.exists() and (unknown := _missing_columns(out, columns)):
+    if out.exists() and (unknown := _missing_columns(pd.read_csv(out, nrows=0).columns, columns)):
         raise SystemExit(f"{out.name} has no column for {unknown}: write this run to a new --out file")
 
 

@@ -256,14 +256,8 @@ def fit_one(task) -> dict | None:
                 train, test = clf.predict(X, random_state=seed), clf.predict(Xt, random_state=seed)
             elif notion == CSP:                                   # ThresholdOptimizer takes no control features
                 return None
-            else:
-                if notion == "equalized_odds":
-                    constraints = "equalized_odds"
-                else:
-                    constraints = {"demographic_parity": "demographic_parity",
-                                   "true_positive_rate_parity": "true_positive_rate_parity",
-                                   "false_positive_rate_parity": "false_positive_rate_parity"}[notion]
-                clf = ThresholdOptimizer(estimator=base, constraints=constraints, predict_method="predict_proba",
+            else:                                                 # fairlearn's names for the four notions are ours
+                clf = ThresholdOptimizer(estimator=base, constraints=notion, predict_method="predict_proba",
                                          objective="balanced_accuracy_score").fit(X, y, sensitive_features=g)
                 train = clf.predict(X, sensitive_features=g, random_state=seed)
                 test = clf.predict(Xt, sensitive_features=gt, random_state=seed)
@@ -285,9 +279,14 @@ def weighting(model: str, class_weight: str | None) -> str | None:
     return None if model in ("STreeD fair", "ORS fair", "OGRS fair") else class_weight
 
 
+def weights(table: pd.DataFrame) -> pd.Series:
+    """Each row's class weighting, ``none`` where it has none (or the CSV predates the column)."""
+    return table.class_weight.fillna("none") if "class_weight" in table else pd.Series("none", table.index)
+
+
 def label(table: pd.DataFrame) -> pd.Series:
     """Each row's model, with its class weighting when it is not ``none``: ``OCT fair (balanced)``."""
-    weight = table.class_weight.fillna("none") if "class_weight" in table else pd.Series("none", table.index)
+    weight = weights(table)
     return table.model.where(weight == "none", table.model + " (" + weight + ")")
 
 
@@ -349,9 +348,8 @@ def run(args) -> None:
     done = set()
     if out.exists():
         old = pd.read_csv(out)
-        weight = old.class_weight.fillna("none") if "class_weight" in old else pd.Series("none", old.index)
         done = set(zip(old.dataset, old.seed, old.model, old.notion.fillna(""), old.bound.fillna(-1.0), old.depth,
-                       weight))
+                       weights(old)))
     tasks = []
     for name in args.sets:
         for seed in range(1 if name == "adult_30k" else args.splits):
