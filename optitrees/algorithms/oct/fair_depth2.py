@@ -10,11 +10,14 @@ best fair tree under that root. Over every root this is the exact fair optimum o
 candidate splits: over every axis-aligned tree when each feature's candidates are all midpoints between its
 distinct values (:func:`candidate_splits` says whether they are).
 
-The pairs of one root cost ``O^2 Q`` (``O = 4 S + 2`` options for ``S`` candidate splits, ``Q`` cells): with 16
-thresholds per numeric feature, milliseconds to a second per root. A notion on two groups (one condition, two
+The pairs of one root cost up to ``O^2 Q`` (``O = 4 S + 2`` options for ``S`` candidate splits, ``Q`` cells): with
+16 thresholds per numeric feature, milliseconds to a second per root. A notion on two groups (one condition, two
 cells) needs only ``O log O`` per root (:func:`_best_pair_two_cells`), which makes every threshold affordable at
 a thousand rows. The roots are taken best stump first, and the search returns the best tree found when its
-deadline passes.
+deadline passes. Two bounds leave out work that cannot beat the best tree found, and so keep the search exact:
+a root whose children's best options without the bound (``min_o e_o + min_o' e_o'``) cost no less is skipped,
+and the pairs are tried cheapest first (:func:`_best_pair_in_order`), each left option stopping at its first
+right option that keeps the bound.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ __all__ = ["candidate_splits", "fair_depth2_tree", "MAX_THRESHOLDS", "PAIR_BLOCK
 
 #: Candidate thresholds per feature (the midpoints nearest evenly spaced quantiles beyond this many).
 MAX_THRESHOLDS = 16
-#: Options of the left child compared against every option of the right one at a time (memory: ``PAIR_BLOCK x O x Q``
-#: floats).
+#: Options of the left child compared against the right one's at a time, in right blocks of this many, then twice,
+#: four times ... (memory: at most ``PAIR_BLOCK x O x Q`` floats).
 PAIR_BLOCK = 256
 
 
@@ -51,12 +54,15 @@ def candidate_splits(X, allowed=None, max_thresholds: int | None = MAX_THRESHOLD
     return np.asarray(features, np.int64), np.asarray(thresholds, float), every
 
 
-def fair_depth2_tree(X, y01, objective_weight, cells, bound: float, split_cost: float, splits, deadline=None):
+def fair_depth2_tree(X, y01, objective_weight, cells, bound: float, split_cost: float, splits, deadline=None,
+                     incumbent: float = np.inf):
     """``(tree, objective, complete)``: the fair tree of depth at most 2 over ``splits`` (from
     :func:`candidate_splits`) of least ``weighted error + split_cost x splits`` (module docstring), for rows ``X``
     with labels ``y01`` (0/1), objective weights ``objective_weight`` and the parity cells ``cells``
     (:class:`~optitrees.fairness.ParityCells`) held within ``bound``; ``complete``: every root was tried before
-    ``deadline``. ``(None, inf, False)`` without candidate splits."""
+    ``deadline``. Only trees of objective below ``incumbent`` (a fair tree's, found before) are searched: ``tree``
+    is ``None`` when there is none, and if ``complete``, the incumbent is the optimum. ``(None, inf, False)``
+    without candidate splits."""
     X = np.asarray(X, float)
     features, thresholds = np.asarray(splits[0], np.int64), np.asarray(splits[1], float)
     if features.size == 0:
@@ -71,15 +77,17 @@ def fair_depth2_tree(X, y01, objective_weight, cells, bound: float, split_cost: 
     stump = quantities[:2] @ goes_left
     whole = quantities[:2].sum(axis=1)
     stump_error = np.minimum(stump[0], stump[1]) + np.minimum(whole[0] - stump[0], whole[1] - stump[1])
-    best = (np.inf, None)
+    best = (float(incumbent), None)
     complete = True
     for r in np.argsort(stump_error, kind="stable"):
-        if best[1] is not None and expired(deadline):
+        if np.isfinite(best[0]) and expired(deadline):
             complete = False
             break
         left_rows = goes_left[:, r]
         sides = [_options(quantities * side, goes_left, split_cost) for side in (left_rows, 1.0 - left_rows)]
-        value, pair = _best_pair(sides[0], sides[1], conditions, bound)
+        if sides[0][0].min() + sides[1][0].min() + split_cost >= best[0]:
+            continue                                            # not even without the bound does it do better
+        value, pair = _best_pair(sides[0], sides[1], conditions, bound, best[0] - split_cost)
         if pair is not None and value + split_cost < best[0]:
             best = (value + split_cost, (r, sides[0][2][pair[0]], sides[1][2][pair[1]]))
     if best[1] is None:
@@ -107,27 +115,57 @@ def _options(quantities, goes_left, split_cost):
     return np.concatenate(errors), np.vstack(shares), np.vstack(what)
 
 
-def _best_pair(left, right, conditions, bound):
+def _best_pair(left, right, conditions, bound, cutoff=np.inf):
     """``(error, (i, j))``: the pair of a left option ``i`` and a right option ``j`` of least error whose rates keep
-    ``bound`` in every condition (two constant options of one label always do). One condition of two cells (a notion
-    on two groups) is searched in ``O log O`` (:func:`_best_pair_two_cells`), others pair by pair."""
+    ``bound`` in every condition (two constant options of one label always do), or ``(inf, None)`` when no such pair
+    costs less than ``cutoff``. One condition of two cells (a notion on two groups) is searched in ``O log O``
+    (:func:`_best_pair_two_cells`), others pair by pair, cheapest first (:func:`_best_pair_in_order`)."""
     if not conditions:
-        return float(left[0].min() + right[0].min()), (int(left[0].argmin()), int(right[0].argmin()))
+        i, j = int(left[0].argmin()), int(right[0].argmin())
+        value = float(left[0][i] + right[0][j])
+        return (value, (i, j)) if value < cutoff else (np.inf, None)
     if len(conditions) == 1 and len(conditions[0]) == 2:
-        return _best_pair_two_cells(left, right, conditions[0], bound)
-    best = (np.inf, None)
+        value, pair = _best_pair_two_cells(left, right, conditions[0], bound)
+        return (value, pair) if value < cutoff else (np.inf, None)
+    return _best_pair_in_order(left, right, conditions, bound, cutoff)
+
+
+def _best_pair_in_order(left, right, conditions, bound, cutoff):
+    """:func:`_best_pair` pair by pair, cheapest first: the options that could make a pair below ``cutoff`` with the
+    other side's cheapest one, sorted by error; a block of ``PAIR_BLOCK`` left options meets the right options in
+    blocks of ``PAIR_BLOCK``, twice that, four times ...; a left option leaves once it has met a right option that
+    keeps the bound (the later ones cost more), and a block stops once its cheapest pair cannot beat the best one
+    found. Exact: a pair left out costs no less than the best."""
+    error_l, share_l = left[0], left[1]
     error_r, share_r = right[0], right[1]
-    for start in range(0, len(left[0]), PAIR_BLOCK):
-        error = left[0][start:start + PAIR_BLOCK, None] + error_r[None, :]
-        rates = left[1][start:start + PAIR_BLOCK, None, :] + share_r[None, :, :]
-        for c in conditions:
-            within = rates[:, :, c]
-            error[within.max(axis=2) - within.min(axis=2) > bound] = np.inf
-        k = int(np.argmin(error))
-        i, j = divmod(k, error.shape[1])
-        if error[i, j] < best[0]:
-            best = (float(error[i, j]), (start + i, j))
-    return best
+    rows = np.flatnonzero(error_l + error_r.min() < cutoff)
+    cols = np.flatnonzero(error_r + error_l.min() < cutoff)
+    rows = rows[np.argsort(error_l[rows], kind="stable")]
+    cols = cols[np.argsort(error_r[cols], kind="stable")]
+    best_value, best_pair = cutoff, None
+    for start in range(0, len(rows), PAIR_BLOCK):
+        block = rows[start:start + PAIR_BLOCK]
+        if len(cols) == 0 or error_l[block[0]] + error_r[cols[0]] >= best_value:
+            break                                               # the left options are sorted: none later does better
+        col_start, width = 0, PAIR_BLOCK
+        while col_start < len(cols):
+            right_block = cols[col_start:col_start + width]
+            col_start, width = col_start + width, 2 * width
+            if block.size == 0 or error_l[block[0]] + error_r[right_block[0]] >= best_value:
+                break
+            error = error_l[block, None] + error_r[None, right_block]
+            rates = share_l[block, None, :] + share_r[None, right_block, :]
+            keeps = np.ones(error.shape, bool)
+            for c in conditions:
+                within = rates[:, :, c]
+                keeps &= within.max(axis=2) - within.min(axis=2) <= bound
+            error[~keeps] = np.inf
+            k = int(np.argmin(error))
+            i, j = divmod(k, error.shape[1])
+            if error[i, j] < best_value:
+                best_value, best_pair = float(error[i, j]), (int(block[i]), int(right_block[j]))
+            block = block[~keeps.any(axis=1)]                   # a left option's first pair that keeps is its best
+    return (best_value, best_pair) if best_pair is not None else (np.inf, None)
 
 
 def _best_pair_two_cells(left, right, cells, bound):

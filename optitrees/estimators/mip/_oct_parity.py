@@ -23,8 +23,9 @@ __all__ = ["ParitySearches", "EVERY_THRESHOLD_CELLS", "EVERY_THRESHOLD_SPLITS"]
 #: The fair search of depth 2 tries every threshold when rows x candidate splits is at most this (the split
 #: indicators it holds: 160 MB) ...
 EVERY_THRESHOLD_CELLS = 20_000_000
-#: ... and, for a notion whose pairs are tried one by one (more than one condition or two cells), the splits are
-#: at most this many; else it takes the candidates of :func:`~optitrees.algorithms.oct.fair_depth2.candidate_splits`.
+#: ... and, for a notion whose pairs are tried one by one (more than one condition or two cells) on more splits than
+#: this, it searches the candidates of :func:`~optitrees.algorithms.oct.fair_depth2.candidate_splits` first: their
+#: fair tree is the incumbent every threshold must beat, and the start if that search runs out of time.
 EVERY_THRESHOLD_SPLITS = 300
 
 
@@ -41,9 +42,10 @@ class ParitySearches:
 
     def _parity_exact(self, problem, parity, budget, log):
         """The fair search of depth 2 (:func:`~optitrees.algorithms.oct.fair_depth2.fair_depth2_tree`) over every
-        threshold where that is affordable (:data:`EVERY_THRESHOLD_CELLS`, :data:`EVERY_THRESHOLD_SPLITS`), in up to
-        half the time left: having tried every root, it is the fair optimum of depth-2 OCT, and proves it; else its
-        tree is a start. ``None`` where it does not apply (:meth:`_fair_exact_applies`)."""
+        threshold where that is affordable (:data:`EVERY_THRESHOLD_CELLS`; above :data:`EVERY_THRESHOLD_SPLITS`, for
+        a notion whose pairs are tried one by one, after the fair tree over the thinned candidates, whose objective
+        it must beat), in up to half the time left: having tried every root, it is the fair optimum of depth-2 OCT,
+        and proves it; else its tree is a start. ``None`` where it does not apply (:meth:`_fair_exact_applies`)."""
         spec, data = problem.spec, problem.data
         if not self._fair_exact_applies(spec):
             return None
@@ -51,22 +53,35 @@ class ParitySearches:
         splits = candidate_splits(data.X, allowed, None)
         pairwise = not (parity.cells.n_conditions == 1 and parity.cells.n_cells == 2)
         n_splits = len(splits[0])
-        if n_splits * len(data.y) > EVERY_THRESHOLD_CELLS or (pairwise and n_splits > EVERY_THRESHOLD_SPLITS):
-            log.note(f"the fair search of depth 2 took at most {MAX_THRESHOLDS} thresholds a feature ({n_splits} "
-                     "splits in all were too many): its tree is a start, not a proof")
-            splits = candidate_splits(data.X, allowed)
         seconds = budget.remaining()
         deadline = None if seconds is None else time.perf_counter() + seconds / 2
         t0 = time.perf_counter()
-        tree, _, complete = fair_depth2_tree(data.X, parity.y01, parity.objective_weight, parity.cells,
-                                             parity.bound, spec.alpha * problem.L_hat, splits, deadline)
+
+        def search(candidates, incumbent=np.inf):
+            return fair_depth2_tree(data.X, parity.y01, parity.objective_weight, parity.cells, parity.bound,
+                                    spec.alpha * problem.L_hat, candidates, deadline, incumbent)
+
+        if n_splits * len(data.y) > EVERY_THRESHOLD_CELLS:
+            log.note(f"the fair search of depth 2 took at most {MAX_THRESHOLDS} thresholds a feature ({n_splits} "
+                     "splits in all were too many): its tree is a start, not a proof")
+            tree, _, complete = search(candidate_splits(data.X, allowed))
+            proof = False
+        elif pairwise and n_splits > EVERY_THRESHOLD_SPLITS:
+            thinned, value, _ = search(candidate_splits(data.X, allowed))
+            tree, _, complete = search(splits, value)
+            if tree is None:                        # nothing over every threshold beats the thinned candidates' tree
+                tree = thinned
+            proof = complete
+        else:
+            tree, _, complete = search(splits)
+            proof = complete
         if tree is None:
             return None
         if not complete:
             log.note("the fair search of depth 2 did not try every root split in half the time left: its tree is a "
                      "start, not a proof")
         tree = tree.with_counts(data.X, data.y, sample_weight=data.fit_weight)
-        return ExactSearch(tree, bool(splits[2] and complete), time.perf_counter() - t0, "fair depth-2 search")
+        return ExactSearch(tree, bool(proof), time.perf_counter() - t0, "fair depth-2 search")
 
     def _parity_starts(self, problem, parity, deadline):
         """``{"fair depth 2": tree, "lagrangian": tree}``: the best fair axis-aligned tree of depth at most 2 over

@@ -1,15 +1,17 @@
 """The fair depth-2 search is the exact fair optimum: the same errors as enumerating every tree of depth 2 and every
-labelling of its leaves (tiny data, every notion), its tree keeps the bound and predicts with the errors it
-reports; thinned candidates and a passed deadline are said."""
+labelling of its leaves (tiny data, every notion), and, with its bounds that leave out roots and pairs, the same
+optimum as trying every pair of every root; its tree keeps the bound and predicts with the errors it reports;
+thinned candidates and a passed deadline are said."""
 
 import time
 
 import numpy as np
 import pytest
 
-from optitrees.algorithms.oct.fair_depth2 import candidate_splits, fair_depth2_tree
-from optitrees.fairness import DemographicParity, EqualizedOdds, FalsePositiveRateParity, ParityCells, \
-    TruePositiveRateParity, group_codes
+from optitrees.algorithms.oct import fair_depth2
+from optitrees.algorithms.oct.fair_depth2 import _best_pair, _options, candidate_splits, fair_depth2_tree
+from optitrees.fairness import ConditionalStatisticalParity, DemographicParity, EqualizedOdds, \
+    FalsePositiveRateParity, ParityCells, TruePositiveRateParity, group_codes
 from _fair_brute import best_fair_tree, tiny
 
 
@@ -53,3 +55,75 @@ def test_thinned_candidates_and_a_passed_deadline_are_said():
                                          deadline=time.perf_counter() - 1)
     assert not complete and tree is not None                     # one root is always tried
     assert cells.disparity(tree.predict(X) == 1) <= 0.1 + 1e-12
+
+
+def _every_pair(left, right, conditions, bound):
+    """The least error over every pair of options whose rates keep the bound (the whole matrix at once)."""
+    error = left[0][:, None] + right[0][None, :]
+    rates = left[1][:, None, :] + right[1][None, :, :]
+    for c in conditions:
+        within = rates[:, :, c]
+        error[within.max(axis=2) - within.min(axis=2) > bound] = np.inf
+    return error.min()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pairs_cheapest_first_find_the_least_error_over_every_pair(seed, monkeypatch):
+    monkeypatch.setattr(fair_depth2, "PAIR_BLOCK", 3)           # many blocks, on both sides
+    rng = np.random.default_rng(seed)
+    n_left, n_right, n_cells = 40, 57, 6
+    # options as _options gives them: (error, cell shares, what each is)
+    left = (rng.integers(0, 20, n_left).astype(float), rng.uniform(0, 0.5, (n_left, n_cells)), np.arange(n_left))
+    right = (rng.integers(0, 20, n_right).astype(float), rng.uniform(0, 0.5, (n_right, n_cells)), np.arange(n_right))
+    conditions = [np.array([0, 1, 2]), np.array([3, 4]), np.array([5])]
+    for bound in (0.02, 0.1, 0.3, 1.0):
+        expected = _every_pair(left, right, conditions, bound)
+        value, pair = _best_pair(left, right, conditions, bound)
+        if not np.isfinite(expected):
+            assert pair is None
+            continue
+        i, j = pair
+        assert value == expected == left[0][i] + right[0][j]
+        for c in conditions:
+            rates = left[1][i, c] + right[1][j, c]
+            assert rates.max() - rates.min() <= bound
+        # a cutoff at the optimum leaves nothing; just above, the optimum
+        assert _best_pair(left, right, conditions, bound, cutoff=expected) == (np.inf, None)
+        assert _best_pair(left, right, conditions, bound, cutoff=expected + 0.5)[0] == expected
+
+
+def _every_root(X, y, cells, bound, splits):
+    """The least error over every root and every pair of its children's options (no bound leaves any out)."""
+    features, thresholds = splits[0], splits[1]
+    share = (cells.member * cells.weight) / cells.totals[:, None]
+    quantities = np.vstack([1.0 * (y == 1), 1.0 * (y != 1), share])
+    goes_left = (X[:, features] <= thresholds[None, :]).astype(float)
+    conditions = [c for c in (np.flatnonzero(cells.condition == k) for k in range(cells.n_conditions)) if len(c) > 1]
+    best = np.inf
+    for r in range(len(features)):
+        sides = [_options(quantities * side, goes_left, 0.0) for side in (goes_left[:, r], 1.0 - goes_left[:, r])]
+        best = min(best, _every_pair(sides[0], sides[1], conditions, bound))
+    return best
+
+
+@pytest.mark.parametrize("notion", [EqualizedOdds(0.05), FalsePositiveRateParity(0.02), DemographicParity(0.03),
+                                    ConditionalStatisticalParity(0.05, legitimate=3)],
+                         ids=lambda v: type(v).__name__)
+def test_the_bounds_leave_out_no_better_tree(notion, monkeypatch):
+    monkeypatch.setattr(fair_depth2, "PAIR_BLOCK", 8)
+    rng = np.random.default_rng(3)
+    n = 150
+    X = np.column_stack([rng.integers(0, 12, n), rng.normal(size=n).round(1), rng.integers(0, 5, n),
+                         rng.integers(0, 3, n)]).astype(float)
+    groups = rng.choice(["a", "b", "c"], n)
+    y = ((X[:, 0] > 5) ^ (rng.uniform(size=n) < 0.2) | ((groups == "a") & (X[:, 1] > 0.5))).astype(int)
+    codes, labels = group_codes(groups, n)
+    strata = X[:, 3].astype(int) if isinstance(notion, ConditionalStatisticalParity) else None
+    cells = ParityCells.create(notion, y, codes, labels, strata=strata)
+    splits = candidate_splits(X, max_thresholds=None)
+    tree, value, complete = fair_depth2_tree(X, y, np.ones(n), cells, notion.difference_bound, 0.0, splits)
+    assert complete
+    assert value == _every_root(X, y, cells, notion.difference_bound, splits)
+    predicted = tree.predict(X)
+    assert np.sum(predicted != y) == value
+    assert cells.disparity(predicted == 1) <= notion.difference_bound + 1e-12

@@ -12,6 +12,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
 
 from optitrees import OCTClassifier, OCTHClassifier
+from optitrees.estimators.mip import _oct_parity
 from optitrees.exceptions import TimeLimitWarning
 from optitrees.fairness import (ConditionalStatisticalParity, DemographicParity, EqualizedOdds,
                                 FalsePositiveRateParity, TruePositiveRateParity, disparities)
@@ -197,3 +198,18 @@ def test_the_fair_search_of_depth_2_proves_the_fair_optimum():
     mip = fit_quiet(OCTClassifier(max_depth=2, fairness=notion, exact_search="mip", **QUICK), X, y,
                     sensitive_features=groups)
     assert mip.objective_ >= proven.objective_ - 1e-9
+
+
+@pytest.mark.parametrize("notion", [EqualizedOdds(0.05), FalsePositiveRateParity(0.02)], ids=lambda n: n.name)
+def test_over_many_splits_every_threshold_must_beat_the_thinned_tree(notion, monkeypatch):
+    """A notion whose pairs are tried one by one, on more splits than ``EVERY_THRESHOLD_SPLITS``: the fair tree over
+    the thinned candidates first, then every threshold against it; tried to the end, that proves the optimum of the
+    search over every threshold at once."""
+    X, y, groups = biased(seed=10)
+    groups = np.where(X[:, 2] > 0, groups, "other")                 # three groups: FPR parity pairs one by one too
+    direct = OCTClassifier(max_depth=2, fairness=notion, **QUICK).fit(X, y, sensitive_features=groups)
+    monkeypatch.setattr(_oct_parity, "EVERY_THRESHOLD_SPLITS", 10)
+    thinned_first = OCTClassifier(max_depth=2, fairness=notion, **QUICK).fit(X, y, sensitive_features=groups)
+    for clf in (direct, thinned_first):
+        assert clf.fit_report_.certified_by == "fair depth-2 search" and clf.fit_report_.fairness["keeps"]
+    assert thinned_first.objective_ == pytest.approx(direct.objective_, abs=1e-12)
