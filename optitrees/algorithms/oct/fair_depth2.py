@@ -27,13 +27,15 @@ import numpy as np
 from ...budget import expired
 from ...trees import LEAF, Tree
 
-__all__ = ["candidate_splits", "fair_depth2_tree", "MAX_THRESHOLDS", "PAIR_BLOCK"]
+__all__ = ["candidate_splits", "fair_depth2_tree", "MAX_THRESHOLDS", "PAIR_BLOCK", "PAIR_FLOATS"]
 
 #: Candidate thresholds per feature (the midpoints nearest evenly spaced quantiles beyond this many).
 MAX_THRESHOLDS = 16
 #: Options of the left child compared against the right one's at a time, in right blocks of this many, then twice,
-#: four times ... (memory: at most ``PAIR_BLOCK x O x Q`` floats).
+#: four times ... up to :data:`PAIR_FLOATS` floats of rates (``PAIR_BLOCK x block x Q``, ``Q`` cells).
 PAIR_BLOCK = 256
+#: The most floats of pair rates held at a time (32 MB).
+PAIR_FLOATS = 4_000_000
 
 
 def candidate_splits(X, allowed=None, max_thresholds: int | None = MAX_THRESHOLDS):
@@ -87,9 +89,14 @@ def fair_depth2_tree(X, y01, objective_weight, cells, bound: float, split_cost: 
         sides = [_options(quantities * side, goes_left, split_cost) for side in (left_rows, 1.0 - left_rows)]
         if sides[0][0].min() + sides[1][0].min() + split_cost >= best[0]:
             continue                                            # not even without the bound does it do better
-        value, pair = _best_pair(sides[0], sides[1], conditions, bound, best[0] - split_cost)
+        # once a tree is found, a root's pairs stop at the deadline too (the pairs of one root can take long)
+        value, pair, finished = _best_pair(sides[0], sides[1], conditions, bound, best[0] - split_cost,
+                                           deadline if np.isfinite(best[0]) else None)
         if pair is not None and value + split_cost < best[0]:
             best = (value + split_cost, (r, sides[0][2][pair[0]], sides[1][2][pair[1]]))
+        if not finished:
+            complete = False
+            break
     if best[1] is None:
         return None, np.inf, complete
     return _tree(best[1], features, thresholds, X.shape[1]), float(best[0]), complete
@@ -115,27 +122,29 @@ def _options(quantities, goes_left, split_cost):
     return np.concatenate(errors), np.vstack(shares), np.vstack(what)
 
 
-def _best_pair(left, right, conditions, bound, cutoff=np.inf):
-    """``(error, (i, j))``: the pair of a left option ``i`` and a right option ``j`` of least error whose rates keep
-    ``bound`` in every condition (two constant options of one label always do), or ``(inf, None)`` when no such pair
-    costs less than ``cutoff``. One condition of two cells (a notion on two groups) is searched in ``O log O``
-    (:func:`_best_pair_two_cells`), others pair by pair, cheapest first (:func:`_best_pair_in_order`)."""
+def _best_pair(left, right, conditions, bound, cutoff=np.inf, deadline=None):
+    """``(error, (i, j), finished)``: the pair of a left option ``i`` and a right option ``j`` of least error whose
+    rates keep ``bound`` in every condition (two constant options of one label always do), or ``(inf, None, ...)``
+    when no such pair costs less than ``cutoff``. One condition of two cells (a notion on two groups) is searched in
+    ``O log O`` (:func:`_best_pair_two_cells`), others pair by pair, cheapest first (:func:`_best_pair_in_order`),
+    which stops at ``deadline`` with the best pair it found (``finished`` false)."""
     if not conditions:
         i, j = int(left[0].argmin()), int(right[0].argmin())
         value = float(left[0][i] + right[0][j])
-        return (value, (i, j)) if value < cutoff else (np.inf, None)
+        return (value, (i, j), True) if value < cutoff else (np.inf, None, True)
     if len(conditions) == 1 and len(conditions[0]) == 2:
         value, pair = _best_pair_two_cells(left, right, conditions[0], bound)
-        return (value, pair) if value < cutoff else (np.inf, None)
-    return _best_pair_in_order(left, right, conditions, bound, cutoff)
+        return (value, pair, True) if value < cutoff else (np.inf, None, True)
+    return _best_pair_in_order(left, right, conditions, bound, cutoff, deadline)
 
 
-def _best_pair_in_order(left, right, conditions, bound, cutoff):
+def _best_pair_in_order(left, right, conditions, bound, cutoff, deadline=None):
     """:func:`_best_pair` pair by pair, cheapest first: the options that could make a pair below ``cutoff`` with the
     other side's cheapest one, sorted by error; a block of ``PAIR_BLOCK`` left options meets the right options in
     blocks of ``PAIR_BLOCK``, twice that, four times ...; a left option leaves once it has met a right option that
     keeps the bound (the later ones cost more), and a block stops once its cheapest pair cannot beat the best one
-    found. Exact: a pair left out costs no less than the best."""
+    found. Exact: a pair left out costs no less than the best. A right block holds at most :data:`PAIR_FLOATS`
+    floats of rates; the search stops at ``deadline``, between blocks."""
     error_l, share_l = left[0], left[1]
     error_r, share_r = right[0], right[1]
     rows = np.flatnonzero(error_l + error_r.min() < cutoff)
@@ -143,14 +152,17 @@ def _best_pair_in_order(left, right, conditions, bound, cutoff):
     rows = rows[np.argsort(error_l[rows], kind="stable")]
     cols = cols[np.argsort(error_r[cols], kind="stable")]
     best_value, best_pair = cutoff, None
+    widest = max(PAIR_BLOCK, PAIR_FLOATS // (PAIR_BLOCK * share_l.shape[1]))
     for start in range(0, len(rows), PAIR_BLOCK):
         block = rows[start:start + PAIR_BLOCK]
         if len(cols) == 0 or error_l[block[0]] + error_r[cols[0]] >= best_value:
             break                                               # the left options are sorted: none later does better
         col_start, width = 0, PAIR_BLOCK
         while col_start < len(cols):
+            if expired(deadline):
+                return (best_value, best_pair, False) if best_pair is not None else (np.inf, None, False)
             right_block = cols[col_start:col_start + width]
-            col_start, width = col_start + width, 2 * width
+            col_start, width = col_start + width, min(2 * width, widest)
             if block.size == 0 or error_l[block[0]] + error_r[right_block[0]] >= best_value:
                 break
             error = error_l[block, None] + error_r[None, right_block]
@@ -165,7 +177,7 @@ def _best_pair_in_order(left, right, conditions, bound, cutoff):
             if error[i, j] < best_value:
                 best_value, best_pair = float(error[i, j]), (int(block[i]), int(right_block[j]))
             block = block[~keeps.any(axis=1)]                   # a left option's first pair that keeps is its best
-    return (best_value, best_pair) if best_pair is not None else (np.inf, None)
+    return (best_value, best_pair, True) if best_pair is not None else (np.inf, None, True)
 
 
 def _best_pair_two_cells(left, right, cells, bound):

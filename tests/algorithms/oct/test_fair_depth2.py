@@ -69,7 +69,8 @@ def _every_pair(left, right, conditions, bound):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_pairs_cheapest_first_find_the_least_error_over_every_pair(seed, monkeypatch):
-    monkeypatch.setattr(fair_depth2, "PAIR_BLOCK", 3)           # many blocks, on both sides
+    monkeypatch.setattr(fair_depth2, "PAIR_BLOCK", 3)           # many blocks, on both sides ...
+    monkeypatch.setattr(fair_depth2, "PAIR_FLOATS", 108)        # ... the right ones at most 6 wide (3 x 6 x 6 cells)
     rng = np.random.default_rng(seed)
     n_left, n_right, n_cells = 40, 57, 6
     # options as _options gives them: (error, cell shares, what each is)
@@ -78,7 +79,8 @@ def test_pairs_cheapest_first_find_the_least_error_over_every_pair(seed, monkeyp
     conditions = [np.array([0, 1, 2]), np.array([3, 4]), np.array([5])]
     for bound in (0.02, 0.1, 0.3, 1.0):
         expected = _every_pair(left, right, conditions, bound)
-        value, pair = _best_pair(left, right, conditions, bound)
+        value, pair, finished = _best_pair(left, right, conditions, bound)
+        assert finished
         if not np.isfinite(expected):
             assert pair is None
             continue
@@ -88,7 +90,7 @@ def test_pairs_cheapest_first_find_the_least_error_over_every_pair(seed, monkeyp
             rates = left[1][i, c] + right[1][j, c]
             assert rates.max() - rates.min() <= bound
         # a cutoff at the optimum leaves nothing; just above, the optimum
-        assert _best_pair(left, right, conditions, bound, cutoff=expected) == (np.inf, None)
+        assert _best_pair(left, right, conditions, bound, cutoff=expected)[:2] == (np.inf, None)
         assert _best_pair(left, right, conditions, bound, cutoff=expected + 0.5)[0] == expected
 
 
@@ -127,3 +129,19 @@ def test_the_bounds_leave_out_no_better_tree(notion, monkeypatch):
     predicted = tree.predict(X)
     assert np.sum(predicted != y) == value
     assert cells.disparity(predicted == 1) <= notion.difference_bound + 1e-12
+
+
+def test_a_root_s_pairs_stop_at_the_deadline_once_a_tree_is_found():
+    rng = np.random.default_rng(0)
+    left = (rng.uniform(size=600), rng.uniform(0, 0.5, (600, 4)), np.arange(600))
+    right = (rng.uniform(size=700), rng.uniform(0, 0.5, (700, 4)), np.arange(700))
+    conditions = [np.array([0, 1]), np.array([2, 3])]
+    assert _best_pair(left, right, conditions, 0.01, deadline=time.perf_counter() - 1) == (np.inf, None, False)
+    # in the search the first root is always finished (a tree to return); the deadline then stops it
+    X, y, groups = tiny(0, n=60)
+    codes, labels = group_codes(groups, len(y))
+    cells = ParityCells.create(EqualizedOdds(0.05), y, codes, labels)
+    tree, _, complete = fair_depth2_tree(X, y, np.ones(len(y)), cells, 0.05, 0.0, candidate_splits(X, None, None),
+                                         deadline=time.perf_counter() - 1)
+    assert tree is not None and not complete
+    assert cells.disparity(tree.predict(X) == 1) <= 0.05 + 1e-12
