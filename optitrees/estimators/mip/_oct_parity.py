@@ -61,17 +61,18 @@ class ParitySearches:
             return fair_depth2_tree(data.X, parity.y01, parity.objective_weight, parity.cells, parity.bound,
                                     spec.alpha * problem.L_hat, candidates, deadline, incumbent)
 
-        if n_splits * len(data.y) > EVERY_THRESHOLD_CELLS:
-            log.note(f"the fair search of depth 2 took at most {MAX_THRESHOLDS} thresholds a feature ({n_splits} "
-                     "splits in all were too many): its tree is a start, not a proof")
-            tree, _, complete = search(candidate_splits(data.X, allowed))
-            proof = False
-        elif pairwise and n_splits > EVERY_THRESHOLD_SPLITS:
-            thinned, value, _ = search(candidate_splits(data.X, allowed))
-            tree, _, complete = search(splits, value)
-            if tree is None:                        # nothing over every threshold beats the thinned candidates' tree
-                tree = thinned
-            proof = complete
+        if n_splits * len(data.y) > EVERY_THRESHOLD_CELLS or (pairwise and n_splits > EVERY_THRESHOLD_SPLITS):
+            thinned = candidate_splits(data.X, allowed)     # thinned[2]: no feature had more thresholds
+            tree, value, complete = search(thinned)
+            if thinned[2] or n_splits * len(data.y) > EVERY_THRESHOLD_CELLS:
+                proof = thinned[2] and complete
+                if not thinned[2]:
+                    log.note(f"the fair search of depth 2 took at most {MAX_THRESHOLDS} thresholds a feature "
+                             f"({n_splits} splits in all were too many): its tree is a start, not a proof")
+            else:                                   # every threshold must beat the thinned candidates' tree
+                better, _, complete = search(splits, value)
+                tree = tree if better is None else better
+                proof = complete
         else:
             tree, _, complete = search(splits)
             proof = complete

@@ -213,3 +213,15 @@ def test_over_many_splits_every_threshold_must_beat_the_thinned_tree(notion, mon
     for clf in (direct, thinned_first):
         assert clf.fit_report_.certified_by == "fair depth-2 search" and clf.fit_report_.fairness["keeps"]
     assert thinned_first.objective_ == pytest.approx(direct.objective_, abs=1e-12)
+
+
+def test_a_search_thinned_for_size_proves_only_where_nothing_was_thinned(monkeypatch):
+    X, y, groups = biased(seed=10)
+    monkeypatch.setattr(_oct_parity, "EVERY_THRESHOLD_CELLS", 1)      # every threshold is "too many" rows x splits
+    notion = DemographicParity(0.05)
+    coarse = np.round(X)                                           # at most 16 values a feature: nothing is thinned
+    proven = fit_quiet(OCTClassifier(max_depth=2, fairness=notion, **QUICK), coarse, y, sensitive_features=groups)
+    assert proven.fit_report_.certified_by == "fair depth-2 search"
+    thinned = fit_quiet(OCTClassifier(max_depth=2, fairness=notion, **QUICK), X, y, sensitive_features=groups)
+    assert thinned.fit_report_.certified_by != "fair depth-2 search" and thinned.fit_report_.fairness["keeps"]
+    assert any("took at most 16 thresholds a feature" in note for note in thinned.fit_report_.notes)
