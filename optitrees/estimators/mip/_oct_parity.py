@@ -61,10 +61,11 @@ class ParitySearches:
             return fair_depth2_tree(data.X, parity.y01, parity.objective_weight, parity.cells, parity.bound,
                                     spec.alpha * problem.L_hat, candidates, deadline, incumbent)
 
-        if n_splits * len(data.y) > EVERY_THRESHOLD_CELLS or (pairwise and n_splits > EVERY_THRESHOLD_SPLITS):
+        too_many_cells = n_splits * len(data.y) > EVERY_THRESHOLD_CELLS
+        if too_many_cells or (pairwise and n_splits > EVERY_THRESHOLD_SPLITS):
             thinned = candidate_splits(data.X, allowed)     # thinned[2]: no feature had more thresholds
             tree, value, complete = search(thinned)
-            if thinned[2] or n_splits * len(data.y) > EVERY_THRESHOLD_CELLS:
+            if thinned[2] or too_many_cells:
                 proof = thinned[2] and complete
                 if not thinned[2]:
                     log.note(f"the fair search of depth 2 took at most {MAX_THRESHOLDS} thresholds a feature "

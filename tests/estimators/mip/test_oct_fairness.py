@@ -204,7 +204,8 @@ def test_the_fair_search_of_depth_2_proves_the_fair_optimum():
 def test_over_many_splits_every_threshold_must_beat_the_thinned_tree(notion, monkeypatch):
     """A notion whose pairs are tried one by one, on more splits than ``EVERY_THRESHOLD_SPLITS``: the fair tree over
     the thinned candidates first, then every threshold against it; tried to the end, that proves the optimum of the
-    search over every threshold at once."""
+    search over every threshold at once (on these rows the thinned candidates alone give 19 / 16 errors, every
+    threshold 16 / 14: a fit that stopped at the thinned tree would fail)."""
     X, y, groups = biased(seed=10)
     groups = np.where(X[:, 2] > 0, groups, "other")                 # three groups: FPR parity pairs one by one too
     direct = OCTClassifier(max_depth=2, fairness=notion, **QUICK).fit(X, y, sensitive_features=groups)
